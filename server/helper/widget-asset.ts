@@ -1,0 +1,32 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from './package-root.js';
+
+/** File name of the script-tag bundle inside `dist/widget/`. */
+export const WIDGET_FILE = 'tessera-card-form.js';
+
+export interface WidgetAsset {
+  /** Absolute path of the built bundle. */
+  readonly path: string;
+  /** The bundle's bytes. */
+  readonly body: Buffer;
+  /** Subresource Integrity value, `sha384-…`, for the `integrity` attribute. */
+  readonly integrity: string;
+}
+
+/**
+ * Reads the built widget bundle and the SRI hash the build wrote beside it.
+ * Throws a clear error when the package has not been built.
+ */
+export function loadWidgetAsset(): WidgetAsset {
+  const path = join(packageRoot(), 'dist', 'widget', WIDGET_FILE);
+  let body: Buffer;
+  let integrity: string;
+  try {
+    body = readFileSync(path);
+    integrity = readFileSync(`${path}.sri`, 'utf8').trim();
+  } catch (cause) {
+    throw new Error(`tessera: the widget bundle is missing at ${path}; run \`npm run build\` first`, { cause });
+  }
+  return { path, body, integrity };
+}

@@ -1,0 +1,2 @@
+/** `tessera/sandbox`: a faithful, stateful local copy of the provider. */
+export { VirtualClock } from './clock.js';

@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { type RunningDemo, startDemo } from '../../demo/server.js';
+import { loadWidgetAsset } from '../../server/helper/index.js';
+import { launchChromium } from '../support/browser.js';
+
+describe('the built widget bundle on a page served from localhost', { timeout: 60_000 }, () => {
+  let browser: Browser;
+  let demo: RunningDemo;
+
+  before(async () => {
+    demo = await startDemo({ port: 0 });
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+    await demo?.close();
+  });
+
+  it('loads through the script tag with its SRI hash and upgrades <tessera-card-form>', async () => {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${demo.url}/`);
+    const script = page.locator('script[type="module"][integrity]');
+    assert.equal(await script.getAttribute('integrity'), loadWidgetAsset().integrity);
+    await page.waitForFunction(() => customElements.get('tessera-card-form') !== undefined, null, { timeout: 10_000 });
+    const label = await page.locator('tessera-card-form').getByLabel('Card number').getAttribute('autocomplete');
+    assert.equal(label, 'cc-number');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  it('is refused by the browser when the SRI hash does not match (so the hash is really checked)', async () => {
+    const page = await browser.newPage();
+    await page.route(`${demo.url}/`, async (route) => {
+      const response = await route.fetch();
+      const body = (await response.text()).replace(/integrity="sha384-[^"]+"/, `integrity="sha384-${'A'.repeat(64)}"`);
+      await route.fulfill({ response, body });
+    });
+    const refused = page.waitForEvent('console', (m) => m.type() === 'error' && m.text().includes('integrity'));
+    await page.goto(`${demo.url}/`);
+    await refused;
+    assert.equal(await page.evaluate(() => customElements.get('tessera-card-form') === undefined), true);
+    await page.close();
+  });
+});

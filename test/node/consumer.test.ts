@@ -1,0 +1,113 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+
+// Packs the package as `npm publish` would, installs the tarball into a scratch
+// project and uses every subpath the way a user would. Needs `npm run build` first.
+const repo = resolve('.');
+let scratch: string;
+
+function run(cmd: string, args: string[], cwd: string): string {
+  return execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000 });
+}
+
+describe('the packed package', { timeout: 240_000 }, () => {
+  before(() => {
+    scratch = mkdtempSync(join(tmpdir(), 'tessera-consumer-'));
+    run('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', scratch], repo);
+    const tarball = readdirSync(scratch).find((f) => f.endsWith('.tgz'));
+    assert.ok(tarball, 'npm pack wrote no tarball');
+    writeFileSync(join(scratch, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+    run(
+      'npm',
+      ['install', '--prefer-offline', '--no-audit', '--no-fund', '--silent', `./${tarball}`, '@types/node@20'],
+      scratch,
+    );
+  });
+  after(() => rmSync(scratch, { recursive: true, force: true }));
+
+  it('imports the Node subpaths (server, provider, sandbox)', () => {
+    writeFileSync(
+      join(scratch, 'use.mjs'),
+      `import * as server from 'tessera/server';
+import * as provider from 'tessera/provider';
+import * as sandbox from 'tessera/sandbox';
+console.log(JSON.stringify({ server: Object.keys(server).sort(), provider: Object.keys(provider).sort(), sandbox: Object.keys(sandbox).sort() }));`,
+    );
+    const out = JSON.parse(run(process.execPath, ['use.mjs'], scratch));
+    assert.ok(out.server.includes('loadWidgetAsset'), JSON.stringify(out.server));
+    assert.ok(out.provider.includes('TesseraError'), JSON.stringify(out.provider));
+    assert.ok(out.sandbox.includes('VirtualClock'), JSON.stringify(out.sandbox));
+  });
+
+  it('finds the built widget bundle and its SRI hash from the installed package', () => {
+    const out = run(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { loadWidgetAsset } from 'tessera/server'; const a = loadWidgetAsset(); console.log(a.integrity, a.body.length);`,
+      ],
+      scratch,
+    );
+    assert.match(out, /^sha384-[A-Za-z0-9+/]{64} \d+\n$/);
+  });
+
+  it('resolves tessera/widget to an ES module for bundlers', () => {
+    const out = run(
+      process.execPath,
+      ['--input-type=module', '-e', `console.log(import.meta.resolve('tessera/widget'))`],
+      scratch,
+    );
+    assert.match(out, /node_modules\/tessera\/dist\/widget\/index\.js\n$/);
+  });
+
+  it('type-checks a consumer that uses every subpath, and rejects misuse', () => {
+    mkdirSync(join(scratch, 'src'), { recursive: true });
+    writeFileSync(
+      join(scratch, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          target: 'ES2022',
+          noEmit: true,
+          lib: ['ES2023', 'DOM'],
+          skipLibCheck: false,
+          types: ['node'],
+        },
+        include: ['src'],
+      }),
+    );
+    writeFileSync(
+      join(scratch, 'src', 'ok.ts'),
+      `import { loadWidgetAsset, type WidgetAsset } from 'tessera/server';
+import { TesseraError } from 'tessera/provider';
+import { VirtualClock } from 'tessera/sandbox';
+import { TesseraCardForm, detectBrand } from 'tessera/widget';
+const asset: WidgetAsset = loadWidgetAsset();
+const integrity: string = asset.integrity;
+const err: string = new TesseraError('TESSERA_X', 'x').code;
+const now: Date = new VirtualClock().now();
+const el: TesseraCardForm = document.createElement('tessera-card-form');
+const key: string = el.publicKey;
+const brand: string | undefined = detectBrand('4242')?.id;
+export { integrity, err, now, key, brand };
+`,
+    );
+    const tsc = join(repo, 'node_modules', '.bin', 'tsc');
+    run(tsc, ['-p', '.'], scratch);
+    writeFileSync(
+      join(scratch, 'src', 'bad.ts'),
+      `import { VirtualClock } from 'tessera/sandbox';\nnew VirtualClock().advance('ten');\n`,
+    );
+    assert.throws(
+      () => run(tsc, ['-p', '.'], scratch),
+      (e: { stdout?: string }) => /bad\.ts.*TS2345/s.test(e.stdout ?? ''),
+    );
+  });
+});

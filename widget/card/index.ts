@@ -1,0 +1,4 @@
+/** Pure card logic: no DOM, no dependencies. Shared by the widget and the sandbox. */
+export * from './brands.js';
+export * from './luhn.js';
+export * from './validate.js';
