@@ -1,2 +1,11 @@
 /** `tessera/sandbox`: a faithful, stateful local copy of the provider. */
+export { createSandboxApp, type SandboxApp, type SandboxAppOptions } from './app.js';
 export { VirtualClock } from './clock.js';
+export {
+  clientPrefix,
+  credentialsFromEnv,
+  DEFAULT_CREDENTIALS,
+  type SandboxCredentials,
+  type SandboxMode,
+} from './config.js';
+export { isLoopback, type RunningSandbox, type SandboxOptions, startSandbox } from './start.js';

@@ -1,0 +1,189 @@
+import { XMLBuilder, XMLParser, XMLValidator } from 'fast-xml-parser';
+
+/**
+ * The XML mapping of the legacy API (spec: "XML bodies use a root element data
+ * with one child element per field"), shared by the sandbox and the client.
+ * See docs/DECISIONS.md#xml-mapping.
+ *
+ * - The root element is `<data>`; each field is a child element.
+ * - An object is an element with one child per field.
+ * - An array is the element repeated once per item: `products: [a, b]` → `<products>…</products><products>…</products>`.
+ * - A key that is not a valid XML name (metadata keys may be anything) is written as `<item key="…">value</item>`.
+ * - `null` is an empty element with `nil="true"`; `undefined` is left out.
+ * - Numbers and booleans are written as text. Reading gives strings back: the reader's schema decides types
+ *   (see `coerceFromXml`), because XML itself carries none.
+ *
+ * Reading refuses a DOCTYPE (so no entity declarations can exist), leaves entities unexpanded apart from the
+ * five predefined ones, and limits nesting depth and element count.
+ */
+
+export const XML_ROOT = 'data';
+export const XML_MAX_DEPTH = 32;
+export const XML_MAX_ELEMENTS = 10_000;
+
+/** Why an XML document was refused; `code` is stable. */
+export class XmlCodecError extends Error {
+  readonly code: 'xml_doctype' | 'xml_malformed' | 'xml_root' | 'xml_too_deep' | 'xml_too_many_elements';
+  constructor(code: XmlCodecError['code'], message: string) {
+    super(message);
+    this.code = code;
+    this.name = 'XmlCodecError';
+  }
+}
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** Encodes a plain object as the legacy API's XML document. */
+export function encodeXml(value: Record<string, unknown>): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>${builder.build({ [XML_ROOT]: toNodes(value) })}`;
+}
+
+type XmlNode = Record<string, unknown> | string;
+
+function toNodes(value: unknown): unknown {
+  if (value === null) return { '@_nil': 'true' };
+  if (Array.isArray(value)) return value.map(toNodes);
+  if (typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    const items: XmlNode[] = [];
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      if (v === undefined) continue;
+      if (NAME.test(k) && k !== 'item' && !k.toLowerCase().startsWith('xml')) {
+        out[k] = toNodes(v);
+      } else {
+        const node = toNodes(v);
+        items.push(
+          typeof node === 'object' && node !== null && !Array.isArray(node)
+            ? { '@_key': k, ...(node as object) }
+            : { '@_key': k, '#text': node as string },
+        );
+      }
+    }
+    if (items.length > 0) out.item = items;
+    return out;
+  }
+  return String(value);
+}
+
+const builder = new XMLBuilder({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@_',
+  textNodeName: '#text',
+  suppressEmptyNode: true,
+  suppressBooleanAttributes: false,
+  processEntities: true,
+});
+
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@_',
+  textNodeName: '#text',
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: true,
+  processEntities: false,
+  htmlEntities: false,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+  isArray: () => false,
+});
+
+const PREDEFINED: Record<string, string> = { '&lt;': '<', '&gt;': '>', '&amp;': '&', '&quot;': '"', '&apos;': "'" };
+
+function decodeEntities(text: string): string {
+  return text.replace(/&(lt|gt|amp|quot|apos);|&#(\d{1,7});|&#x([0-9a-fA-F]{1,6});/g, (m, _n, dec, hex) => {
+    if (dec || hex) {
+      const cp = Number.parseInt(dec ?? hex, dec ? 10 : 16);
+      return cp <= 0x10ffff ? String.fromCodePoint(cp) : m;
+    }
+    return PREDEFINED[m] ?? m;
+  });
+}
+
+/**
+ * Decodes the legacy API's XML document into a plain object of strings, nested
+ * objects and arrays (an element seen more than once becomes an array). Throws
+ * {@link XmlCodecError} for a DOCTYPE, malformed XML, a root other than `<data>`,
+ * or a document nested deeper than {@link XML_MAX_DEPTH}.
+ */
+export function decodeXml(text: string): Record<string, unknown> {
+  if (/<!DOCTYPE/i.test(text) || /<!ENTITY/i.test(text)) {
+    throw new XmlCodecError('xml_doctype', 'XML documents with a DOCTYPE or entity declarations are not accepted');
+  }
+  preScan(text);
+  let doc: Record<string, unknown>;
+  try {
+    // The parser is lenient; the validator catches unclosed and mismatched tags.
+    if (XMLValidator.validate(text) !== true) throw new Error('malformed');
+    doc = parser.parse(text, true) as Record<string, unknown>;
+  } catch {
+    throw new XmlCodecError('xml_malformed', 'the body is not well-formed XML');
+  }
+  const keys = Object.keys(doc);
+  if (keys.length !== 1 || keys[0] !== XML_ROOT) {
+    throw new XmlCodecError('xml_root', `the XML root element must be <${XML_ROOT}>`);
+  }
+  const root = fromNode(doc[XML_ROOT]);
+  if (root === '' || root === null) return {};
+  if (typeof root !== 'object' || Array.isArray(root)) {
+    throw new XmlCodecError('xml_root', `<${XML_ROOT}> must contain one element per field`);
+  }
+  return root as Record<string, unknown>;
+}
+
+// Cheap structural limits before handing the text to the parser.
+function preScan(text: string): void {
+  let depth = 0;
+  let elements = 0;
+  const tag = /<(\/?)([A-Za-z_][^\s/>]*)[^>]*?(\/?)>/g;
+  for (let m = tag.exec(text); m; m = tag.exec(text)) {
+    if (m[1]) depth--;
+    else {
+      elements++;
+      if (!m[3]) depth++;
+    }
+    if (depth > XML_MAX_DEPTH) throw new XmlCodecError('xml_too_deep', `XML nesting deeper than ${XML_MAX_DEPTH}`);
+    if (elements > XML_MAX_ELEMENTS) {
+      throw new XmlCodecError('xml_too_many_elements', `more than ${XML_MAX_ELEMENTS} XML elements`);
+    }
+  }
+}
+
+function fromNode(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(fromNode);
+  if (node === null || node === undefined) return '';
+  if (typeof node !== 'object') return decodeEntities(String(node));
+  const obj = node as Record<string, unknown>;
+  if (obj['@_nil'] === 'true') return null;
+  const out: Record<string, unknown> = Object.create(null);
+  let hasChild = false;
+  for (const [k, v] of Object.entries(obj)) {
+    if (k.startsWith('@_')) continue;
+    if (k === '#text') continue;
+    hasChild = true;
+    if (FORBIDDEN_KEYS.has(k))
+      throw new XmlCodecError('xml_malformed', `element name ${JSON.stringify(k)} is not allowed`);
+    if (k === 'item') {
+      for (const item of Array.isArray(v) ? v : [v]) {
+        const key = typeof item === 'object' && item !== null ? (item as Record<string, unknown>)['@_key'] : undefined;
+        if (typeof key !== 'string') {
+          out.item = fromNode(v);
+          break;
+        }
+        if (FORBIDDEN_KEYS.has(key))
+          throw new XmlCodecError('xml_malformed', `key ${JSON.stringify(key)} is not allowed`);
+        out[key] = fromNode(item);
+      }
+      continue;
+    }
+    out[k] = fromNode(v);
+  }
+  if (!hasChild)
+    return typeof obj['#text'] === 'string'
+      ? decodeEntities(obj['#text'])
+      : obj['#text'] === undefined
+        ? ''
+        : String(obj['#text']);
+  return { ...out };
+}

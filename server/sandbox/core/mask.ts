@@ -1,0 +1,39 @@
+/**
+ * Masking for everything the sandbox keeps about a request (the request log):
+ * card numbers become bin + last4, CVVs are dropped, secrets are replaced.
+ * Applied to parsed bodies, so it sees every field whatever the wire format.
+ */
+
+const CVV_KEY = /^(cvv2?|cvc2?|csc|security_?code)$/i;
+const SECRET_KEY =
+  /(secret|password|authorization|access_token|refresh_token|client_secret|encrypted_card_number|api_?key)/i;
+const PAN_RUN = /\d(?:[ -]?\d){11,18}/g;
+
+/** `4242424242424242` → `424242******4242`; separators are dropped. */
+export function maskPan(digits: string): string {
+  const d = digits.replace(/\D/g, '');
+  return `${d.slice(0, 6)}${'*'.repeat(Math.max(0, d.length - 10))}${d.slice(-4)}`;
+}
+
+/** Masks every 12–19 digit run in free text (numbers typed into any field, URLs, messages). */
+export function maskText(text: string): string {
+  return text.replace(PAN_RUN, (run) => maskPan(run));
+}
+
+/** A deep copy of `value` that is safe to keep: no card number, no CVV, no secret. */
+export function maskValue(value: unknown, depth = 0): unknown {
+  if (depth > 40) return '[too deep]';
+  if (typeof value === 'string') return maskText(value);
+  if (typeof value === 'number')
+    return Number.isInteger(value) && String(value).length >= 12 ? maskText(String(value)) : value;
+  if (Array.isArray(value)) return value.map((v) => maskValue(v, depth + 1));
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      if (CVV_KEY.test(k)) continue;
+      out[k] = SECRET_KEY.test(k) ? '[redacted]' : maskValue(v, depth + 1);
+    }
+    return out;
+  }
+  return value;
+}

@@ -1,0 +1,109 @@
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { createSandboxApp } from './app.js';
+import type { VirtualClock } from './clock.js';
+import type { SandboxCredentials, SandboxMode } from './config.js';
+import type { SandboxContext } from './core/context.js';
+
+export interface SandboxOptions {
+  /** Port to listen on; 0 (the default) picks a free one. */
+  readonly port?: number;
+  /** Address to bind; loopback (127.0.0.1) by default. A non-loopback address needs `tls`. */
+  readonly host?: string;
+  /** `sandbox` (default) or `production`: live paths, `liveMode: true`, no sandbox controls. */
+  readonly mode?: SandboxMode;
+  /** Serve HTTPS with this certificate and key (PEM text or buffers). */
+  readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer };
+  /** Credentials to accept; each defaults to its `TESSERA_SANDBOX_*` variable, then the documented default. */
+  readonly credentials?: Partial<SandboxCredentials>;
+  /** Fixtures: an object, or the path of a JSON file. */
+  readonly fixtures?: Record<string, unknown> | string;
+}
+
+export interface RunningSandbox {
+  /** Base URL, e.g. `http://127.0.0.1:4010` (no trailing slash). */
+  readonly url: string;
+  readonly mode: SandboxMode;
+  /** The virtual clock: `clock.advance(seconds)` moves sandbox time in-process. */
+  readonly clock: VirtualClock;
+  /** The credentials this sandbox accepts. */
+  readonly credentials: SandboxCredentials;
+  /** The shared context (state reset, faults, request log) for in-process use. */
+  readonly context: SandboxContext;
+  /** Stops listening and drops every open connection. */
+  close(): Promise<void>;
+}
+
+/** True for 127.0.0.0/8, ::1 and localhost. */
+export function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
+function loadFixtures(fixtures: SandboxOptions['fixtures']): Record<string, unknown> {
+  if (fixtures === undefined) return {};
+  if (typeof fixtures !== 'string') return fixtures;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(fixtures, 'utf8'));
+  } catch (cause) {
+    throw new Error(`tessera sandbox: cannot read fixtures from ${fixtures}: ${(cause as Error).message}`, { cause });
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new Error(`tessera sandbox: fixtures file ${fixtures} must hold a JSON object`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+/**
+ * Starts a sandbox and resolves once it listens.
+ *
+ * @example
+ * const sandbox = await startSandbox();            // ephemeral port on 127.0.0.1
+ * await fetch(`${sandbox.url}/_sandbox/clock`);
+ * sandbox.clock.advance(15 * 60);                  // expire card tokens
+ * await sandbox.close();
+ */
+export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
+  const host = options.host ?? '127.0.0.1';
+  if (!isLoopback(host) && !options.tls) {
+    throw new Error(
+      `tessera sandbox: refusing to bind ${JSON.stringify(host)} without TLS; pass a certificate (--tls-cert/--tls-key) or bind a loopback address`,
+    );
+  }
+  const { app, context } = createSandboxApp({
+    mode: options.mode,
+    credentials: options.credentials,
+    fixtures: loadFixtures(options.fixtures),
+  });
+  const server: Server = options.tls
+    ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, app)
+    : createHttpServer(app);
+  // Slow or endless request bodies must not hold a connection forever.
+  server.requestTimeout = 30_000;
+  server.headersTimeout = 10_000;
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `${options.tls ? 'https' : 'http'}://${shownHost}:${port}`,
+    mode: context.mode,
+    clock: context.clock,
+    credentials: context.credentials,
+    context,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
