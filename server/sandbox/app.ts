@@ -48,6 +48,7 @@ export function createSandboxApp(options: SandboxAppOptions = {}): SandboxApp {
     faults,
     log,
     fixtures: options.fixtures ?? {},
+    services: {},
     newId,
     onReset: (fn) => resets.push(fn),
     reset: () => {

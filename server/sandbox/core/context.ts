@@ -4,6 +4,33 @@ import type { SandboxCredentials, SandboxMode } from '../config.js';
 import type { FaultTable } from './faults.js';
 import type { RequestLog } from './request-log.js';
 
+/** A card held by the sandbox behind a token. The sandbox is the provider: it may hold the number in memory. */
+export interface VaultCard {
+  readonly number: string;
+  readonly expiryMonth: number;
+  readonly expiryYear: number;
+  readonly name?: string;
+  /** Brand id from widget/card/brands.ts (`visa`, `amex`, …). */
+  readonly brand: string;
+  readonly bin: string;
+  readonly last4: string;
+  readonly fingerprint: string;
+}
+
+/** Card tokens, offered by the legacy area to the other areas (e.g. to store a card as a `src_` instrument). */
+export interface CardTokenService {
+  /**
+   * Uses up a `card_tok_` for a non-charge purpose and returns its card. Throws a SandboxError
+   * (field `cardToken`/`token`) when the token is unknown, used or expired, exactly as a charge would.
+   */
+  consume(tokenId: string, field?: string): VaultCard;
+}
+
+/** Services one area offers the others, registered by the offering area's factory. */
+export interface SandboxServices {
+  cardTokens?: CardTokenService;
+}
+
 /** What every part of the sandbox shares: clock, credentials, mode, faults, log and the reset hook. */
 export interface SandboxContext {
   readonly mode: SandboxMode;
@@ -13,6 +40,8 @@ export interface SandboxContext {
   readonly log: RequestLog;
   /** Parsed fixtures given at start (`--fixtures FILE`); each area reads its own part. */
   readonly fixtures: Readonly<Record<string, unknown>>;
+  /** Cross-area services; read them at request time, not in a factory (areas start in any order). */
+  readonly services: SandboxServices;
   /** A new object id: `prefix` + 26 lowercase base32 characters (`charge_…`, `ent_…`). */
   newId(prefix: string): string;
   /** Registers a function that puts an area back to its start state (fixtures loaded) on reset. */
