@@ -7,12 +7,13 @@ import { controlsArea } from './core/controls.js';
 import { SandboxError } from './core/errors.js';
 import { FaultTable } from './core/faults.js';
 import { forLog, type LoggedRequest, pathForLog, RequestLog } from './core/request-log.js';
+import { oauthArea } from './oauth/area.js';
 
 /**
  * The areas the sandbox serves, in claim order. Each is a factory of the
  * shared context; add an API by adding its factory here.
  */
-const AREAS: readonly ((ctx: SandboxContext) => SandboxArea)[] = [controlsArea];
+const AREAS: readonly ((ctx: SandboxContext) => SandboxArea)[] = [oauthArea, controlsArea];
 
 export interface SandboxAppOptions {
   readonly mode?: SandboxMode;

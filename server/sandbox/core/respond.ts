@@ -16,8 +16,17 @@ export type RespondHook = (status: number, body: unknown, headers: Record<string
 export function negotiate(formats: readonly ResponseFormat[]): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     res.locals.responseFormat = formats[0];
-    if (!req.headers.accept) return next();
-    const chosen = req.accepts(formats.map((f) => `application/${f}`));
+    const accept = req.headers.accept;
+    if (!accept) return next();
+    const types = formats.map((f) => `application/${f}`);
+    let chosen = req.accepts(types);
+    if (!chosen && accept.includes(';')) {
+      // Media-type parameters other than q (Account Services' `schema_version=3.0`) must not defeat the format
+      // match: Express's negotiator only matches a range with parameters to a type with the same parameters.
+      req.headers.accept = accept.replace(/;\s*(?!q=)[^;,]*/gi, '');
+      chosen = req.accepts(types);
+      req.headers.accept = accept;
+    }
     if (!chosen) {
       return next(
         new SandboxError(

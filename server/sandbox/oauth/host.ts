@@ -1,0 +1,36 @@
+import { isIP } from 'node:net';
+import type { NextFunction, Request, Response } from 'express';
+import { clientPrefix } from '../config.js';
+import type { SandboxContext } from '../core/context.js';
+import { SandboxError } from '../core/errors.js';
+
+/** The host name of a Host header, without port or IPv6 brackets, lower case. */
+export function hostName(host: string): string {
+  const h = host.trim().toLowerCase();
+  if (h.startsWith('[')) return h.slice(1, h.indexOf(']') === -1 ? undefined : h.indexOf(']'));
+  return h.replace(/:\d*$/, '');
+}
+
+/**
+ * The spec's host prefix rule (Addresses: the host name starts with the first
+ * eight characters of the client id after `cli_`). Reached by a host name, the
+ * first label must equal that prefix, else 421 Misdirected Request; reached by
+ * an IP address or `localhost` any request is accepted.
+ * See docs/DECISIONS.md#host-prefix.
+ */
+export function hostPrefixRule(ctx: SandboxContext) {
+  return (req: Request, _res: Response, next: NextFunction) => {
+    const name = hostName(req.headers.host ?? '');
+    if (name === '' || name === 'localhost' || isIP(name) !== 0) return next();
+    const prefix = clientPrefix(ctx.credentials.clientId).toLowerCase();
+    if (name.split('.')[0] === prefix) return next();
+    next(
+      new SandboxError(
+        421,
+        'host_prefix_mismatch',
+        `this account's hosts start with ${JSON.stringify(prefix)}, not ${JSON.stringify(name.split('.')[0])}`,
+        { field: 'Host' },
+      ),
+    );
+  };
+}
