@@ -1,2 +1,11 @@
 /** `tessera/server`: the Express helper a merchant mounts on its own server. */
-export { loadWidgetAsset, WIDGET_FILE, type WidgetAsset } from './widget-asset.js';
+export { type CspOptions, tesseraCsp } from './csp.js';
+export { type ErrorBody, HelperHttpError } from './errors.js';
+export { type TesseraHelper, tesseraHelper } from './helper.js';
+export type { HostAlgorithm, HostAuthOptions, HostClaims, HostKey } from './host-auth.js';
+export type { HelperLogger } from './log.js';
+export type { CardUpdatedEvent, ChargeDetails, ChargeRequestBody, TesseraHelperOptions } from './options.js';
+export type { Limit } from './rate-limit.js';
+export { MemoryStore, type MemoryStoreOptions, type TesseraStore } from './store.js';
+export { loadWidgetAsset, WIDGET_FILE, type WidgetAsset, widgetVersion } from './widget-asset.js';
+export { type WidgetScriptTagOptions, widgetScriptTag } from './widget-tag.js';

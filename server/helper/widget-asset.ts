@@ -30,3 +30,12 @@ export function loadWidgetAsset(): WidgetAsset {
   }
   return { path, body, integrity };
 }
+
+/** A short, URL-safe version of the bundle derived from its SRI hash (`?v=` of the script URL). */
+export function widgetVersion(integrity: string): string {
+  return integrity
+    .replace(/^sha\d+-/, '')
+    .slice(0, 16)
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_');
+}

@@ -1,0 +1,113 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { HelperHttpError } from './errors.js';
+import { containsPan, findPan, MAX_DEPTH } from './pan-guard.js';
+
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The answer to any body or query that carries something shaped like a card number. */
+export function cardDataRefused(field: string): HelperHttpError {
+  return new HelperHttpError(400, 'TESSERA_CARD_DATA_REFUSED', 'card data must not be sent to this server', {
+    field,
+  });
+}
+
+function checkShape(value: unknown, path: string, depth: number): void {
+  if (depth > MAX_DEPTH) {
+    throw new HelperHttpError(400, 'TESSERA_BODY_TOO_DEEP', `the body is nested deeper than ${MAX_DEPTH} levels`, {
+      field: path || 'body',
+    });
+  }
+  if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      const field = path ? `${path}.${k}` : k;
+      if (FORBIDDEN_KEYS.has(k)) {
+        throw new HelperHttpError(400, 'TESSERA_FORBIDDEN_KEY', `the key ${JSON.stringify(k)} is not allowed`, {
+          field,
+        });
+      }
+      checkShape(v, field, depth + 1);
+    }
+  }
+}
+
+function readRaw(req: Request, limit: number): Promise<Buffer> {
+  const tooLarge = () =>
+    new HelperHttpError(413, 'TESSERA_BODY_TOO_LARGE', `the body is larger than ${limit} bytes`, { field: 'body' });
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) {
+      req.resume();
+      reject(tooLarge());
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.off('data', onData);
+        req.resume();
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks)));
+    req.once('error', () =>
+      reject(new HelperHttpError(400, 'TESSERA_BODY_UNREADABLE', 'the body could not be read', { field: 'body' })),
+    );
+  });
+}
+
+/**
+ * Parses a JSON object body into `req.body`, refusing everything else before
+ * any route sees it: another Content-Type (415), more than `limit` bytes (413),
+ * malformed JSON, invalid UTF-8, a non-object, `__proto__`-style keys, deep
+ * nesting, and anything that looks like a card number anywhere in the body (400
+ * `card data must not be sent to this server`). The body is never logged.
+ * An empty body is `{}`. See docs/DECISIONS.md#helper-body.
+ */
+export function jsonBody(limit: number): RequestHandler {
+  return async (req: Request, _res: Response, next: NextFunction) => {
+    try {
+      const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      const raw = await readRaw(req, limit);
+      if (raw.length === 0) {
+        req.body = {};
+        return next();
+      }
+      if (type !== 'application/json') {
+        throw new HelperHttpError(415, 'TESSERA_UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json', {
+          field: 'content-type',
+        });
+      }
+      let text: string;
+      try {
+        text = utf8.decode(raw);
+      } catch {
+        throw new HelperHttpError(400, 'TESSERA_BODY_ENCODING', 'the body is not valid UTF-8', { field: 'body' });
+      }
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        // Even a malformed body must not reach a log or an echo when it carries a card number.
+        if (containsPan(text)) throw cardDataRefused('body');
+        throw new HelperHttpError(400, 'TESSERA_BODY_MALFORMED', 'the body is not valid JSON', { field: 'body' });
+      }
+      const panField = findPan(parsed);
+      // The raw text also catches numbers JSON.parse rounds (19 digits) and anything past MAX_DEPTH.
+      if (panField !== undefined || containsPan(text)) throw cardDataRefused(panField || 'body');
+      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+        throw new HelperHttpError(400, 'TESSERA_BODY_NOT_OBJECT', 'the body must be a JSON object', { field: 'body' });
+      }
+      checkShape(parsed, '', 0);
+      req.body = parsed;
+      next();
+    } catch (err) {
+      next(err);
+    }
+  };
+}

@@ -1,0 +1,42 @@
+import type { Request } from 'express';
+import type { HostVerifier } from './host-auth.js';
+import type { HelperLogger } from './log.js';
+import type { ValidatedOptions } from './options.js';
+import type { Limit } from './rate-limit.js';
+import type { TesseraStore } from './store.js';
+import type { WidgetAsset } from './widget-asset.js';
+
+/** The resolved limits; `undefined` means switched off. */
+export interface ResolvedLimits {
+  readonly chargesPerIp: Limit | undefined;
+  readonly chargesPerSession: Limit | undefined;
+  readonly declinesPerIp: Limit | undefined;
+  readonly declinesPerSession: Limit | undefined;
+  readonly hostRequestsPerUser: Limit | undefined;
+}
+
+/** Defaults of `rateLimits` (docs/DECISIONS.md#helper-rate-limits). */
+export const DEFAULT_LIMITS: ResolvedLimits = Object.freeze({
+  chargesPerIp: { max: 20, windowMs: 10 * 60_000 },
+  chargesPerSession: { max: 10, windowMs: 10 * 60_000 },
+  declinesPerIp: { max: 5, windowMs: 10 * 60_000 },
+  declinesPerSession: { max: 3, windowMs: 10 * 60_000 },
+  hostRequestsPerUser: { max: 120, windowMs: 60_000 },
+});
+
+/** Everything a route of one helper instance shares. */
+export interface HelperContext {
+  readonly options: ValidatedOptions;
+  readonly environment: 'sandbox' | 'production';
+  readonly publicKey: string;
+  readonly cardTokenUrl: string;
+  readonly store: TesseraStore;
+  readonly log: HelperLogger;
+  readonly limits: ResolvedLimits;
+  readonly now: () => number;
+  readonly widget: () => WidgetAsset;
+  /** The shopper's session id, when the merchant's app has one. */
+  readonly sessionOf: (req: Request) => string | undefined;
+  /** Present when `hostAuth` is configured. */
+  readonly verifyHost: HostVerifier | undefined;
+}

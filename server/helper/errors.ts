@@ -1,0 +1,55 @@
+import { TesseraError } from '../provider/errors.js';
+
+/**
+ * An error the helper answers to the browser as it is: a status, a stable
+ * `code`, a short message, and the `field` at fault when there is one.
+ * Upstream faults also say whether the charge's outcome is known.
+ */
+export class HelperHttpError extends TesseraError {
+  readonly status: number;
+  readonly field: string | undefined;
+  readonly outcomeKnown: boolean | undefined;
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    extra: {
+      field?: string;
+      outcomeKnown?: boolean;
+      headers?: Record<string, string>;
+      cause?: unknown;
+    } = {},
+  ) {
+    super(code, message, { cause: extra.cause });
+    this.status = status;
+    this.field = extra.field;
+    this.outcomeKnown = extra.outcomeKnown;
+    this.headers = extra.headers ?? {};
+  }
+}
+
+/** The JSON body of every error answer: `{ code, message, field?, outcomeKnown?, requestId }`. */
+export interface ErrorBody {
+  readonly code: string;
+  readonly message: string;
+  readonly field?: string;
+  readonly outcomeKnown?: boolean;
+  readonly requestId: string;
+}
+
+export function errorBody(err: HelperHttpError, requestId: string): ErrorBody {
+  return {
+    code: err.code,
+    message: err.message,
+    ...(err.field === undefined ? {} : { field: err.field }),
+    ...(err.outcomeKnown === undefined ? {} : { outcomeKnown: err.outcomeKnown }),
+    requestId,
+  };
+}
+
+/** 400 naming the field. */
+export function badRequest(field: string, message: string, code = 'TESSERA_INVALID_REQUEST'): HelperHttpError {
+  return new HelperHttpError(400, code, message, { field });
+}

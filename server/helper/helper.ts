@@ -1,0 +1,159 @@
+import { randomUUID } from 'node:crypto';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import helmet from 'helmet';
+import { cardDataRefused } from './body.js';
+import { DEFAULT_LIMITS, type HelperContext, type ResolvedLimits } from './context.js';
+import { cors } from './cors.js';
+import { errorBody, HelperHttpError } from './errors.js';
+import { createHostVerifier } from './host-auth.js';
+import { defaultLogger, redactingLogger } from './log.js';
+import { type TesseraHelperOptions, validateOptions } from './options.js';
+import { containsPan } from './pan-guard.js';
+import { createProvider } from './provider.js';
+import { MemoryStore } from './store.js';
+import { widgetLoader, widgetRoutes } from './widget-routes.js';
+
+/** The router `tesseraHelper` returns, with what a page template needs. */
+export interface TesseraHelper extends Router {
+  /** The provider's card-token URL (for `tesseraCsp({ cardTokenUrl })`). */
+  readonly cardTokenUrl: string;
+  /** `sandbox` or `production`. */
+  readonly environment: 'sandbox' | 'production';
+}
+
+const MISUSE =
+  'tesseraHelper was mounted without being called: write `app.use(path, tesseraHelper({ … }))`, not `app.use(path, tesseraHelper)`';
+
+function looksLikeRequest(value: unknown): boolean {
+  return !!value && typeof value === 'object' && 'method' in value && 'headers' in value && 'url' in value;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * The Express router a merchant mounts on its own server: it turns a
+ * single-use `card_tok_` into a charge with the secret key (amount and currency
+ * decided by `resolveCharge`), serves the widget bundle and its config, and
+ * gives the merchant's own dashboard pages the account updater and sub-entity
+ * payout instruments behind host JWTs. Options are validated here, once.
+ *
+ * @example
+ * app.use('/payments', tesseraHelper({
+ *   publicKey: process.env.TESSERA_PUBLIC_KEY,
+ *   secretKey: process.env.TESSERA_SECRET_KEY,
+ *   resolveCharge: async (req, { orderReference }) => {
+ *     const order = await orders.find(orderReference);
+ *     return { amount: order.totalMinor, currency: order.currency, trackId: order.id };
+ *   },
+ * }));
+ */
+export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraHelper {
+  if (looksLikeRequest(options)) {
+    const err = new TypeError(MISUSE);
+    // biome-ignore lint/complexity/noArguments: Express passes (req, res, next) when the factory itself is mounted
+    const next = arguments[2];
+    if (typeof next === 'function') {
+      next(err);
+      return undefined as never;
+    }
+    throw err;
+  }
+  if (typeof options === 'function') {
+    throw new TypeError('tesseraHelper: expected an options object, got a function');
+  }
+  const o = validateOptions(options);
+  const now = o.now ?? Date.now;
+  const secrets = [o.secretKey, o.clientSecret].filter((s): s is string => typeof s === 'string');
+  const log = redactingLogger(o.logger ?? defaultLogger(), secrets);
+  const limits = Object.fromEntries(
+    Object.entries(DEFAULT_LIMITS).map(([name, fallback]) => {
+      const given = o.rateLimits?.[name as keyof ResolvedLimits];
+      return [name, given === false ? undefined : (given ?? fallback)];
+    }),
+  ) as unknown as ResolvedLimits;
+  const environment = o.environment ?? 'sandbox';
+  const provider = createProvider(o, log);
+
+  const ctx: HelperContext = {
+    options: o,
+    environment,
+    publicKey: o.publicKey!,
+    cardTokenUrl: provider.cardTokenUrl,
+    store: o.store ?? new MemoryStore({ now }),
+    log,
+    limits,
+    now,
+    widget: widgetLoader(),
+    sessionOf:
+      o.sessionId ??
+      ((req: Request) => {
+        const id = (req as unknown as { sessionID?: unknown }).sessionID;
+        return typeof id === 'string' && id ? id : undefined;
+      }),
+    verifyHost: o.hostAuth ? createHostVerifier(o.hostAuth, now) : undefined,
+  };
+
+  const router = express.Router() as TesseraHelper;
+  router.use(
+    helmet({
+      // The helper answers JSON and one script: nothing it serves should load or frame anything.
+      contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+    }),
+  );
+  router.use((req: Request, res: Response, next: NextFunction) => {
+    const requestId = `hreq_${randomUUID()}`;
+    res.locals.tesseraRequestId = requestId;
+    res.setHeader('X-Request-Id', requestId);
+    const started = process.hrtime.bigint();
+    res.once('finish', () => {
+      log.info(
+        {
+          event: 'tessera.request',
+          requestId,
+          method: req.method,
+          route: (req.route?.path as string | undefined) ?? 'unmatched',
+          status: res.statusCode,
+          durationMs: Number(process.hrtime.bigint() - started) / 1e6,
+          ...(res.locals.tesseraErrorCode ? { code: res.locals.tesseraErrorCode } : {}),
+        },
+        'tessera request',
+      );
+    });
+    // A card number in the URL (query or path) is refused like one in a body, before any route reads it.
+    if (containsPan(safeDecode(req.originalUrl))) return next(cardDataRefused('query'));
+    next();
+  });
+  if (o.corsOrigins?.length) router.use(cors(o.corsOrigins));
+
+  router.use(widgetRoutes(ctx));
+  for (const routes of provider.routes(ctx)) router.use(routes);
+
+  router.use((req: Request, _res: Response, next: NextFunction) => {
+    next(new HelperHttpError(404, 'TESSERA_NOT_FOUND', `no route for ${req.method} ${req.path}`));
+  });
+  router.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    const known =
+      err instanceof HelperHttpError
+        ? err
+        : new HelperHttpError(500, 'TESSERA_INTERNAL', 'the payment helper failed unexpectedly', {
+            cause: err,
+          });
+    if (known.status >= 500) log.error({ event: 'tessera.error', code: known.code, err }, 'tessera helper error');
+    res.locals.tesseraErrorCode = known.code;
+    if (res.headersSent) return;
+    for (const [name, value] of Object.entries(known.headers)) res.setHeader(name, value);
+    res.status(known.status).json(errorBody(known, res.locals.tesseraRequestId as string));
+  });
+
+  Object.defineProperties(router, {
+    cardTokenUrl: { value: ctx.cardTokenUrl, enumerable: true },
+    environment: { value: environment, enumerable: true },
+  });
+  return router;
+}

@@ -1,0 +1,161 @@
+import { createPublicKey, type KeyObject } from 'node:crypto';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { createRemoteJWKSet, errors, type JWTVerifyGetKey, jwtVerify } from 'jose';
+import { HelperHttpError } from './errors.js';
+
+/** Asymmetric JWS algorithms a host token may use. HMAC and `none` are never accepted. */
+export const HOST_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+] as const;
+export type HostAlgorithm = (typeof HOST_ALGORITHMS)[number];
+
+/** A verification key: SPKI PEM text, a public JWK, or a Node `KeyObject`. */
+export type HostKey = string | Record<string, unknown> | KeyObject;
+
+/**
+ * How the helper checks the short-lived JWT the merchant's own back end issues
+ * for a signed-in user of its dashboard (sent as `Authorization: Bearer …`).
+ * See docs/DECISIONS.md#helper-host-jwt for the claims.
+ */
+export interface HostAuthOptions {
+  /** Expected `iss` (one or several). */
+  readonly issuer: string | readonly string[];
+  /** Expected `aud` (one or several). */
+  readonly audience: string | readonly string[];
+  /** Allowed algorithms, asymmetric only (e.g. `['ES256']`). */
+  readonly algorithms: readonly HostAlgorithm[];
+  /** HTTPS URL of the issuer's JWKS (loopback may be HTTP). Exactly one of `jwksUrl` and `key`. */
+  readonly jwksUrl?: string;
+  /** The issuer's public key. Exactly one of `jwksUrl` and `key`. */
+  readonly key?: HostKey;
+  /** Leeway for `exp`/`nbf`/`iat`, 0–30 seconds (default 5). */
+  readonly clockToleranceSeconds?: number;
+  /** When set, tokens also need `iat` and must be younger than this. */
+  readonly maxAgeSeconds?: number;
+}
+
+/** What the helper reads from a verified host token. */
+export interface HostClaims {
+  /** The signed-in user (`sub`), for logs and per-user limits. */
+  readonly sub: string;
+  /** Sub-entity ids (`ent_…`) this user may see and change instruments of. */
+  readonly entities: readonly string[];
+  /** Stored-card instrument ids (`src_…`) this user may refresh through the account updater. */
+  readonly instruments: readonly string[];
+}
+
+/** Turns `key` into a public KeyObject; throws a TypeError naming `hostAuth.key` when it cannot. */
+export function importHostKey(key: HostKey): KeyObject {
+  let keyObject: KeyObject;
+  try {
+    if (typeof key === 'string') keyObject = createPublicKey(key);
+    else if ('asymmetricKeyType' in key || 'symmetricKeySize' in key) keyObject = key as KeyObject;
+    else {
+      if ((key as Record<string, unknown>).kty === 'oct') throw new Error('symmetric');
+      keyObject = createPublicKey({ key: key as never, format: 'jwk' });
+    }
+  } catch (cause) {
+    throw new TypeError(
+      'tesseraHelper: option `hostAuth.key` must be an asymmetric public key (SPKI PEM, public JWK or KeyObject); symmetric keys are not accepted',
+      { cause },
+    );
+  }
+  if (keyObject.type === 'secret') {
+    throw new TypeError('tesseraHelper: option `hostAuth.key` must be an asymmetric public key, not a secret');
+  }
+  return keyObject.type === 'private' ? createPublicKey(keyObject) : keyObject;
+}
+
+const stringList = (v: unknown): v is string[] =>
+  Array.isArray(v) && v.length <= 1000 && v.every((s) => typeof s === 'string');
+
+function reasonOf(err: unknown): string {
+  if (err instanceof errors.JWTExpired) return 'the host token has expired';
+  if (err instanceof errors.JWTClaimValidationFailed) return `the host token's ${err.claim} claim is not accepted`;
+  if (err instanceof errors.JOSEAlgNotAllowed) return "the host token's algorithm is not allowed";
+  return 'the host token is not valid';
+}
+
+/** A verifier of host tokens; `verify` resolves the claims or throws a 401/503 HelperHttpError. */
+export function createHostVerifier(options: HostAuthOptions, now: () => number) {
+  const getKey: KeyObject | JWTVerifyGetKey = options.jwksUrl
+    ? createRemoteJWKSet(new URL(options.jwksUrl), { timeoutDuration: 5000, cooldownDuration: 30_000 })
+    : importHostKey(options.key!);
+
+  return async function verify(header: string | undefined): Promise<HostClaims> {
+    const match = /^Bearer ([A-Za-z0-9_.~+/=-]{1,8192})$/.exec(header ?? '');
+    if (!match) {
+      throw new HelperHttpError(401, 'TESSERA_HOST_AUTH_MISSING', 'send the host token as `Authorization: Bearer …`', {
+        field: 'authorization',
+        headers: { 'WWW-Authenticate': 'Bearer realm="tessera"' },
+      });
+    }
+    let payload: Record<string, unknown>;
+    try {
+      const verifyOptions = {
+        algorithms: [...options.algorithms],
+        issuer: typeof options.issuer === 'string' ? options.issuer : [...options.issuer],
+        audience: typeof options.audience === 'string' ? options.audience : [...options.audience],
+        clockTolerance: options.clockToleranceSeconds ?? 5,
+        currentDate: new Date(now()),
+        requiredClaims: ['exp', 'sub'],
+        ...(options.maxAgeSeconds === undefined ? {} : { maxTokenAge: options.maxAgeSeconds }),
+      };
+      const result =
+        typeof getKey === 'function'
+          ? await jwtVerify(match[1]!, getKey, verifyOptions)
+          : await jwtVerify(match[1]!, getKey, verifyOptions);
+      payload = result.payload;
+    } catch (err) {
+      if (err instanceof errors.JWKSTimeout || !(err instanceof errors.JOSEError)) {
+        throw new HelperHttpError(503, 'TESSERA_HOST_AUTH_UNAVAILABLE', 'the host token cannot be checked right now', {
+          cause: err,
+        });
+      }
+      throw new HelperHttpError(401, 'TESSERA_HOST_AUTH_INVALID', reasonOf(err), {
+        field: 'authorization',
+        headers: { 'WWW-Authenticate': 'Bearer realm="tessera", error="invalid_token"' },
+        cause: err,
+      });
+    }
+    const { sub, entities = [], instruments = [] } = payload;
+    if (typeof sub !== 'string' || !stringList(entities) || !stringList(instruments)) {
+      throw new HelperHttpError(
+        401,
+        'TESSERA_HOST_AUTH_INVALID',
+        'the host token needs `sub` (string) and optional `entities`/`instruments` (arrays of strings)',
+        { field: 'authorization', headers: { 'WWW-Authenticate': 'Bearer realm="tessera", error="invalid_token"' } },
+      );
+    }
+    return { sub, entities, instruments };
+  };
+}
+
+export type HostVerifier = ReturnType<typeof createHostVerifier>;
+
+/** Express middleware: verifies the host token and puts its claims in `res.locals.hostClaims`. */
+export function requireHost(verify: HostVerifier): RequestHandler {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      res.locals.hostClaims = await verify(req.headers.authorization);
+      next();
+    } catch (err) {
+      next(err);
+    }
+  };
+}
+
+/** 403 for a verified user asking about something its claims do not name. */
+export function forbidden(field: string, what: string): HelperHttpError {
+  return new HelperHttpError(403, 'TESSERA_HOST_FORBIDDEN', `the host token does not allow this ${what}`, { field });
+}

@@ -1,0 +1,56 @@
+import pino from 'pino';
+import { containsPan } from './pan-guard.js';
+
+/** The part of a pino logger the helper uses; any pino-compatible logger fits. */
+export interface HelperLogger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+const SECRET_KEY = /(secret|password|authorization|cookie|token|jwt|api_?key|encrypted_card_number|cvv|cvc|^number$)/i;
+const JWT_LIKE = /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g;
+const DIGIT_RUN = /\d(?:[ -]?\d){11,18}/g;
+
+/**
+ * Wraps `logger` so nothing it is given can leak: keys that name a secret,
+ * token or card field are replaced by `[redacted]`, JWT-shaped strings and the
+ * configured secret values are cut out of every string, and any 12–19 digit run
+ * that is Luhn-valid is replaced. The helper only ever logs fields it chose
+ * (route, status, codes, ids), so this is the second line, not the first.
+ * See docs/DECISIONS.md#helper-logging.
+ */
+export function redactingLogger(logger: HelperLogger, secrets: readonly string[]): HelperLogger {
+  const known = secrets.filter((s) => s.length >= 8);
+  const scrubText = (text: string): string => {
+    let out = text;
+    for (const s of known) if (out.includes(s)) out = out.split(s).join('[redacted]');
+    out = out.replace(JWT_LIKE, '[redacted-jwt]');
+    return out.replace(DIGIT_RUN, (run) => (containsPan(run) ? '[redacted-card]' : run));
+  };
+  const scrub = (value: unknown, depth: number): unknown => {
+    if (typeof value === 'string') return scrubText(value);
+    if (depth > 8 || value === null || typeof value !== 'object') return value;
+    if (value instanceof Error) {
+      return { type: value.name, message: scrubText(value.message), code: (value as { code?: unknown }).code };
+    }
+    if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1));
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = SECRET_KEY.test(k) ? '[redacted]' : scrub(v, depth + 1);
+    return out;
+  };
+  const wrap =
+    (level: 'debug' | 'info' | 'warn' | 'error') =>
+    (obj: object, msg?: string): void => {
+      const clean = scrub(obj, 0) as object;
+      if (msg === undefined) logger[level](clean);
+      else logger[level](clean, scrubText(msg));
+    };
+  return { debug: wrap('debug'), info: wrap('info'), warn: wrap('warn'), error: wrap('error') };
+}
+
+/** The default logger: pino at `info`, named `tessera`. */
+export function defaultLogger(): HelperLogger {
+  return pino({ name: 'tessera' });
+}

@@ -1,0 +1,99 @@
+/**
+ * Where the helper keeps what must outlive one request: charge results by
+ * card token (so a retry answers the first result), 3-D Secure returns,
+ * decline-velocity counts and rate-limit counters.
+ *
+ * The default {@link MemoryStore} lives in one process. Several processes
+ * behind a load balancer need a shared store (Redis, a database): implement
+ * this interface over it. Values are opaque strings (the helper writes JSON);
+ * counters are fixed windows that start at their first hit.
+ * See docs/DECISIONS.md#helper-store.
+ */
+export interface TesseraStore {
+  /** The value saved under `key`, or undefined when absent or expired. */
+  get(key: string): Promise<string | undefined>;
+  /** Saves `value` under `key` for `ttlMs` milliseconds, replacing any earlier value. */
+  set(key: string, value: string, ttlMs: number): Promise<void>;
+  /**
+   * Adds one to the counter `key` and answers its count in the current window
+   * and when that window ends (epoch ms). A counter whose window has ended
+   * starts again at 1 with a new window of `windowMs`.
+   */
+  hit(key: string, windowMs: number): Promise<{ count: number; resetAtMs: number }>;
+  /** The counter's count in its current window and when it ends, without adding (`{count: 0, resetAtMs: 0}` when absent or ended). */
+  count(key: string): Promise<{ count: number; resetAtMs: number }>;
+}
+
+interface Entry {
+  value: string;
+  count: number;
+  expiresAtMs: number;
+}
+
+export interface MemoryStoreOptions {
+  /** Clock in epoch milliseconds; `Date.now` by default (tests pass the sandbox's virtual clock). */
+  readonly now?: () => number;
+  /** Most entries kept; the oldest are dropped beyond it (default 100,000). */
+  readonly maxEntries?: number;
+}
+
+/**
+ * The in-process {@link TesseraStore}: a Map with lazy expiry, swept every
+ * 1,000 writes and bounded in size so a flood of keys cannot exhaust memory.
+ */
+export class MemoryStore implements TesseraStore {
+  readonly #now: () => number;
+  readonly #max: number;
+  readonly #map = new Map<string, Entry>();
+  #writes = 0;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.#now = options.now ?? Date.now;
+    this.#max = options.maxEntries ?? 100_000;
+  }
+
+  #live(key: string): Entry | undefined {
+    const entry = this.#map.get(key);
+    if (entry && entry.expiresAtMs <= this.#now()) {
+      this.#map.delete(key);
+      return undefined;
+    }
+    return entry;
+  }
+
+  #put(key: string, entry: Entry): void {
+    this.#map.delete(key);
+    this.#map.set(key, entry);
+    if (++this.#writes % 1000 === 0) this.#sweep();
+    while (this.#map.size > this.#max) this.#map.delete(this.#map.keys().next().value as string);
+  }
+
+  #sweep(): void {
+    const now = this.#now();
+    for (const [key, entry] of this.#map) if (entry.expiresAtMs <= now) this.#map.delete(key);
+  }
+
+  async get(key: string): Promise<string | undefined> {
+    return this.#live(key)?.value;
+  }
+
+  async set(key: string, value: string, ttlMs: number): Promise<void> {
+    this.#put(key, { value, count: 0, expiresAtMs: this.#now() + ttlMs });
+  }
+
+  async hit(key: string, windowMs: number): Promise<{ count: number; resetAtMs: number }> {
+    const entry = this.#live(key);
+    if (entry) {
+      entry.count++;
+      return { count: entry.count, resetAtMs: entry.expiresAtMs };
+    }
+    const fresh = { value: '', count: 1, expiresAtMs: this.#now() + windowMs };
+    this.#put(key, fresh);
+    return { count: 1, resetAtMs: fresh.expiresAtMs };
+  }
+
+  async count(key: string): Promise<{ count: number; resetAtMs: number }> {
+    const entry = this.#live(key);
+    return entry ? { count: entry.count, resetAtMs: entry.expiresAtMs } : { count: 0, resetAtMs: 0 };
+  }
+}

@@ -1,0 +1,62 @@
+import { Router } from 'express';
+import type { HelperContext } from './context.js';
+import { HelperHttpError } from './errors.js';
+import { loadWidgetAsset, type WidgetAsset, widgetVersion } from './widget-asset.js';
+
+/**
+ * Loads the built widget once it exists: at the first call that finds it,
+ * then cached. Missing bundle → a 503 naming the fix (`npm run build`)
+ * rather than a crash at startup of a server that may not serve it at all.
+ */
+export function widgetLoader(): () => WidgetAsset {
+  let asset: WidgetAsset | undefined;
+  return () => {
+    if (asset) return asset;
+    try {
+      asset = loadWidgetAsset();
+      return asset;
+    } catch (cause) {
+      throw new HelperHttpError(
+        503,
+        'TESSERA_WIDGET_NOT_BUILT',
+        'the widget bundle is not built; run `npm run build`',
+        {
+          cause,
+        },
+      );
+    }
+  };
+}
+
+/**
+ * `GET /config`: what the widget needs and nothing more: the public key, the
+ * card-token URL, the environment and the bundle's SRI value.
+ * `GET /widget.js?v=<version>`: the bundle, cached for a year as immutable
+ * when `v` is the current version (what `widgetScriptTag` writes); without it
+ * or with a stale one, `no-cache` with an ETag, so a new release is never hidden
+ * behind an old immutable copy whose SRI hash no longer matches the page
+ * (docs/DECISIONS.md#helper-widget-caching).
+ */
+export function widgetRoutes(ctx: HelperContext): Router {
+  const router = Router();
+  router.get('/config', (_req, res) => {
+    res.setHeader('Cache-Control', 'no-cache');
+    res.json({
+      publicKey: ctx.publicKey,
+      cardTokenUrl: ctx.cardTokenUrl,
+      environment: ctx.environment,
+      widgetIntegrity: ctx.widget().integrity,
+    });
+  });
+  router.get('/widget.js', (req, res) => {
+    const asset = ctx.widget();
+    res.setHeader('Content-Type', 'text/javascript; charset=utf-8');
+    res.setHeader(
+      'Cache-Control',
+      req.query.v === widgetVersion(asset.integrity) ? 'public, max-age=31536000, immutable' : 'no-cache',
+    );
+    res.setHeader('ETag', `"${asset.integrity}"`);
+    res.send(asset.body);
+  });
+  return router;
+}

@@ -1,0 +1,137 @@
+import assert from 'node:assert/strict';
+import { get } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { loadWidgetAsset, widgetVersion } from '../../../server/helper/index.js';
+import { containsPan, findPan } from '../../../server/helper/pan-guard.js';
+import { call } from '../../support/http.js';
+import { type RunningHelper, startHelper } from './support.js';
+
+const options = {
+  publicKey: 'pk_sbox_tessera0demo0public0key0000001',
+  secretKey: 'sk_sbox_tessera0demo0secret0key0000001',
+  resolveCharge: () => ({ amount: 100, currency: 'EUR' }),
+  corsOrigins: ['https://shop.example'],
+};
+
+describe('card-number guard', () => {
+  it('finds Luhn-valid 12–19 digit runs with or without separators, and nothing else', () => {
+    const yes = [
+      '4242424242424242',
+      '4242 4242 4242 4242',
+      '4242-4242-4242-4242',
+      'card: 5555555555554444 thanks',
+      'order 12 4242 4242 4242 4242',
+      '378282246310005',
+      '6759649826438453',
+      '4242424242424242424'.slice(0, 16),
+    ];
+    const no = [
+      '4242424242424241',
+      '12345678901',
+      'order-2024-0001',
+      '2026-11-22 14:00',
+      '00000000000000000000000',
+      'phone +44 20 7946 0958',
+    ];
+    for (const s of yes) assert.equal(containsPan(s), true, s);
+    for (const s of no) assert.equal(containsPan(s), false, s);
+  });
+
+  it('names the path of a card number anywhere in a value, keys and numbers included', () => {
+    assert.equal(findPan({ a: { b: ['x', 'pay 4242424242424242'] } }), 'a.b.1');
+    assert.equal(findPan({ n: 4242424242424242 }), 'n');
+    assert.equal(findPan({ '4242424242424242': 1 }), '4242424242424242');
+    assert.equal(findPan({ a: 'fine', b: [1, 2, 3] }), undefined);
+  });
+});
+
+describe('helper basics over HTTP', () => {
+  let h: RunningHelper;
+  before(async () => {
+    h = await startHelper(options);
+  });
+  after(() => h.close());
+
+  it('GET /config answers what the widget needs and nothing more', async () => {
+    const r = await call(`${h.url}/config`);
+    assert.equal(r.status, 200);
+    assert.deepEqual(Object.keys(r.json).sort(), ['cardTokenUrl', 'environment', 'publicKey', 'widgetIntegrity']);
+    assert.equal(r.json.publicKey, options.publicKey);
+    assert.equal(r.json.environment, 'sandbox');
+    assert.equal(r.json.cardTokenUrl, h.helper.cardTokenUrl);
+    assert.equal(r.json.widgetIntegrity, loadWidgetAsset().integrity);
+    assert.ok(!r.text.includes(options.secretKey));
+  });
+
+  it('GET /widget.js serves the bundle, immutable only at its current version', async () => {
+    const asset = loadWidgetAsset();
+    const current = await call(`${h.url}/widget.js?v=${widgetVersion(asset.integrity)}`);
+    assert.equal(current.status, 200);
+    assert.equal(current.headers.get('content-type'), 'text/javascript; charset=utf-8');
+    assert.equal(current.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+    assert.equal(current.text, asset.body.toString('utf8'));
+    const bare = await call(`${h.url}/widget.js`);
+    assert.equal(bare.headers.get('cache-control'), 'no-cache');
+    const etag = bare.headers.get('etag')!;
+    // fetch() adds `Cache-Control: no-cache` to conditional requests, so ask the way a browser cache does.
+    const status = await new Promise<number | undefined>((resolve, reject) =>
+      get(`${h.url}/widget.js`, { headers: { 'if-none-match': etag } }, (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      }).on('error', reject),
+    );
+    assert.equal(status, 304);
+  });
+
+  it('puts helmet headers and a request id on every response, errors included', async () => {
+    for (const path of ['/config', '/nowhere']) {
+      const r = await call(`${h.url}${path}`);
+      assert.equal(r.headers.get('x-content-type-options'), 'nosniff', path);
+      assert.equal(r.headers.get('content-security-policy'), "default-src 'none';frame-ancestors 'none'", path);
+      assert.ok(r.headers.get('strict-transport-security'), path);
+      assert.equal(r.headers.get('x-powered-by'), null, path);
+      assert.match(r.headers.get('x-request-id') ?? '', /^hreq_[0-9a-f-]{36}$/, path);
+    }
+    const missing = await call(`${h.url}/nowhere`);
+    assert.equal(missing.status, 404);
+    assert.equal(missing.json.code, 'TESSERA_NOT_FOUND');
+    assert.equal(missing.json.requestId, missing.headers.get('x-request-id'));
+  });
+
+  it('refuses a card number in the query before any route, and does not log it', async () => {
+    const r = await call(`${h.url}/config?note=4242%204242%204242%204242`);
+    assert.equal(r.status, 400);
+    assert.equal(r.json.code, 'TESSERA_CARD_DATA_REFUSED');
+    assert.equal(r.json.message, 'card data must not be sent to this server');
+    assert.ok(!/4242.?4242.?4242.?4242/.test(h.log.text()));
+  });
+
+  it('answers CORS only for allowlisted origins', async () => {
+    const allowed = await call(`${h.url}/config`, { headers: { origin: 'https://shop.example' } });
+    assert.equal(allowed.headers.get('access-control-allow-origin'), 'https://shop.example');
+    assert.match(allowed.headers.get('vary') ?? '', /Origin/);
+    const other = await call(`${h.url}/config`, { headers: { origin: 'https://evil.example' } });
+    assert.equal(other.headers.get('access-control-allow-origin'), null);
+    const preflight = await call(`${h.url}/charges`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST' },
+    });
+    assert.equal(preflight.status, 204);
+    assert.equal(preflight.headers.get('access-control-allow-methods'), 'GET, POST, PATCH');
+    const badPreflight = await call(`${h.url}/charges`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+    });
+    assert.equal(badPreflight.headers.get('access-control-allow-origin'), null);
+  });
+
+  it('sends no CORS headers at all when no allowlist is configured', async () => {
+    const plain = await startHelper({ ...options, corsOrigins: undefined });
+    try {
+      const r = await call(`${plain.url}/config`, { headers: { origin: 'https://shop.example' } });
+      assert.equal(r.headers.get('access-control-allow-origin'), null);
+    } finally {
+      await plain.close();
+    }
+  });
+});

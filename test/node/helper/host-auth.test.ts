@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import { createHmac, generateKeyPairSync } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { SignJWT, UnsecuredJWT } from 'jose';
+import { createHostVerifier, type HostAuthOptions } from '../../../server/helper/host-auth.js';
+import { VirtualClock } from '../../../server/sandbox/clock.js';
+import { type Issuer, startIssuer } from './support.js';
+
+const b64 = (v: unknown) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url');
+
+/** Expects `promise` to reject with this status and code. */
+async function refused(promise: Promise<unknown>, status: number, code: string, message?: RegExp): Promise<void> {
+  await assert.rejects(promise, (err: { status: number; code: string; message: string }) => {
+    assert.equal(err.status, status);
+    assert.equal(err.code, code);
+    if (message) assert.match(err.message, message);
+    return true;
+  });
+}
+
+describe('host JWT verification', () => {
+  const clock = new VirtualClock();
+  const now = () => clock.nowMs();
+  let issuer: Issuer;
+  let options: HostAuthOptions;
+  before(async () => {
+    issuer = await startIssuer(now);
+    options = { issuer: issuer.issuer, audience: issuer.audience, algorithms: ['ES256'], jwksUrl: issuer.jwksUrl };
+  });
+  after(() => issuer.close());
+
+  it('accepts a good token from the JWKS and reads sub, entities and instruments', async () => {
+    const verify = createHostVerifier(options, now);
+    const token = await issuer.sign({ entities: ['ent_a'], instruments: ['src_a'] });
+    assert.deepEqual(await verify(`Bearer ${token}`), { sub: 'usr_1', entities: ['ent_a'], instruments: ['src_a'] });
+    const bare = await verify(`Bearer ${await issuer.sign()}`);
+    assert.deepEqual(bare, { sub: 'usr_1', entities: [], instruments: [] });
+  });
+
+  it('accepts a configured key (SPKI PEM) instead of a JWKS', async () => {
+    const pem = issuer.publicKey.export({ type: 'spki', format: 'pem' }) as string;
+    const verify = createHostVerifier({ ...options, jwksUrl: undefined, key: pem }, now);
+    assert.equal((await verify(`Bearer ${await issuer.sign()}`)).sub, 'usr_1');
+  });
+
+  it('answers 401 TESSERA_HOST_AUTH_MISSING without a bearer token', async () => {
+    const verify = createHostVerifier(options, now);
+    for (const header of [undefined, '', 'Basic dXNlcjpwYXNz', 'Bearer', 'Bearer a b', `Bearer ${'a'.repeat(9000)}`]) {
+      await refused(verify(header), 401, 'TESSERA_HOST_AUTH_MISSING');
+    }
+  });
+
+  it('rejects every classic attack with 401 TESSERA_HOST_AUTH_INVALID', async () => {
+    const verify = createHostVerifier(options, now);
+    const seconds = Math.floor(now() / 1000);
+    const claims = { iss: issuer.issuer, aud: issuer.audience, sub: 'usr_1', exp: seconds + 300, entities: ['ent_a'] };
+    const none = new UnsecuredJWT(claims).encode();
+    // The attacker signs HS256 with the issuer's *public* key as the HMAC secret (algorithm confusion).
+    const pem = issuer.publicKey.export({ type: 'spki', format: 'pem' }) as string;
+    const signingInput = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64(claims)}`;
+    const confused = `${signingInput}.${createHmac('sha256', pem).update(signingInput).digest('base64url')}`;
+    const other = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+    const foreign = await new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: 'host-1' }).sign(other);
+    const valid = await issuer.sign();
+    const [h, p, s] = valid.split('.');
+    const tampered = `${h}.${b64({ ...JSON.parse(Buffer.from(p!, 'base64url').toString()), sub: 'usr_admin' })}.${s}`;
+    const cases: [string, string, RegExp?][] = [
+      ['alg none', none],
+      ['HS256 signed with the public key', confused, /algorithm is not allowed/],
+      ['wrong audience', await issuer.sign({ aud: 'someone-else' }), /aud claim/],
+      ['wrong issuer', await issuer.sign({ iss: 'https://evil.example' }), /iss claim/],
+      ['expired beyond the tolerance', await issuer.sign({}, { exp: seconds - 6, iat: seconds - 600 }), /expired/],
+      ['signed by another key', foreign],
+      ['payload changed after signing', tampered],
+      ['not a JWT', 'abc.def.ghi'],
+      ['missing sub', await issuer.sign({ sub: undefined })],
+      ['entities not a list of strings', await issuer.sign({ entities: 'ent_a' })],
+      ['instruments holding a number', await issuer.sign({ instruments: [1] })],
+    ] as [string, string, RegExp?][];
+    for (const [name, token, message] of cases) {
+      await assert.rejects(verify(`Bearer ${token}`), (err: { status: number; code: string; message: string }) => {
+        assert.equal(err.status, 401, name);
+        assert.equal(err.code, 'TESSERA_HOST_AUTH_INVALID', name);
+        if (message) assert.match(err.message, message, name);
+        return true;
+      });
+    }
+  });
+
+  it('allows at most the configured clock tolerance, by the helper clock', async () => {
+    const verify = createHostVerifier({ ...options, clockToleranceSeconds: 30 }, now);
+    const token = await issuer.sign({}, { exp: Math.floor(now() / 1000) + 10 });
+    clock.advance(35);
+    assert.equal((await verify(`Bearer ${token}`)).sub, 'usr_1');
+    clock.advance(10);
+    await refused(verify(`Bearer ${token}`), 401, 'TESSERA_HOST_AUTH_INVALID', /expired/);
+  });
+
+  it('enforces maxAgeSeconds through iat when configured', async () => {
+    const verify = createHostVerifier({ ...options, maxAgeSeconds: 60 }, now);
+    const seconds = Math.floor(now() / 1000);
+    await refused(
+      verify(`Bearer ${await issuer.sign({}, { iat: seconds - 600, exp: seconds + 300 })}`),
+      401,
+      'TESSERA_HOST_AUTH_INVALID',
+    );
+  });
+
+  it('answers 503 when the JWKS cannot be reached', async () => {
+    const verify = createHostVerifier({ ...options, jwksUrl: 'http://127.0.0.1:9/jwks.json' }, now);
+    await refused(verify(`Bearer ${await issuer.sign()}`), 503, 'TESSERA_HOST_AUTH_UNAVAILABLE');
+  });
+
+  it('refuses a symmetric key at configuration', () => {
+    assert.throws(
+      () => createHostVerifier({ ...options, jwksUrl: undefined, key: { kty: 'oct', k: 'c2VjcmV0' } }, now),
+      /option `hostAuth.key` must be an asymmetric public key/,
+    );
+  });
+});

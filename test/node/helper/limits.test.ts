@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { MemoryStore } from '../../../server/helper/index.js';
+import { checkDeclines, consume, recordDecline } from '../../../server/helper/rate-limit.js';
+import { VirtualClock } from '../../../server/sandbox/clock.js';
+
+describe('MemoryStore and the limits built on it', () => {
+  it('expires values and counter windows by its clock', async () => {
+    const clock = new VirtualClock();
+    const store = new MemoryStore({ now: () => clock.nowMs() });
+    await store.set('a', 'x', 60_000);
+    assert.equal(await store.get('a'), 'x');
+    assert.deepEqual(await store.hit('c', 10_000), { count: 1, resetAtMs: clock.nowMs() + 10_000 });
+    assert.equal((await store.hit('c', 10_000)).count, 2);
+    clock.advance(30);
+    assert.equal(await store.get('a'), 'x');
+    assert.deepEqual(await store.count('c'), { count: 0, resetAtMs: 0 });
+    assert.equal((await store.hit('c', 10_000)).count, 1);
+    clock.advance(31);
+    assert.equal(await store.get('a'), undefined);
+  });
+
+  it('drops the oldest entries beyond maxEntries', async () => {
+    const store = new MemoryStore({ maxEntries: 3 });
+    for (const k of ['a', 'b', 'c', 'd']) await store.set(k, k, 60_000);
+    assert.equal(await store.get('a'), undefined);
+    assert.equal(await store.get('d'), 'd');
+  });
+
+  it('answers 429 with Retry-After once a window is used up, then lets requests through again', async () => {
+    const clock = new VirtualClock();
+    const store = new MemoryStore({ now: () => clock.nowMs() });
+    const limit = { max: 2, windowMs: 60_000 };
+    await consume(store, 'ip:1', limit, clock.nowMs(), 'charges');
+    await consume(store, 'ip:1', limit, clock.nowMs(), 'charges');
+    await assert.rejects(
+      consume(store, 'ip:1', limit, clock.nowMs(), 'charges'),
+      (err: { status: number; code: string; headers: Record<string, string> }) => {
+        assert.equal(err.status, 429);
+        assert.equal(err.code, 'TESSERA_RATE_LIMITED');
+        assert.equal(err.headers['Retry-After'], '60');
+        return true;
+      },
+    );
+    await consume(store, 'ip:2', limit, clock.nowMs(), 'charges');
+    clock.advance(61);
+    await consume(store, 'ip:1', limit, clock.nowMs(), 'charges');
+  });
+
+  it('blocks after max declines in the window and unblocks when it ends', async () => {
+    const clock = new VirtualClock();
+    const store = new MemoryStore({ now: () => clock.nowMs() });
+    const limit = { max: 3, windowMs: 600_000 };
+    for (let i = 0; i < 3; i++) {
+      await checkDeclines(store, 'd', limit, clock.nowMs());
+      await recordDecline(store, 'd', limit);
+    }
+    clock.advance(100);
+    await assert.rejects(
+      checkDeclines(store, 'd', limit, clock.nowMs()),
+      (err: { status: number; code: string; headers: Record<string, string> }) => {
+        assert.equal(err.status, 429);
+        assert.equal(err.code, 'TESSERA_TOO_MANY_DECLINES');
+        assert.equal(err.headers['Retry-After'], '500');
+        return true;
+      },
+    );
+    clock.advance(500);
+    await checkDeclines(store, 'd', limit, clock.nowMs());
+  });
+});

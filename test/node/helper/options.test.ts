@@ -1,0 +1,127 @@
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, it } from 'node:test';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { type TesseraHelperOptions, tesseraHelper } from '../../../server/helper/index.js';
+import { call } from '../../support/http.js';
+
+const SECRET = 'sk_sbox_do0not0show0me0anywhere0000001';
+const base: TesseraHelperOptions = {
+  publicKey: 'pk_sbox_tessera0demo0public0key0000001',
+  secretKey: SECRET,
+  resolveCharge: () => ({ amount: 100, currency: 'EUR' }),
+};
+
+function messageOf(options: unknown): string {
+  try {
+    tesseraHelper(options as TesseraHelperOptions);
+  } catch (err) {
+    assert.ok(err instanceof TypeError, `expected a TypeError, got ${String(err)}`);
+    return err.message;
+  }
+  assert.fail(`tesseraHelper accepted ${JSON.stringify(options)}`);
+}
+
+describe('tesseraHelper options', () => {
+  it('accepts the minimal options and returns a named router with the card-token URL', () => {
+    const helper = tesseraHelper(base);
+    assert.equal(typeof helper, 'function');
+    assert.equal(helper.environment, 'sandbox');
+    assert.match(helper.cardTokenUrl, /^http:\/\/127\.0\.0\.1:4010\/api2\/v2\/tokens\/card$/);
+  });
+
+  it('names the option, shows the bad value and the fix for each bad option', () => {
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ environment: 'live' }, /option `environment` .*; got "live"/],
+      [{ publicKey: 'pk' }, /option `publicKey` must be a public key such as "pk_…"; got "pk"/],
+      [
+        { legacyBaseUrl: 'http://provider.example' },
+        /option `legacyBaseUrl` must be an https:\/\/ URL .*; got "http:\/\/provider.example"/,
+      ],
+      [{ legacyBaseUrl: 'not a url' }, /option `legacyBaseUrl` must be an https:\/\/ URL/],
+      [
+        { resolveCharge: 42 },
+        /option `resolveCharge` must be a function `\(req, body\) => \(\{ amount, currency \}\)`; got 42/,
+      ],
+      [{ bodyLimitBytes: 10 }, /option `bodyLimitBytes` .*; got 10/],
+      [{ rateLimits: { chargesPerIp: { max: 0, windowMs: 60_000 } } }, /option `rateLimits.chargesPerIp.max`/],
+      [
+        { corsOrigins: ['https://shop.example/checkout'] },
+        /option `corsOrigins.0` must be an origin .*; got "https:\/\/shop.example\/checkout"/,
+      ],
+      [{ logger: console.log }, /option `logger` must be a pino-compatible logger/],
+      [{ store: {} }, /option `store` must implement TesseraStore/],
+      [{ clientId: 'cli_abcdefgh1234' }, /option `clientSecret` is required with the other OAuth option/],
+      [
+        { clientId: 'cli_abcdefgh1234', clientSecret: 'a-long-client-secret' },
+        /option `hostAuth` is required with the Account Services client/,
+      ],
+      [
+        { environment: 'production', legacyBaseUrl: 'https://api.provider.example' },
+        /option `publicKey` is a sandbox key but `environment` is "production"/,
+      ],
+    ];
+    for (const [patch, expected] of cases) {
+      const message = messageOf({ ...base, ...patch });
+      assert.match(message, /^tesseraHelper: /, message);
+      assert.match(message, expected, message);
+    }
+  });
+
+  it('requires the keys and resolveCharge', () => {
+    assert.match(messageOf({}), /option `resolveCharge` must be a function/);
+    assert.match(messageOf({ resolveCharge: base.resolveCharge }), /option `secretKey` is required/);
+    assert.match(messageOf({ ...base, publicKey: undefined }), /option `publicKey` is required/);
+  });
+
+  it('never shows a secret value in an error, only its length', () => {
+    const message = messageOf({ ...base, secretKey: 'sk_no' });
+    assert.match(message, /option `secretKey` .*; got a string of 5 characters/);
+    assert.ok(!message.includes('sk_no'));
+    const secret = messageOf({ ...base, clientId: 'cli_abcdefgh1234', clientSecret: 'short' });
+    assert.ok(!secret.includes('"short"'), secret);
+  });
+
+  it('suggests the right name for a near-miss key, also nested', () => {
+    assert.match(messageOf({ ...base, secretkey: SECRET }), /unknown option `secretkey`\. Did you mean `secretKey`\?/);
+    assert.match(messageOf({ ...base, resolveCharges: base.resolveCharge }), /Did you mean `resolveCharge`\?/);
+    assert.match(
+      messageOf({ ...base, rateLimits: { chargesPerIP: false } }),
+      /unknown option `rateLimits.chargesPerIP`\. Did you mean `rateLimits.chargesPerIp`\?/,
+    );
+    assert.match(
+      messageOf({ ...base, zzzzzzzz: 1 }),
+      /unknown option `zzzzzzzz`\. Known options: environment, publicKey/,
+    );
+  });
+
+  it('refuses a non-object and a function', () => {
+    assert.match(messageOf('sk_x'), /expected an options object/);
+    assert.match(messageOf(null), /expected an options object/);
+    assert.match(
+      messageOf(() => ({})),
+      /expected an options object, got a function/,
+    );
+  });
+
+  it('detects app.use(tesseraHelper) without the call and passes a TypeError to next', async () => {
+    const app = express();
+    app.use('/payments', tesseraHelper as unknown as express.RequestHandler);
+    let seen: unknown;
+    app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+      seen = err;
+      res.status(500).json({ message: (err as Error).message });
+    });
+    const server = createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const r = await call(`http://127.0.0.1:${(server.address() as AddressInfo).port}/payments/config`);
+      assert.ok(seen instanceof TypeError);
+      assert.match(r.json.message, /mounted without being called: write `app.use\(path, tesseraHelper\(\{ … \}\)\)`/);
+    } finally {
+      server.close();
+      server.closeAllConnections();
+    }
+  });
+});

@@ -1,0 +1,119 @@
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import express from 'express';
+import { exportJWK, type JWTPayload, SignJWT } from 'jose';
+import pino from 'pino';
+import { type TesseraHelper, type TesseraHelperOptions, tesseraHelper } from '../../../server/helper/index.js';
+
+/** Everything the helper logged, as parsed pino lines, plus the raw text to scan. */
+export interface CapturedLog {
+  readonly lines: Record<string, unknown>[];
+  text(): string;
+}
+
+/** A real pino logger writing into memory. */
+export function captureLogger(): { logger: pino.Logger; log: CapturedLog } {
+  const chunks: string[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, cb) {
+      chunks.push(String(chunk));
+      cb();
+    },
+  });
+  const logger = pino({ level: 'debug' }, stream);
+  return {
+    logger,
+    log: {
+      get lines() {
+        return chunks
+          .join('')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as Record<string, unknown>);
+      },
+      text: () => chunks.join(''),
+    },
+  };
+}
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+function closer(server: Server): () => Promise<void> {
+  return () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+}
+
+export interface RunningHelper {
+  /** Base URL of the mount point, e.g. `http://127.0.0.1:1234/payments`. */
+  readonly url: string;
+  readonly helper: TesseraHelper;
+  readonly log: CapturedLog;
+  close(): Promise<void>;
+}
+
+/** Mounts `tesseraHelper(options)` at `/payments` of a real Express app on an ephemeral loopback port. */
+export async function startHelper(options: Omit<TesseraHelperOptions, 'logger'>): Promise<RunningHelper> {
+  const { logger, log } = captureLogger();
+  const helper = tesseraHelper({ ...options, logger });
+  const app = express();
+  app.use('/payments', helper);
+  const server = createServer(app);
+  const base = await listen(server);
+  return { url: `${base}/payments`, helper, log, close: closer(server) };
+}
+
+/** A local JWKS endpoint with one signing key, and a signer of host tokens. */
+export interface Issuer {
+  readonly jwksUrl: string;
+  readonly issuer: string;
+  readonly audience: string;
+  readonly publicKey: KeyObject;
+  readonly privateKey: KeyObject;
+  /** Signs `claims` with ES256 (iss, aud, sub, iat, exp 5 min filled in unless given). */
+  sign(
+    claims?: JWTPayload,
+    options?: { exp?: number; iat?: number; header?: Record<string, unknown> },
+  ): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startIssuer(now: () => number = Date.now): Promise<Issuer> {
+  const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const jwk = { ...(await exportJWK(publicKey)), kid: 'host-1', alg: 'ES256', use: 'sig' };
+  const server = createServer((req, res) => {
+    if (req.url === '/jwks.json') {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ keys: [jwk] }));
+    } else {
+      res.statusCode = 404;
+      res.end();
+    }
+  });
+  const base = await listen(server);
+  const issuer = 'https://merchant.example';
+  const audience = 'tessera-helper';
+  return {
+    jwksUrl: `${base}/jwks.json`,
+    issuer,
+    audience,
+    publicKey,
+    privateKey,
+    sign: (claims = {}, opts = {}) => {
+      const seconds = Math.floor(now() / 1000);
+      return new SignJWT({ iss: issuer, aud: audience, sub: 'usr_1', ...claims })
+        .setProtectedHeader({ alg: 'ES256', kid: 'host-1', ...opts.header })
+        .setIssuedAt(opts.iat ?? seconds)
+        .setExpirationTime(opts.exp ?? seconds + 300)
+        .sign(privateKey);
+    },
+    close: closer(server),
+  };
+}
