@@ -1,0 +1,152 @@
+import {
+  checkOptionsObject,
+  HTTP_OPTION_NAMES,
+  type HttpOptions,
+  httpConfig,
+  optionError,
+  show,
+} from '../http/options.js';
+import type { HttpContext } from '../http/transport.js';
+import { createRedactor } from '../log.js';
+import { checkClientCredentials, type TokenSource, tokenSourceFrom } from '../oauth/token-source.js';
+import { DEFAULT_SANDBOX_URL, resolveBaseUrl } from '../urls.js';
+import { type AccountUpdater, accountUpdater } from './account-updater.js';
+import { createAccountsCore } from './core.js';
+import { type Entities, entities } from './entities.js';
+import { type Instruments, instruments } from './instruments.js';
+import { type Members, members } from './members.js';
+import { type PaymentInstruments, paymentInstruments } from './payment-instruments.js';
+import { type ReserveRules, reserveRules } from './reserve-rules.js';
+import type { SchemaVersion } from './types.js';
+
+/** Options of {@link createAccountsClient}. Give OAuth client credentials, a secret key, or both. */
+export interface AccountsClientOptions<V extends SchemaVersion = '3.0'> extends HttpOptions {
+  /** OAuth client id (`cli_…`): its first 8 characters after `cli_` fill `{prefix}` in the URLs. */
+  readonly clientId?: string;
+  /** OAuth client secret. Never logged, never in an error message. */
+  readonly clientSecret?: string;
+  /**
+   * Secret API key, sent as `Authorization: Bearer <key>` (DESIGN.md) to the operations that accept one
+   * (members, payment instruments, reserve rules, stored instruments) when no OAuth credentials are given.
+   */
+  readonly secretKey?: string;
+  /** The API host (`{base_url}`), a template with `{prefix}`. Default: the local sandbox. */
+  readonly baseUrl?: string;
+  /** The access host (`{auth_url}`, `POST {auth_url}/connect/token`), a template with `{prefix}`. Default: the local sandbox. */
+  readonly authUrl?: string;
+  /** Entity payload version: `3.0` (default, the latest) or `2.0`; each call can override it. */
+  readonly schemaVersion?: V;
+  /** Seconds before expiry at which a cached access token is replaced (at most half its lifetime). Default 60. */
+  readonly refreshMarginSeconds?: number;
+  /** Current time in ms for the token cache. Default `Date.now`. */
+  readonly now?: () => number;
+}
+
+/** A client of the Account Services API. */
+export interface AccountsClient<V extends SchemaVersion = '3.0'> {
+  readonly accountUpdater: AccountUpdater;
+  readonly entities: Entities<V>;
+  readonly members: Members;
+  readonly paymentInstruments: PaymentInstruments;
+  readonly reserveRules: ReserveRules;
+  /** Stored cards (sandbox extension). */
+  readonly instruments: Instruments;
+  /** The OAuth token source (undefined when only a secret key was given). */
+  readonly tokens: TokenSource | undefined;
+  /** Closes the built-in connection pool (not a dispatcher you passed in). */
+  close(): Promise<void>;
+}
+
+const FACTORY = 'createAccountsClient';
+const OWN = [
+  'clientId',
+  'clientSecret',
+  'secretKey',
+  'baseUrl',
+  'authUrl',
+  'schemaVersion',
+  'refreshMarginSeconds',
+  'now',
+] as const;
+export const ACCOUNTS_OPTION_NAMES: readonly string[] = [...OWN, ...HTTP_OPTION_NAMES];
+
+/**
+ * Creates a client of the Account Services API. Requests authenticate with an OAuth access token
+ * (client credentials, cached per scope and refreshed ahead of expiry) or, where the API allows, the secret key.
+ *
+ * @example
+ * const accounts = createAccountsClient({
+ *   clientId: process.env.PROVIDER_CLIENT_ID, clientSecret: process.env.PROVIDER_CLIENT_SECRET,
+ *   baseUrl: 'https://{prefix}.api.example.com', authUrl: 'https://{prefix}.access.example.com',
+ * });
+ * const { data: rule, etag } = await accounts.reserveRules.retrieve('ent_…', 'rsv_…');
+ */
+export function createAccountsClient<V extends SchemaVersion = '3.0'>(
+  options: Readonly<AccountsClientOptions<V>>,
+): AccountsClient<V> {
+  checkOptionsObject(FACTORY, options, ACCOUNTS_OPTION_NAMES);
+  const { clientId, clientSecret, secretKey } = options;
+  const oauth = clientId !== undefined || clientSecret !== undefined;
+  if (oauth) checkClientCredentials(FACTORY, clientId, clientSecret);
+  if (secretKey !== undefined) {
+    if (typeof secretKey !== 'string' || !/^[\x21-\x7e]{8,200}$/.test(secretKey)) {
+      throw optionError(FACTORY, 'secretKey', show(secretKey, true), 'must be an API key: 8 to 200 visible characters');
+    }
+    if (secretKey.startsWith('pk_')) {
+      throw optionError(
+        FACTORY,
+        'secretKey',
+        'a key starting with "pk_"',
+        'holds a public key, which this API refuses server-to-server',
+      );
+    }
+  }
+  if (!oauth && secretKey === undefined) {
+    throw new TypeError(
+      `${FACTORY}: give OAuth credentials (\`clientId\` and \`clientSecret\`), a \`secretKey\`, or both`,
+    );
+  }
+  const schemaVersion = (options.schemaVersion ?? '3.0') as V;
+  if (schemaVersion !== '3.0' && schemaVersion !== '2.0') {
+    throw optionError(FACTORY, 'schemaVersion', show(schemaVersion), 'must be "3.0" (the latest) or "2.0"');
+  }
+  const baseUrl = resolveBaseUrl(FACTORY, 'baseUrl', options.baseUrl ?? DEFAULT_SANDBOX_URL, clientId);
+  const http: HttpContext = {
+    config: httpConfig(FACTORY, options),
+    redact: createRedactor([clientSecret, secretKey]),
+  };
+  const tokens = oauth
+    ? tokenSourceFrom(
+        FACTORY,
+        {
+          clientId: clientId!,
+          clientSecret: clientSecret!,
+          ...(options.authUrl !== undefined ? { authUrl: options.authUrl } : {}),
+          ...(options.refreshMarginSeconds !== undefined ? { refreshMarginSeconds: options.refreshMarginSeconds } : {}),
+          ...(options.now !== undefined ? { now: options.now } : {}),
+        },
+        http,
+      )
+    : undefined;
+  if (!oauth && options.authUrl !== undefined) {
+    throw optionError(
+      FACTORY,
+      'authUrl',
+      show(options.authUrl),
+      'is only used with OAuth credentials (`clientId`, `clientSecret`)',
+    );
+  }
+  const core = createAccountsCore(http, baseUrl, tokens, secretKey);
+  return {
+    accountUpdater: accountUpdater(core),
+    entities: entities(core, schemaVersion),
+    members: members(core),
+    paymentInstruments: paymentInstruments(core),
+    reserveRules: reserveRules(core),
+    instruments: instruments(core),
+    tokens,
+    close: async () => {
+      if (http.config.ownsDispatcher) await http.config.dispatcher.close();
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import type { CallOptions } from '../http/call.js';
+import { pathId } from '../http/call.js';
+import type { ProviderResult } from '../http/result.js';
+import { ACCOUNTS_OR_KEY, type AccountsCore } from './core.js';
+import type { MembersList, ReinviteRequest, ReinviteResult } from './types.js';
+
+/** Hosted-onboarding members of a sub-entity (beta; needs the feature on the account, else PermissionError). */
+export interface Members {
+  /** `GET /accounts/entities/{entityId}/members` → `{ data: [{ user_id }] }`. */
+  list(entityId: string, options?: CallOptions): Promise<ProviderResult<MembersList>>;
+  /**
+   * `PUT /accounts/entities/{entityId}/members/{userId}`: resends the invitation to the user originally
+   * registered (no other user can be invited: NotFoundError).
+   */
+  reinvite(
+    entityId: string,
+    userId: string,
+    body?: ReinviteRequest,
+    options?: CallOptions,
+  ): Promise<ProviderResult<ReinviteResult>>;
+}
+
+export function members(core: AccountsCore): Members {
+  return {
+    async list(entityId, options) {
+      const name = 'members.list';
+      return core.call({
+        name,
+        method: 'GET',
+        path: `/accounts/entities/${pathId(name, 'entityId', entityId)}/members`,
+        auth: ACCOUNTS_OR_KEY,
+        ...(options ? { options } : {}),
+      });
+    },
+    async reinvite(entityId, userId, body = {}, options) {
+      const name = 'members.reinvite';
+      return core.call({
+        name,
+        method: 'PUT',
+        path: `/accounts/entities/${pathId(name, 'entityId', entityId)}/members/${pathId(name, 'userId', userId)}`,
+        auth: ACCOUNTS_OR_KEY,
+        body,
+        ...(options ? { options } : {}),
+      });
+    },
+  };
+}

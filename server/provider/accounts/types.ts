@@ -1,0 +1,69 @@
+import type { z } from 'zod';
+import type {
+  accountUpdaterRequestSchema,
+  accountUpdaterResponseSchema,
+  createInstrumentRequestSchema,
+  createPaymentInstrumentRequestSchema,
+  entityCreatedV2Schema,
+  entityCreatedV3Schema,
+  entityV2Schema,
+  entityV3Schema,
+  membersListSchema,
+  onboardEntityRequestV2Schema,
+  onboardEntityRequestV3Schema,
+  paymentInstrumentListSchema,
+  paymentInstrumentSchema,
+  paymentInstrumentWriteResponseSchema,
+  reinviteRequestSchema,
+  reinviteResponseSchema,
+  reserveRuleRequestSchema,
+  reserveRuleSchema,
+  reserveRuleWriteResponseSchema,
+  storedInstrumentSchema,
+  updatePaymentInstrumentRequestSchema,
+} from '../schemas/accounts.js';
+
+/**
+ * Types of the Account Services client, inferred from the shared schemas (server/provider/schemas/accounts.ts):
+ * requests are the schemas' input types, responses their output types.
+ */
+
+/** `schema_version` of the entity payloads: 3.0 (latest, default) or 2.0. */
+export type SchemaVersion = '3.0' | '2.0';
+
+export type AccountUpdaterRequest = z.input<typeof accountUpdaterRequestSchema>;
+export type AccountUpdaterResult = z.output<typeof accountUpdaterResponseSchema>;
+
+/** Entity types by schema version. */
+export interface EntityTypes {
+  '3.0': {
+    request: z.input<typeof onboardEntityRequestV3Schema>;
+    created: z.output<typeof entityCreatedV3Schema>;
+    entity: z.output<typeof entityV3Schema>;
+  };
+  '2.0': {
+    request: z.input<typeof onboardEntityRequestV2Schema>;
+    created: z.output<typeof entityCreatedV2Schema>;
+    entity: z.output<typeof entityV2Schema>;
+  };
+}
+export type OnboardEntityRequest<V extends SchemaVersion = '3.0'> = EntityTypes[V]['request'];
+export type EntityCreated<V extends SchemaVersion = '3.0'> = EntityTypes[V]['created'];
+export type Entity<V extends SchemaVersion = '3.0'> = EntityTypes[V]['entity'];
+
+export type MembersList = z.output<typeof membersListSchema>;
+export type ReinviteRequest = z.input<typeof reinviteRequestSchema>;
+export type ReinviteResult = z.output<typeof reinviteResponseSchema>;
+
+export type PaymentInstrument = z.output<typeof paymentInstrumentSchema>;
+export type PaymentInstrumentList = z.output<typeof paymentInstrumentListSchema>;
+export type CreatePaymentInstrumentRequest = z.input<typeof createPaymentInstrumentRequestSchema>;
+export type UpdatePaymentInstrumentRequest = z.input<typeof updatePaymentInstrumentRequestSchema>;
+export type PaymentInstrumentWriteResult = z.output<typeof paymentInstrumentWriteResponseSchema>;
+
+export type ReserveRule = z.output<typeof reserveRuleSchema>;
+export type ReserveRuleRequest = z.input<typeof reserveRuleRequestSchema>;
+export type ReserveRuleWriteResult = z.output<typeof reserveRuleWriteResponseSchema>;
+
+export type CreateInstrumentRequest = z.input<typeof createInstrumentRequestSchema>;
+export type StoredInstrument = z.output<typeof storedInstrumentSchema>;

@@ -1,0 +1,132 @@
+import {
+  AuthenticationError,
+  ConflictError,
+  type FieldError,
+  NotFoundError,
+  PermissionError,
+  PreconditionFailedError,
+  PreconditionRequiredError,
+  type ProviderError,
+  type ProviderErrorDetails,
+  ProviderServerError,
+  RateLimitError,
+  RequestRejectedError,
+  ValidationError,
+} from '../errors.js';
+import { parseRetryAfter } from './backoff.js';
+
+/** Response headers as a plain object with lower-case names (for errors). */
+export function headersObject(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    out[name] = value;
+  });
+  return out;
+}
+
+function asArray(value: unknown): unknown[] {
+  if (value === undefined || value === null || value === '') return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
+}
+
+/**
+ * Field errors from either API's error body (docs/DECISIONS.md#error-bodies):
+ * legacy `{requestId, errorCode, message, errors: [{field, code, message}]}` (in XML a single error is one
+ * element, not a list), accounts `{request_id, error_type, error_codes: [...], fields?}` and OAuth
+ * `{error, error_description}`.
+ */
+export function fieldErrorsOf(body: unknown): FieldError[] {
+  if (!body || typeof body !== 'object') return [];
+  const b = body as Record<string, unknown>;
+  const out: FieldError[] = [];
+  for (const e of asArray(b.errors)) {
+    if (!e || typeof e !== 'object') continue;
+    const item = e as Record<string, unknown>;
+    const message = str(item.message);
+    out.push({ field: str(item.field) ?? '', code: str(item.code) ?? 'invalid', ...(message ? { message } : {}) });
+  }
+  const details = asArray(b.error_details ?? b.details);
+  for (const e of details) {
+    if (!e || typeof e !== 'object') continue;
+    const item = e as Record<string, unknown>;
+    const message = str(item.message);
+    out.push({
+      field: str(item.field) ?? '',
+      code: str(item.code) ?? str(item.error_code) ?? 'invalid',
+      ...(message ? { message } : {}),
+    });
+  }
+  if (out.length === 0) {
+    for (const code of asArray(b.error_codes)) {
+      if (typeof code === 'string') out.push({ field: fieldFromCode(code), code });
+    }
+  }
+  return out;
+}
+
+// Account Services codes are `<dotted field>_<problem>` (`individual.first_name_required`,
+// `source_options.card.number_invalid`): the field is the code without its problem suffix.
+function fieldFromCode(code: string): string {
+  const m =
+    /^(.+)_(invalid|required|too_long|too_short|too_large|too_small|not_allowed|unsupported|conflict|missing|mismatch)$/.exec(
+      code,
+    );
+  return m ? m[1]! : '';
+}
+
+/** The provider's own code and message from an error body of either API. */
+export function describeBody(body: unknown): { code?: string; message?: string; requestId?: string } {
+  if (!body || typeof body !== 'object') return {};
+  const b = body as Record<string, unknown>;
+  const code = str(b.errorCode) ?? str(b.error_type) ?? str(b.error);
+  const message = str(b.message) ?? str(b.error_description);
+  const requestId = str(b.requestId) ?? str(b.request_id);
+  return {
+    ...(code ? { code } : {}),
+    ...(message ? { message } : {}),
+    ...(requestId ? { requestId } : {}),
+  };
+}
+
+/** Builds the typed error for a non-2xx answer. `text` must already be redacted by the caller's redactor. */
+export function errorForStatus(
+  status: number,
+  body: unknown,
+  details: Omit<ProviderErrorDetails, 'status' | 'body'>,
+  redactText: (s: string) => string,
+): ProviderError {
+  const { code, message } = describeBody(body);
+  const what = `${details.operation ?? 'request'} failed with HTTP ${status}${code ? ` (${redactText(code)})` : ''}`;
+  const text = message ? `${what}: ${redactText(message)}` : what;
+  const d: ProviderErrorDetails = { ...details, status, body };
+  switch (status) {
+    case 401:
+      return new AuthenticationError(text, d);
+    case 403:
+      return new PermissionError(text, d);
+    case 404:
+      return new NotFoundError(text, d);
+    case 409: {
+      const b = (body ?? {}) as Record<string, unknown>;
+      const links = (b._links ?? b.links) as Record<string, unknown> | undefined;
+      return new ConflictError(text, links && typeof links === 'object' ? { ...d, links } : d);
+    }
+    case 412:
+      return new PreconditionFailedError(text, d);
+    case 428:
+      return new PreconditionRequiredError(text, d);
+    case 400:
+    case 422:
+      return new ValidationError(text, { ...d, fieldErrors: fieldErrorsOf(body) });
+    case 429: {
+      const after = parseRetryAfter(details.headers?.['retry-after']);
+      return new RateLimitError(text, after === undefined ? d : { ...d, retryAfter: Math.ceil(after / 1000) });
+    }
+    default:
+      return status >= 500 ? new ProviderServerError(text, d) : new RequestRejectedError(text, d);
+  }
+}

@@ -1,0 +1,325 @@
+import { fetch } from 'undici';
+import { InvalidResponseError, NetworkError, type ProviderError, TimeoutError } from '../errors.js';
+import type { ClientRedactor } from '../log.js';
+import { backoffDelay, MAX_RETRY_AFTER_MS, parseRetryAfter, sleep } from './backoff.js';
+import type { HttpConfig } from './options.js';
+import { errorForStatus, headersObject } from './response.js';
+import type { ProviderResult } from './result.js';
+
+/**
+ * The HTTP core every client sends through: one `fetch` (undici) per attempt under a total timeout that
+ * covers the body, typed errors, request ids, the one-refresh-after-401 rule and safe retries
+ * (docs/DECISIONS.md#client-retries, #client-timeouts).
+ */
+
+/** How a request authenticates: the header value per attempt, and a renewal after a 401. */
+export interface Credential {
+  /** The `Authorization` value for the next attempt. */
+  authorization(): string | Promise<string>;
+  /** Called once after a 401 with the value that was refused; true when a new one is worth a retry. */
+  renew?(refused: string): boolean | Promise<boolean>;
+}
+
+/** One logical call (the core may send it several times). */
+export interface Exchange {
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  readonly url: string;
+  /** `METHOD /path` with tokens masked: for logs and error messages. */
+  readonly operation: string;
+  readonly headers: Record<string, string>;
+  readonly body?: string;
+  /** The body before encoding, logged (redacted) when `logBodies` is on. */
+  readonly logBody?: unknown;
+  readonly credential?: Credential;
+  /** Sent in the configured idempotency header; makes a POST/PATCH safe to retry. */
+  readonly idempotencyKey?: string;
+  /** Decodes a response body (`contentType` may be null). Throws on a body it cannot read. */
+  readonly decode: (text: string, contentType: string | null) => unknown;
+  readonly signal?: AbortSignal;
+  /** Marks a request as safe to retry whatever its method (e.g. the OAuth token request, which has no effect). */
+  readonly retrySafe?: boolean;
+}
+
+/** Everything the core needs from the client: validated options and the client's redactor. */
+export interface HttpContext {
+  readonly config: HttpConfig;
+  readonly redact: ClientRedactor;
+  /** Randomness for jitter (replaceable in tests). */
+  readonly random?: () => number;
+}
+
+const RETRY_STATUSES = new Set([429, 502, 503, 504]);
+// Errors raised before a byte of the request was sent: the outcome is known (nothing happened).
+const CONNECT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'CERT_HAS_EXPIRED',
+]);
+
+class AttemptTimeout extends Error {}
+
+function causeCode(error: unknown): string | undefined {
+  let e = error as { code?: unknown; cause?: unknown; errors?: unknown[] } | undefined;
+  for (let i = 0; e && i < 5; i++) {
+    if (typeof e.code === 'string') return e.code;
+    if (Array.isArray(e.errors) && e.errors.length > 0) e = e.errors[0] as typeof e;
+    else e = e.cause as typeof e;
+  }
+  return undefined;
+}
+
+/** GET, PUT with If-Match, or any request carrying an idempotency key (docs/DECISIONS.md#client-retries). */
+export function isRetrySafe(ex: Exchange): boolean {
+  if (ex.retrySafe !== undefined) return ex.retrySafe;
+  return ex.method === 'GET' || ex.idempotencyKey !== undefined || (ex.method === 'PUT' && 'If-Match' in ex.headers);
+}
+
+/** Sends `ex`, retrying where safe, and returns the decoded result or throws a {@link ProviderError}. */
+export async function send<T>(http: HttpContext, ex: Exchange): Promise<ProviderResult<T>> {
+  const { config } = http;
+  const { logger } = config;
+  const safe = isRetrySafe(ex);
+  const read = ex.method === 'GET';
+  const headers: Record<string, string> = { 'User-Agent': config.userAgent, ...ex.headers };
+  if (ex.idempotencyKey !== undefined) headers[config.idempotencyHeader] = ex.idempotencyKey;
+  let renewed = false;
+  let retries = 0;
+  let attempts = 0;
+  for (;;) {
+    attempts++;
+    let authorization: string | undefined;
+    if (ex.credential) {
+      authorization = await ex.credential.authorization();
+      headers.Authorization = authorization;
+    }
+    const started = performance.now();
+    if (logger) {
+      logger.debug(
+        {
+          event: 'provider.request',
+          operation: ex.operation,
+          attempt: attempts,
+          ...(ex.idempotencyKey ? { idempotencyKey: ex.idempotencyKey } : {}),
+          ...(config.logBodies && ex.logBody !== undefined ? { body: http.redact(ex.logBody) } : {}),
+        },
+        'provider request',
+      );
+    }
+
+    // One controller per attempt: the timer covers headers AND body; the caller's signal is forwarded.
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new AttemptTimeout()), config.timeoutMs);
+    const forward = ex.signal ? () => controller.abort(ex.signal?.reason) : undefined;
+    if (forward) {
+      if (ex.signal!.aborted) forward();
+      else ex.signal!.addEventListener('abort', forward, { once: true });
+    }
+    let status: number;
+    let resHeaders: Headers;
+    let text: string;
+    try {
+      const res = await fetch(ex.url, {
+        method: ex.method,
+        headers,
+        body: ex.body,
+        signal: controller.signal,
+        dispatcher: config.dispatcher,
+      });
+      status = res.status;
+      resHeaders = res.headers as unknown as Headers;
+      text = await res.text();
+    } catch (error) {
+      if (ex.signal?.aborted) throw ex.signal.reason;
+      const failure = transportError(http, ex, error, { read, attempts });
+      const canRetry = safe && retries < config.maxRetries;
+      if (logger) logFailure(http, ex, failure, attempts, canRetry);
+      if (!canRetry) throw failure;
+      await sleep(backoffDelay(retries++, config.retryBaseMs, config.retryMaxMs, http.random), ex.signal);
+      continue;
+    } finally {
+      clearTimeout(timer);
+      if (forward) ex.signal!.removeEventListener('abort', forward);
+    }
+
+    const requestId = resHeaders.get('svc-request-id') ?? undefined;
+    if (logger) {
+      logger.debug(
+        {
+          event: 'provider.response',
+          operation: ex.operation,
+          attempt: attempts,
+          status,
+          requestId,
+          durationMs: Math.round(performance.now() - started),
+        },
+        'provider response',
+      );
+    }
+
+    if (status >= 200 && status < 300) {
+      let data: unknown;
+      try {
+        data = text.length === 0 ? undefined : ex.decode(text, resHeaders.get('content-type'));
+      } catch (cause) {
+        throw new InvalidResponseError(
+          `${ex.operation} answered HTTP ${status} with a body that could not be read: ${http.redact.text((cause as Error).message ?? String(cause))}`,
+          {
+            status,
+            requestId,
+            headers: headersObject(resHeaders),
+            body: http.redact.text(text.slice(0, 2000)),
+            outcomeKnown: read,
+            operation: ex.operation,
+            attempts,
+            cause,
+            ...(ex.idempotencyKey ? { idempotencyKey: ex.idempotencyKey } : {}),
+          },
+        );
+      }
+      if (config.logBodies && logger) {
+        logger.debug(
+          { event: 'provider.response.body', operation: ex.operation, body: http.redact(data) },
+          'provider response body',
+        );
+      }
+      return {
+        data: data as T,
+        status,
+        requestId,
+        version: resHeaders.get('svc-version') ?? undefined,
+        etag: resHeaders.get('etag') ?? undefined,
+        idempotencyKey: ex.idempotencyKey,
+      };
+    }
+
+    // A refused credential: renew once (a fresh access token) and send again, whatever the method:
+    // a 401 means the request had no effect.
+    if (status === 401 && !renewed && authorization !== undefined && ex.credential?.renew) {
+      renewed = true;
+      if (await ex.credential.renew(authorization)) {
+        if (logger) logger.info({ event: 'provider.retry', operation: ex.operation, reason: 'renewed credential' });
+        continue;
+      }
+    }
+
+    const error = responseError(http, ex, status, resHeaders, text, { read, attempts, requestId });
+    if (safe && retries < config.maxRetries && RETRY_STATUSES.has(status)) {
+      const asked = parseRetryAfter(resHeaders.get('retry-after'));
+      if (asked === undefined || asked <= MAX_RETRY_AFTER_MS) {
+        const delay = Math.max(asked ?? 0, backoffDelay(retries++, config.retryBaseMs, config.retryMaxMs, http.random));
+        if (logger) logFailure(http, ex, error, attempts, true, delay);
+        await sleep(delay, ex.signal);
+        continue;
+      }
+    }
+    if (logger) logFailure(http, ex, error, attempts, false);
+    throw error;
+  }
+}
+
+function decodeErrorBody(ex: Exchange, text: string, contentType: string | null): unknown {
+  if (text.length === 0) return undefined;
+  try {
+    return ex.decode(text, contentType);
+  } catch {
+    return text.slice(0, 2000);
+  }
+}
+
+function responseError(
+  http: HttpContext,
+  ex: Exchange,
+  status: number,
+  headers: Headers,
+  text: string,
+  at: { read: boolean; attempts: number; requestId: string | undefined },
+): ProviderError {
+  const body = decodeErrorBody(ex, text, headers.get('content-type'));
+  const bodyRequestId = body && typeof body === 'object' ? (body as Record<string, unknown>) : undefined;
+  const requestId =
+    at.requestId ??
+    (typeof bodyRequestId?.requestId === 'string' ? bodyRequestId.requestId : undefined) ??
+    (typeof bodyRequestId?.request_id === 'string' ? bodyRequestId.request_id : undefined);
+  const etag = headers.get('etag') ?? undefined;
+  return errorForStatus(
+    status,
+    body,
+    {
+      requestId,
+      headers: headersObject(headers),
+      ...(etag ? { etag } : {}),
+      // A 4xx means the provider refused the request; a 5xx on a write may come after the effect.
+      outcomeKnown: at.read || status < 500,
+      operation: ex.operation,
+      attempts: at.attempts,
+      ...(ex.idempotencyKey ? { idempotencyKey: ex.idempotencyKey } : {}),
+    },
+    http.redact.text,
+  );
+}
+
+function transportError(
+  http: HttpContext,
+  ex: Exchange,
+  error: unknown,
+  at: { read: boolean; attempts: number },
+): ProviderError {
+  const common = {
+    operation: ex.operation,
+    attempts: at.attempts,
+    ...(ex.idempotencyKey ? { idempotencyKey: ex.idempotencyKey } : {}),
+  };
+  const code = causeCode(error);
+  if (error instanceof AttemptTimeout) {
+    return new TimeoutError(`${ex.operation} got no complete answer within ${http.config.timeoutMs} ms`, {
+      ...common,
+      outcomeKnown: at.read,
+      phase: 'response',
+      timeoutMs: http.config.timeoutMs,
+    });
+  }
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return new TimeoutError(`${ex.operation} could not connect within ${http.config.connectTimeoutMs} ms`, {
+      ...common,
+      outcomeKnown: true,
+      phase: 'connect',
+      timeoutMs: http.config.connectTimeoutMs,
+      cause: error,
+    });
+  }
+  const connectFailed = code !== undefined && CONNECT_CODES.has(code);
+  return new NetworkError(
+    `${ex.operation} failed: ${connectFailed ? 'could not connect' : 'the connection failed before a complete answer'}${code ? ` (${code})` : ''}`,
+    { ...common, outcomeKnown: at.read || connectFailed, cause: error },
+  );
+}
+
+function logFailure(
+  http: HttpContext,
+  ex: Exchange,
+  error: ProviderError,
+  attempt: number,
+  retrying: boolean,
+  delayMs?: number,
+): void {
+  const entry = {
+    event: retrying ? 'provider.retry' : 'provider.error',
+    operation: ex.operation,
+    attempt,
+    code: error.code,
+    status: error.status,
+    requestId: error.requestId,
+    outcomeKnown: error.outcomeKnown,
+    ...(delayMs !== undefined ? { delayMs } : {}),
+    message: error.message,
+  };
+  http.config.logger?.warn(entry, retrying ? 'provider retry' : 'provider error');
+}

@@ -1,0 +1,83 @@
+/**
+ * Logging of the provider clients (docs/DECISIONS.md#client-logging). A pino-compatible `logger` option
+ * receives one object per event (`provider.request`, `provider.response`, `provider.retry`,
+ * `provider.error`, `provider.token`); everything passes through {@link createRedactor} first, so card
+ * numbers, CVVs, keys, client secrets, access tokens and card/payment tokens never reach a log line.
+ */
+
+type LogFn = (obj: object, msg?: string) => void;
+
+/** The subset of pino's logger the clients call. `pino()` and `console`-like adapters both fit. */
+export interface ProviderLogger {
+  debug: LogFn;
+  info: LogFn;
+  warn: LogFn;
+  error: LogFn;
+}
+
+const CVV_KEY = /^(cvv2?|cvc2?|csc|security_?code|card_?verification)$/i;
+const SECRET_KEY =
+  /(secret|password|authorization|access_?token|refresh_?token|api_?key|public_?key|private_?key|encrypted_card_number|^number$|card_?number|^pan$|^token$|card_?token|client_?assertion|^cookie$)/i;
+const PAN_RUN = /\d(?:[ -]?\d){11,18}/g;
+const OBJECT_TOKEN = /\b((?:card_tok|pay_tok)_)([A-Za-z0-9]{4,})/g;
+const JWT = /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g;
+const KEY_LIKE = /\b(?:sk|pk)_[A-Za-z0-9_]{8,}/g;
+
+/** `4242424242424242` → `************4242`. */
+export function maskPan(run: string): string {
+  const digits = run.replace(/\D/g, '');
+  return `${'*'.repeat(digits.length - 4)}${digits.slice(-4)}`;
+}
+
+/** Masks card tokens and payment tokens to their prefix and last four characters (`card_tok_…wxyz`). */
+export function maskObjectTokens(text: string): string {
+  return text.replace(OBJECT_TOKEN, (_m, prefix: string, rest: string) => `${prefix}…${rest.slice(-4)}`);
+}
+
+/** A function that returns a safe deep copy of any value for logs and error messages. */
+export type Redactor = (value: unknown) => unknown;
+
+/** A client's redactor: also masks free text, and learns access tokens as they are issued. */
+export type ClientRedactor = Redactor & { add(secret: string): void; text(value: string): string };
+
+/**
+ * Builds a redactor that also replaces every occurrence of the given secrets (the client's own keys and
+ * client secret, and access tokens as they are issued: `redactor.add(token)`), wherever they appear.
+ */
+export function createRedactor(secrets: readonly (string | undefined)[] = []): ClientRedactor {
+  const known = new Set(secrets.filter((s): s is string => typeof s === 'string' && s.length >= 6));
+  const text = (value: string): string => {
+    let out = value;
+    for (const secret of known) if (out.includes(secret)) out = out.split(secret).join('[redacted]');
+    return maskObjectTokens(out.replace(JWT, '[redacted jwt]').replace(KEY_LIKE, '[redacted key]')).replace(
+      PAN_RUN,
+      maskPan,
+    );
+  };
+  const redact = (value: unknown, depth = 0): unknown => {
+    if (depth > 32) return '[too deep]';
+    if (typeof value === 'string') return text(value);
+    if (typeof value === 'number') return Number.isInteger(value) && Math.abs(value) >= 1e11 ? '[number]' : value;
+    if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
+    if (value && typeof value === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(value)) {
+        if (CVV_KEY.test(k)) continue;
+        out[k] = SECRET_KEY.test(k) && v !== null && typeof v !== 'boolean' ? '[redacted]' : redact(v, depth + 1);
+      }
+      return out;
+    }
+    return value;
+  };
+  const fn = ((value: unknown) => redact(value)) as ClientRedactor;
+  const issued: string[] = [];
+  fn.add = (secret: string) => {
+    if (secret.length < 6 || known.has(secret)) return;
+    known.add(secret);
+    issued.push(secret);
+    // Access tokens are added as they are issued; keep only the recent ones (older ones have expired).
+    if (issued.length > 16) known.delete(issued.shift()!);
+  };
+  fn.text = text;
+  return fn;
+}

@@ -1,0 +1,239 @@
+import { InvalidResponseError } from '../errors.js';
+import {
+  checkOptionsObject,
+  HTTP_OPTION_NAMES,
+  type HttpOptions,
+  httpConfig,
+  optionError,
+  show,
+} from '../http/options.js';
+import { type Credential, type HttpContext, send } from '../http/transport.js';
+import { createRedactor } from '../log.js';
+import { DEFAULT_SANDBOX_URL, resolveBaseUrl } from '../urls.js';
+
+/** Options of {@link createTokenSource}. */
+export interface TokenSourceOptions extends HttpOptions {
+  /** OAuth client id (`cli_…`); its first 8 characters after `cli_` fill `{prefix}` in `authUrl`. */
+  readonly clientId: string;
+  /** OAuth client secret. Never logged, never in an error message. */
+  readonly clientSecret: string;
+  /** The access host (account-services-api.md `{auth_url}`), a template with `{prefix}`. Default: the local sandbox. */
+  readonly authUrl?: string;
+  /**
+   * Refresh a cached token this many seconds before it expires (at most half its lifetime), so no call
+   * goes out with a token about to lapse. Default 60 (docs/DECISIONS.md#token-refresh).
+   */
+  readonly refreshMarginSeconds?: number;
+  /** Current time in milliseconds since the epoch. Default `Date.now`; tests may pass their own. */
+  readonly now?: () => number;
+}
+
+/**
+ * OAuth 2.0 client-credentials access tokens (RFC 6749 §4.4; DESIGN.md "token endpoint"): cached per scope
+ * set, refreshed ahead of expiry, one request in flight per scope set shared by every concurrent caller.
+ */
+export interface TokenSource {
+  /** A valid access token for exactly these scopes (order and duplicates do not matter). */
+  token(scopes: readonly string[], signal?: AbortSignal): Promise<string>;
+  /** Drops the cached token for these scopes if it is still `refused` (after a 401). */
+  invalidate(scopes: readonly string[], refused: string): void;
+  /** A credential for the HTTP core: `Bearer <token>`, renewed once after a 401. */
+  credential(scopes: readonly string[]): Credential;
+  /** Closes the built-in connection pool (not a dispatcher you passed in). */
+  close(): Promise<void>;
+}
+
+interface CachedToken {
+  readonly value: string;
+  readonly expiresAt: number;
+  readonly refreshAt: number;
+}
+
+const FACTORY = 'createTokenSource';
+const OWN_OPTIONS = ['clientId', 'clientSecret', 'authUrl', 'refreshMarginSeconds', 'now'] as const;
+export const TOKEN_SOURCE_OPTION_NAMES: readonly string[] = [...OWN_OPTIONS, ...HTTP_OPTION_NAMES];
+
+/** Checks `clientId` / `clientSecret`; shared with the accounts client. */
+export function checkClientCredentials(factory: string, clientId: unknown, clientSecret: unknown): void {
+  if (typeof clientId !== 'string' || !/^cli_[A-Za-z0-9]{8,}$/.test(clientId)) {
+    throw optionError(
+      factory,
+      'clientId',
+      show(clientId),
+      'must be the OAuth client id, `cli_` and at least 8 letters or digits',
+    );
+  }
+  if (typeof clientSecret !== 'string' || clientSecret.length < 8 || /[\r\n]/.test(clientSecret)) {
+    throw optionError(
+      factory,
+      'clientSecret',
+      show(clientSecret, true),
+      'must be the OAuth client secret (a string of at least 8 characters)',
+    );
+  }
+}
+
+/**
+ * Creates a token source.
+ *
+ * @example
+ * const tokens = createTokenSource({ clientId, clientSecret, authUrl: 'https://{prefix}.access.example.com' });
+ * const accessToken = await tokens.token(['accounts']);
+ */
+export function createTokenSource(options: Readonly<TokenSourceOptions>): TokenSource {
+  checkOptionsObject(FACTORY, options, TOKEN_SOURCE_OPTION_NAMES);
+  return tokenSourceFrom(FACTORY, options);
+}
+
+/** The token source behind {@link createTokenSource}, with options already checked for unknown names. */
+export function tokenSourceFrom(
+  factory: string,
+  options: Readonly<TokenSourceOptions>,
+  shared?: HttpContext,
+): TokenSource {
+  const { clientId, clientSecret } = options;
+  checkClientCredentials(factory, clientId, clientSecret);
+  const authUrl = resolveBaseUrl(factory, 'authUrl', options.authUrl ?? DEFAULT_SANDBOX_URL, clientId);
+  const margin = options.refreshMarginSeconds ?? 60;
+  if (typeof margin !== 'number' || !Number.isFinite(margin) || margin < 0 || margin > 3600) {
+    throw optionError(factory, 'refreshMarginSeconds', show(margin), 'must be a number of seconds from 0 to 3600');
+  }
+  const now = options.now ?? Date.now;
+  if (typeof now !== 'function')
+    throw optionError(factory, 'now', show(now), 'must be a function returning milliseconds');
+  const http: HttpContext = shared ?? {
+    config: httpConfig(factory, options),
+    redact: createRedactor([clientSecret]),
+  };
+  const url = `${authUrl}/connect/token`;
+  const cache = new Map<string, CachedToken>();
+  const inflight = new Map<string, Promise<CachedToken>>();
+
+  const keyOf = (scopes: readonly string[]): string => {
+    if (!Array.isArray(scopes) || scopes.some((s) => typeof s !== 'string' || !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(s))) {
+      throw new TypeError(`token(scopes): scopes must be an array of OAuth scope strings; got ${show(scopes)}`);
+    }
+    return [...new Set(scopes)].sort().join(' ');
+  };
+
+  async function request(scope: string, signal?: AbortSignal): Promise<CachedToken> {
+    const form = new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: clientId,
+      client_secret: clientSecret,
+    });
+    if (scope) form.set('scope', scope);
+    const sentAt = now();
+    const result = await send<unknown>(http, {
+      method: 'POST',
+      url,
+      operation: 'POST /connect/token',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
+      body: form.toString(),
+      logBody: { grant_type: 'client_credentials', client_id: clientId, scope },
+      decode: (text) => JSON.parse(text),
+      retrySafe: true,
+      ...(signal ? { signal } : {}),
+    });
+    const body = result.data as Record<string, unknown> | undefined;
+    const accessToken = body?.access_token;
+    const expiresIn = body?.expires_in;
+    if (
+      typeof accessToken !== 'string' ||
+      accessToken.length === 0 ||
+      typeof body?.token_type !== 'string' ||
+      body.token_type.toLowerCase() !== 'bearer' ||
+      typeof expiresIn !== 'number' ||
+      !(expiresIn > 0)
+    ) {
+      throw new InvalidResponseError(
+        'POST /connect/token answered without a bearer access_token and a positive expires_in',
+        {
+          status: result.status,
+          requestId: result.requestId,
+          outcomeKnown: true,
+          operation: 'POST /connect/token',
+        },
+      );
+    }
+    http.redact.add(accessToken);
+    // expires_in is in SECONDS (RFC 6749 §5.1); counted from when the request was sent, to be safe.
+    const lifetimeMs = expiresIn * 1000;
+    const expiresAt = sentAt + lifetimeMs;
+    const refreshAt = expiresAt - Math.min(margin * 1000, lifetimeMs / 2);
+    http.config.logger?.info({ event: 'provider.token', scope, expiresIn }, 'provider access token issued');
+    return { value: accessToken, expiresAt, refreshAt };
+  }
+
+  async function token(scopes: readonly string[], signal?: AbortSignal): Promise<string> {
+    const key = keyOf(scopes);
+    const cached = cache.get(key);
+    const t = now();
+    if (cached && t < cached.refreshAt) return cached.value;
+    let pending = inflight.get(key);
+    if (!pending) {
+      // No caller's signal here: the request is shared, one caller giving up must not fail the others.
+      pending = request(key).then(
+        (fresh) => {
+          cache.set(key, fresh);
+          inflight.delete(key);
+          return fresh;
+        },
+        (error: unknown) => {
+          inflight.delete(key);
+          throw error;
+        },
+      );
+      inflight.set(key, pending);
+    }
+    try {
+      return (await (signal ? abortable(pending, signal) : pending)).value;
+    } catch (error) {
+      // A refresh ahead of time that failed: the current token is still good until it expires.
+      if (cached && now() < cached.expiresAt && !signal?.aborted) return cached.value;
+      throw error;
+    }
+  }
+
+  function invalidate(scopes: readonly string[], refused: string): void {
+    const key = keyOf(scopes);
+    if (cache.get(key)?.value === refused) cache.delete(key);
+  }
+
+  return {
+    token,
+    invalidate,
+    credential(scopes) {
+      keyOf(scopes);
+      return {
+        authorization: async () => `Bearer ${await token(scopes)}`,
+        renew: async (refused) => {
+          const old = refused.replace(/^Bearer /, '');
+          invalidate(scopes, old);
+          return (await token(scopes)) !== old;
+        },
+      };
+    },
+    close: async () => {
+      if (!shared && http.config.ownsDispatcher) await http.config.dispatcher.close();
+    },
+  };
+}
+
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}

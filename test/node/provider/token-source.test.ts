@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import {
+  AuthenticationError,
+  createTokenSource,
+  ProviderServerError,
+  type TokenSource,
+  ValidationError,
+} from '../../../server/provider/index.js';
+import type { RunningSandbox } from '../../../server/sandbox/index.js';
+import { FAST_RETRY, fault, requests, reset, sandbox } from './support.js';
+
+describe('OAuth token source against the sandbox', () => {
+  let sb: RunningSandbox;
+  let clock: number;
+  let tokens: TokenSource;
+  const tokenRequests = async () => (await requests(sb, '/connect/token')).length;
+
+  before(async () => {
+    sb = await sandbox();
+  });
+  after(() => sb.close());
+  beforeEach(async () => {
+    await reset(sb);
+    clock = Date.parse('2030-01-01T00:00:00Z');
+    tokens = createTokenSource({
+      clientId: sb.credentials.clientId,
+      clientSecret: sb.credentials.clientSecret,
+      authUrl: sb.url,
+      now: () => clock,
+      ...FAST_RETRY,
+    });
+  });
+
+  it('gets a token with client credentials and caches it per scope set', async () => {
+    const a = await tokens.token(['accounts']);
+    const b = await tokens.token(['accounts', 'accounts']);
+    assert.match(a, /^eyJ/);
+    assert.equal(a, b);
+    assert.equal(await tokenRequests(), 1);
+    const c = await tokens.token(['vault:real-time-account-updater', 'accounts']);
+    const d = await tokens.token(['accounts', 'vault:real-time-account-updater']);
+    assert.notEqual(c, a);
+    assert.equal(c, d);
+    assert.equal(await tokenRequests(), 2);
+  });
+
+  it('shares one token request among concurrent callers', async () => {
+    const all = await Promise.all(Array.from({ length: 20 }, () => tokens.token(['accounts'])));
+    assert.equal(new Set(all).size, 1);
+    assert.equal(await tokenRequests(), 1);
+  });
+
+  it('reads expires_in as seconds and refreshes 60 s ahead of expiry', async () => {
+    const first = await tokens.token(['accounts']);
+    clock += (3600 - 61) * 1000; // the sandbox issues 3600 s tokens: still outside the margin
+    assert.equal(await tokens.token(['accounts']), first);
+    assert.equal(await tokenRequests(), 1);
+    clock += 2000; // now inside the 60 s margin
+    sb.clock.advance(3600 - 59);
+    const second = await tokens.token(['accounts']);
+    assert.notEqual(second, first);
+    assert.equal(await tokenRequests(), 2);
+  });
+
+  it('throws AuthenticationError for a wrong client secret, without the secret in the message', async () => {
+    const wrong = 'definitely-the-wrong-secret-42';
+    const bad = createTokenSource({ clientId: sb.credentials.clientId, clientSecret: wrong, authUrl: sb.url });
+    const error = await bad.token(['accounts']).catch((e: unknown) => e);
+    assert.ok(error instanceof AuthenticationError);
+    assert.equal(error.code, 'TESSERA_AUTHENTICATION');
+    assert.equal(error.status, 401);
+    assert.match(error.requestId ?? '', /^req_/);
+    assert.equal((error.body as { error: string }).error, 'invalid_client');
+    assert.ok(!error.message.includes(wrong));
+    assert.ok(!JSON.stringify(error.body).includes(wrong));
+    await bad.close();
+  });
+
+  it('throws ValidationError for a scope the client may not have', async () => {
+    const error = await tokens.token(['payments:everything']).catch((e: unknown) => e);
+    assert.ok(error instanceof ValidationError);
+    assert.equal(error.status, 400);
+    assert.match(error.message, /invalid_scope/);
+  });
+
+  it('retries a token request the provider failed with 503, and gives up after maxRetries', async () => {
+    await fault(sb, { path: '/connect/token', status: 503, count: 2 });
+    assert.match(await tokens.token(['accounts']), /^eyJ/);
+    assert.deepEqual(
+      (await requests(sb, '/connect/token')).map((r) => r.status),
+      [503, 503, 200],
+    );
+    await reset(sb);
+    await fault(sb, { path: '/connect/token', status: 503, count: 3 });
+    const error = await tokens.token(['vault:real-time-account-updater']).catch((e: unknown) => e);
+    assert.ok(error instanceof ProviderServerError);
+    assert.equal(error.attempts, 3);
+  });
+
+  it('rejects scopes that are not OAuth scope tokens with a TypeError', async () => {
+    await assert.rejects(tokens.token(['two words']), TypeError);
+    await assert.rejects(tokens.token('accounts' as never), TypeError);
+  });
+});
