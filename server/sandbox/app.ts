@@ -7,13 +7,15 @@ import { controlsArea } from './core/controls.js';
 import { SandboxError } from './core/errors.js';
 import { FaultTable } from './core/faults.js';
 import { forLog, type LoggedRequest, pathForLog, RequestLog } from './core/request-log.js';
+import { legacyArea } from './legacy/index.js';
 import { oauthArea } from './oauth/area.js';
 
 /**
  * The areas the sandbox serves, in claim order. Each is a factory of the
  * shared context; add an API by adding its factory here.
  */
-const AREAS: readonly ((ctx: SandboxContext) => SandboxArea)[] = [oauthArea, controlsArea];
+// legacyArea comes before controlsArea: it claims /_sandbox/test-cards and /_sandbox/3ds/… itself.
+const AREAS: readonly ((ctx: SandboxContext) => SandboxArea)[] = [oauthArea, legacyArea, controlsArea];
 
 export interface SandboxAppOptions {
   readonly mode?: SandboxMode;

@@ -8,4 +8,6 @@ export {
   type SandboxCredentials,
   type SandboxMode,
 } from './config.js';
+export { legacyArea } from './legacy/index.js';
+export { TEST_CARDS, type TestCard, type TestCardOutcome } from './legacy/test-cards.js';
 export { isLoopback, type RunningSandbox, type SandboxOptions, startSandbox } from './start.js';

@@ -1,4 +1,4 @@
-import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { SandboxError, SandboxValidationError } from './errors.js';
 import { applyFault, negotiate, type ResponseFormat, writeBody } from './respond.js';
 
@@ -18,6 +18,11 @@ export interface SandboxArea {
   renderError(err: SandboxError, req: Request, res: Response): void;
   /** Whether pending faults apply to this area (false for the sandbox controls). */
   readonly faultable: boolean;
+  /**
+   * Runs right after the claim check, before negotiation and faults: for headers every answer of the area must
+   * carry, even an injected fault or a 406 (CORS), and for answers that must not consume a fault (preflights).
+   */
+  readonly prepare?: RequestHandler;
   readonly router: Router;
 }
 
@@ -49,6 +54,7 @@ export function mountArea(area: SandboxArea, ctx: { faults: import('./faults.js'
     res.locals.renderError = (err: SandboxError, r: Response) => area.renderError(err, req, r);
     next();
   });
+  if (area.prepare) outer.use(area.prepare);
   outer.use(negotiate(area.formats));
   if (area.faultable) {
     outer.use((req: Request, res: Response, next: NextFunction) => {

@@ -7,12 +7,13 @@
 const CVV_KEY = /^(cvv2?|cvc2?|csc|security_?code)$/i;
 const SECRET_KEY =
   /(secret|password|authorization|access_token|refresh_token|client_secret|encrypted_card_number|api_?key)/i;
-const PAN_RUN = /\d(?:[ -]?\d){11,18}/g;
+// Any decimal digits (full-width ones too: a refused number is still logged), optionally separated.
+const PAN_RUN = /\p{Nd}(?:[ -]?\p{Nd}){11,18}/gu;
 
 /** `4242424242424242` → `424242******4242`; separators are dropped. */
 export function maskPan(digits: string): string {
-  const d = digits.replace(/\D/g, '');
-  return `${d.slice(0, 6)}${'*'.repeat(Math.max(0, d.length - 10))}${d.slice(-4)}`;
+  const d = [...digits.replace(/\P{Nd}/gu, '')];
+  return `${d.slice(0, 6).join('')}${'*'.repeat(Math.max(0, d.length - 10))}${d.slice(-4).join('')}`;
 }
 
 /** Masks every 12–19 digit run in free text (numbers typed into any field, URLs, messages). */

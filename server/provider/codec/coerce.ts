@@ -1,0 +1,131 @@
+import type { z } from 'zod';
+
+/**
+ * Gives a decoded XML document the types its zod schema expects. XML carries only text, so `decodeXml` returns
+ * strings, nested objects, and arrays only where an element repeated. Walking the schema beside the value:
+ *
+ * - a string where the schema wants a number becomes that number when it is a plain decimal (`"100"` → `100`);
+ * - `"true"`/`"false"` where it wants a boolean become booleans;
+ * - a single element where it wants an array becomes a one-item array, and a missing element where it requires
+ *   an array becomes `[]` (an empty array writes no element at all);
+ * - an empty element (`<billingDetails/>`, decoded as `""`) where it wants an object becomes `{}`;
+ * - a digit string where it wants a numeric literal (`chargeMode`) becomes that number.
+ *
+ * Anything else is left as it is, for the schema to refuse with the field's name. The input is not modified.
+ * Unions are tried option by option: the first option that accepts the (coerced) value wins.
+ * See docs/DECISIONS.md#xml-mapping.
+ *
+ * @example
+ * const body = coerceFromXml(chargeResponseSchema, decodeXml(text));
+ * const charge = chargeResponseSchema.parse(body);
+ */
+export function coerceFromXml<S extends z.ZodType>(schema: S, value: unknown): unknown {
+  return coerce(schema as unknown as Walkable, value, 0);
+}
+
+/** The part of a zod 4 schema's internals the walk reads (`schema._zod.def`). */
+interface Walkable {
+  readonly _zod: { readonly def: Def };
+  safeParse?(value: unknown): { success: boolean };
+}
+
+interface Def {
+  readonly type: string;
+  readonly innerType?: Walkable;
+  readonly in?: Walkable;
+  readonly out?: Walkable;
+  readonly shape?: Record<string, Walkable>;
+  readonly element?: Walkable;
+  readonly valueType?: Walkable;
+  readonly options?: readonly Walkable[];
+  readonly values?: readonly unknown[];
+  readonly getter?: () => Walkable;
+  readonly left?: Walkable;
+  readonly right?: Walkable;
+}
+
+const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault', 'catch', 'readonly', 'nonoptional']);
+const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+const MAX_DEPTH = 64;
+
+function unwrap(schema: Walkable): Walkable {
+  let s = schema;
+  for (let i = 0; i < 32; i++) {
+    const def = s._zod.def;
+    if (WRAPPERS.has(def.type) && def.innerType) s = def.innerType;
+    else if (def.type === 'lazy' && def.getter) s = def.getter();
+    else if (def.type === 'pipe' && def.in && def.out) {
+      // A transform in front (z.preprocess) says nothing about the wire type: follow the output side.
+      s = def.in._zod.def.type === 'transform' ? def.out : def.in;
+    } else break;
+  }
+  return s;
+}
+
+/** Whether `schema` accepts undefined (an optional field). */
+function isOptional(schema: Walkable): boolean {
+  let s = schema;
+  for (let i = 0; i < 32; i++) {
+    const def = s._zod.def;
+    if (def.type === 'optional' || def.type === 'default' || def.type === 'prefault') return true;
+    if (WRAPPERS.has(def.type) && def.innerType) s = def.innerType;
+    else return false;
+  }
+  return false;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function coerce(schema: Walkable, value: unknown, depth: number): unknown {
+  if (value === null || value === undefined || depth > MAX_DEPTH) return value;
+  const s = unwrap(schema);
+  const def = s._zod.def;
+  switch (def.type) {
+    case 'number':
+    case 'int':
+      return typeof value === 'string' && NUMBER.test(value.trim()) ? Number(value.trim()) : value;
+    case 'boolean':
+      return value === 'true' ? true : value === 'false' ? false : value;
+    case 'literal': {
+      if (typeof value !== 'string') return value;
+      const hit = def.values?.find((v) => typeof v !== 'string' && String(v) === value);
+      return hit === undefined ? value : hit;
+    }
+    case 'array': {
+      const items = Array.isArray(value) ? value : value === '' ? [] : [value];
+      return def.element ? items.map((v) => coerce(def.element!, v, depth + 1)) : items;
+    }
+    case 'object': {
+      if (value === '') return {};
+      if (!isPlainObject(value) || !def.shape) return value;
+      const out: Record<string, unknown> = { ...value };
+      for (const [key, field] of Object.entries(def.shape)) {
+        if (Object.hasOwn(value, key)) out[key] = coerce(field, value[key], depth + 1);
+        else if (unwrap(field)._zod.def.type === 'array' && !isOptional(field)) out[key] = [];
+      }
+      return out;
+    }
+    case 'record': {
+      if (value === '') return {};
+      if (!isPlainObject(value) || !def.valueType) return value;
+      const out: Record<string, unknown> = {};
+      for (const [key, v] of Object.entries(value)) out[key] = coerce(def.valueType, v, depth + 1);
+      return out;
+    }
+    case 'union': {
+      const options = def.options ?? [];
+      if (options.some((o) => o.safeParse?.(value).success)) return value;
+      for (const option of options) {
+        const candidate = coerce(option, value, depth + 1);
+        if (option.safeParse?.(candidate).success) return candidate;
+      }
+      return value;
+    }
+    case 'intersection':
+      return def.left && def.right ? coerce(def.right, coerce(def.left, value, depth + 1), depth + 1) : value;
+    default:
+      return value;
+  }
+}

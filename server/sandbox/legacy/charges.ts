@@ -1,0 +1,134 @@
+import type { Request, Response } from 'express';
+import { chargeRequestSchema, type ParsedChargeRequest } from '../../provider/schemas/legacy.js';
+import type { SandboxContext } from '../core/context.js';
+import { SandboxError } from '../core/errors.js';
+import { respond } from '../core/respond.js';
+import { consumeCardToken, fullAddress, peekCardToken } from './card-tokens.js';
+import { authorise, decide, settle } from './charge-rules.js';
+import { chargeView } from './charge-view.js';
+import { parseLegacy } from './parse.js';
+import type { LegacyPaths } from './paths.js';
+import type { ChargeRecord, CustomerRecord, LegacyStore } from './store.js';
+import { RESPONSE_CODES } from './test-cards.js';
+
+const HOST = /^[A-Za-z0-9.\-:[\]]{1,255}$/;
+
+/** Absolute URL of the challenge page, on the host the caller used to reach the sandbox. */
+function challengeUrl(req: Request, paths: LegacyPaths, reference: string): string {
+  const host = req.get('host');
+  const origin = host && HOST.test(host) ? host : `${req.socket.localAddress}:${req.socket.localPort}`;
+  return `${req.protocol}://${origin}${paths.challenge}/${reference}`;
+}
+
+/**
+ * The customer of a charge (legacy-card-api.md, "email or customerId"): by id (which must exist, and whose email
+ * must match a given email), else by email, created on first use with customerName. An existing customer's name
+ * is never changed.
+ */
+function findCustomer(ctx: SandboxContext, store: LegacyStore, body: ParsedChargeRequest): () => CustomerRecord {
+  if (body.customerId) {
+    const customer = store.customers.get(body.customerId);
+    if (!customer) {
+      throw new SandboxError(422, 'customer_unknown', 'customerId: no such customer', { field: 'customerId' });
+    }
+    if (body.email && body.email.toLowerCase() !== customer.email.toLowerCase()) {
+      throw new SandboxError(422, 'customer_email_mismatch', "email: does not match the customer's email", {
+        field: 'email',
+      });
+    }
+    return () => customer;
+  }
+  const email = body.email!;
+  const known = store.customersByEmail.get(email.toLowerCase());
+  if (known) return () => store.customers.get(known)!;
+  return () => {
+    const customer: CustomerRecord = { id: ctx.newId('cust_'), email, name: body.customerName ?? null };
+    store.customers.set(customer.id, customer);
+    store.customersByEmail.set(email.toLowerCase(), customer.id);
+    return customer;
+  };
+}
+
+/**
+ * `POST {base}/charges/token` (secret key): checks every rule of the charge-request table, then uses up the card
+ * token and answers the charge, or, for 3-D Secure (chargeMode 2), a payment token with the challenge's
+ * `redirectUrl` (docs/DECISIONS.md#legacy-3ds). Nothing changes when a check refuses the request.
+ */
+export function createCharge(ctx: SandboxContext, store: LegacyStore, paths: LegacyPaths) {
+  const liveMode = ctx.mode === 'production';
+  return (req: Request, res: Response) => {
+    const body = parseLegacy(chargeRequestSchema, req, res);
+    if (body.riskCheck === false) {
+      throw new SandboxError(
+        403,
+        'risk_check_bypass_not_enabled',
+        'riskCheck: bypassing the risk checks is not enabled for this account',
+        { field: 'riskCheck' },
+      );
+    }
+    const token = peekCardToken(ctx, store, body.cardToken);
+    const customer = findCustomer(ctx, store, body);
+    if (body.trackId !== undefined && body.trackId !== null) {
+      const holder = store.trackIds.get(body.trackId);
+      if (holder && store.charges.get(holder)?.status !== 'Declined') {
+        throw new SandboxError(422, 'track_id_duplicate', 'trackId: another charge of this merchant uses it', {
+          field: 'trackId',
+        });
+      }
+    }
+
+    // Every check passed: from here on the request takes effect.
+    consumeCardToken(ctx, store, body.cardToken);
+    const { cardToken: _used, ...request } = body;
+    const nowMs = ctx.clock.nowMs();
+    const threeDs = body.chargeMode === 2;
+    const cust = customer();
+    const charge: ChargeRecord = {
+      id: ctx.newId('charge_'),
+      reference: threeDs ? ctx.newId('pay_tok_') : undefined,
+      createdMs: nowMs,
+      authorisedMs: undefined,
+      request,
+      autoCapture: body.autoCapture ?? 'y',
+      autoCapTime: body.autoCapTime ?? 0,
+      chargeMode: body.chargeMode ?? 1,
+      transactionIndicator: body.transactionIndicator ?? 1,
+      email: cust.email,
+      customerId: cust.id,
+      cardId: token.cardId,
+      card: token.card,
+      // "when omitted the billing address is taken as the shipping address"
+      billingDetails: fullAddress(body.billingDetails) ?? token.billingDetails ?? fullAddress(body.shippingDetails),
+      cvvPresented: token.cvvPresented,
+      products: body.products ?? [],
+      ...(threeDs
+        ? {
+            status: 'Pending' as const,
+            ...RESPONSE_CODES.pending3ds,
+            responseAdvancedInfo: 'Waiting for the cardholder to complete the 3-D Secure challenge',
+            authCode: '',
+          }
+        : decide(token.card, 'none')),
+    };
+    store.charges.set(charge.id, charge);
+    if (body.trackId) store.trackIds.set(body.trackId, charge.id);
+    if (charge.reference) {
+      store.chargesByReference.set(charge.reference, charge.id);
+      respond(res, 200, { id: charge.reference, liveMode, redirectUrl: challengeUrl(req, paths, charge.reference) });
+      return;
+    }
+    if (charge.status === 'Authorised') authorise(charge, nowMs);
+    respond(res, 200, chargeView(charge, liveMode));
+  };
+}
+
+/** `GET {base}/charges/{id}` (secret key, sandbox extension): the charge's current state, by id or `pay_tok_…`. */
+export function readCharge(ctx: SandboxContext, store: LegacyStore) {
+  const liveMode = ctx.mode === 'production';
+  return (req: Request, res: Response) => {
+    const id = String(req.params.id);
+    const charge = store.findCharge(id);
+    if (!charge) throw new SandboxError(404, 'charge_not_found', 'id: no such charge', { field: 'id' });
+    respond(res, 200, chargeView(settle(charge, ctx.clock.nowMs()), liveMode));
+  };
+}

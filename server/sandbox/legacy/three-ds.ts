@@ -1,0 +1,119 @@
+import { randomBytes } from 'node:crypto';
+import type { Request, Response } from 'express';
+import { z } from 'zod';
+import type { SandboxContext } from '../core/context.js';
+import { SandboxError } from '../core/errors.js';
+import { parseWith } from '../core/validate.js';
+import { authorise, decide, failedChallenge } from './charge-rules.js';
+import type { ChargeRecord, LegacyStore } from './store.js';
+
+/**
+ * The sandbox's 3-D Secure challenge (docs/DECISIONS.md#legacy-3ds), modelled on the old provider: a 3-D Secure
+ * charge answers `{id: "pay_tok_…", redirectUrl}`; the shopper's browser opens the page, passes or fails, and is
+ * sent to the charge's successUrl or failUrl with `?cko-payment-token=pay_tok_…`; the merchant then reads the
+ * final charge with `GET /charges/pay_tok_…`. The page is plain HTML with a form and no script, under a CSP that
+ * allows nothing else.
+ */
+
+const outcomeSchema = z.object({ outcome: z.enum(['pass', 'fail'], { error: 'must be "pass" or "fail"' }) });
+
+const escapeHtml = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+function originOf(url: string | null | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+function sendPage(res: Response, status: number, title: string, content: string, charge: ChargeRecord): void {
+  const nonce = randomBytes(16).toString('base64');
+  // form-action also governs where the form's redirect may lead, so it names the merchant's URLs.
+  const targets = [originOf(charge.request.successUrl), originOf(charge.request.failUrl)].filter(Boolean).join(' ');
+  res.locals.responseBody = { page: title };
+  res
+    .status(status)
+    .set({
+      'Content-Type': 'text/html; charset=utf-8',
+      'Content-Security-Policy': `default-src 'none'; style-src 'nonce-${nonce}'; form-action 'self' ${targets}; base-uri 'none'; frame-ancestors *`,
+      'Cache-Control': 'no-store',
+      'Referrer-Policy': 'no-referrer',
+      'X-Content-Type-Options': 'nosniff',
+    })
+    .send(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<style nonce="${nonce}">body{font:16px/1.5 system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem}
+button{font:inherit;padding:.5rem 1.25rem;margin-right:.5rem}dt{font-weight:600}</style></head>
+<body><main><h1>${escapeHtml(title)}</h1>${content}</main></body></html>`);
+}
+
+function findPending(store: LegacyStore, reference: string): ChargeRecord {
+  const charge = reference.startsWith('pay_tok_') ? store.findCharge(reference) : undefined;
+  if (!charge) throw new SandboxError(404, 'challenge_not_found', 'no 3-D Secure challenge with this reference');
+  return charge;
+}
+
+function money(charge: ChargeRecord): string {
+  return `${charge.request.value} ${charge.request.currency} (minor units)`;
+}
+
+/** `GET {challenge}/{pay_tok_…}`: the challenge page with Pass and Fail buttons. */
+export function showChallenge(store: LegacyStore) {
+  return (req: Request, res: Response) => {
+    const charge = findPending(store, String(req.params.reference));
+    if (charge.status !== 'Pending') {
+      sendPage(res, 409, 'Challenge already completed', `<p>This payment is ${escapeHtml(charge.status)}.</p>`, charge);
+      return;
+    }
+    sendPage(
+      res,
+      200,
+      'Sandbox 3-D Secure challenge',
+      `<p>This page stands in for the card issuer. Choose how the cardholder's authentication ends.</p>
+<dl><dt>Amount</dt><dd>${escapeHtml(money(charge))}</dd><dt>Card</dt><dd>•••• ${escapeHtml(charge.card.last4)}</dd></dl>
+<form method="post"><button type="submit" name="outcome" value="pass">Pass</button>
+<button type="submit" name="outcome" value="fail">Fail</button></form>`,
+      charge,
+    );
+  };
+}
+
+/**
+ * `POST {challenge}/{pay_tok_…}` (form `outcome=pass|fail`): settles the charge, then redirects (303) to successUrl
+ * (approved or flagged) or failUrl (declined) with `cko-payment-token`; without that URL it shows the result.
+ */
+export function completeChallenge(ctx: SandboxContext, store: LegacyStore) {
+  return (req: Request, res: Response) => {
+    const charge = findPending(store, String(req.params.reference));
+    const { outcome } = parseWith(outcomeSchema, req.body);
+    if (charge.status !== 'Pending') {
+      sendPage(res, 409, 'Challenge already completed', `<p>This payment is ${escapeHtml(charge.status)}.</p>`, charge);
+      return;
+    }
+    const result = outcome === 'pass' ? decide(charge.card, 'passed') : failedChallenge();
+    Object.assign(charge, result);
+    if (result.status === 'Authorised') authorise(charge, ctx.clock.nowMs());
+    const succeeded = result.status !== 'Declined';
+    const target = succeeded ? charge.request.successUrl : charge.request.failUrl;
+    if (target) {
+      const url = new URL(target);
+      url.searchParams.set('cko-payment-token', charge.reference!);
+      res.locals.responseBody = { redirect: url.origin };
+      res.redirect(303, url.href);
+      return;
+    }
+    sendPage(
+      res,
+      200,
+      succeeded ? 'Authentication passed' : 'Authentication failed',
+      `<p>The payment is ${escapeHtml(charge.status)} (${escapeHtml(charge.responseCode)}). Payment token: <code>${escapeHtml(
+        charge.reference!,
+      )}</code>.</p>`,
+      charge,
+    );
+  };
+}
