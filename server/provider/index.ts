@@ -1,2 +1,53 @@
 /** `tessera/provider`: typed clients of the provider's legacy card API and Account Services API. */
-export { TesseraError } from './errors.js';
+export type { AccountUpdater } from './accounts/account-updater.js';
+export {
+  ACCOUNTS_OPTION_NAMES,
+  type AccountsClient,
+  type AccountsClientOptions,
+  createAccountsClient,
+} from './accounts/client.js';
+export { type Entities, type EntityCallOptions, entityAccept } from './accounts/entities.js';
+export type { Instruments } from './accounts/instruments.js';
+export type { Members } from './accounts/members.js';
+export type { PaymentInstruments } from './accounts/payment-instruments.js';
+export type { ReserveRules, UpdateReserveRuleOptions } from './accounts/reserve-rules.js';
+export type * from './accounts/types.js';
+export {
+  AuthenticationError,
+  ConflictError,
+  type FieldError,
+  InvalidResponseError,
+  NetworkError,
+  NotFoundError,
+  PermissionError,
+  PreconditionFailedError,
+  PreconditionRequiredError,
+  ProviderError,
+  type ProviderErrorDetails,
+  ProviderServerError,
+  RateLimitError,
+  RequestRejectedError,
+  TesseraError,
+  TimeoutError,
+  ValidationError,
+} from './errors.js';
+export { backoffDelay, parseRetryAfter } from './http/backoff.js';
+export type { CallOptions, WriteOptions } from './http/call.js';
+export { HTTP_DEFAULTS, type HttpOptions } from './http/options.js';
+export type { ProviderResult } from './http/result.js';
+export {
+  type CardToken,
+  type CardTokenRequest,
+  type Charge,
+  type ChargeRequest,
+  createLegacyClient,
+  isThreeDSecureRedirect,
+  type LegacyClient,
+  type LegacyClientOptions,
+  type PaymentToken,
+  type PaymentTokenRequest,
+  type ThreeDSecureRedirect,
+} from './legacy/client.js';
+export { type ClientRedactor, createRedactor, type ProviderLogger, type Redactor } from './log.js';
+export { createTokenSource, type TokenSource, type TokenSourceOptions } from './oauth/token-source.js';
+export { clientPrefix, DEFAULT_SANDBOX_URL, isLoopbackHost } from './urls.js';

@@ -1,3 +1,4 @@
+import { Agent } from 'undici';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { call } from '../../support/http.js';
 
@@ -60,3 +61,21 @@ export function captureLogger() {
 
 /** A fixed-jitter, fast retry policy for tests (no real waiting beyond a few ms). */
 export const FAST_RETRY = { retryBaseMs: 1, retryMaxMs: 4 } as const;
+
+/** An undici dispatcher (the clients' `dispatcher` option) that records every request it sends. */
+export function recordingDispatcher() {
+  const sent: { method: string; path: string; headers: Record<string, string> }[] = [];
+  const agent = new Agent();
+  const dispatcher = agent.compose((dispatch) => (opts, handler) => {
+    const headers: Record<string, string> = {};
+    const raw = opts.headers as unknown;
+    if (Array.isArray(raw)) {
+      for (let i = 0; i + 1 < raw.length; i += 2) headers[String(raw[i]).toLowerCase()] = String(raw[i + 1]);
+    } else if (raw && typeof raw === 'object') {
+      for (const [k, v] of Object.entries(raw as Record<string, unknown>)) headers[k.toLowerCase()] = String(v);
+    }
+    sent.push({ method: opts.method, path: opts.path, headers });
+    return dispatch(opts, handler);
+  });
+  return { dispatcher, sent, close: () => agent.close() };
+}

@@ -1,0 +1,258 @@
+import type { z } from 'zod';
+import { coerceFromXml } from '../codec/coerce.js';
+import { decodeXml, encodeXml } from '../codec/xml.js';
+import { InvalidResponseError } from '../errors.js';
+import { type CallOptions, checkBody, checkCall, idempotencyKeyOf, pathId, type WriteOptions } from '../http/call.js';
+import {
+  checkOptionsObject,
+  HTTP_OPTION_NAMES,
+  type HttpOptions,
+  httpConfig,
+  optionError,
+  show,
+} from '../http/options.js';
+import type { ProviderResult } from '../http/result.js';
+import { type Credential, type HttpContext, send } from '../http/transport.js';
+import { createRedactor, maskObjectTokens } from '../log.js';
+import {
+  type CardTokenRequest,
+  type ChargeRequest,
+  cardTokenResponseSchema,
+  chargeResponseSchema,
+  type PaymentTokenRequest,
+  paymentTokenResponseSchema,
+} from '../schemas/legacy.js';
+import { DEFAULT_SANDBOX_URL, resolveBaseUrl } from '../urls.js';
+
+/** A card token (`card_tok_…`), typed by the shared schema. */
+export type CardToken = z.output<typeof cardTokenResponseSchema>;
+/** A payment token (`pay_tok_…`); a 3-D Secure charge answers with one carrying `redirectUrl`. */
+export type PaymentToken = z.output<typeof paymentTokenResponseSchema>;
+/** A charge (`charge_…`). */
+export type Charge = z.output<typeof chargeResponseSchema>;
+/** The answer to a 3-D Secure charge: a `pay_tok_…` and the challenge page the shopper must open. */
+export type ThreeDSecureRedirect = PaymentToken & { readonly redirectUrl: string };
+export type { CardTokenRequest, ChargeRequest, PaymentTokenRequest };
+
+/** Options of {@link createLegacyClient}. */
+export interface LegacyClientOptions extends HttpOptions {
+  /** Public key (client-side operations: card tokens). */
+  readonly publicKey?: string;
+  /** Secret key (server-to-server: payment tokens, charges). Never logged, never in an error message. */
+  readonly secretKey?: string;
+  /** Base URL (legacy-card-api.md `{legacy_sandbox_url}` / `{legacy_live_url}`). Default: the local sandbox. */
+  readonly baseUrl?: string;
+  /** Path scheme: `sandbox` (`/api2/v2/…`, default) or `live` (`/v2/…`). */
+  readonly paths?: 'sandbox' | 'live';
+  /** Wire format of requests and responses: `json` (default) or `xml` (docs/DECISIONS.md#xml-mapping). */
+  readonly format?: 'json' | 'xml';
+  /** Check every response against its schema and throw InvalidResponseError when it differs. Default false. */
+  readonly validateResponses?: boolean;
+}
+
+/** A client of the legacy card token and charge API. */
+export interface LegacyClient {
+  readonly cardTokens: {
+    /** `POST …/tokens/card` with the public key: card details → single-use `card_tok_…` (15 minutes). */
+    create(body: CardTokenRequest, options?: WriteOptions): Promise<ProviderResult<CardToken>>;
+  };
+  readonly paymentTokens: {
+    /** `POST …/tokens/payment` with the secret key: `{value, currency, chargeMode}` → `pay_tok_…`. */
+    create(body: PaymentTokenRequest, options?: WriteOptions): Promise<ProviderResult<PaymentToken>>;
+  };
+  readonly charges: {
+    /**
+     * `POST …/charges/token` with the secret key. Always sends an idempotency key (yours, or a new UUID),
+     * the same one on every retry, so one call never makes two charges. A 3-D Secure charge (`chargeMode: 2`)
+     * answers with a payment token whose `redirectUrl` is the challenge: see {@link isThreeDSecureRedirect}.
+     */
+    create(body: ChargeRequest, options?: WriteOptions): Promise<ProviderResult<Charge | ThreeDSecureRedirect>>;
+    /**
+     * `GET …/charges/{id}` (a sandbox extension): the charge's current state. Accepts a `charge_…` id, or the
+     * `pay_tok_…` of a 3-D Secure charge to verify its outcome after the challenge.
+     */
+    retrieve(id: string, options?: CallOptions): Promise<ProviderResult<Charge>>;
+  };
+  /** Closes the built-in connection pool (not a dispatcher you passed in). */
+  close(): Promise<void>;
+}
+
+/** True when a charge answer is the 3-D Secure redirect (a payment token) rather than a charge. */
+export function isThreeDSecureRedirect(data: Charge | ThreeDSecureRedirect): data is ThreeDSecureRedirect {
+  return typeof (data as Partial<ThreeDSecureRedirect>).redirectUrl === 'string';
+}
+
+const FACTORY = 'createLegacyClient';
+const OWN = ['publicKey', 'secretKey', 'baseUrl', 'paths', 'format', 'validateResponses'] as const;
+export const LEGACY_OPTION_NAMES: readonly string[] = [...OWN, ...HTTP_OPTION_NAMES];
+const KEY = /^[\x21-\x7e]{8,200}$/;
+
+function checkKey(name: 'publicKey' | 'secretKey', value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !KEY.test(value)) {
+    throw optionError(FACTORY, name, show(value, true), 'must be an API key: 8 to 200 visible characters, no spaces');
+  }
+  if (name === 'publicKey' && value.startsWith('sk_')) {
+    throw optionError(FACTORY, name, 'a key starting with "sk_"', 'holds a secret key; pass it as `secretKey`');
+  }
+  if (name === 'secretKey' && value.startsWith('pk_')) {
+    throw optionError(FACTORY, name, 'a key starting with "pk_"', 'holds a public key; pass it as `publicKey`');
+  }
+  return value;
+}
+
+const chargeOrRedirect = chargeResponseSchema.or(paymentTokenResponseSchema);
+
+/**
+ * Creates a client of the legacy card API.
+ *
+ * @example
+ * const legacy = createLegacyClient({ secretKey: process.env.PROVIDER_SECRET_KEY, baseUrl: 'https://sandbox.example.com' });
+ * const { data: charge, requestId } = await legacy.charges.create({ cardToken, value: 1999, currency: 'EUR', email });
+ */
+export function createLegacyClient(options: Readonly<LegacyClientOptions>): LegacyClient {
+  checkOptionsObject(FACTORY, options, LEGACY_OPTION_NAMES);
+  const publicKey = checkKey('publicKey', options.publicKey);
+  const secretKey = checkKey('secretKey', options.secretKey);
+  if (publicKey === undefined && secretKey === undefined) {
+    throw new TypeError(
+      `${FACTORY}: give \`publicKey\` (card tokens), \`secretKey\` (charges, payment tokens) or both`,
+    );
+  }
+  const base = resolveBaseUrl(FACTORY, 'baseUrl', options.baseUrl ?? DEFAULT_SANDBOX_URL);
+  const paths = options.paths ?? 'sandbox';
+  if (paths !== 'sandbox' && paths !== 'live') {
+    throw optionError(FACTORY, 'paths', show(paths), 'must be "sandbox" (/api2/v2/…) or "live" (/v2/…)');
+  }
+  const format = options.format ?? 'json';
+  if (format !== 'json' && format !== 'xml')
+    throw optionError(FACTORY, 'format', show(format), 'must be "json" or "xml"');
+  const validate = options.validateResponses ?? false;
+  if (typeof validate !== 'boolean') {
+    throw optionError(FACTORY, 'validateResponses', show(validate), 'must be a boolean');
+  }
+  const http: HttpContext = { config: httpConfig(FACTORY, options), redact: createRedactor([publicKey, secretKey]) };
+  const root = `${base}${paths === 'sandbox' ? '/api2/v2' : '/v2'}`;
+  const prefix = paths === 'sandbox' ? '/api2/v2' : '/v2';
+  const mediaType = format === 'xml' ? 'application/xml' : 'application/json';
+  const headers = { 'Content-Type': mediaType, Accept: mediaType };
+  const getHeaders = { Accept: mediaType };
+  const keyCredential = (key: string): Credential => ({ authorization: () => key });
+  const publicCredential = publicKey === undefined ? undefined : keyCredential(publicKey);
+  const secretCredential = secretKey === undefined ? undefined : keyCredential(secretKey);
+
+  function need(credential: Credential | undefined, operation: string, option: string): Credential {
+    if (!credential) throw new TypeError(`${operation} needs the \`${option}\` option of ${FACTORY}`);
+    return credential;
+  }
+
+  function decoder(schema: z.ZodType) {
+    return (text: string, contentType: string | null): unknown => {
+      const body = contentType?.includes('xml') ? coerceFromXml(schema, decodeXml(text)) : JSON.parse(text);
+      return body;
+    };
+  }
+
+  function checked<T>(result: ProviderResult<T>, schema: z.ZodType, operation: string): ProviderResult<T> {
+    if (!validate) return result;
+    const parsed = schema.safeParse(result.data);
+    if (parsed.success) return { ...result, data: parsed.data as T };
+    const issue = parsed.error.issues[0];
+    throw new InvalidResponseError(
+      `${operation} answered with a body that does not match its schema at ${JSON.stringify(issue?.path.join('.') ?? '')}: ${issue?.message ?? 'invalid'}`,
+      {
+        status: result.status,
+        requestId: result.requestId,
+        outcomeKnown: false,
+        operation,
+        body: http.redact(result.data),
+      },
+    );
+  }
+
+  async function post<T>(
+    path: string,
+    body: unknown,
+    credential: Credential,
+    schema: z.ZodType,
+    options: WriteOptions | undefined,
+    idempotencyKey: string | undefined,
+  ): Promise<ProviderResult<T>> {
+    const operation = `POST ${prefix}${path}`;
+    const object = checkBody(operation, body);
+    const result = await send<T>(http, {
+      method: 'POST',
+      url: root + path,
+      operation,
+      headers,
+      body: format === 'xml' ? encodeXml(object) : JSON.stringify(object),
+      logBody: object,
+      credential,
+      decode: decoder(schema),
+      ...(idempotencyKey ? { idempotencyKey } : {}),
+      ...(options?.signal ? { signal: options.signal } : {}),
+    });
+    return checked(result, schema, operation);
+  }
+
+  return {
+    cardTokens: {
+      create(body, options) {
+        const op = 'cardTokens.create';
+        checkCall(op, options);
+        const credential = need(publicCredential, op, 'publicKey');
+        return post(
+          '/tokens/card',
+          body,
+          credential,
+          cardTokenResponseSchema,
+          options,
+          idempotencyKeyOf(op, options, false),
+        );
+      },
+    },
+    paymentTokens: {
+      create(body, options) {
+        const op = 'paymentTokens.create';
+        checkCall(op, options);
+        const credential = need(secretCredential, op, 'secretKey');
+        return post(
+          '/tokens/payment',
+          body,
+          credential,
+          paymentTokenResponseSchema,
+          options,
+          idempotencyKeyOf(op, options, false),
+        );
+      },
+    },
+    charges: {
+      create(body, options) {
+        const op = 'charges.create';
+        checkCall(op, options);
+        const credential = need(secretCredential, op, 'secretKey');
+        return post('/charges/token', body, credential, chargeOrRedirect, options, idempotencyKeyOf(op, options, true));
+      },
+      async retrieve(id, options) {
+        const op = 'charges.retrieve';
+        checkCall(op, options);
+        const credential = need(secretCredential, op, 'secretKey');
+        const path = `/charges/${pathId(op, 'id', id)}`;
+        const operation = `GET ${prefix}${maskObjectTokens(path)}`;
+        const result = await send<Charge>(http, {
+          method: 'GET',
+          url: root + path,
+          operation,
+          headers: getHeaders,
+          credential,
+          decode: decoder(chargeResponseSchema),
+          ...(options?.signal ? { signal: options.signal } : {}),
+        });
+        return checked(result, chargeResponseSchema, operation);
+      },
+    },
+    close: async () => {
+      if (http.config.ownsDispatcher) await http.config.dispatcher.close();
+    },
+  };
+}

@@ -1,0 +1,261 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import {
+  type Charge,
+  ConflictError,
+  createLegacyClient,
+  type LegacyClient,
+  NetworkError,
+  NotFoundError,
+  PermissionError,
+  ProviderServerError,
+  RateLimitError,
+  RequestRejectedError,
+  TimeoutError,
+  ValidationError,
+} from '../../../server/provider/index.js';
+import type { RunningSandbox } from '../../../server/sandbox/index.js';
+import { FAST_RETRY, fault, recordingDispatcher, requests, reset, sandbox } from './support.js';
+
+const CARD = { number: '4242424242424242', expiryMonth: 12, expiryYear: 2031, cvv: '123' };
+const CHARGES = '/api2/v2/charges/token';
+
+describe('HTTP core: retries, timeouts and outcomes against sandbox faults', () => {
+  let sb: RunningSandbox;
+  let legacy: LegacyClient;
+  const wire = recordingDispatcher();
+
+  before(async () => {
+    sb = await sandbox();
+    legacy = createLegacyClient({
+      publicKey: sb.credentials.publicKey,
+      secretKey: sb.credentials.secretKey,
+      baseUrl: sb.url,
+      dispatcher: wire.dispatcher,
+      ...FAST_RETRY,
+    });
+  });
+  after(async () => {
+    await sb.close();
+    await wire.close();
+  });
+  beforeEach(() => reset(sb));
+
+  const chargeBody = async () => ({
+    cardToken: (await legacy.cardTokens.create(CARD)).data.id,
+    value: 1999,
+    currency: 'EUR',
+    email: 'shopper@example.com',
+  });
+  const keysSentTo = (path: string) =>
+    wire.sent.filter((s) => s.path === path).map((s) => s.headers['idempotency-key']);
+
+  for (const status of [429, 502, 503, 504]) {
+    it(`retries a charge answered ${status} after it took effect, with the same key, and charges once`, async () => {
+      const body = await chargeBody();
+      wire.sent.length = 0;
+      await fault(sb, { path: CHARGES, status, phase: 'after' });
+      const result = await legacy.charges.create(body);
+      const charge = result.data as Charge;
+      const log = await requests(sb, CHARGES);
+      assert.deepEqual(
+        log.map((r) => r.status),
+        [status, 200],
+      );
+      const keys = keysSentTo(CHARGES);
+      assert.equal(keys.length, 2);
+      assert.equal(keys[0], keys[1]);
+      assert.equal(keys[0], result.idempotencyKey);
+      // The retry replayed the first charge: the card token was used once, by this charge.
+      assert.equal((await legacy.charges.retrieve(charge.id)).data.status, 'Captured');
+      const second = await legacy.charges.create(body).catch((e: unknown) => e);
+      assert.ok(second instanceof ValidationError);
+      assert.equal(second.fieldErrors[0]?.code, 'card_token_used');
+    });
+  }
+
+  it('retries a GET on 503 and a reset connection, then succeeds', async () => {
+    const { data } = await legacy.charges.create(await chargeBody());
+    await fault(sb, { path: `/api2/v2/charges/${data.id}`, status: 503 });
+    await fault(sb, { path: `/api2/v2/charges/${data.id}`, reset: true });
+    const read = await legacy.charges.retrieve(data.id);
+    assert.equal(read.data.id, data.id);
+    assert.deepEqual(
+      (await requests(sb, '/api2/v2/charges/charge_')).map((r) => r.status),
+      [503, 0, 200],
+    );
+  });
+
+  it('gives up after maxRetries with the last error and the number of attempts', async () => {
+    const { data } = await legacy.charges.create(await chargeBody());
+    await fault(sb, { path: `/api2/v2/charges/${data.id}`, status: 502, count: 5 });
+    const error = await legacy.charges.retrieve(data.id).catch((e: unknown) => e);
+    assert.ok(error instanceof ProviderServerError);
+    assert.equal(error.code, 'TESSERA_PROVIDER_UNAVAILABLE');
+    assert.equal(error.status, 502);
+    assert.equal(error.attempts, 3);
+    assert.equal(error.outcomeKnown, true, 'a read has no effect');
+    assert.match(error.requestId ?? '', /^req_/);
+    assert.equal((await requests(sb, '/api2/v2/charges/charge_')).length, 3);
+  });
+
+  const notRetried: [number, new (...args: never[]) => Error][] = [
+    [400, ValidationError],
+    [403, PermissionError],
+    [404, NotFoundError],
+    [409, ConflictError],
+    [422, ValidationError],
+    [405, RequestRejectedError],
+    [500, ProviderServerError],
+  ];
+  for (const [status, type] of notRetried) {
+    it(`does not retry ${status}, even on a GET`, async () => {
+      const { data } = await legacy.charges.create(await chargeBody());
+      await fault(sb, { path: `/api2/v2/charges/${data.id}`, status, count: 3 });
+      const error = await legacy.charges.retrieve(data.id).catch((e: unknown) => e);
+      assert.ok(error instanceof type, String(error));
+      assert.equal((error as unknown as { status: number }).status, status);
+      assert.equal((await requests(sb, '/api2/v2/charges/charge_')).length, 1);
+    });
+  }
+
+  it('does not retry a write without an idempotency key, and says its outcome is unknown', async () => {
+    await fault(sb, { path: '/api2/v2/tokens/payment', status: 503, phase: 'after' });
+    const error = await legacy.paymentTokens.create({ value: 100, currency: 'EUR' }).catch((e: unknown) => e);
+    assert.ok(error instanceof ProviderServerError);
+    assert.equal(error.outcomeKnown, false);
+    assert.equal((await requests(sb, '/api2/v2/tokens/payment')).length, 1);
+  });
+
+  it('lets the caller resolve an unknown charge outcome by resending its idempotency key', async () => {
+    const noRetry = createLegacyClient({ secretKey: sb.credentials.secretKey, baseUrl: sb.url, maxRetries: 0 });
+    const body = await chargeBody();
+    await fault(sb, { path: CHARGES, reset: true, phase: 'after' });
+    const error = await noRetry.charges.create(body).catch((e: unknown) => e);
+    assert.ok(error instanceof NetworkError);
+    assert.equal(error.code, 'TESSERA_NETWORK');
+    assert.equal(error.outcomeKnown, false);
+    assert.ok(error.idempotencyKey);
+    const resolved = await noRetry.charges.create(body, { idempotencyKey: error.idempotencyKey });
+    assert.equal((resolved.data as Charge).status, 'Captured');
+    await noRetry.close();
+  });
+
+  it('times out on time when the answer is late, without retrying past maxRetries', async () => {
+    const quick = createLegacyClient({
+      secretKey: sb.credentials.secretKey,
+      baseUrl: sb.url,
+      timeoutMs: 150,
+      maxRetries: 0,
+    });
+    const { data } = await legacy.charges.create(await chargeBody());
+    await fault(sb, { path: `/api2/v2/charges/${data.id}`, delayMs: 2000 });
+    const started = performance.now();
+    const error = await quick.charges.retrieve(data.id).catch((e: unknown) => e);
+    const elapsed = performance.now() - started;
+    assert.ok(error instanceof TimeoutError, String(error));
+    assert.equal(error.code, 'TESSERA_TIMEOUT');
+    assert.equal(error.phase, 'response');
+    assert.equal(error.timeoutMs, 150);
+    assert.ok(elapsed >= 140 && elapsed < 1000, `took ${elapsed} ms`);
+    await quick.close();
+  });
+
+  it('retries a timed-out charge with the same idempotency key and charges once', async () => {
+    const quick = createLegacyClient({
+      secretKey: sb.credentials.secretKey,
+      baseUrl: sb.url,
+      timeoutMs: 200,
+      dispatcher: wire.dispatcher,
+      ...FAST_RETRY,
+    });
+    const body = await chargeBody();
+    wire.sent.length = 0;
+    await fault(sb, { path: CHARGES, delayMs: 1500 });
+    const result = await quick.charges.create(body);
+    const keys = keysSentTo(CHARGES);
+    assert.equal(keys.length, 2);
+    assert.equal(keys[0], keys[1]);
+    assert.equal((result.data as Charge).status, 'Captured');
+    await quick.close();
+  });
+
+  it('times out a response whose body stalls', async () => {
+    const quick = createLegacyClient({
+      secretKey: sb.credentials.secretKey,
+      baseUrl: sb.url,
+      timeoutMs: 200,
+      maxRetries: 0,
+    });
+    const { data } = await legacy.charges.create(await chargeBody());
+    await fault(sb, { path: `/api2/v2/charges/${data.id}`, stallBody: true });
+    const started = performance.now();
+    const error = await quick.charges.retrieve(data.id).catch((e: unknown) => e);
+    const elapsed = performance.now() - started;
+    assert.ok(error instanceof TimeoutError, String(error));
+    assert.equal(error.phase, 'response');
+    assert.ok(elapsed >= 190 && elapsed < 1000, `took ${elapsed} ms`);
+    await quick.close();
+  });
+
+  it('says a timed-out write has an unknown outcome and a timed-out read a known one', async () => {
+    const quick = createLegacyClient({
+      secretKey: sb.credentials.secretKey,
+      baseUrl: sb.url,
+      timeoutMs: 100,
+      maxRetries: 0,
+    });
+    await fault(sb, { path: '/api2/v2/tokens/payment', delayMs: 1000 });
+    const write = await quick.paymentTokens.create({ value: 1, currency: 'EUR' }).catch((e: unknown) => e);
+    assert.ok(write instanceof TimeoutError);
+    assert.equal(write.outcomeKnown, false);
+    await fault(sb, { path: '/api2/v2/charges/*', delayMs: 1000 });
+    const read = await quick.charges.retrieve('charge_x').catch((e: unknown) => e);
+    assert.ok(read instanceof TimeoutError);
+    assert.equal(read.outcomeKnown, true);
+    await quick.close();
+  });
+
+  it("stops waiting when the caller's signal aborts, with the signal's reason", async () => {
+    const { data } = await legacy.charges.create(await chargeBody());
+    await fault(sb, { path: `/api2/v2/charges/${data.id}`, delayMs: 2000 });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('user gave up')), 50);
+    await assert.rejects(legacy.charges.retrieve(data.id, { signal: controller.signal }), /user gave up/);
+  });
+
+  it('reports a refused connection as a NetworkError whose outcome is known', async () => {
+    const closed = await sandbox();
+    const url = closed.url;
+    await closed.close();
+    const offline = createLegacyClient({ secretKey: sb.credentials.secretKey, baseUrl: url, maxRetries: 0 });
+    const error = await offline.paymentTokens.create({ value: 1, currency: 'EUR' }).catch((e: unknown) => e);
+    assert.ok(error instanceof NetworkError);
+    assert.equal(error.outcomeKnown, true);
+    assert.match(error.message, /could not connect \(ECONNREFUSED\)/);
+    await offline.close();
+  });
+
+  it('uses the configured idempotency header name', async () => {
+    const custom = createLegacyClient({
+      secretKey: sb.credentials.secretKey,
+      baseUrl: sb.url,
+      idempotencyHeader: 'X-Request-Key',
+      dispatcher: wire.dispatcher,
+    });
+    const body = await chargeBody();
+    wire.sent.length = 0;
+    await custom.charges.create(body, { idempotencyKey: 'k-1' });
+    assert.equal(wire.sent[0]?.headers['x-request-key'], 'k-1');
+    assert.equal(wire.sent[0]?.headers['idempotency-key'], undefined);
+  });
+
+  it('maps 429 to RateLimitError when retries are exhausted', async () => {
+    const { data } = await legacy.charges.create(await chargeBody());
+    await fault(sb, { path: `/api2/v2/charges/${data.id}`, status: 429, count: 3 });
+    const error = await legacy.charges.retrieve(data.id).catch((e: unknown) => e);
+    assert.ok(error instanceof RateLimitError);
+    assert.equal(error.code, 'TESSERA_RATE_LIMIT');
+    assert.equal(error.attempts, 3);
+  });
+});

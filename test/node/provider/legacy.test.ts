@@ -1,0 +1,233 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import {
+  AuthenticationError,
+  createLegacyClient,
+  isThreeDSecureRedirect,
+  type LegacyClient,
+  NotFoundError,
+  ValidationError,
+} from '../../../server/provider/index.js';
+import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
+import { recordingDispatcher, sandbox } from './support.js';
+
+const CARD = { number: '4242424242424242', expiryMonth: 12, expiryYear: 2031, cvv: '123' };
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+for (const format of ['json', 'xml'] as const) {
+  describe(`legacy client over ${format.toUpperCase()}`, () => {
+    let sb: RunningSandbox;
+    let legacy: LegacyClient;
+    const wire = recordingDispatcher();
+
+    before(async () => {
+      sb = await sandbox();
+      legacy = createLegacyClient({
+        publicKey: sb.credentials.publicKey,
+        secretKey: sb.credentials.secretKey,
+        baseUrl: sb.url,
+        format,
+        dispatcher: wire.dispatcher,
+        validateResponses: true,
+      });
+    });
+    after(async () => {
+      await sb.close();
+      await wire.close();
+    });
+
+    const token = async (card = CARD) => (await legacy.cardTokens.create(card)).data.id;
+
+    it('creates a card token with the public key and reports the request id', async () => {
+      const result = await legacy.cardTokens.create({ ...CARD, name: 'A Shopper' });
+      assert.equal(result.status, 200);
+      assert.match(result.requestId ?? '', /^req_/);
+      assert.match(result.data.id, /^card_tok_/);
+      assert.equal(result.data.used, false);
+      assert.equal(result.data.liveMode, false);
+      assert.equal(result.data.card.last4, '4242');
+      assert.equal(result.data.card.name, 'A Shopper');
+      const sent = wire.sent.at(-1)!;
+      assert.equal(sent.path, '/api2/v2/tokens/card');
+      assert.equal(sent.headers.authorization, sb.credentials.publicKey);
+      assert.equal(sent.headers['content-type'], `application/${format}`);
+      assert.equal(sent.headers.accept, `application/${format}`);
+    });
+
+    it('charges a card token with the secret key and an idempotency key, then reads the charge back', async () => {
+      const created = await legacy.charges.create({
+        cardToken: await token(),
+        value: 1999,
+        currency: 'EUR',
+        email: 'shopper@example.com',
+        metadata: { order: 'A-1', 'odd key!': 'x' },
+        products: [{ name: 'Tea', price: 1999, quantity: 1 }],
+        autoCapture: 'n',
+      });
+      const charge = created.data;
+      if (isThreeDSecureRedirect(charge)) assert.fail('a non-3-D Secure charge answered with a redirect');
+      assert.match(charge.id, /^charge_/);
+      assert.equal(charge.value, 1999);
+      assert.equal(charge.status, 'Authorised');
+      assert.equal(charge.responseCode, '10000');
+      assert.deepEqual(charge.metadata, { order: 'A-1', 'odd key!': 'x' });
+      assert.equal(charge.products[0]?.quantity, 1);
+      assert.match(created.idempotencyKey ?? '', UUID);
+      const sent = wire.sent.at(-1)!;
+      assert.equal(sent.headers['idempotency-key'], created.idempotencyKey);
+      assert.equal(sent.headers.authorization, sb.credentials.secretKey);
+
+      const read = await legacy.charges.retrieve(charge.id);
+      assert.equal(read.data.id, charge.id);
+      assert.equal(read.data.status, 'Authorised');
+      assert.equal(read.data.autoCapture, 'n');
+      sb.clock.advance(169 * 3600);
+      assert.equal((await legacy.charges.retrieve(charge.id)).data.status, 'Expired');
+    });
+
+    it("uses the caller's idempotency key and replays the first answer for it", async () => {
+      const body = { cardToken: await token(), value: 500, currency: 'GBP', email: 'a@example.com' };
+      const first = await legacy.charges.create(body, { idempotencyKey: `order-${format}-1` });
+      const again = await legacy.charges.create(body, { idempotencyKey: `order-${format}-1` });
+      assert.equal(first.idempotencyKey, `order-${format}-1`);
+      assert.equal(again.data.id, first.data.id);
+    });
+
+    it('creates a payment token with the secret key', async () => {
+      const result = await legacy.paymentTokens.create({ value: '2500', currency: 'usd', chargeMode: 1 });
+      assert.match(result.data.id, /^pay_tok_/);
+      assert.equal(result.data.liveMode, false);
+    });
+
+    it('answers a 3-D Secure charge with a redirect, and reads the outcome by its pay_tok_ after the challenge', async () => {
+      const created = await legacy.charges.create({
+        cardToken: await token({ ...CARD, number: '4000000000003220' }),
+        value: 4200,
+        currency: 'EUR',
+        email: 'a@example.com',
+        chargeMode: 2,
+        successUrl: 'https://shop.example.com/ok',
+        failUrl: 'https://shop.example.com/failed',
+      });
+      assert.ok(isThreeDSecureRedirect(created.data));
+      const payToken = created.data.id;
+      assert.match(payToken, /^pay_tok_/);
+      const challenge = await fetch(new URL(created.data.redirectUrl, sb.url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'outcome=pass',
+        redirect: 'manual',
+      });
+      assert.equal(challenge.status, 303);
+      const verified = await legacy.charges.retrieve(payToken);
+      assert.match(verified.data.id, /^charge_/);
+      assert.equal(verified.data.responseCode, '10000');
+      assert.ok(['Authorised', 'Captured'].includes(verified.data.status));
+    });
+
+    it('turns the error bodies into typed errors with field errors and the request id', async () => {
+      const used = await token();
+      await legacy.charges.create({ cardToken: used, value: 100, currency: 'EUR', email: 'a@example.com' });
+      const cases: [() => Promise<unknown>, number, string, string][] = [
+        [
+          async () => legacy.charges.create({ cardToken: await token(), value: 100, currency: 'EUR' }),
+          400,
+          'email',
+          'email_required',
+        ],
+        [
+          async () =>
+            legacy.charges.create({ cardToken: await token(), value: -5, currency: 'EUR', email: 'a@example.com' }),
+          400,
+          'value',
+          'value_invalid',
+        ],
+        [
+          async () =>
+            legacy.charges.create({ cardToken: await token(), value: 100, currency: 'XYZ', email: 'a@example.com' }),
+          400,
+          'currency',
+          'currency_invalid',
+        ],
+        [() => legacy.cardTokens.create({ ...CARD, number: '4242424242424241' }), 400, 'number', 'number_invalid'],
+      ];
+      for (const [call, status, field, code] of cases) {
+        const error = await call().then(
+          () => assert.fail('expected an error'),
+          (e: unknown) => e,
+        );
+        assert.ok(error instanceof ValidationError, String(error));
+        assert.equal(error.status, status);
+        assert.equal(error.code, 'TESSERA_VALIDATION');
+        assert.match(error.requestId ?? '', /^req_/);
+        assert.equal(error.outcomeKnown, true);
+        assert.deepEqual(
+          error.fieldErrors.map((f) => [f.field, f.code]),
+          [[field, code]],
+          JSON.stringify(error.fieldErrors),
+        );
+      }
+      const reuse = await legacy.charges
+        .create({ cardToken: used, value: 100, currency: 'EUR', email: 'a@example.com' })
+        .catch((e: unknown) => e);
+      assert.ok(reuse instanceof ValidationError);
+      assert.equal(reuse.fieldErrors[0]?.field, 'cardToken');
+      assert.ok(!reuse.message.includes(used), 'the card token is masked in the message');
+
+      const missing = await legacy.charges.retrieve('charge_doesnotexist').catch((e: unknown) => e);
+      assert.ok(missing instanceof NotFoundError);
+      assert.equal(missing.status, 404);
+    });
+
+    it('reports a wrong key as AuthenticationError without the key in the message', async () => {
+      const wrongKey = 'sk_sbox_not0the0right0key000000000000';
+      const other = createLegacyClient({ secretKey: wrongKey, baseUrl: sb.url, format });
+      const error = await other.paymentTokens.create({ value: 1, currency: 'EUR' }).catch((e: unknown) => e);
+      assert.ok(error instanceof AuthenticationError);
+      assert.equal(error.status, 401);
+      assert.ok(!error.message.includes(wrongKey));
+      await other.close();
+    });
+
+    it('refuses an operation whose key was not configured, before sending', async () => {
+      const publicOnly = createLegacyClient({ publicKey: sb.credentials.publicKey, baseUrl: sb.url, format });
+      await assert.rejects(
+        async () => publicOnly.charges.create({ cardToken: 'card_tok_x', value: 1, currency: 'EUR', email: 'a@b.co' }),
+        /charges\.create needs the `secretKey` option of createLegacyClient/,
+      );
+      await assert.rejects(async () => legacy.charges.retrieve('../../_sandbox/reset'), TypeError);
+      await publicOnly.close();
+    });
+  });
+}
+
+describe('legacy client on the live paths', () => {
+  let sb: RunningSandbox;
+  before(async () => {
+    sb = await startSandbox({ port: 0, mode: 'production' });
+  });
+  after(() => sb.close());
+
+  it('sends /v2/… when paths is "live" and gets liveMode objects', async () => {
+    const live = createLegacyClient({
+      publicKey: sb.credentials.publicKey,
+      secretKey: sb.credentials.secretKey,
+      baseUrl: sb.url,
+      paths: 'live',
+    });
+    const { data: card } = await live.cardTokens.create(CARD);
+    assert.equal(card.liveMode, true);
+    const { data: charge } = await live.charges.create({
+      cardToken: card.id,
+      value: 100,
+      currency: 'EUR',
+      email: 'a@example.com',
+    });
+    assert.equal(charge.liveMode, true);
+    assert.match(charge.id, /^charge_/);
+    const sandboxPaths = createLegacyClient({ secretKey: sb.credentials.secretKey, baseUrl: sb.url });
+    await assert.rejects(sandboxPaths.paymentTokens.create({ value: 1, currency: 'EUR' }), NotFoundError);
+    await sandboxPaths.close();
+    await live.close();
+  });
+});
