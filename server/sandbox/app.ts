@@ -1,4 +1,5 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { accountsArea } from './accounts/area.js';
 import { VirtualClock } from './clock.js';
 import { credentialsFromEnv, type SandboxCredentials, type SandboxMode } from './config.js';
 import { mountArea, renderDefaultError, type SandboxArea } from './core/area.js';
@@ -15,7 +16,7 @@ import { oauthArea } from './oauth/area.js';
  * shared context; add an API by adding its factory here.
  */
 // legacyArea comes before controlsArea: it claims /_sandbox/test-cards and /_sandbox/3ds/… itself.
-const AREAS: readonly ((ctx: SandboxContext) => SandboxArea)[] = [oauthArea, legacyArea, controlsArea];
+const AREAS: readonly ((ctx: SandboxContext) => SandboxArea)[] = [oauthArea, accountsArea, legacyArea, controlsArea];
 
 export interface SandboxAppOptions {
   readonly mode?: SandboxMode;

@@ -159,11 +159,13 @@ export const individualFullV2Schema = individualFullV3Schema.extend({ date_of_bi
 /** Sole trader, lite (2.0 only): no tax id, no identification. */
 export const individualLiteV2Schema = z.object({ ...individualCore, date_of_birth: dateV2Schema.optional() });
 /** US sole trader for SaaS platforms (3.0 form): the platform vouches for identity; the SSN/ITIN is required. */
-export const individualSaasSchema = z.object({
+export const individualSaasV3Schema = z.object({
   ...individualCore,
   national_tax_id: text(30),
   date_of_birth: dateV3Schema,
 });
+/** US sole trader for SaaS platforms (2.0 form). */
+export const individualSaasV2Schema = individualSaasV3Schema.extend({ date_of_birth: dateV2Schema });
 
 const representativeCore = {
   first_name: text(50),
@@ -198,11 +200,15 @@ export const companyFullV2Schema = companyFullV3Schema.extend({
 });
 /** Company, lite (2.0 only): no representatives. */
 export const companyLiteV2Schema = z.object({ ...companyCore, principal_address: addressSchema.optional() });
-/** US company for SaaS platforms: the EIN is required, representatives optional. */
-export const companySaasSchema = z.object({
+/** US company for SaaS platforms (3.0 form): the EIN is required, representatives optional. */
+export const companySaasV3Schema = z.object({
   ...companyCore,
   tax_id: text(30),
   representatives: z.array(representativeV3Schema).max(10).optional(),
+});
+/** US company for SaaS platforms (2.0 form). */
+export const companySaasV2Schema = companySaasV3Schema.extend({
+  representatives: z.array(representativeV2Schema).max(10).optional(),
 });
 
 /** Merchant reference: unique per platform (409 when taken). */
@@ -224,14 +230,28 @@ export const onboardIndividualLiteV2Schema = z.object({ ...onboardBase, individu
 export const onboardCompanyFullV3Schema = z.object({ ...onboardBase, company: companyFullV3Schema });
 export const onboardCompanyFullV2Schema = z.object({ ...onboardBase, company: companyFullV2Schema });
 export const onboardCompanyLiteV2Schema = z.object({ ...onboardBase, company: companyLiteV2Schema });
-/** US sole trader (SaaS): marked by `saas: true` (docs/DECISIONS.md#entity-variants). */
-export const onboardIndividualSaasSchema = z.object({
+/** US sole trader (SaaS), marked by `saas: true` (docs/DECISIONS.md#entity-variants), 3.0 form. */
+export const onboardIndividualSaasV3Schema = z.object({
   ...onboardBase,
   saas: z.literal(true),
-  individual: individualSaasSchema,
+  individual: individualSaasV3Schema,
 });
-/** US company (SaaS). */
-export const onboardCompanySaasSchema = z.object({ ...onboardBase, saas: z.literal(true), company: companySaasSchema });
+export const onboardIndividualSaasV2Schema = z.object({
+  ...onboardBase,
+  saas: z.literal(true),
+  individual: individualSaasV2Schema,
+});
+/** US company (SaaS), 3.0 form. */
+export const onboardCompanySaasV3Schema = z.object({
+  ...onboardBase,
+  saas: z.literal(true),
+  company: companySaasV3Schema,
+});
+export const onboardCompanySaasV2Schema = z.object({
+  ...onboardBase,
+  saas: z.literal(true),
+  company: companySaasV2Schema,
+});
 /** Hosted-onboarding invitation: creates the entity in `draft` and its one member (`usr_`). */
 export const onboardInvitationSchema = z.object({
   reference: referenceSchema,
@@ -245,8 +265,8 @@ export const onboardInvitationSchema = z.object({
 export const onboardEntityRequestV3Schema = z.union([
   onboardIndividualFullV3Schema,
   onboardCompanyFullV3Schema,
-  onboardIndividualSaasSchema,
-  onboardCompanySaasSchema,
+  onboardIndividualSaasV3Schema,
+  onboardCompanySaasV3Schema,
   onboardInvitationSchema,
 ]);
 export type OnboardEntityRequestV3 = z.infer<typeof onboardEntityRequestV3Schema>;
@@ -256,8 +276,8 @@ export const onboardEntityRequestV2Schema = z.union([
   onboardIndividualLiteV2Schema,
   onboardCompanyFullV2Schema,
   onboardCompanyLiteV2Schema,
-  onboardIndividualSaasSchema,
-  onboardCompanySaasSchema,
+  onboardIndividualSaasV2Schema,
+  onboardCompanySaasV2Schema,
   onboardInvitationSchema,
 ]);
 export type OnboardEntityRequestV2 = z.infer<typeof onboardEntityRequestV2Schema>;
@@ -501,6 +521,15 @@ export const storedInstrumentSchema = z.object({
   status: z.enum(['active', 'closed']),
 });
 export type StoredInstrument = z.infer<typeof storedInstrumentSchema>;
+
+/** A stored bank account (`src_`) behind a bank_account payment instrument, as GET /instruments/{id} answers it. */
+export const storedBankAccountSchema = z.object({
+  id: idOf('src_'),
+  type: z.literal('bank_account'),
+  account_number_last4: z.string(),
+  bank_code: z.string().optional(),
+});
+export type StoredBankAccount = z.infer<typeof storedBankAccountSchema>;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Onboarding simulator (sandbox only; docs/DECISIONS.md#onboarding-states)

@@ -1,0 +1,64 @@
+import type { Request, Response, Router } from 'express';
+import { parseBody } from '../../core/body.js';
+import { SandboxError } from '../../core/errors.js';
+import { respond } from '../../core/respond.js';
+import { requireAuth } from '../../oauth/auth.js';
+import { type AccountsDeps, AUTH, entityOf, href } from '../http.js';
+import type { EntityRecord } from '../store.js';
+import { schemaVersion } from './accept.js';
+import { createdView, entityView } from './render.js';
+import { validateOnboarding } from './variants.js';
+
+/** The status a new entity starts in (docs/DECISIONS.md#onboarding-states). */
+export function initialStatus(level: EntityRecord['level']): EntityRecord['status'] {
+  if (level === 'invitation') return 'draft';
+  return level === 'lite' ? 'requirements_due' : 'pending';
+}
+
+/**
+ * `POST /accounts/entities` and `GET /accounts/entities/{id}` (scope `accounts` only; Accept with
+ * schema_version 3.0 or 2.0). An invitation also registers the entity's one member (`usr_`).
+ */
+export function entityRoutes(router: Router, deps: AccountsDeps): void {
+  const { ctx, store } = deps;
+  const auth = requireAuth(ctx, AUTH.entities);
+
+  router.post('/accounts/entities', auth, parseBody(['json']), (req: Request, res: Response) => {
+    const version = schemaVersion(req);
+    const valid = validateOnboarding(req.body, version, ctx.clock.now());
+    const existing = store.references.get(valid.reference);
+    if (existing) {
+      throw new SandboxError(409, 'reference_already_exists', `reference ${valid.reference} is taken by ${existing}`, {
+        field: 'reference',
+        extra: { _links: { self: href(req, `/accounts/entities/${existing}`) } },
+      });
+    }
+    const entity: EntityRecord = {
+      id: ctx.newId('ent_'),
+      reference: valid.reference,
+      form: valid.form,
+      level: valid.level,
+      region: valid.region,
+      createdWith: version,
+      status: initialStatus(valid.level),
+      data: valid.data,
+    };
+    store.addEntity(entity);
+    if (valid.level === 'invitation') {
+      const userId = ctx.newId('usr_');
+      store.members.set(userId, {
+        userId,
+        entityId: entity.id,
+        email: valid.data.contact_details!.invitee!.email,
+        invitationsSent: 1,
+        lastInvitedAt: ctx.clock.now().toISOString(),
+      });
+    }
+    respond(res, 201, createdView(entity, version, req));
+  });
+
+  router.get('/accounts/entities/:entityId', auth, (req: Request, res: Response) => {
+    const version = schemaVersion(req);
+    respond(res, 200, entityView(entityOf(deps, req), version, req));
+  });
+}

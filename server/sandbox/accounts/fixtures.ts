@@ -1,0 +1,241 @@
+import { z } from 'zod';
+import {
+  bankDocumentSchema,
+  countrySchema,
+  currencySchema,
+  entityStatusSchema,
+  idOf,
+  instrumentLabelSchema,
+  paymentInstrumentStatusSchema,
+  reserveRuleRequestSchema,
+  SCHEMA_VERSIONS,
+} from '../../provider/schemas/accounts.js';
+import type { SandboxContext } from '../core/context.js';
+import { SandboxValidationError } from '../core/errors.js';
+import { oauthFixtureSchema } from '../oauth/client.js';
+import { networkOf, storedCard } from './cards.js';
+import { initialStatus } from './entities/routes.js';
+import { validateOnboarding } from './entities/variants.js';
+import { newEtag } from './reserve-rules.js';
+import type { AccountsStore } from './store.js';
+
+const storedCardFixture = z
+  .object({
+    id: idOf('src_'),
+    number: z.string().regex(/^\d{12,19}$/),
+    expiry_month: z.number().int().min(1).max(12),
+    expiry_year: z.number().int().min(2000).max(2100),
+    status: z.enum(['active', 'closed']).default('active'),
+  })
+  .strict();
+
+const paymentInstrumentFixture = z
+  .object({
+    id: idOf('ppi_'),
+    label: instrumentLabelSchema,
+    type: z.enum(['bank_account', 'card_token']),
+    currency: currencySchema,
+    country: countrySchema,
+    status: paymentInstrumentStatusSchema.default('unverified'),
+    default: z.boolean().default(false),
+    document: bankDocumentSchema.optional(),
+    account_number: z
+      .string()
+      .regex(/^[A-Z0-9]{4,34}$/)
+      .optional(),
+    bank_code: z
+      .string()
+      .regex(/^[A-Z0-9]{2,20}$/)
+      .optional(),
+    /** A `stored_cards` id (card_token) or the id to give the bank account's stored instrument. */
+    instrument_id: idOf('src_').optional(),
+  })
+  .strict()
+  .superRefine((p, c) => {
+    if (p.type === 'bank_account' && (!p.account_number || !p.document)) {
+      c.addIssue({
+        code: 'custom',
+        path: ['account_number'],
+        message: 'a bank_account needs account_number and document',
+      });
+    }
+    if (p.type === 'card_token' && !p.instrument_id) {
+      c.addIssue({
+        code: 'custom',
+        path: ['instrument_id'],
+        message: 'a card_token needs the instrument_id of a stored card',
+      });
+    }
+    if (p.default && p.status !== 'verified') {
+      c.addIssue({ code: 'custom', path: ['default'], message: 'only a verified instrument can be the default' });
+    }
+  });
+
+const reserveRuleFixture = reserveRuleRequestSchema
+  .extend({
+    id: idOf('rsv_'),
+    valid_from: reserveRuleRequestSchema.shape.valid_from.optional(),
+    /** Days after the sandbox's now at load (negative: in the past), instead of a fixed `valid_from`. */
+    valid_from_in_days: z.number().min(-3650).max(3650).optional(),
+  })
+  .strict()
+  .refine((r) => (r.valid_from === undefined) !== (r.valid_from_in_days === undefined), {
+    message: 'give exactly one of valid_from or valid_from_in_days',
+    path: ['valid_from'],
+  });
+
+const entityFixture = z
+  .object({
+    id: idOf('ent_'),
+    schema_version: z.enum(SCHEMA_VERSIONS).default('3.0'),
+    /** Onboarding status to start in (default: as if the request had just been sent). */
+    status: entityStatusSchema.optional(),
+    /** An onboarding request body of `schema_version`, validated like POST /accounts/entities. */
+    request: z.record(z.string(), z.unknown()),
+    members: z
+      .array(z.object({ user_id: idOf('usr_'), email: z.email() }).strict())
+      .max(1)
+      .default([]),
+    payment_instruments: z.array(paymentInstrumentFixture).default([]),
+    reserve_rules: z.array(reserveRuleFixture).default([]),
+  })
+  .strict();
+
+/**
+ * The `accounts` part of a fixtures file (docs/DECISIONS.md#accounts-fixtures, README "Fixtures").
+ * Every other top-level key belongs to another area.
+ */
+export const accountsFixturesSchema = z
+  .object({
+    settings: z.object({ hosted_onboarding: z.boolean() }).strict().optional(),
+    oauth: oauthFixtureSchema.optional(),
+    stored_cards: z.array(storedCardFixture).default([]),
+    entities: z.array(entityFixture).default([]),
+  })
+  .strict();
+export type AccountsFixtures = z.input<typeof accountsFixturesSchema>;
+
+class FixtureError extends Error {
+  constructor(path: string, message: string) {
+    super(`tessera sandbox: invalid fixtures at accounts.${path}: ${message}`);
+    this.name = 'FixtureError';
+  }
+}
+
+function unique(seen: Set<string>, id: string, path: string): void {
+  if (seen.has(id)) throw new FixtureError(path, `duplicate ${JSON.stringify(id)}`);
+  seen.add(id);
+}
+
+/**
+ * Loads `ctx.fixtures.accounts` into the (cleared) store. Throws an Error naming the fixture path at
+ * fault, so a bad `--fixtures` file stops the sandbox at start with a clear message.
+ */
+export function loadAccountsFixtures(ctx: SandboxContext, store: AccountsStore): void {
+  const raw = ctx.fixtures.accounts;
+  if (raw === undefined) return;
+  const parsed = accountsFixturesSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new FixtureError(issue.path.map(String).join('.') || '(root)', issue.message);
+  }
+  const f = parsed.data;
+  const now = ctx.clock.now();
+  const ids = new Set<string>();
+  if (f.settings) store.hostedOnboarding = f.settings.hosted_onboarding;
+  f.stored_cards.forEach((c, i) => {
+    unique(ids, c.id, `stored_cards.${i}.id`);
+    if (!networkOf(c.number)) throw new FixtureError(`stored_cards.${i}.number`, 'not a valid card number');
+    store.stored.set(c.id, storedCard(c.id, c.number, c.expiry_month, c.expiry_year, c.status));
+  });
+  f.entities.forEach((e, i) => {
+    const at = `entities.${i}`;
+    unique(ids, e.id, `${at}.id`);
+    let valid: ReturnType<typeof validateOnboarding>;
+    try {
+      valid = validateOnboarding(e.request, e.schema_version, now);
+    } catch (err) {
+      if (err instanceof SandboxValidationError) {
+        const first = err.issues[0]!;
+        throw new FixtureError(`${at}.request.${first.field}`, `${first.code} (${first.message})`);
+      }
+      throw err;
+    }
+    if (store.references.has(valid.reference))
+      throw new FixtureError(`${at}.request.reference`, 'reference already used');
+    store.addEntity({
+      id: e.id,
+      reference: valid.reference,
+      form: valid.form,
+      level: valid.level,
+      region: valid.region,
+      createdWith: e.schema_version,
+      status: e.status ?? initialStatus(valid.level),
+      data: valid.data,
+    });
+    const members = e.members.length
+      ? e.members
+      : valid.level === 'invitation'
+        ? [{ user_id: ctx.newId('usr_'), email: valid.data.contact_details!.invitee!.email }]
+        : [];
+    members.forEach((m, j) => {
+      unique(ids, m.user_id, `${at}.members.${j}.user_id`);
+      store.members.set(m.user_id, {
+        userId: m.user_id,
+        entityId: e.id,
+        email: m.email,
+        invitationsSent: 1,
+        lastInvitedAt: now.toISOString(),
+      });
+    });
+    const defaults = new Set<string>();
+    e.payment_instruments.forEach((p, j) => {
+      const pAt = `${at}.payment_instruments.${j}`;
+      unique(ids, p.id, `${pAt}.id`);
+      let instrumentId: string;
+      if (p.type === 'card_token') {
+        if (store.stored.get(p.instrument_id!)?.kind !== 'card') {
+          throw new FixtureError(`${pAt}.instrument_id`, `no stored card ${p.instrument_id} in stored_cards`);
+        }
+        instrumentId = p.instrument_id!;
+      } else {
+        instrumentId = p.instrument_id ?? ctx.newId('src_');
+        unique(ids, instrumentId, `${pAt}.instrument_id`);
+        store.stored.set(instrumentId, {
+          id: instrumentId,
+          kind: 'bank_account',
+          accountNumber: p.account_number!,
+          bankCode: p.bank_code,
+        });
+      }
+      if (p.default) {
+        if (defaults.has(p.currency)) throw new FixtureError(`${pAt}.default`, `a second default for ${p.currency}`);
+        defaults.add(p.currency);
+      }
+      store.paymentInstruments.set(p.id, {
+        id: p.id,
+        entityId: e.id,
+        label: p.label,
+        type: p.type,
+        currency: p.currency,
+        country: p.country,
+        ...(p.document ? { document: p.document } : {}),
+        status: p.status,
+        instrument_id: instrumentId,
+        isDefault: p.default,
+      });
+    });
+    e.reserve_rules.forEach((r, j) => {
+      unique(ids, r.id, `${at}.reserve_rules.${j}.id`);
+      const validFrom =
+        r.valid_from ??
+        new Date(now.getTime() + r.valid_from_in_days! * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      store.reserveRules.set(r.id, {
+        id: r.id,
+        entityId: e.id,
+        rule: { type: r.type, valid_from: validFrom, rolling: r.rolling },
+        etag: newEtag(),
+      });
+    });
+  });
+}

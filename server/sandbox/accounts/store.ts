@@ -1,0 +1,117 @@
+import type {
+  Address,
+  EntityStatus,
+  PaymentInstrument,
+  ReserveRuleRequest,
+  SchemaVersion,
+} from '../../provider/schemas/accounts.js';
+
+/** Legal form × profile of an onboarding request (docs/DECISIONS.md#entity-variants). */
+export type EntityForm = 'individual' | 'company';
+export type EntityLevel = 'full' | 'lite' | 'saas' | 'invitation';
+export type Region = 'GB' | 'EEA' | 'US';
+
+/** An entity as the sandbox keeps it: data in the 3.0 form (dates as `{day, month, year}`). */
+export interface EntityRecord {
+  readonly id: string;
+  readonly reference: string;
+  readonly form: EntityForm | undefined;
+  readonly level: EntityLevel;
+  readonly region: Region | undefined;
+  readonly createdWith: SchemaVersion;
+  status: EntityStatus;
+  readonly data: {
+    contact_details?: { phone?: { number: string; country_code: string }; invitee?: { email: string } };
+    profile?: { urls: string[]; mccs: string[] };
+    individual?: Record<string, unknown> & { registered_address?: Address };
+    company?: Record<string, unknown> & { registered_address?: Address };
+  };
+}
+
+/** The one hosted-onboarding member of an entity. */
+export interface MemberRecord {
+  readonly userId: string;
+  readonly entityId: string;
+  readonly email: string;
+  invitationsSent: number;
+  lastInvitedAt: string;
+}
+
+export interface PaymentInstrumentRecord extends Omit<PaymentInstrument, '_links' | 'default'> {
+  readonly entityId: string;
+  isDefault: boolean;
+}
+
+export interface ReserveRuleRecord {
+  readonly id: string;
+  readonly entityId: string;
+  rule: ReserveRuleRequest;
+  etag: string;
+}
+
+/** A stored card (`src_`): the sandbox is the provider's vault, so it holds the number. */
+export interface StoredCardRecord {
+  readonly id: string;
+  readonly kind: 'card';
+  number: string;
+  expiryMonth: number;
+  expiryYear: number;
+  scheme: string;
+  bin: string;
+  last4: string;
+  fingerprint: string;
+  status: 'active' | 'closed';
+}
+
+/** A stored bank account (`src_`), the payout destination behind a bank_account payment instrument. */
+export interface StoredBankRecord {
+  readonly id: string;
+  readonly kind: 'bank_account';
+  readonly accountNumber: string;
+  readonly bankCode: string | undefined;
+}
+
+export type StoredRecord = StoredCardRecord | StoredBankRecord;
+
+/** All Account Services state of one sandbox; `clear()` empties it (reset, before fixtures load again). */
+export class AccountsStore {
+  readonly entities = new Map<string, EntityRecord>();
+  readonly references = new Map<string, string>();
+  readonly members = new Map<string, MemberRecord>();
+  readonly paymentInstruments = new Map<string, PaymentInstrumentRecord>();
+  readonly reserveRules = new Map<string, ReserveRuleRecord>();
+  readonly stored = new Map<string, StoredRecord>();
+  /** Whether the account has hosted onboarding (members endpoints answer 403 when off). */
+  hostedOnboarding = true;
+
+  addEntity(entity: EntityRecord): void {
+    this.entities.set(entity.id, entity);
+    this.references.set(entity.reference, entity.id);
+  }
+
+  membersOf(entityId: string): MemberRecord[] {
+    return [...this.members.values()].filter((m) => m.entityId === entityId);
+  }
+
+  instrumentsOf(entityId: string): PaymentInstrumentRecord[] {
+    return [...this.paymentInstruments.values()].filter((p) => p.entityId === entityId);
+  }
+
+  /** Makes `id` the one default of its entity and currency (spec: default marks the payout destination). */
+  makeDefault(target: PaymentInstrumentRecord): void {
+    for (const p of this.instrumentsOf(target.entityId)) {
+      if (p.currency === target.currency) p.isDefault = false;
+    }
+    target.isDefault = true;
+  }
+
+  clear(): void {
+    this.entities.clear();
+    this.references.clear();
+    this.members.clear();
+    this.paymentInstruments.clear();
+    this.reserveRules.clear();
+    this.stored.clear();
+    this.hostedOnboarding = true;
+  }
+}
