@@ -34,6 +34,7 @@ export function legacyArea(ctx: SandboxContext): SandboxArea {
   const publicKey = requireKey(ctx.credentials, 'public');
   const secretKey = requireKey(ctx.credentials, 'secret');
   const router = express.Router();
+  const cors = cardTokenCors(paths.cardTokens);
 
   router.post(paths.cardTokens, publicKey, ...idem.wrap(body), createCardToken(ctx, store));
   router.post(paths.paymentTokens, secretKey, ...idem.wrap(body), createPaymentToken(ctx, store));
@@ -63,7 +64,11 @@ export function legacyArea(ctx: SandboxContext): SandboxArea {
     formats: ['json', 'xml'],
     renderError: renderDefaultError,
     faultable: true,
-    prepare: cardTokenCors(paths.cardTokens),
+    prepare: (req, res, next) => {
+      // The challenge page is HTML for a browser (Accept: text/html); its few errors are JSON whatever it asks.
+      if (req.path.startsWith(`${paths.challenge}/`)) req.headers.accept = 'application/json';
+      cors(req, res, next);
+    },
     router,
   };
 }

@@ -48,7 +48,11 @@ export function postCharge(sb: RunningSandbox, body: unknown, headers: Record<st
 
 let n = 0;
 /** A minimal valid charge request for a fresh token of `number`. */
-export async function chargeBody(sb: RunningSandbox, number = '4242424242424242', extra: Record<string, unknown> = {}) {
+export async function chargeBody(
+  sb: RunningSandbox,
+  number = '4242424242424242',
+  extra: Record<string, unknown> = {},
+): Promise<Record<string, unknown> & { cardToken: string; email: string }> {
   n++;
   return {
     cardToken: await cardToken(sb, number),
