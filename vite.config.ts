@@ -2,9 +2,12 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defineConfig, type Plugin } from 'vite';
+import { LAZY_LOCALES } from './widget/i18n/all.js';
 
 const OUT_DIR = 'dist/widget';
 const FILE = 'tessera-card-form.js';
+
+const sri = (data: string | Buffer) => `sha384-${createHash('sha384').update(data).digest('base64')}`;
 
 /** Writes `<bundle>.sri` (sha384, the SRI format) beside the built bundle. */
 function subresourceIntegrity(): Plugin {
@@ -13,8 +16,118 @@ function subresourceIntegrity(): Plugin {
     apply: 'build',
     closeBundle() {
       const path = resolve(OUT_DIR, FILE);
-      const digest = createHash('sha384').update(readFileSync(path)).digest('base64');
-      writeFileSync(`${path}.sri`, `sha384-${digest}\n`);
+      writeFileSync(`${path}.sri`, `${sri(readFileSync(path))}\n`);
+    },
+  };
+}
+
+/**
+ * Locales for the script-tag bundle (docs/DECISIONS.md#widget-locales): writes
+ * `locales/<code>.json` and `locales/manifest.json` (code → sha384) beside the bundle,
+ * compiles the manifest's hash into the bundle, and swaps the chunk-per-locale loader
+ * (./widget/i18n/load.ts, right for bundlers) for the fetch-with-integrity one.
+ */
+function widgetLocales(): Plugin {
+  const files = Object.entries(LAZY_LOCALES).map(([code, strings]) => [code, JSON.stringify(strings)] as const);
+  const manifest = JSON.stringify(Object.fromEntries(files.map(([code, json]) => [code, sri(json)])));
+  return {
+    name: 'tessera-locales',
+    enforce: 'pre',
+    apply: 'build',
+    config: () => ({ define: { __TESSERA_LOCALES_SRI__: JSON.stringify(sri(manifest)) } }),
+    resolveId(source, importer) {
+      if (source === '../i18n/load.js' && importer?.includes('widget')) return resolve('widget/i18n/load-fetch.ts');
+      return null;
+    },
+    generateBundle() {
+      for (const [code, json] of files)
+        this.emitFile({ type: 'asset', fileName: `locales/${code}.json`, source: json });
+      this.emitFile({ type: 'asset', fileName: 'locales/manifest.json', source: manifest });
+    },
+  };
+}
+
+/**
+ * Collapses the whitespace in the static parts of `html`, `svg` and `css` tagged templates
+ * (what rollup-plugin-minify-html-literals does, for our own few templates): Lit keeps
+ * template text verbatim, so indentation would otherwise ship in the bundle.
+ */
+function minifyTemplates(src: string): string {
+  let out = '';
+  let i = 0;
+  const tag = /\b(html|svg|css)`/g;
+  for (let m = tag.exec(src); m; m = tag.exec(src)) {
+    const start = m.index + m[0].length;
+    const parts: [number, number][] = [];
+    const end = scanTemplate(src, start, parts);
+    out += src.slice(i, start);
+    let pos = start;
+    for (const [a, b] of parts) {
+      out += squeeze(src.slice(pos, a), m[1] === 'css') + src.slice(a, b);
+      pos = b;
+    }
+    out += squeeze(src.slice(pos, end), m[1] === 'css');
+    i = end;
+    tag.lastIndex = end;
+  }
+  return out + src.slice(i);
+}
+
+function squeeze(text: string, isCss: boolean): string {
+  const s = text.replace(/\s+/g, ' ');
+  return isCss
+    ? s
+        .replace(/\/\*.*?\*\//g, '')
+        .replace(/ ?([{};,>]) ?/g, '$1')
+        .replace(/: /g, ':')
+        .replace(/;}/g, '}')
+    : s.replace(/> </g, '><').replace(/^ </, '<').replace(/> $/, '>');
+}
+
+/** Index of the backtick closing the template that starts at `i`; `${…}` spans are pushed to `parts`. */
+function scanTemplate(src: string, i: number, parts: [number, number][]): number {
+  while (i < src.length) {
+    const c = src[i];
+    if (c === '\\') i += 2;
+    else if (c === '`') return i;
+    else if (c === '$' && src[i + 1] === '{') {
+      const a = i;
+      i = scanExpression(src, i + 2);
+      parts.push([a, i]);
+    } else i++;
+  }
+  throw new Error('unterminated template literal');
+}
+
+/** Index just after the `}` that closes an expression starting at `i`. */
+function scanExpression(src: string, i: number): number {
+  let depth = 1;
+  while (i < src.length) {
+    const c = src[i]!;
+    if (c === '`') i = scanTemplate(src, i + 1, []) + 1;
+    else if (c === "'" || c === '"') {
+      i++;
+      while (src[i] !== c) i += src[i] === '\\' ? 2 : 1;
+      i++;
+    } else {
+      if (c === '{') depth++;
+      else if (c === '}' && --depth === 0) return i + 1;
+      i++;
+    }
+  }
+  throw new Error('unterminated template expression');
+}
+
+/** Applies {@link minifyTemplates} to the widget's sources. */
+function templateWhitespace(): Plugin {
+  return {
+    name: 'tessera-template-whitespace',
+    apply: 'build',
+    enforce: 'pre',
+    transform(code, id) {
+      return /[/\\]widget[/\\].*\.ts$/.test(id) && /\b(html|svg|css)`/.test(code)
+        ? { code: minifyTemplates(code), map: null }
+        : null;
     },
   };
 }
@@ -27,11 +140,19 @@ export default defineConfig({
     sourcemap: true,
     minify: true,
     target: 'es2022',
+    // Vite keeps whitespace and /* @__PURE__ */ marks in an ES library for the next bundler; this file is
+    // final (served as is to browsers), so it gets the full minifier.
+    rolldownOptions: {
+      output: { minify: true, comments: { annotation: false, jsdoc: false, legal: true } },
+      // `lit` re-exports LitElement, whose module only registers itself (version list, hydration
+      // hooks); the element extends ReactiveElement, so that module can go (DECISIONS.md#widget-reactive-element).
+      treeshake: { moduleSideEffects: (id: string) => !/[/\\]lit-element[/\\]/.test(id) },
+    },
     lib: {
-      entry: resolve('widget/index.ts'),
+      entry: resolve('widget/card-form/define.ts'),
       formats: ['es'],
       fileName: () => FILE,
     },
   },
-  plugins: [subresourceIntegrity()],
+  plugins: [templateWhitespace(), widgetLocales(), subresourceIntegrity()],
 });

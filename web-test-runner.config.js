@@ -1,6 +1,8 @@
 // Browser tests: @web/test-runner + @open-wc/testing in Debian's headless Chromium.
+import { createHash } from 'node:crypto';
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { playwrightLauncher } from '@web/test-runner-playwright';
+import { tsImport } from 'tsx/esm/api';
 import { findChromium } from './scripts/chromium.js';
 
 const CHROMIUM_ARGS = [
@@ -14,12 +16,171 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
+const sri = (/** @type {string} */ text) => `sha384-${createHash('sha384').update(text).digest('base64')}`;
+
+/**
+ * The real provider sandbox (server/sandbox) for the widget's tokenizing tests, started once per run.
+ * Tests read `/__sandbox.json` ({ url, publicKey, tokenUrl }) and drive it through server commands:
+ * `sandbox-fault` (the sandbox's own fault injection), `sandbox-advance` (its virtual clock) and
+ * `sandbox-reset`.
+ *
+ * @returns {import('@web/test-runner').TestRunnerPlugin}
+ */
+function sandboxPlugin() {
+  /** @type {any} */
+  let sandbox;
+  return {
+    name: 'tessera-sandbox',
+    async serverStart() {
+      const { startSandbox } = await tsImport('./server/sandbox/index.ts', import.meta.url);
+      sandbox = await startSandbox({ port: 0 });
+    },
+    async serverStop() {
+      await sandbox?.close();
+    },
+    serve(context) {
+      if (context.path !== '/__sandbox.json') return undefined;
+      const body = {
+        url: sandbox.url,
+        publicKey: sandbox.credentials.publicKey,
+        tokenUrl: `${sandbox.url}/api2/v2/tokens/card`,
+      };
+      return { body: JSON.stringify(body), type: 'json' };
+    },
+    executeCommand({ command, payload }) {
+      if (command === 'sandbox-fault') {
+        sandbox.context.faults.add({
+          method: 'POST',
+          path: '/api2/v2/tokens/card',
+          count: 1,
+          phase: 'before',
+          ...payload,
+        });
+        return true;
+      }
+      if (command === 'sandbox-advance') {
+        sandbox.clock.advance(payload.seconds);
+        return true;
+      }
+      if (command === 'sandbox-reset') {
+        sandbox.context.reset();
+        return true;
+      }
+      return undefined;
+    },
+  };
+}
+
+/**
+ * What the script-tag bundle's locale loader fetches, built from the same sources as vite.config.ts:
+ * `/__locales/manifest.json` and `/__locales/<code>.json`, plus `/__locales/manifest.sri` (the hash the
+ * build compiles into the bundle). `/__locales-tampered/` serves one altered file under the same manifest.
+ *
+ * @returns {import('@web/test-runner').TestRunnerPlugin}
+ */
+function localesPlugin() {
+  /** @type {Map<string, string>} */
+  const files = new Map();
+  return {
+    name: 'tessera-locales',
+    async serverStart() {
+      const { LAZY_LOCALES } = await tsImport('./widget/i18n/all.ts', import.meta.url);
+      /** @type {Record<string, string>} */
+      const hashes = {};
+      for (const [code, strings] of Object.entries(LAZY_LOCALES)) {
+        const json = JSON.stringify(strings);
+        files.set(`${code}.json`, json);
+        hashes[code] = sri(json);
+      }
+      const manifest = JSON.stringify(hashes);
+      files.set('manifest.json', manifest);
+      files.set('manifest.sri', sri(manifest));
+    },
+    serve(context) {
+      const m = /^\/__locales(-tampered)?\/([a-z.]+)$/.exec(context.path);
+      const name = m?.[2] ?? '';
+      let body = files.get(name);
+      if (body === undefined) return undefined;
+      if (m?.[1] && name !== 'manifest.json') body = body.replace('"numberLabel":"', '"numberLabel":"!');
+      return { body, type: name.endsWith('.json') ? 'json' : 'txt' };
+    },
+  };
+}
+
+/**
+ * `/__csp.html`: a page under a strict Content Security Policy with Trusted Types enforced that loads
+ * the widget's sources, for the test that proves it needs no inline script, eval or style attributes.
+ * `/__csp-probe.js` records every violation in `window.violations`.
+ *
+ * @returns {import('@web/test-runner').TestRunnerPlugin}
+ */
+function cspPagePlugin() {
+  return {
+    name: 'tessera-csp-page',
+    serve(context) {
+      if (context.path === '/__csp-probe.js') {
+        return {
+          body: "window.violations = []; document.addEventListener('securitypolicyviolation', (e) => window.violations.push(e.violatedDirective + ' ' + e.blockedURI));",
+          type: 'js',
+        };
+      }
+      if (context.path !== '/__csp.html') return undefined;
+      context.response.set(
+        'Content-Security-Policy',
+        [
+          "default-src 'none'",
+          "script-src 'self'",
+          "style-src 'self'",
+          "connect-src 'self' http://127.0.0.1:*",
+          "require-trusted-types-for 'script'",
+          'trusted-types lit-html',
+          "base-uri 'none'",
+        ].join('; '),
+      );
+      return {
+        type: 'html',
+        body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>CSP</title>
+<script src="/__csp-probe.js"></script>
+<script type="module" src="/widget/card-form/define.ts"></script></head>
+<body><form><tessera-card-form></tessera-card-form><button>Pay</button></form></body></html>`,
+      };
+    },
+  };
+}
+
+/**
+ * `paste`: puts text on the clipboard and presses Ctrl+V in the page, so the widget sees a real
+ * `insertFromPaste` input event.
+ *
+ * @returns {import('@web/test-runner').TestRunnerPlugin}
+ */
+function pastePlugin() {
+  return {
+    name: 'tessera-paste',
+    async executeCommand({ command, payload, session }) {
+      if (command !== 'paste') return undefined;
+      const launcher = /** @type {import('@web/test-runner-playwright').PlaywrightLauncher} */ (session.browser);
+      const page = launcher.getPage(session.id);
+      await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+      await page.evaluate((/** @type {string} */ text) => navigator.clipboard.writeText(text), payload.text);
+      await page.keyboard.press('Control+V');
+      return true;
+    },
+  };
+}
+
 export default {
   files: ['test/browser/**/*.test.ts'],
   nodeResolve: true,
   concurrency: 1,
   testFramework: { config: { timeout: 10_000 } },
-  plugins: [esbuildPlugin({ ts: true, target: 'es2022', tsconfig: 'tsconfig.json' })],
+  plugins: [
+    esbuildPlugin({ ts: true, target: 'es2022', tsconfig: 'tsconfig.json' }),
+    sandboxPlugin(),
+    localesPlugin(),
+    cspPagePlugin(),
+    pastePlugin(),
+  ],
   browsers: [
     playwrightLauncher({
       product: 'chromium',

@@ -1,7 +1,9 @@
 /**
  * `tessera/widget`: importing this module defines `<tessera-card-form>`.
- * The script-tag bundle (`dist/widget/tessera-card-form.js`) is built from this file.
+ * The script-tag bundle (`dist/widget/tessera-card-form.js`) is built from ./card-form/define.ts,
+ * which exports the element and its event classes but not the card logic below.
  */
 
 export * from './card/index.js';
-export { TesseraCardForm } from './card-form/define.js';
+export * from './card-form/define.js';
+export type { Strings } from './i18n/strings.js';

@@ -1,43 +1,591 @@
-import { html, LitElement } from 'lit';
+import { html, nothing, type PropertyValues, ReactiveElement, render } from 'lit';
+import type { Brand, BrandId } from '../card/brands.js';
+import {
+  applyEdit,
+  digitsOf,
+  type Formatted,
+  formatExpiryEdit,
+  formatNumberEdit,
+  parseExpiryDigits,
+} from '../card/format.js';
+import { checkCvv, checkExpiry, checkNumber } from '../card/validate.js';
+import { loadLocale } from '../i18n/load.js';
+import { en, type Strings } from '../i18n/strings.js';
 import { styles } from './card-form.styles.js';
+import {
+  type CardChangeDetail,
+  type CardErrorDetail,
+  type CardField,
+  type CardToken,
+  type FieldError,
+  TesseraCardError,
+  TesseraChangeEvent,
+  TesseraErrorEvent,
+  TesseraReadyEvent,
+  TesseraTokenEvent,
+} from './events.js';
+import { brandIcon } from './icons.js';
+import { secureUrl } from './secure-url.js';
+
+const FIELDS = ['number', 'expiry', 'cvv', 'name'] as const;
+
+type Problems = Partial<Record<CardField, FieldError>>;
+
+/** The parts of the token endpoint's answer the widget reads; anything else is ignored. */
+interface TokenAnswer {
+  id?: unknown;
+  card?: { last4?: unknown; bin?: unknown };
+  errorCode?: unknown;
+  requestId?: unknown;
+  errors?: { field?: unknown }[];
+}
+
+/** What the helper's `/config` answers (server/helper). */
+interface RemoteConfig {
+  publicKey?: unknown;
+  cardTokenUrl?: unknown;
+}
+
+const warned = new Set<string>();
+/** Console warnings carry a stable code and a hint, once per page, and never card data. */
+function warnOnce(code: string, hint: string): void {
+  if (warned.has(code)) return;
+  warned.add(code);
+  console.warn(`[tessera] ${code}: ${hint}`);
+}
+
+/** Locale files already loaded (or loading), shared by every instance on the page. */
+const locales = new Map<string, Promise<readonly [string, Strings]>>();
+
+const fill = (template: string, value: string | number) => template.replace(/\{\w+\}/, String(value));
 
 /**
- * A card field that collects number, expiry and CVV in the shopper's browser.
+ * A card form that collects number, expiry, security code and (optionally) the
+ * cardholder's name in the shopper's browser and exchanges them for a single-use
+ * `card_tok_…` token with the provider's public key. Inside a `<form>` it takes part
+ * in submission: submitting tokenizes first, then the form data carries the token
+ * under `name`.
  *
- * @summary Card number, expiry and CVV inputs, tokenized with the provider's public key.
+ * @summary Card number, expiry and security code inputs, tokenized with the provider's public key.
+ *
+ * @fires {TesseraReadyEvent} tessera-ready - Rendered in its locale and ready for input. `detail: { locale }`.
+ * @fires {TesseraChangeEvent} tessera-change - A field changed, or the form was reset. `detail: { brand, complete, valid, empty, errors }`; never the number or CVV.
+ * @fires {TesseraTokenEvent} tessera-token - A token was created. `detail: { token, brand, last4, bin, expiryMonth, expiryYear }`.
+ * @fires {TesseraErrorEvent} tessera-error - Tokenizing failed or the configuration is unusable. `detail: { code, message, field?, status?, providerCode?, requestId? }`.
+ * @fires change - Re-dispatched from the inner inputs (a native `change` does not leave the shadow root).
+ *
+ * @csspart form - The grid that holds the fields.
+ * @csspart field - Each field's wrapper (label, input, error); also `number-field`, `expiry-field`, `cvv-field`, `name-field`.
+ * @csspart label - Every label; also `number-label`, `expiry-label`, `cvv-label`, `name-label`.
+ * @csspart input - Every input; also `number-input`, `expiry-input`, `cvv-input`, `name-input`.
+ * @csspart error - Every error message; also `number-error`, `expiry-error`, `cvv-error`, `name-error`, `form-error`.
  * @csspart number-input - The card number input.
  * @csspart expiry-input - The expiry (MM / YY) input.
- * @csspart cvv-input - The CVV input.
+ * @csspart cvv-input - The security code input.
+ * @csspart name-input - The cardholder name input.
+ * @csspart brand-icon - The card brand mark inside the number field.
+ *
+ * @cssprop [--tessera-font=inherit] - Font shorthand of the whole form.
+ * @cssprop [--tessera-color=CanvasText] - Text colour (the system colour follows light and dark).
+ * @cssprop [--tessera-background=Canvas] - Input background.
+ * @cssprop [--tessera-border-color=GrayText] - Input border colour.
+ * @cssprop [--tessera-error-color=light-dark(#c5221f, #f28b82)] - Error text and invalid-input border colour.
+ * @cssprop [--tessera-focus-ring=2px solid light-dark(#1a73e8, #8ab4f8)] - Outline of the focused input.
+ * @cssprop [--tessera-radius=0.375rem] - Input corner radius.
+ * @cssprop [--tessera-spacing=0.75rem] - Gap between fields.
  */
-export class TesseraCardForm extends LitElement {
+export class TesseraCardForm extends ReactiveElement {
   static override styles = styles;
+  static override shadowRootOptions: ShadowRootInit = { mode: 'open', delegatesFocus: true };
+  /** Takes part in forms through ElementInternals. */
+  static formAssociated = true;
 
   static override properties = {
-    publicKey: { type: String, attribute: 'public-key' },
+    publicKey: { attribute: 'public-key' },
+    tokenUrl: { attribute: 'token-url' },
+    configUrl: { attribute: 'config-url' },
+    locale: {},
+    name: {},
+    acceptedBrands: {
+      attribute: 'accepted-brands',
+      converter: (value: string | null) =>
+        (value ?? '')
+          .toLowerCase()
+          .split(/[\s,]+/)
+          .filter(Boolean),
+    },
+    hideName: { type: Boolean, attribute: 'hide-name' },
+    disabled: { type: Boolean, reflect: true },
   };
 
-  /** The provider's public key (`pk_…`) used to create card tokens. */
+  /** The provider's public key (`pk_…`), sent as the token request's `Authorization`. */
   declare publicKey: string;
+  /** Full URL of the provider's card-token endpoint (`…/api2/v2/tokens/card`). `https:` only, except to loopback. */
+  declare tokenUrl: string;
+  /** URL of the helper's `/config` (`{ publicKey, cardTokenUrl }`), used for whichever of the two is not set. */
+  declare configUrl: string;
+  /** BCP 47 locale of the texts; empty means the document's `lang`, else English. */
+  declare locale: string;
+  /** Name of the form field that carries the token. */
+  declare name: string;
+  /** Brand ids accepted (`visa mastercard amex discover diners jcb unionpay maestro`); empty accepts every brand. */
+  declare acceptedBrands: BrandId[];
+  /** Hides the optional cardholder name field. */
+  declare hideName: boolean;
+  /** Disables every input; a disabled form is not submitted with the form and not validated. */
+  declare disabled: boolean;
+
+  readonly #internals = this.attachInternals();
+  #digits = '';
+  #expiry = '';
+  #cvv = '';
+  #holder = '';
+  #brand: Brand | undefined;
+  /** Messages currently shown under the fields (after blur or submit). */
+  #shown: Partial<Record<CardField | 'form', string>> = {};
+  #announce = '';
+  #edited = new Set<CardField>();
+  #token: CardToken | undefined;
+  #pending: Promise<CardToken> | undefined;
+  #strings: Strings = en;
+  #code = 'en';
+  #ready = false;
+  #config: Promise<RemoteConfig> | undefined;
+  #form: HTMLFormElement | null = null;
 
   constructor() {
     super();
     this.publicKey = '';
+    this.tokenUrl = '';
+    this.configUrl = '';
+    this.locale = '';
+    this.name = 'cardToken';
+    this.acceptedBrands = [];
+    this.hideName = false;
+    this.disabled = false;
   }
 
-  override render() {
-    return html`
-      <div class="field">
-        <label for="number">Card number</label>
-        <input id="number" part="number-input" inputmode="numeric" autocomplete="cc-number" />
+  /** The form this element belongs to. */
+  get form(): HTMLFormElement | null {
+    return this.#internals.form;
+  }
+
+  /** Focuses the card number input. */
+  override focus(options?: FocusOptions): void {
+    this.#input('number')?.focus(options);
+  }
+
+  /**
+   * Exchanges the card for a single-use token at the token URL. Resolves with the
+   * token and safe card facts; rejects with a {@link TesseraCardError} (and fires
+   * `tessera-error`) when the card is invalid, the network fails or the provider
+   * refuses. The security code is cleared afterwards; until the card is edited,
+   * further calls resolve with the same token.
+   */
+  tokenize(): Promise<CardToken> {
+    if (this.#token) return Promise.resolve(this.#token);
+    this.#pending ??= this.#tokenize().finally(() => {
+      this.#pending = undefined;
+    });
+    return this.#pending;
+  }
+
+  /** Empties every field, forgets the token and hides the messages. */
+  reset(): void {
+    for (const f of FIELDS) {
+      const input = this.#input(f);
+      if (input) input.value = '';
+    }
+    this.#digits = this.#expiry = this.#cvv = this.#holder = this.#announce = '';
+    this.#brand = this.#token = undefined;
+    this.#shown = {};
+    this.#edited.clear();
+    this.#changed();
+  }
+
+  /** @internal */
+  formResetCallback(): void {
+    this.reset();
+  }
+
+  /** @internal */
+  formDisabledCallback(): void {
+    this.requestUpdate();
+  }
+
+  /** @internal */
+  formAssociatedCallback(form: HTMLFormElement | null): void {
+    this.#form?.removeEventListener('submit', this.#handleSubmit, true);
+    this.#form = form;
+    form?.addEventListener('submit', this.#handleSubmit, true);
+  }
+
+  // The first render waits for the locale, so the shopper never sees English flash by.
+  protected override async scheduleUpdate(): Promise<void> {
+    const tag = this.locale || document.documentElement.lang || 'en';
+    let load = locales.get(tag);
+    if (!load) {
+      load = loadLocale(tag).catch(() => ['en', en] as const);
+      locales.set(tag, load);
+    }
+    [this.#code, this.#strings] = await load;
+    super.scheduleUpdate();
+  }
+
+  protected override willUpdate(changed: PropertyValues<this>): void {
+    if (changed.has('configUrl')) this.#config = undefined;
+    if (changed.has('acceptedBrands') || changed.has('name')) this.#sync();
+  }
+
+  protected override updated(): void {
+    this.#sync();
+    if (!this.#ready) {
+      this.#ready = true;
+      this.dispatchEvent(new TesseraReadyEvent(this.#code));
+    }
+  }
+
+  // LitElement's rendering in two lines (after reflecting attributes, so `:disabled` is current);
+  // see docs/DECISIONS.md#widget-reactive-element.
+  protected override update(changed: PropertyValues<this>): void {
+    super.update(changed);
+    render(this.#render(), this.renderRoot, { host: this });
+  }
+
+  #render() {
+    const s = this.#strings;
+    const cvvLength = this.#brand?.cvvLength ?? 4;
+    return html`<div class="form" part="form" dir=${s.dir ?? 'ltr'} lang=${this.#code}>
+      ${this.#field('number', s.numberLabel, 'cc-number', 23, brandIcon(this.#brand))}
+      ${this.#field('expiry', s.expiryLabel, 'cc-exp', 7, nothing, s.expiryPlaceholder)}
+      ${this.#field('cvv', s.cvvLabel, 'cc-csc', cvvLength)}
+      ${this.hideName ? nothing : this.#field('name', s.nameLabel, 'cc-name', 100)}
+      <p id="form-error" class="error" part="error form-error">${this.#shown.form ?? ''}</p>
+      <div class="sr" role="status">${this.#announce}</div>
+    </div>`;
+  }
+
+  #field(f: CardField, label: string, autocomplete: string, max: number, icon: unknown = nothing, placeholder = '') {
+    const error = this.#shown[f];
+    const text = f === 'name';
+    return html`<div class="field ${f}" part="field ${f}-field">
+      <label for=${f} part="label ${f}-label">${label}</label>
+      <div class="control">
+        <input
+          id=${f}
+          part="input ${f}-input"
+          autocomplete=${autocomplete}
+          inputmode=${text ? 'text' : 'numeric'}
+          dir=${text ? 'auto' : 'ltr'}
+          maxlength=${max}
+          placeholder=${placeholder || nothing}
+          spellcheck="false"
+          autocapitalize=${text ? 'words' : 'off'}
+          aria-invalid=${error ? 'true' : 'false'}
+          aria-describedby=${error ? `${f}-error` : nothing}
+          ?disabled=${this.matches(':disabled')}
+          @input=${this.#handleInput}
+          @blur=${this.#handleBlur}
+          @keydown=${this.#handleKeydown}
+          @change=${this.#handleChange}
+        />${icon}
       </div>
-      <div class="field">
-        <label for="expiry">Expiry (MM / YY)</label>
-        <input id="expiry" part="expiry-input" inputmode="numeric" autocomplete="cc-exp" />
-      </div>
-      <div class="field">
-        <label for="cvv">Security code</label>
-        <input id="cvv" part="cvv-input" inputmode="numeric" autocomplete="cc-csc" />
-      </div>
-    `;
+      <p id="${f}-error" class="error" part="error ${f}-error">${error ?? ''}</p>
+    </div>`;
+  }
+
+  #input(f: CardField): HTMLInputElement | null | undefined {
+    return this.shadowRoot?.getElementById(f) as HTMLInputElement | null | undefined;
+  }
+
+  #handleInput = (e: Event) => {
+    const input = e.target as HTMLInputElement;
+    const f = input.id as CardField;
+    const type = (e as InputEvent).inputType ?? '';
+    const caret = input.selectionStart ?? input.value.length;
+    let out: Pick<Formatted, 'value' | 'caret' | 'digits'>;
+    if (f === 'number') {
+      const r = formatNumberEdit(this.#digits, input.value, caret, type);
+      this.#digits = r.digits;
+      if (r.brand !== this.#brand) {
+        this.#brand = r.brand;
+        this.requestUpdate();
+      }
+      out = r;
+    } else if (f === 'expiry') {
+      out = formatExpiryEdit(this.#expiry, input.value, caret, type);
+      this.#expiry = out.digits;
+    } else if (f === 'cvv') {
+      const r = applyEdit(this.#cvv, input.value, caret, type);
+      const digits = r.digits.slice(0, this.#brand?.cvvLength ?? 4);
+      out = { value: digits, caret: Math.min(r.caret, digits.length), digits };
+      this.#cvv = digits;
+    } else {
+      this.#holder = input.value;
+      out = { value: input.value, caret, digits: '' };
+    }
+    if (input.value !== out.value) {
+      input.value = out.value;
+      input.setSelectionRange(out.caret, out.caret);
+    }
+    this.#edited.add(f);
+    this.#changed(f);
+  };
+
+  #handleBlur = (e: Event) => {
+    const f = (e.target as HTMLInputElement).id as CardField;
+    if (!this.#edited.has(f)) return;
+    const message = this.#problems()[f]?.message;
+    this.#show(f, message);
+    if (message) this.#announce = message;
+    this.#sync();
+  };
+
+  #handleKeydown = (e: KeyboardEvent) => {
+    // Inputs in a shadow root are not the form's fields, so Enter would not submit it.
+    if (e.key === 'Enter' && !e.isComposing && this.#internals.form) {
+      e.preventDefault();
+      this.#internals.form.requestSubmit();
+    }
+  };
+
+  #handleChange = () => {
+    this.dispatchEvent(new Event('change', { bubbles: true }));
+  };
+
+  #handleSubmit = (e: SubmitEvent) => {
+    if (e.target !== this.#internals.form || this.#token || this.matches(':disabled')) return;
+    // Hold the submission until the card is a token; the page's own submit listeners see only the second one.
+    e.preventDefault();
+    e.stopImmediatePropagation();
+    const form = e.target as HTMLFormElement;
+    this.tokenize().then(
+      () => {
+        try {
+          form.requestSubmit(e.submitter);
+        } catch {
+          form.requestSubmit();
+        }
+      },
+      () => {
+        // Already reported: messages under the fields and a tessera-error event.
+      },
+    );
+  };
+
+  #show(f: CardField | 'form', message: string | undefined): void {
+    if (message) this.#shown[f] = message;
+    else delete this.#shown[f];
+    this.requestUpdate();
+  }
+
+  /** Every current problem, in field order. */
+  #problems(): Problems {
+    const s = this.#strings;
+    const out: Problems = {};
+    const set = (f: CardField, code: string | undefined, message: string) => {
+      if (code) out[f] = { code, message };
+    };
+    const { brand, problem } = checkNumber(this.#digits);
+    const accepted = this.acceptedBrands;
+    if (brand && accepted.length > 0 && !accepted.includes(brand.id)) {
+      set('number', 'brand_not_accepted', fill(s.brandNotAccepted, brand.name));
+    } else {
+      set(
+        'number',
+        problem,
+        problem === 'required' ? s.numberRequired : problem === 'length' ? s.numberIncomplete : s.numberInvalid,
+      );
+    }
+    const { month, year } = parseExpiryDigits(this.#expiry);
+    const expiry = this.#expiry
+      ? this.#expiry.length < 4
+        ? 'incomplete'
+        : checkExpiry(month, year, new Date())
+      : 'required';
+    const key = { required: 'expiryRequired', past: 'expiryPast', too_far: 'expiryTooFar' } as const;
+    set('expiry', expiry, s[key[expiry as keyof typeof key] ?? 'expiryInvalid']);
+    if (!this.#cvv) set('cvv', 'required', s.cvvRequired);
+    else if (!checkCvv(this.#cvv, this.#brand)) set('cvv', 'length', fill(s.cvvInvalid, this.#brand?.cvvLength ?? 3));
+    if (!this.hideName && digitsOf(this.#holder)) set('name', 'invalid_characters', s.nameInvalid);
+    return out;
+  }
+
+  /** After any edit: the token no longer matches the card; re-check, update the form and tell the page. */
+  #changed(f?: CardField): void {
+    this.#token = undefined;
+    const problems = this.#problems();
+    if (f && this.#shown[f] && !problems[f]) this.#show(f, undefined);
+    if (this.#shown.form) this.#show('form', undefined);
+    this.#sync(problems);
+    this.dispatchEvent(new TesseraChangeEvent(this.#detail(problems)));
+  }
+
+  #detail(errors: Problems): CardChangeDetail {
+    const brand = this.#brand;
+    const complete =
+      !!brand &&
+      brand.lengths.includes(this.#digits.length) &&
+      this.#expiry.length === 4 &&
+      this.#cvv.length === brand.cvvLength;
+    return {
+      brand: brand?.id ?? null,
+      complete,
+      valid: Object.keys(errors).length === 0,
+      empty: !(this.#digits || this.#expiry || this.#cvv || this.#holder),
+      errors,
+    };
+  }
+
+  /** Mirrors the card into the form: its value (the token or nothing), its validity and the user-invalid state. */
+  #sync(problems = this.#problems()): void {
+    const internals = this.#internals;
+    let value: FormData | null = null;
+    if (this.#token) {
+      value = new FormData();
+      value.append(this.name, this.#token.token);
+    }
+    internals.setFormValue(value);
+    const first = this.#token ? undefined : FIELDS.find((f) => problems[f]);
+    if (first) {
+      const { code, message } = problems[first]!;
+      const anchor = this.#input(first);
+      internals.setValidity(
+        code === 'required' ? { valueMissing: true } : { customError: true },
+        message,
+        anchor ?? undefined,
+      );
+    } else {
+      internals.setValidity({});
+    }
+    const states = internals.states;
+    if (FIELDS.some((f) => this.#shown[f])) states.add('user-invalid');
+    else states.delete('user-invalid');
+  }
+
+  #fail(detail: CardErrorDetail): TesseraCardError {
+    this.#show(detail.field ?? 'form', detail.message);
+    this.#announce = detail.message;
+    this.#sync();
+    this.dispatchEvent(new TesseraErrorEvent(detail));
+    return new TesseraCardError(detail);
+  }
+
+  #misconfigured(code: string, hint: string): TesseraCardError {
+    warnOnce(code, hint);
+    return this.#fail({ code: 'config', message: this.#strings.unavailable });
+  }
+
+  /** The public key and the token URL, from the properties or else the helper's config. */
+  async #endpoint(): Promise<[string, URL]> {
+    let key = this.publicKey;
+    let url = this.tokenUrl;
+    if ((!key || !url) && this.configUrl) {
+      this.#config ??= this.#loadConfig();
+      const config = await this.#config;
+      key ||= typeof config.publicKey === 'string' ? config.publicKey : '';
+      url ||= typeof config.cardTokenUrl === 'string' ? config.cardTokenUrl : '';
+    }
+    if (!key) throw this.#misconfigured('TESSERA_NO_PUBLIC_KEY', 'set public-key or config-url.');
+    const safe = url && secureUrl(url, document.baseURI);
+    if (!safe) {
+      throw url
+        ? this.#misconfigured('TESSERA_INSECURE_URL', 'the token URL must be https (http only to loopback).')
+        : this.#misconfigured('TESSERA_NO_TOKEN_URL', 'set token-url or config-url.');
+    }
+    return [key, safe];
+  }
+
+  async #loadConfig(): Promise<RemoteConfig> {
+    const url = secureUrl(this.configUrl, document.baseURI);
+    try {
+      if (!url) throw new Error('insecure');
+      const response = await fetch(url, { credentials: 'same-origin' });
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      const config = (await response.json()) as RemoteConfig;
+      return config && typeof config === 'object' ? config : {};
+    } catch {
+      this.#config = undefined;
+      warnOnce('TESSERA_CONFIG_FAILED', 'config-url must answer JSON over https.');
+      return {};
+    }
+  }
+
+  async #tokenize(): Promise<CardToken> {
+    const problems = this.#problems();
+    const first = FIELDS.find((f) => problems[f]);
+    if (first) {
+      for (const f of FIELDS) this.#show(f, problems[f]?.message);
+      this.#edited = new Set(FIELDS);
+      throw this.#fail({ code: 'validation', field: first, message: problems[first]!.message });
+    }
+    const [key, url] = await this.#endpoint();
+    const s = this.#strings;
+    const digits = this.#digits;
+    const expiry = this.#expiry;
+    const { month, year } = parseExpiryDigits(expiry);
+    const holder = this.#holder.trim();
+    const body = JSON.stringify({
+      number: digits,
+      expiryMonth: month,
+      expiryYear: year,
+      cvv: this.#cvv,
+      ...(holder && !this.hideName ? { name: holder } : {}),
+    });
+    let response: Response;
+    let answer: TokenAnswer | undefined;
+    try {
+      response = await fetch(url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: key },
+        body,
+        credentials: 'omit',
+        referrerPolicy: 'origin',
+      });
+    } catch {
+      throw this.#fail({ code: 'network', message: s.network });
+    }
+    try {
+      answer = (await response.json()) as TokenAnswer;
+    } catch {
+      answer = undefined;
+    }
+    const card = answer?.card;
+    const id = answer?.id;
+    if (!response.ok || typeof id !== 'string' || !id.startsWith('card_tok_') || !card) {
+      const rejected = String(answer?.errors?.[0]?.field ?? '');
+      const field = (/^expiry/.test(rejected) ? 'expiry' : FIELDS.find((f) => f === rejected)) as CardField | undefined;
+      const status = response.status;
+      throw this.#fail({
+        code: 'provider',
+        message: field
+          ? fill(s[`${field}Invalid`], this.#brand?.cvvLength ?? 3)
+          : status >= 400 && status < 500 && status !== 401 && status !== 403
+            ? s.declined
+            : s.unavailable,
+        status,
+        ...(field ? { field } : {}),
+        ...(typeof answer?.errorCode === 'string' ? { providerCode: answer.errorCode } : {}),
+        ...(typeof answer?.requestId === 'string' ? { requestId: answer.requestId } : {}),
+      });
+    }
+    const result: CardToken = {
+      token: id,
+      brand: this.#brand!.id,
+      last4: typeof card.last4 === 'string' ? card.last4 : digits.slice(-4),
+      bin: typeof card.bin === 'string' ? card.bin : digits.slice(0, 6),
+      expiryMonth: month,
+      expiryYear: year,
+    };
+    // The card may have been edited while the request was in flight: then the token is not the card's.
+    if (digits === this.#digits && expiry === this.#expiry) {
+      const cvv = this.#input('cvv');
+      if (cvv) cvv.value = '';
+      this.#cvv = '';
+      this.#token = result;
+      this.#sync();
+      this.dispatchEvent(new TesseraTokenEvent(result));
+    }
+    return result;
   }
 }

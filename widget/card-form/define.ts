@@ -1,5 +1,6 @@
 import { TesseraCardForm } from './card-form.js';
 
+export * from './events.js';
 export { TesseraCardForm };
 
 const TAG = 'tessera-card-form';
@@ -12,7 +13,7 @@ declare global {
 
 // Two script tags on one page must not throw: the second define warns once and returns.
 if (customElements.get(TAG)) {
-  console.warn(`[tessera] TESSERA_ALREADY_DEFINED: <${TAG}> is already defined; load the widget script once per page.`);
+  console.warn(`[tessera] TESSERA_ALREADY_DEFINED: load the <${TAG}> script once per page.`);
 } else {
   customElements.define(TAG, TesseraCardForm);
 }

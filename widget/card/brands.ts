@@ -91,9 +91,9 @@ export const BRANDS: readonly Brand[] = [
   },
 ];
 
-export const BRAND_IDS: readonly BrandId[] = BRANDS.map((b) => b.id);
+export const BRAND_IDS: readonly BrandId[] = /* @__PURE__ */ BRANDS.map((b) => b.id);
 
-const byId = new Map<BrandId, Brand>(BRANDS.map((b) => [b.id, b]));
+const byId = /* @__PURE__ */ new Map<BrandId, Brand>(BRANDS.map((b) => [b.id, b]));
 
 /** The brand with this id, or undefined. */
 export function brandById(id: string): Brand | undefined {
