@@ -3,7 +3,7 @@ import type { CallOptions, WriteOptions } from '../http/call.js';
 import { pathId } from '../http/call.js';
 import type { ProviderResult } from '../http/result.js';
 import { ACCOUNTS_OR_KEY, type AccountsCore } from './core.js';
-import type { ReserveRule, ReserveRuleRequest, ReserveRuleWriteResult } from './types.js';
+import type { ReserveRule, ReserveRuleList, ReserveRuleRequest, ReserveRuleWriteResult } from './types.js';
 
 /** Options of {@link ReserveRules.update}. */
 export interface UpdateReserveRuleOptions extends CallOptions {
@@ -41,6 +41,8 @@ export interface ReserveRules {
     change: (current: ReserveRule) => ReserveRuleRequest | Promise<ReserveRuleRequest>,
     options?: CallOptions,
   ): Promise<ProviderResult<ReserveRuleWriteResult>>;
+  /** Sandbox extension: `GET …/reserve-rules`, every rule of the entity. */
+  list(entityId: string, options?: CallOptions): Promise<ProviderResult<ReserveRuleList>>;
   /** Sandbox extension: `POST …/reserve-rules` creates a rule. */
   create(
     entityId: string,
@@ -113,6 +115,16 @@ export function reserveRules(core: AccountsCore): ReserveRules {
           throw error;
         }
       }
+    },
+    async list(entityId, options) {
+      const name = 'reserveRules.list';
+      return core.call({
+        name,
+        method: 'GET',
+        path: path(name, entityId),
+        auth: ACCOUNTS_OR_KEY,
+        ...(options ? { options } : {}),
+      });
     },
     async create(entityId, body, options) {
       const name = 'reserveRules.create';

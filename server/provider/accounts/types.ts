@@ -64,6 +64,10 @@ export type PaymentInstrumentWriteResult = z.output<typeof paymentInstrumentWrit
 export type ReserveRule = z.output<typeof reserveRuleSchema>;
 export type ReserveRuleRequest = z.input<typeof reserveRuleRequestSchema>;
 export type ReserveRuleWriteResult = z.output<typeof reserveRuleWriteResponseSchema>;
+/** Sandbox extension `GET …/reserve-rules`: `{ data: ReserveRule[] }`. */
+export interface ReserveRuleList {
+  readonly data: ReserveRule[];
+}
 
 export type CreateInstrumentRequest = z.input<typeof createInstrumentRequestSchema>;
 export type StoredInstrument = z.output<typeof storedInstrumentSchema>;

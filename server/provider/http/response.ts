@@ -82,7 +82,10 @@ function fieldFromCode(code: string): string {
 export function describeBody(body: unknown): { code?: string; message?: string; requestId?: string } {
   if (!body || typeof body !== 'object') return {};
   const b = body as Record<string, unknown>;
-  const code = str(b.errorCode) ?? str(b.error_type) ?? str(b.error);
+  const codes = Array.isArray(b.error_codes) ? b.error_codes.filter((c): c is string => typeof c === 'string') : [];
+  const type = str(b.error_type);
+  const code =
+    str(b.errorCode) ?? (type && codes.length > 0 ? `${type}: ${codes.slice(0, 5).join(', ')}` : type) ?? str(b.error);
   const message = str(b.message) ?? str(b.error_description);
   const requestId = str(b.requestId) ?? str(b.request_id);
   return {
