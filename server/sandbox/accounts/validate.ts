@@ -25,7 +25,8 @@ export function issueCode(
   if (typeof custom === 'string') return { field, code: custom };
   let problem = 'invalid';
   // zod 4 issues do not carry their input: look the value up to tell "missing" from "wrong".
-  if (issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined) problem = 'required';
+  if (issue.path.length > 0 && issue.code !== 'custom' && valueAt(input, issue.path) === undefined)
+    problem = 'required';
   else if (issue.code === 'too_big') problem = issue.origin === 'string' ? 'too_long' : 'too_large';
   else if (issue.code === 'too_small') problem = issue.origin === 'string' ? 'too_short' : 'too_small';
   return { field, code: `${named}_${problem}` };
