@@ -1,0 +1,153 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import {
+  type Charge,
+  createAccountsClient,
+  createLegacyClient,
+  createRedactor,
+  ProviderError,
+} from '../../../server/provider/index.js';
+import type { RunningSandbox } from '../../../server/sandbox/index.js';
+import { captureLogger, FAST_RETRY, fault, sandbox } from './support.js';
+
+const PANS = ['4242424242424242', '4000000000003220', '5100000000002004', '4000000000001000', '4000000000009003'];
+const CVV = '737';
+
+describe('logging and redaction', () => {
+  let sb: RunningSandbox;
+  before(async () => {
+    sb = await sandbox();
+  });
+  after(() => sb.close());
+
+  it('never logs or puts in an error a card number, CVV, key, client secret or token over a full run', async () => {
+    const { lines, logger } = captureLogger();
+    const secrets: string[] = [sb.credentials.publicKey, sb.credentials.secretKey, sb.credentials.clientSecret];
+    const errors: string[] = [];
+    const keep = (e: unknown) => {
+      assert.ok(e instanceof ProviderError, String(e));
+      errors.push(e.message, JSON.stringify(e.body), JSON.stringify(e.headers), String(e.stack));
+    };
+    for (const format of ['json', 'xml'] as const) {
+      const legacy = createLegacyClient({
+        publicKey: sb.credentials.publicKey,
+        secretKey: sb.credentials.secretKey,
+        baseUrl: sb.url,
+        format,
+        logger,
+        logBodies: true,
+        ...FAST_RETRY,
+      });
+      for (const number of PANS.slice(0, 3)) {
+        const token = await legacy.cardTokens.create({
+          number,
+          expiryMonth: 12,
+          expiryYear: 2031,
+          cvv: CVV,
+          name: 'A Shopper',
+        });
+        secrets.push(token.data.id);
+        await fault(sb, { path: '/api2/v2/charges/token', status: 503, phase: 'after' });
+        const charge = await legacy.charges.create({
+          cardToken: token.data.id,
+          value: 1000,
+          currency: 'EUR',
+          email: 'shopper@example.com',
+          chargeMode: number === '4000000000003220' ? 2 : 1,
+          successUrl: 'https://shop.example.com/ok',
+          failUrl: 'https://shop.example.com/failed',
+        });
+        if (charge.data.id.startsWith('pay_tok_')) secrets.push(charge.data.id);
+        else assert.equal((charge.data as Charge).card.last4, number.slice(-4));
+        await legacy.charges.retrieve(charge.data.id);
+        await legacy.charges
+          .create({ cardToken: token.data.id, value: 1000, currency: 'EUR', email: 'shopper@example.com' })
+          .catch(keep);
+      }
+      await legacy.cardTokens
+        .create({ number: '4242 4242 4242 4241', expiryMonth: 1, expiryYear: 2031, cvv: CVV })
+        .catch(keep);
+      const wrong = createLegacyClient({ secretKey: 'sk_sbox_wrong0key0000000000000001', baseUrl: sb.url, logger });
+      secrets.push('sk_sbox_wrong0key0000000000000001');
+      await wrong.paymentTokens.create({ value: 1, currency: 'EUR' }).catch(keep);
+      await wrong.close();
+      await legacy.close();
+    }
+
+    const accounts = createAccountsClient({
+      clientId: sb.credentials.clientId,
+      clientSecret: sb.credentials.clientSecret,
+      baseUrl: sb.url,
+      authUrl: sb.url,
+      logger,
+      logBodies: true,
+    });
+    const updated = await accounts.accountUpdater.retrieveCard({
+      source_options: { card: { number: PANS[3]!, expiry_month: 1, expiry_year: 2030 } },
+    });
+    secrets.push(updated.data.card!.encrypted_card_number);
+    const legacy = createLegacyClient({ publicKey: sb.credentials.publicKey, baseUrl: sb.url });
+    const token = await legacy.cardTokens.create({ number: PANS[2]!, expiryMonth: 12, expiryYear: 2031, cvv: CVV });
+    secrets.push(token.data.id);
+    const stored = await accounts.instruments.create({ type: 'token', token: token.data.id });
+    await accounts.instruments.create({ type: 'token', token: token.data.id }).catch(keep);
+    await accounts.accountUpdater.retrieveCard({ source_options: { instrument: { id: stored.data.id } } });
+    await accounts.accountUpdater
+      .retrieveCard({ source_options: { card: { number: PANS[0]!, expiry_month: 13, expiry_year: 2030 } } })
+      .catch(keep);
+    sb.clock.advance(3601);
+    await accounts.instruments.retrieve(stored.data.id);
+    secrets.push(await accounts.tokens!.token(['vault:real-time-account-updater']));
+    secrets.push(await accounts.tokens!.token(['vault:instruments']));
+    await legacy.close();
+    await accounts.close();
+
+    const events = new Set(lines.map((l) => JSON.parse(l).event as string));
+    for (const e of [
+      'provider.request',
+      'provider.response',
+      'provider.response.body',
+      'provider.retry',
+      'provider.error',
+      'provider.token',
+    ]) {
+      assert.ok(events.has(e), `no ${e} line`);
+    }
+    assert.ok(
+      lines.some((l) => l.includes('"body":{') && l.includes('4242')),
+      'bodies are logged, masked',
+    );
+    const everything = [...lines, ...errors];
+    for (const text of everything) {
+      for (const pan of PANS) assert.ok(!text.replace(/[ -]/g, '').includes(pan), `PAN in: ${text.slice(0, 300)}`);
+      assert.ok(!/"(cvv|cvc)"/i.test(text), `CVV field in: ${text.slice(0, 300)}`);
+      assert.ok(!text.includes(`"${CVV}"`), `CVV value in: ${text.slice(0, 300)}`);
+      for (const secret of secrets) assert.ok(!text.includes(secret), `secret in: ${text.slice(0, 300)}`);
+      assert.ok(!/eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\./.test(text), `JWT in: ${text.slice(0, 300)}`);
+    }
+    assert.ok(lines.length > 60, `${lines.length} lines`);
+  });
+
+  it('redacts values by key and by shape', () => {
+    const redact = createRedactor(['my-client-secret-123']);
+    assert.deepEqual(
+      redact({
+        number: '4242424242424242',
+        cvv: '123',
+        nested: { client_secret: 'x', note: 'card 4242 4242 4242 4242 via my-client-secret-123' },
+        id: 'card_tok_abcdefghijklmnop',
+        auth: 'Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl',
+        key: 'sk_sbox_abcdefghijk',
+        value: 1999,
+      }),
+      {
+        number: '[redacted]',
+        nested: { client_secret: '[redacted]', note: 'card ************4242 via [redacted]' },
+        id: 'card_tok_…mnop',
+        auth: 'Bearer [redacted jwt]',
+        key: '[redacted key]',
+        value: 1999,
+      },
+    );
+  });
+});
