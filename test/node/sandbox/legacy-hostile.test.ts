@@ -1,0 +1,242 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
+import { call } from '../../support/http.js';
+import { cardBody, chargeBody, SANDBOX } from './legacy-support.js';
+
+type Case = [name: string, raw: string | Buffer, contentType: string, status: number, code: string, field: string];
+
+const JSON_TYPE = 'application/json';
+const XML_TYPE = 'application/xml';
+
+describe('legacy API: hostile and malformed input', () => {
+  let sb: RunningSandbox;
+  let valid: Record<string, unknown>;
+  before(async () => {
+    sb = await startSandbox();
+    valid = await chargeBody(sb);
+  });
+  after(() => sb.close());
+
+  /** The valid charge body with `patch` spliced in as raw JSON text. */
+  const withRaw = (key: string, rawValue: string) =>
+    JSON.stringify({ ...valid, [key]: '__RAW__' }).replace('"__RAW__"', rawValue);
+
+  it('answers every hostile charge body with a 4xx naming the problem, never a 500', async () => {
+    const cases: Case[] = [
+      ['truncated JSON', '{"value":', JSON_TYPE, 400, 'body_malformed', 'body'],
+      ['JSON array', '[{"value":1}]', JSON_TYPE, 400, 'body_not_object', 'body'],
+      ['JSON string', '"charge"', JSON_TYPE, 400, 'body_not_object', 'body'],
+      ['JSON null', 'null', JSON_TYPE, 400, 'body_not_object', 'body'],
+      ['__proto__ key', '{"__proto__":{"polluted":1}}', JSON_TYPE, 400, 'forbidden_key', '__proto__'],
+      [
+        'constructor.prototype',
+        withRaw('metadata', '{"constructor":{"prototype":{"x":1}}}'),
+        JSON_TYPE,
+        400,
+        'forbidden_key',
+        'metadata.constructor',
+      ],
+      [
+        '__proto__ in a product',
+        withRaw('products', '[{"__proto__":{"admin":true}}]'),
+        JSON_TYPE,
+        400,
+        'forbidden_key',
+        'products.0.__proto__',
+      ],
+      [
+        'oversized',
+        withRaw('description', JSON.stringify('x'.repeat(70_000))),
+        JSON_TYPE,
+        413,
+        'body_too_large',
+        'body',
+      ],
+      ['invalid UTF-8', Buffer.from([0x7b, 0x22, 0xc3, 0x28, 0x22, 0x7d]), JSON_TYPE, 400, 'body_encoding', 'body'],
+      [
+        'deep nesting',
+        withRaw('metadata', `${'{"a":'.repeat(40)}1${'}'.repeat(40)}`),
+        JSON_TYPE,
+        400,
+        'body_too_deep',
+        'metadata.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a',
+      ],
+      ['text/plain', 'value=1', 'text/plain', 415, 'unsupported_media_type', 'Content-Type'],
+      ['form-encoded', 'value=1', 'application/x-www-form-urlencoded', 415, 'unsupported_media_type', 'Content-Type'],
+      ['value 1e400', withRaw('value', '1e400'), JSON_TYPE, 400, 'value_invalid', 'value'],
+      ['value 2^64', withRaw('value', '18446744073709551616'), JSON_TYPE, 400, 'value_invalid', 'value'],
+      ['value -0', withRaw('value', '-0'), JSON_TYPE, 400, 'value_invalid', 'value'],
+      ['autoCapTime 1e-400', withRaw('autoCapTime', '1e400'), JSON_TYPE, 400, 'autoCapTime_invalid', 'autoCapTime'],
+      ['full-width digits in value', withRaw('value', '"１００"'), JSON_TYPE, 400, 'value_invalid', 'value'],
+      [
+        'RTL override in trackId',
+        withRaw('trackId', '"order\\u202e1001"'),
+        JSON_TYPE,
+        400,
+        'trackId_invalid',
+        'trackId',
+      ],
+      [
+        'NUL in customerName',
+        withRaw('customerName', '"Ada\\u0000"'),
+        JSON_TYPE,
+        400,
+        'customerName_invalid',
+        'customerName',
+      ],
+      ['lone surrogate in udf1', withRaw('udf1', '"\\ud800x"'), JSON_TYPE, 400, 'udf1_invalid', 'udf1'],
+      [
+        'zero-width joiner flood in udf2',
+        withRaw('udf2', JSON.stringify('\u200d'.repeat(101))),
+        JSON_TYPE,
+        400,
+        'udf2_invalid',
+        'udf2',
+      ],
+      [
+        'array for billingDetails',
+        withRaw('billingDetails', '[]'),
+        JSON_TYPE,
+        400,
+        'billingDetails_invalid',
+        'billingDetails',
+      ],
+      ['array for metadata', withRaw('metadata', '[["a","b"]]'), JSON_TYPE, 400, 'metadata_invalid', 'metadata'],
+      [
+        'object for products',
+        withRaw('products', '{"0":{"name":"x"}}'),
+        JSON_TYPE,
+        400,
+        'products_invalid',
+        'products',
+      ],
+      [
+        'object for cardToken',
+        withRaw('cardToken', '{"id":"card_tok_x"}'),
+        JSON_TYPE,
+        400,
+        'cardToken_invalid',
+        'cardToken',
+      ],
+      ['number for email', withRaw('email', '42'), JSON_TYPE, 400, 'email_invalid', 'email'],
+      ['malformed XML', '<data><value>1</data>', XML_TYPE, 400, 'xml_malformed', 'body'],
+      [
+        'XML DOCTYPE (XXE)',
+        '<?xml version="1.0"?><!DOCTYPE data [<!ENTITY x SYSTEM "file:///etc/passwd">]><data><udf1>&x;</udf1></data>',
+        XML_TYPE,
+        400,
+        'xml_doctype',
+        'body',
+      ],
+      [
+        'XML billion laughs',
+        `<!DOCTYPE d [<!ENTITY a "aaaa">${Array.from({ length: 9 }, (_, i) => `<!ENTITY a${i} "&a;&a;&a;">`).join('')}]><data><udf1>&a8;</udf1></data>`,
+        XML_TYPE,
+        400,
+        'xml_doctype',
+        'body',
+      ],
+      ['XML ENTITY without DOCTYPE', '<!ENTITY x "y"><data/>', XML_TYPE, 400, 'xml_doctype', 'body'],
+      ['XML wrong root', '<charge><value>1</value></charge>', XML_TYPE, 400, 'xml_root', 'body'],
+      ['XML __proto__ element', '<data><__proto__><x>1</x></__proto__></data>', XML_TYPE, 400, 'xml_malformed', 'body'],
+      [
+        'XML __proto__ metadata key',
+        '<data><metadata><item key="__proto__">x</item></metadata></data>',
+        XML_TYPE,
+        400,
+        'xml_malformed',
+        'body',
+      ],
+      ['XML too deep', `<data>${'<a>'.repeat(40)}1${'</a>'.repeat(40)}</data>`, XML_TYPE, 400, 'xml_too_deep', 'body'],
+      [
+        'XML too many elements',
+        `<data>${'<a/>'.repeat(10_001)}</data>`,
+        XML_TYPE,
+        400,
+        'xml_too_many_elements',
+        'body',
+      ],
+      ['XML text root', '<data>just text</data>', XML_TYPE, 400, 'xml_root', 'body'],
+    ];
+    for (const [name, raw, type, status, code, field] of cases) {
+      const r = await call(`${sb.url}${SANDBOX}/charges/token`, {
+        method: 'POST',
+        raw,
+        headers: { 'content-type': type, authorization: sb.credentials.secretKey },
+      });
+      assert.equal(r.status, status, `${name}: ${r.text.slice(0, 300)}`);
+      assert.match(r.headers.get('content-type') ?? '', /^application\/json/, name);
+      assert.equal(r.json.errorCode, code, name);
+      assert.equal(r.json.errors[0].field, field, name);
+      assert.doesNotMatch(r.text, /at .*\.ts:\d+|stack/i, `${name}: no stack trace`);
+    }
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+    assert.equal(({} as Record<string, unknown>).admin, undefined);
+    assert.equal(({} as Record<string, unknown>).x, undefined);
+  });
+
+  it('answers XML-typed hostile values field by field after coercion', async () => {
+    const xml = (inner: string) =>
+      `<data><cardToken>${valid.cardToken}</cardToken><currency>EUR</currency><email>a@b.co</email>${inner}</data>`;
+    const cases: [string, string, string][] = [
+      ['<value>1e400</value>', 'value_invalid', 'value'],
+      ['<value>ten</value>', 'value_invalid', 'value'],
+      ['<value>100</value><chargeMode>9</chargeMode>', 'chargeMode_invalid', 'chargeMode'],
+      ['<value>100</value><riskCheck>maybe</riskCheck>', 'riskCheck_invalid', 'riskCheck'],
+      ['<value>100</value><products><price>free</price></products>', 'products.price_invalid', 'products.0.price'],
+      ['<value>100</value><metadata><a><b>1</b></a></metadata>', 'metadata.a_invalid', 'metadata.a'],
+    ];
+    for (const [inner, code, field] of cases) {
+      const r = await call(`${sb.url}${SANDBOX}/charges/token`, {
+        method: 'POST',
+        raw: xml(inner),
+        headers: { 'content-type': XML_TYPE, authorization: sb.credentials.secretKey },
+      });
+      assert.equal(r.status, 400, `${inner}: ${r.text}`);
+      assert.equal(r.json.errorCode, code, inner);
+      assert.equal(r.json.errors[0].field, field, inner);
+    }
+  });
+
+  it('refuses an Accept it cannot serve with 406, and hostile card-token bodies with 4xx', async () => {
+    const notAcceptable = await call(`${sb.url}${SANDBOX}/charges/token`, {
+      body: valid,
+      headers: { authorization: sb.credentials.secretKey, accept: 'text/html' },
+    });
+    assert.equal(notAcceptable.status, 406);
+    assert.equal(notAcceptable.json.errorCode, 'not_acceptable');
+    const cases: [string, number, string, string][] = [
+      [
+        JSON.stringify({ ...cardBody(sb), number: '４２４２４２４２４２４２４２４２' }),
+        400,
+        'number_invalid',
+        'number',
+      ],
+      [JSON.stringify({ ...cardBody(sb), number: '4242424242424242\u0000' }), 400, 'number_invalid', 'number'],
+      [JSON.stringify({ ...cardBody(sb), number: `\u202e${'4242424242424242'}` }), 400, 'number_invalid', 'number'],
+      [JSON.stringify({ ...cardBody(sb), number: '4'.repeat(5000) }), 400, 'number_invalid', 'number'],
+      [JSON.stringify({ ...cardBody(sb), expiryMonth: '６' }), 400, 'expiryMonth_invalid', 'expiryMonth'],
+      [JSON.stringify({ ...cardBody(sb), cvv: '１２３' }), 400, 'cvv_invalid', 'cvv'],
+      [JSON.stringify({ ...cardBody(sb), name: '🙂'.repeat(101) }), 400, 'name_invalid', 'name'],
+      [JSON.stringify([cardBody(sb)]), 400, 'body_not_object', 'body'],
+      ['{"number":"4242424242424242","__proto__":{}}', 400, 'forbidden_key', '__proto__'],
+    ];
+    for (const [raw, status, code, field] of cases) {
+      const r = await call(`${sb.url}${SANDBOX}/tokens/card`, {
+        method: 'POST',
+        raw,
+        headers: { 'content-type': JSON_TYPE, authorization: sb.credentials.publicKey },
+      });
+      assert.equal(r.status, status, `${raw.slice(0, 80)}: ${r.text}`);
+      assert.equal(r.json.errorCode, code, raw.slice(0, 80));
+      assert.equal(r.json.errors[0].field, field, raw.slice(0, 80));
+    }
+    const unknownFields = await call(`${sb.url}${SANDBOX}/tokens/card`, {
+      body: { ...cardBody(sb), favouriteColour: 'teal', nested: { deep: [1, 2] } },
+      headers: { authorization: sb.credentials.publicKey },
+    });
+    assert.equal(unknownFields.status, 200, 'unknown fields are ignored');
+    assert.equal(unknownFields.json.favouriteColour, undefined);
+  });
+});
