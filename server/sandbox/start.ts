@@ -57,6 +57,16 @@ function loadFixtures(fixtures: SandboxOptions['fixtures']): Record<string, unkn
   return parsed as Record<string, unknown>;
 }
 
+/** Runs `build`; an error an area raises over bad fixtures also names the file they came from. */
+function withFixturesFile<T>(fixtures: SandboxOptions['fixtures'], build: () => T): T {
+  try {
+    return build();
+  } catch (e) {
+    if (typeof fixtures !== 'string' || !(e instanceof Error) || e.message.includes(fixtures)) throw e;
+    throw new Error(`${e.message} (fixtures file ${fixtures})`, { cause: e });
+  }
+}
+
 /**
  * Starts a sandbox and resolves once it listens.
  *
@@ -73,11 +83,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       `tessera sandbox: refusing to bind ${JSON.stringify(host)} without TLS; pass a certificate (--tls-cert/--tls-key) or bind a loopback address`,
     );
   }
-  const { app, context } = createSandboxApp({
-    mode: options.mode,
-    credentials: options.credentials,
-    fixtures: loadFixtures(options.fixtures),
-  });
+  const { app, context } = withFixturesFile(options.fixtures, () =>
+    createSandboxApp({
+      mode: options.mode,
+      credentials: options.credentials,
+      fixtures: loadFixtures(options.fixtures),
+    }),
+  );
   const server: Server = options.tls
     ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, app)
     : createHttpServer(app);
