@@ -105,6 +105,7 @@ describe('Account Services fixtures', () => {
   it('stops the sandbox at start with an error naming the fixture path at fault', async () => {
     const base = sampleFixtures().accounts;
     const entity = base.entities[0]!;
+    const pis = entity.payment_instruments!;
     const cases: [unknown, RegExp][] = [
       [{ ...base, extra: 1 }, /accounts\.\(root\): .*extra/i],
       [
@@ -140,7 +141,7 @@ describe('Account Services fixtures', () => {
       [
         {
           ...base,
-          entities: [{ ...entity, payment_instruments: [{ ...entity.payment_instruments[2], default: true }] }],
+          entities: [{ ...entity, payment_instruments: [{ ...pis[2], default: true }] }],
         },
         /accounts\.entities\.0\.payment_instruments\.0\.default: only a verified instrument/,
       ],
@@ -150,7 +151,7 @@ describe('Account Services fixtures', () => {
           entities: [
             {
               ...entity,
-              payment_instruments: [entity.payment_instruments[0], { ...entity.payment_instruments[1], default: true }],
+              payment_instruments: [pis[0], { ...pis[1], default: true }],
             },
           ],
         },
