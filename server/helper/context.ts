@@ -34,6 +34,8 @@ export interface HelperContext {
   readonly log: HelperLogger;
   readonly limits: ResolvedLimits;
   readonly now: () => number;
+  /** Largest accepted request body in bytes. */
+  readonly bodyLimit: number;
   readonly widget: () => WidgetAsset;
   /** The shopper's session id, when the merchant's app has one. */
   readonly sessionOf: (req: Request) => string | undefined;

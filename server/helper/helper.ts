@@ -89,6 +89,7 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
     log,
     limits,
     now,
+    bodyLimit: o.bodyLimitBytes ?? 16_384,
     widget: widgetLoader(),
     sessionOf:
       o.sessionId ??

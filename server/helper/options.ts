@@ -1,5 +1,7 @@
 import type { Request } from 'express';
 import { z } from 'zod';
+import type { AccountsClient } from '../provider/accounts/client.js';
+import type { LegacyClient } from '../provider/legacy/client.js';
 import { HOST_ALGORITHMS, type HostAuthOptions } from './host-auth.js';
 import type { HelperLogger } from './log.js';
 import type { Limit } from './rate-limit.js';
@@ -27,6 +29,12 @@ const httpsUrl = (example: string) =>
     },
     { message: `must be an https:// URL (http:// only to loopback) such as ${JSON.stringify(example)}` },
   );
+
+/** A base-URL template: `{prefix}` stands for the client id's host prefix. */
+const templateUrl = (example: string) =>
+  z.string().refine((s) => httpsUrl(example).safeParse(s.replaceAll('{prefix}', 'prefix')).success, {
+    message: `must be an https:// URL template (http:// only to loopback) such as ${JSON.stringify(example)}`,
+  });
 
 const limitSchema = z
   .strictObject({
@@ -67,8 +75,8 @@ const hostAuthSchema = z
     message: 'needs exactly one of `jwksUrl` and `key`',
   });
 
-const clientSchema = (methods: readonly string[], what: string) =>
-  z.custom<unknown>(
+const clientSchema = <T>(methods: readonly string[], what: string) =>
+  z.custom<T>(
     (v) => !!v && typeof v === 'object' && methods.every((m) => typeof (v as Record<string, unknown>)[m] === 'object'),
     { message: `must be a ${what} instance` },
   );
@@ -132,14 +140,23 @@ export interface TesseraHelperOptions {
   readonly accountsBaseUrl?: string;
   /** Base URL template of the access host (OAuth token endpoint). */
   readonly authBaseUrl?: string;
-  /** A ready legacy client, instead of the keys (its own logger and timeouts apply). */
-  readonly legacyClient?: unknown;
+  /** A ready legacy client, instead of `secretKey` (its own logger and timeouts apply). */
+  readonly legacyClient?: LegacyClient;
   /** A ready Account Services client, instead of `clientId`/`clientSecret`. */
-  readonly accountsClient?: unknown;
-  /** Timeout for each provider call made by clients the helper builds (default 30 000 ms). */
+  readonly accountsClient?: AccountsClient;
+  /** Timeout of each provider call made by the clients the helper builds (default 30 000 ms). */
   readonly providerTimeoutMs?: number;
-  /** Decides amount, currency and the rest of a charge from the order reference. Required. */
-  readonly resolveCharge: (req: Request, body: ChargeRequestBody) => ChargeDetails | Promise<ChargeDetails>;
+  /** Retries of a failed provider call where safe (same idempotency key), 0–5 (default 2). */
+  readonly providerMaxRetries?: number;
+  /**
+   * Decides amount, currency and the rest of a charge from the order reference. Required. Answer `undefined`
+   * (or `null`) for an order that does not exist or may not be paid (400 `TESSERA_UNKNOWN_ORDER`), or throw a
+   * `HelperHttpError` to answer with your own status and code.
+   */
+  readonly resolveCharge: (
+    req: Request,
+    body: ChargeRequestBody,
+  ) => ChargeDetails | null | undefined | Promise<ChargeDetails | null | undefined>;
   /** Verification of host-page JWTs for the dashboard routes. */
   readonly hostAuth?: HostAuthOptions;
   /** Limits; each may be `false` to switch it off. Defaults in docs/DECISIONS.md#helper-rate-limits. */
@@ -198,14 +215,15 @@ const optionsSchema = z
       .regex(/^cli_[A-Za-z0-9]{8,100}$/, { message: 'must be a client id such as "cli_…"' })
       .optional(),
     clientSecret: z.string().min(8, { message: 'must be the OAuth client secret' }).max(500).optional(),
-    accountsBaseUrl: z.string().min(1).optional(),
-    authBaseUrl: z.string().min(1).optional(),
-    legacyClient: clientSchema(['charges'], 'LegacyClient (from `createLegacyClient`)').optional(),
-    accountsClient: clientSchema(
+    accountsBaseUrl: templateUrl('https://{prefix}.api.provider.example').optional(),
+    authBaseUrl: templateUrl('https://{prefix}.access.provider.example').optional(),
+    legacyClient: clientSchema<LegacyClient>(['charges'], 'LegacyClient (from `createLegacyClient`)').optional(),
+    accountsClient: clientSchema<AccountsClient>(
       ['accountUpdater', 'paymentInstruments'],
       'AccountsClient (from `createAccountsClient`)',
     ).optional(),
     providerTimeoutMs: z.number().int().min(100).max(120_000).optional(),
+    providerMaxRetries: z.number().int().min(0).max(5).optional(),
     resolveCharge: fn<TesseraHelperOptions['resolveCharge']>('`(req, body) => ({ amount, currency })`'),
     hostAuth: hostAuthSchema.optional(),
     rateLimits: rateLimitsSchema.optional(),
@@ -246,9 +264,9 @@ const optionsSchema = z
     );
     need(o.publicKey === undefined, 'publicKey', 'is required: the widget needs it for card tokens');
     need(
-      o.legacyClient !== undefined && (o.secretKey !== undefined || o.legacyBaseUrl !== undefined),
+      o.legacyClient !== undefined && o.secretKey !== undefined,
       'legacyClient',
-      'replaces `secretKey` and `legacyBaseUrl`; pass one or the other',
+      'replaces `secretKey`; pass one or the other (`legacyBaseUrl` still gives the card-token URL)',
     );
     const oauth = o.clientId !== undefined || o.clientSecret !== undefined;
     need(
@@ -273,6 +291,16 @@ const optionsSchema = z
       'needs `clientId`/`clientSecret` (or `accountsClient`) for the dashboard routes',
     );
     const production = o.environment === 'production';
+    need(
+      production && o.legacyBaseUrl === undefined,
+      'legacyBaseUrl',
+      'is required when `environment` is "production" (the default is the local sandbox)',
+    );
+    need(
+      production && o.clientId !== undefined && (o.accountsBaseUrl === undefined || o.authBaseUrl === undefined),
+      o.accountsBaseUrl === undefined ? 'accountsBaseUrl' : 'authBaseUrl',
+      'is required when `environment` is "production" (the default is the local sandbox)',
+    );
     need(
       production && /_sbox_/.test(o.publicKey ?? ''),
       'publicKey',

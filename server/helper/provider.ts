@@ -1,10 +1,12 @@
 import type { Router } from 'express';
+import { type AccountsClient, createAccountsClient } from '../provider/accounts/client.js';
+import { createLegacyClient, type LegacyClient } from '../provider/legacy/client.js';
+import { DEFAULT_SANDBOX_URL } from '../provider/urls.js';
+import { accountRoutes } from './accounts/routes.js';
+import { chargeRoutes } from './charges/route.js';
 import type { HelperContext } from './context.js';
 import type { HelperLogger } from './log.js';
 import type { ValidatedOptions } from './options.js';
-
-/** Where `npx tessera sandbox` listens by default: the default of every provider URL. */
-const DEFAULT_SANDBOX_URL = 'http://127.0.0.1:4010';
 
 /** The provider side of one helper: the widget's card-token URL and the routes that call the provider. */
 export interface HelperProvider {
@@ -12,11 +14,35 @@ export interface HelperProvider {
   routes(ctx: HelperContext): Router[];
 }
 
-/** Builds the provider side from validated options. */
-export function createProvider(o: ValidatedOptions, _log: HelperLogger): HelperProvider {
+/**
+ * Builds the provider clients from validated options (or takes the ready ones)
+ * and the routes that use them. The clients refuse `http://` to anything but
+ * loopback, so no secret crosses a network in clear (DESIGN.md invariant).
+ */
+export function createProvider(o: ValidatedOptions, log: HelperLogger): HelperProvider {
+  const live = o.environment === 'production';
   const base = (o.legacyBaseUrl ?? DEFAULT_SANDBOX_URL).replace(/\/+$/, '');
+  const http = {
+    logger: log,
+    ...(o.providerTimeoutMs === undefined ? {} : { timeoutMs: o.providerTimeoutMs }),
+    ...(o.providerMaxRetries === undefined ? {} : { maxRetries: o.providerMaxRetries }),
+  };
+  const legacy =
+    (o.legacyClient as LegacyClient | undefined) ??
+    createLegacyClient({ secretKey: o.secretKey!, baseUrl: base, paths: live ? 'live' : 'sandbox', ...http });
+  let accounts = o.accountsClient as AccountsClient | undefined;
+  if (!accounts && o.clientId) {
+    accounts = createAccountsClient({
+      clientId: o.clientId,
+      clientSecret: o.clientSecret!,
+      ...(o.accountsBaseUrl === undefined ? {} : { baseUrl: o.accountsBaseUrl }),
+      ...(o.authBaseUrl === undefined ? {} : { authUrl: o.authBaseUrl }),
+      ...(o.now === undefined ? {} : { now: o.now }),
+      ...http,
+    });
+  }
   return {
-    cardTokenUrl: `${base}/api2/v2/tokens/card`,
-    routes: () => [],
+    cardTokenUrl: `${base}${live ? '/v2' : '/api2/v2'}/tokens/card`,
+    routes: (ctx) => [chargeRoutes(ctx, legacy), ...(accounts ? [accountRoutes(ctx, accounts)] : [])],
   };
 }

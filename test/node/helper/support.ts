@@ -6,6 +6,8 @@ import express from 'express';
 import { exportJWK, type JWTPayload, SignJWT } from 'jose';
 import pino from 'pino';
 import { type TesseraHelper, type TesseraHelperOptions, tesseraHelper } from '../../../server/helper/index.js';
+import type { RunningSandbox } from '../../../server/sandbox/index.js';
+import { call } from '../../support/http.js';
 
 /** Everything the helper logged, as parsed pino lines, plus the raw text to scan. */
 export interface CapturedLog {
@@ -116,4 +118,35 @@ export async function startIssuer(now: () => number = Date.now): Promise<Issuer>
     },
     close: closer(server),
   };
+}
+
+/** A fresh single-use card token from the sandbox, made with the public key as the widget would. */
+export async function cardToken(sb: RunningSandbox, number = '4242424242424242'): Promise<string> {
+  const r = await call(`${sb.url}/api2/v2/tokens/card`, {
+    body: { number, expiryMonth: 12, expiryYear: 2030, cvv: number.length === 15 ? '1234' : '123' },
+    headers: { authorization: sb.credentials.publicKey },
+  });
+  if (r.status !== 200) throw new Error(`card token: ${r.status} ${r.text}`);
+  return r.json.id as string;
+}
+
+/** The sandbox's log entries of charge requests (`POST …/charges/token`), oldest first. */
+export async function sandboxCharges(sb: RunningSandbox): Promise<Record<string, unknown>[]> {
+  const r = await call(`${sb.url}/_sandbox/requests?limit=200`);
+  return (r.json.data as Record<string, unknown>[])
+    .filter((e) => e.method === 'POST' && e.path === '/api2/v2/charges/token')
+    .reverse();
+}
+
+/** Adds a sandbox fault (`POST /_sandbox/faults`). */
+export async function fault(sb: RunningSandbox, rule: Record<string, unknown>): Promise<void> {
+  const r = await call(`${sb.url}/_sandbox/faults`, { body: rule });
+  if (r.status !== 201) throw new Error(`fault: ${r.status} ${r.text}`);
+}
+
+/** Reads a charge back from the sandbox with the secret key. */
+export async function sandboxCharge(sb: RunningSandbox, id: string): Promise<Record<string, unknown>> {
+  const r = await call(`${sb.url}/api2/v2/charges/${id}`, { headers: { authorization: sb.credentials.secretKey } });
+  if (r.status !== 200) throw new Error(`charge ${id}: ${r.status} ${r.text}`);
+  return r.json;
 }

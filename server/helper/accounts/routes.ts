@@ -1,0 +1,193 @@
+import { type Request, type Response, Router } from 'express';
+import { z } from 'zod';
+import type { AccountsClient } from '../../provider/accounts/client.js';
+import type { PaymentInstrument } from '../../provider/accounts/types.js';
+import { NotFoundError, PreconditionRequiredError, ValidationError } from '../../provider/errors.js';
+import { instrumentLabelSchema } from '../../provider/schemas/accounts.js';
+import { jsonBody } from '../body.js';
+import type { HelperContext } from '../context.js';
+import { badRequest, HelperHttpError } from '../errors.js';
+import { forbidden, type HostClaims, requireHost } from '../host-auth.js';
+import type { CardUpdatedEvent } from '../options.js';
+import { consume } from '../rate-limit.js';
+import { upstreamError } from '../upstream.js';
+import { parseBody } from '../validate.js';
+
+const ENTITY_ID = /^ent_[A-Za-z0-9]{1,64}$/;
+const PAYMENT_INSTRUMENT_ID = /^ppi_[A-Za-z0-9]{1,64}$/;
+
+/** Strict: card details (`card`, `number`, …) are refused by name, not silently dropped. */
+const updaterBodySchema = z.strictObject({
+  instrumentId: z
+    .string({ error: 'must be a stored card id (src_…)' })
+    .regex(/^src_[A-Za-z0-9]{1,64}$/, { error: 'must be a stored card id (src_…)' }),
+});
+
+const patchBodySchema = z
+  .strictObject({
+    label: instrumentLabelSchema.optional(),
+    default: z.boolean({ error: 'must be true or false' }).optional(),
+  })
+  .refine((b) => b.label !== undefined || b.default !== undefined, {
+    message: 'give label, default or both',
+    path: ['label'],
+  });
+
+/** The instrument as the dashboard sees it: no document file ids, no provider links. */
+function safeInstrument(p: PaymentInstrument) {
+  return {
+    id: p.id,
+    label: p.label,
+    type: p.type,
+    currency: p.currency,
+    country: p.country,
+    status: p.status,
+    default: p.default,
+    instrumentId: p.instrument_id,
+  };
+}
+
+function pathParam(req: Request, name: string, pattern: RegExp, what: string): string {
+  const value = req.params[name];
+  if (typeof value !== 'string' || !pattern.test(value)) throw badRequest(name, `${name} must be ${what}`);
+  return value;
+}
+
+/** The provider's 404/422/428 as answers about the caller's input; anything else is an upstream fault. */
+function accountsError(err: unknown, field: string): HelperHttpError {
+  if (err instanceof NotFoundError) {
+    return new HelperHttpError(404, 'TESSERA_NOT_FOUND', `${field} does not exist`, { field, outcomeKnown: true });
+  }
+  if (err instanceof PreconditionRequiredError) {
+    return new HelperHttpError(
+      409,
+      'TESSERA_INSTRUMENT_NOT_VERIFIED',
+      'only a verified instrument can become the default payout destination',
+      { field: 'default', outcomeKnown: true },
+    );
+  }
+  if (err instanceof ValidationError) {
+    const named = err.fieldErrors.find((f) => f.field)?.field;
+    const mapped = named === 'label' || named === 'default' ? named : field;
+    return badRequest(mapped, `${mapped} was refused by the payment provider`);
+  }
+  return upstreamError(err);
+}
+
+/**
+ * The dashboard routes, behind a host JWT (docs/DECISIONS.md#helper-host-jwt):
+ * `POST /account-updater` for a stored card the token's `instruments` claim
+ * names, and the payout instruments of a sub-entity its `entities` claim names.
+ */
+export function accountRoutes(ctx: HelperContext, accounts: AccountsClient): Router {
+  const router = Router();
+  const verify = ctx.verifyHost!;
+  const limit = ctx.limits.hostRequestsPerUser;
+  const claimsOf = (res: Response) => res.locals.hostClaims as HostClaims;
+  const host = [
+    requireHost(verify),
+    async (_req: Request, res: Response, next: (err?: unknown) => void) => {
+      try {
+        if (limit) await consume(ctx.store, `host:${claimsOf(res).sub}`, limit, ctx.now(), 'requests');
+        next();
+      } catch (err) {
+        next(err);
+      }
+    },
+  ];
+
+  function entityOf(req: Request, res: Response): string {
+    const entityId = pathParam(req, 'entityId', ENTITY_ID, 'a sub-entity id (ent_…)');
+    if (!claimsOf(res).entities.includes(entityId)) throw forbidden('entityId', 'sub-entity');
+    return entityId;
+  }
+
+  router.post('/account-updater', jsonBody(ctx.bodyLimit), ...host, async (req: Request, res: Response) => {
+    const { instrumentId } = parseBody(updaterBodySchema, req.body);
+    const claims = claimsOf(res);
+    if (!claims.instruments.includes(instrumentId)) throw forbidden('instrumentId', 'stored card');
+    let result: Awaited<ReturnType<AccountsClient['accountUpdater']['retrieveCard']>>['data'];
+    try {
+      result = (await accounts.accountUpdater.retrieveCard({ source_options: { instrument: { id: instrumentId } } }))
+        .data;
+    } catch (err) {
+      throw accountsError(err, 'instrumentId');
+    }
+    // Only the safe summary leaves: never encrypted_card_number, never the fingerprint.
+    const card = result.card
+      ? {
+          bin: result.card.bin,
+          last4: result.card.last4,
+          expiryMonth: result.card.expiry_month,
+          expiryYear: result.card.expiry_year,
+        }
+      : undefined;
+    const changed = result.account_update_status !== 'UPDATE_FAILED';
+    if (changed && ctx.options.onCardUpdated) {
+      const event: CardUpdatedEvent = {
+        instrumentId,
+        status: result.account_update_status,
+        user: claims.sub,
+        ...(card ? { card } : {}),
+      };
+      try {
+        await ctx.options.onCardUpdated(event);
+      } catch (err) {
+        ctx.log.error({ event: 'tessera.on-card-updated.failed', err }, 'onCardUpdated threw');
+      }
+    }
+    ctx.log.info({ event: 'tessera.account-updater', status: result.account_update_status }, 'account updater');
+    res.json({
+      instrumentId,
+      status: result.account_update_status,
+      ...(result.account_update_failure_code ? { failureCode: result.account_update_failure_code } : {}),
+      ...(card ? { card } : {}),
+      requestId: res.locals.tesseraRequestId,
+    });
+  });
+
+  router.get('/entities/:entityId/payment-instruments', ...host, async (req: Request, res: Response) => {
+    const entityId = entityOf(req, res);
+    try {
+      const { data } = await accounts.paymentInstruments.list(entityId);
+      res.json({ data: data.data.map(safeInstrument), requestId: res.locals.tesseraRequestId });
+    } catch (err) {
+      throw accountsError(err, 'entityId');
+    }
+  });
+
+  router.get('/entities/:entityId/payment-instruments/:id', ...host, async (req: Request, res: Response) => {
+    const entityId = entityOf(req, res);
+    const id = pathParam(req, 'id', PAYMENT_INSTRUMENT_ID, 'a payment instrument id (ppi_…)');
+    try {
+      const { data } = await accounts.paymentInstruments.retrieve(entityId, id);
+      res.json({ ...safeInstrument(data), requestId: res.locals.tesseraRequestId });
+    } catch (err) {
+      throw accountsError(err, 'id');
+    }
+  });
+
+  router.patch(
+    '/entities/:entityId/payment-instruments/:id',
+    jsonBody(ctx.bodyLimit),
+    ...host,
+    async (req: Request, res: Response) => {
+      const entityId = entityOf(req, res);
+      const id = pathParam(req, 'id', PAYMENT_INSTRUMENT_ID, 'a payment instrument id (ppi_…)');
+      const body = parseBody(patchBodySchema, req.body);
+      try {
+        await accounts.paymentInstruments.update(entityId, id, body);
+        const { data } = await accounts.paymentInstruments.retrieve(entityId, id);
+        ctx.log.info(
+          { event: 'tessera.instrument.updated', entityId, id, sub: claimsOf(res).sub },
+          'instrument updated',
+        );
+        res.json({ ...safeInstrument(data), requestId: res.locals.tesseraRequestId });
+      } catch (err) {
+        throw accountsError(err, 'id');
+      }
+    },
+  );
+
+  return router;
+}

@@ -1,0 +1,74 @@
+import type { Request, Response } from 'express';
+import type { Charge, LegacyClient } from '../../provider/legacy/client.js';
+import type { HelperContext } from '../context.js';
+import { badRequest, HelperHttpError } from '../errors.js';
+import { upstreamError } from '../upstream.js';
+import { type ChargeOutcome, outcomeOf } from './outcome.js';
+import type { PendingThreeDs } from './route.js';
+
+const PAYMENT_TOKEN = /^pay_tok_[A-Za-z0-9]{1,64}$/;
+
+/** True when the caller asked for JSON rather than a page (a `fetch`, not a navigation). */
+function wantsJson(req: Request): boolean {
+  return req.accepts(['html', 'json']) === 'json';
+}
+
+/**
+ * `GET /charges/3ds-return?cko-payment-token=pay_tok_…`: where the provider
+ * sends the shopper after the 3-D Secure challenge (the helper gives this URL
+ * as the charge's successUrl and failUrl). Only charges this helper started are
+ * accepted; the outcome is read back from the provider (never taken from the
+ * URL), stored as the token's answer, then the shopper is sent (303) to the
+ * merchant's successUrl or failUrl with `?chargeId=…`, or, without one or when
+ * JSON is asked for, answered like `POST /charges`. See docs/DECISIONS.md#helper-3ds.
+ */
+export function threeDsReturn(
+  ctx: HelperContext,
+  legacy: LegacyClient,
+  keys: { threeDs(token: string): string },
+  countDecline: (ip: string, session: string | undefined) => Promise<void>,
+) {
+  return async (req: Request, res: Response) => {
+    const token = req.query['cko-payment-token'];
+    if (typeof token !== 'string' || !PAYMENT_TOKEN.test(token)) {
+      throw badRequest('cko-payment-token', 'cko-payment-token must be a payment token (pay_tok_…)');
+    }
+    const saved = await ctx.store.get(keys.threeDs(token));
+    if (!saved) {
+      throw new HelperHttpError(404, 'TESSERA_UNKNOWN_PAYMENT', 'no 3-D Secure payment of this site has this token', {
+        field: 'cko-payment-token',
+      });
+    }
+    const pending = JSON.parse(saved) as PendingThreeDs;
+    let charge: Charge;
+    try {
+      charge = (await legacy.charges.retrieve(token)).data;
+    } catch (err) {
+      throw upstreamError(err);
+    }
+    if (charge.status === 'Pending') {
+      throw new HelperHttpError(409, 'TESSERA_3DS_NOT_FINISHED', 'the 3-D Secure challenge is not finished', {
+        field: 'cko-payment-token',
+        outcomeKnown: true,
+      });
+    }
+    const outcome = outcomeOf(charge, pending.orderReference);
+    const before = await ctx.store.get(pending.resultKey);
+    const firstSettle = !before || (JSON.parse(before) as ChargeOutcome).status === 202;
+    await ctx.store.set(pending.resultKey, JSON.stringify(outcome), 24 * 3600_000);
+    if (firstSettle && outcome.status === 402) await countDecline(pending.ip, pending.session);
+    ctx.log.info(
+      { event: 'tessera.charge.3ds', status: charge.status, chargeId: charge.id, responseCode: charge.responseCode },
+      '3-D Secure charge settled',
+    );
+    const target = outcome.status === 201 ? pending.successUrl : pending.failUrl;
+    res.setHeader('Cache-Control', 'no-store');
+    if (target && !wantsJson(req)) {
+      const url = new URL(target);
+      url.searchParams.set('chargeId', charge.id);
+      res.redirect(303, url.href);
+      return;
+    }
+    res.status(outcome.status).json({ ...outcome.body, requestId: res.locals.tesseraRequestId });
+  };
+}

@@ -1,0 +1,72 @@
+import {
+  AuthenticationError,
+  ConflictError,
+  NetworkError,
+  PermissionError,
+  ProviderError,
+  ProviderServerError,
+  RateLimitError,
+  TimeoutError,
+} from '../provider/errors.js';
+import { HelperHttpError } from './errors.js';
+
+/**
+ * Maps a provider failure the route could not answer itself to 502/503/504,
+ * always saying whether the outcome is known (docs/DECISIONS.md#helper-upstream):
+ * - 504 `TESSERA_PROVIDER_TIMEOUT`: no complete answer in time;
+ * - 503 `TESSERA_PROVIDER_UNAVAILABLE`: the provider said 503/429, could not be
+ *   reached, or another request with the same idempotency key is in flight;
+ * - 502 `TESSERA_PROVIDER_ERROR`: any other failure (5xx, reset, a bad answer,
+ *   refused credentials).
+ * `outcomeKnown: false` means a charge may have been made: retrying with the same
+ * card token is safe (same idempotency key) and answers the real result.
+ */
+export function upstreamError(err: unknown): HelperHttpError {
+  if (err instanceof HelperHttpError) return err;
+  if (!(err instanceof ProviderError)) {
+    return new HelperHttpError(502, 'TESSERA_PROVIDER_ERROR', 'the payment provider could not be used', {
+      outcomeKnown: false,
+      cause: err,
+    });
+  }
+  const known = err.outcomeKnown;
+  const tail = known
+    ? 'nothing was done; try again'
+    : 'the outcome is unknown; send the same request again to learn it (it will not be done twice)';
+  if (err instanceof TimeoutError) {
+    return new HelperHttpError(
+      504,
+      'TESSERA_PROVIDER_TIMEOUT',
+      `the payment provider did not answer in time: ${tail}`,
+      {
+        outcomeKnown: known,
+        cause: err,
+      },
+    );
+  }
+  const busy =
+    err instanceof RateLimitError ||
+    err instanceof ConflictError ||
+    (err instanceof NetworkError && known) ||
+    (err instanceof ProviderServerError && err.status === 503);
+  if (busy) {
+    const retryAfter = err instanceof RateLimitError && err.retryAfter ? String(err.retryAfter) : '1';
+    return new HelperHttpError(503, 'TESSERA_PROVIDER_UNAVAILABLE', `the payment provider is unavailable: ${tail}`, {
+      outcomeKnown: known,
+      headers: { 'Retry-After': retryAfter },
+      cause: err,
+    });
+  }
+  if (err instanceof AuthenticationError || err instanceof PermissionError) {
+    return new HelperHttpError(
+      502,
+      'TESSERA_PROVIDER_ERROR',
+      'the payment provider refused this server’s credentials; nothing was done',
+      { outcomeKnown: true, cause: err },
+    );
+  }
+  return new HelperHttpError(502, 'TESSERA_PROVIDER_ERROR', `the payment provider failed: ${tail}`, {
+    outcomeKnown: known,
+    cause: err,
+  });
+}

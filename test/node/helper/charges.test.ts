@@ -1,0 +1,434 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import type { TesseraHelperOptions } from '../../../server/helper/index.js';
+import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
+import { type Answer, call } from '../../support/http.js';
+import { cardToken, fault, type RunningHelper, sandboxCharge, sandboxCharges, startHelper } from './support.js';
+
+const ORDERS: Record<string, { amount: number; currency: string; threeDSecure?: boolean }> = {
+  'order-1': { amount: 2500, currency: 'EUR' },
+  'order-3ds': { amount: 4200, currency: 'GBP', threeDSecure: true },
+};
+
+/** Every answer any test saw, scanned at the end for secrets. */
+const seen: string[] = [];
+
+describe('POST /charges against the sandbox', () => {
+  let sb: RunningSandbox;
+  let h: RunningHelper;
+  const helpers: RunningHelper[] = [];
+
+  async function helper(extra: Partial<TesseraHelperOptions> = {}): Promise<RunningHelper> {
+    const started = await startHelper({
+      publicKey: sb.credentials.publicKey,
+      secretKey: sb.credentials.secretKey,
+      legacyBaseUrl: sb.url,
+      providerMaxRetries: 0,
+      providerTimeoutMs: 1500,
+      now: () => sb.clock.nowMs(),
+      resolveCharge: (_req, { orderReference }) => ORDERS[orderReference],
+      rateLimits: { chargesPerIp: false, declinesPerIp: false },
+      ...extra,
+    });
+    helpers.push(started);
+    return started;
+  }
+
+  async function pay(target: RunningHelper, body: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+    const r = await call(`${target.url}/charges`, { body, headers });
+    seen.push(r.text, JSON.stringify([...r.headers]));
+    return r;
+  }
+
+  before(async () => {
+    sb = await startSandbox();
+    h = await helper();
+  });
+  beforeEach(() => sb.context.reset());
+  after(async () => {
+    for (const x of helpers) await x.close();
+    await sb.close();
+  });
+
+  it('charges the server-decided amount and answers 201 with a small, safe result', async () => {
+    const token = await cardToken(sb);
+    const r = await pay(h, {
+      cardToken: token,
+      orderReference: 'order-1',
+      email: 'a@shop.example',
+      amount: 1,
+      value: 1,
+      currency: 'USD',
+    });
+    assert.equal(r.status, 201, r.text);
+    assert.deepEqual(Object.keys(r.json).sort(), [
+      'approved',
+      'brand',
+      'id',
+      'last4',
+      'message',
+      'requestId',
+      'responseCode',
+      'status',
+    ]);
+    assert.match(r.json.id, /^charge_/);
+    assert.ok(['Authorised', 'Captured'].includes(r.json.status), r.json.status);
+    assert.equal(r.json.approved, true);
+    assert.equal(r.json.responseCode, '10000');
+    assert.equal(r.json.brand, 'Visa');
+    assert.equal(r.json.last4, '4242');
+    const charge = await sandboxCharge(sb, r.json.id);
+    assert.equal(charge.value, 2500);
+    assert.equal(charge.currency, 'EUR');
+    assert.equal(charge.customerIp, '127.0.0.1');
+  });
+
+  it('makes one charge for a double submit: concurrent and later retries answer the same', async () => {
+    const token = await cardToken(sb);
+    const body = { cardToken: token, orderReference: 'order-1', email: 'a@shop.example' };
+    const [a, b] = await Promise.all([pay(h, body), pay(h, body)]);
+    const c = await pay(h, body);
+    assert.equal(a.status, 201, a.text);
+    for (const other of [b, c]) {
+      assert.equal(other.status, a.status);
+      const { requestId: _x, ...rest } = other.json;
+      const { requestId: _y, ...first } = a.json;
+      assert.deepEqual(rest, first);
+    }
+    assert.equal((await sandboxCharges(sb)).length, 1);
+  });
+
+  it('refuses the same token for another order with 409', async () => {
+    const token = await cardToken(sb);
+    assert.equal((await pay(h, { cardToken: token, orderReference: 'order-1', email: 'a@shop.example' })).status, 201);
+    ORDERS['order-2'] = { amount: 100, currency: 'EUR' };
+    const r = await pay(h, { cardToken: token, orderReference: 'order-2', email: 'a@shop.example' });
+    assert.equal(r.status, 409);
+    assert.equal(r.json.code, 'TESSERA_CARD_TOKEN_USED');
+    assert.equal(r.json.field, 'cardToken');
+    assert.equal((await sandboxCharges(sb)).length, 1);
+  });
+
+  it('answers 402 for declines with one generic message whatever the reason', async () => {
+    const answers: Answer[] = [];
+    for (const number of ['4000000000000002', '4000000000000119', '4000000000009995']) {
+      answers.push(
+        await pay(h, { cardToken: await cardToken(sb, number), orderReference: 'order-1', email: 'a@shop.example' }),
+      );
+    }
+    for (const r of answers) {
+      assert.equal(r.status, 402, r.text);
+      assert.equal(r.json.code, 'TESSERA_CARD_DECLINED');
+      assert.equal(r.json.status, 'Declined');
+      assert.equal(r.json.approved, false);
+      assert.equal(r.json.message, answers[0]!.json.message);
+      assert.ok(!/cvv|number|fund/i.test(r.json.message), r.json.message);
+    }
+    assert.deepEqual(
+      answers.map((r) => r.json.responseCode),
+      ['20005', '20014', '20051'],
+    );
+  });
+
+  it('answers 201 approved for a flagged charge', async () => {
+    const r = await pay(h, {
+      cardToken: await cardToken(sb, '4000000000004954'),
+      orderReference: 'order-1',
+      email: 'a@shop.example',
+    });
+    assert.equal(r.status, 201, r.text);
+    assert.equal(r.json.status, 'Flagged');
+    assert.equal(r.json.approved, true);
+    assert.equal(r.json.responseCode, '10100');
+  });
+
+  it('answers 409 for a token used elsewhere and for an expired one, without a charge', async () => {
+    const used = await cardToken(sb);
+    const direct = await call(`${sb.url}/api2/v2/charges/token`, {
+      body: { cardToken: used, value: 100, currency: 'EUR', email: 'x@shop.example' },
+      headers: { authorization: sb.credentials.secretKey },
+    });
+    assert.equal(direct.status, 200, direct.text);
+    const r = await pay(h, { cardToken: used, orderReference: 'order-1', email: 'a@shop.example' });
+    assert.equal(r.status, 409, r.text);
+    assert.equal(r.json.code, 'TESSERA_CARD_TOKEN_USED');
+    assert.equal(r.json.field, 'cardToken');
+    const old = await cardToken(sb);
+    sb.clock.advance(16 * 60);
+    const e = await pay(h, { cardToken: old, orderReference: 'order-1', email: 'a@shop.example' });
+    assert.equal(e.status, 409, e.text);
+    assert.equal(e.json.code, 'TESSERA_CARD_TOKEN_EXPIRED');
+    const unknown = await pay(h, {
+      cardToken: 'card_tok_doesnotexist',
+      orderReference: 'order-1',
+      email: 'a@shop.example',
+    });
+    assert.equal(unknown.status, 400);
+    assert.equal(unknown.json.field, 'cardToken');
+  });
+
+  it('answers 400 naming the field for every kind of bad input', async () => {
+    const token = 'card_tok_abcdefghijklmnop';
+    const ok = { cardToken: token, orderReference: 'order-1', email: 'a@shop.example' };
+    const cases: [unknown, string, string][] = [
+      [{}, 'TESSERA_INVALID_REQUEST', 'cardToken'],
+      [{ ...ok, cardToken: 'tok_123' }, 'TESSERA_INVALID_REQUEST', 'cardToken'],
+      [{ ...ok, cardToken: 42 }, 'TESSERA_INVALID_REQUEST', 'cardToken'],
+      [{ ...ok, orderReference: '' }, 'TESSERA_INVALID_REQUEST', 'orderReference'],
+      [{ ...ok, orderReference: 'x'.repeat(101) }, 'TESSERA_INVALID_REQUEST', 'orderReference'],
+      [{ ...ok, orderReference: 'no-such-order' }, 'TESSERA_UNKNOWN_ORDER', 'orderReference'],
+      [{ cardToken: token, orderReference: 'order-1' }, 'TESSERA_INVALID_REQUEST', 'email'],
+      [{ ...ok, email: 'not-an-email' }, 'TESSERA_INVALID_REQUEST', 'email'],
+      [{ ...ok, customerId: 'c_1' }, 'TESSERA_INVALID_REQUEST', 'customerId'],
+      [{ ...ok, billingDetails: { city: 5 } }, 'TESSERA_INVALID_REQUEST', 'billingDetails.city'],
+      [
+        { ...ok, shippingDetails: { phone: { number: '\u0000' } } },
+        'TESSERA_INVALID_REQUEST',
+        'shippingDetails.phone.number',
+      ],
+      [{ ...ok, successUrl: 'https://evil.example/done' }, 'TESSERA_REDIRECT_NOT_ALLOWED', 'successUrl'],
+      [{ ...ok, failUrl: '//evil.example/done' }, 'TESSERA_REDIRECT_NOT_ALLOWED', 'failUrl'],
+      [{ ...ok, successUrl: 'javascript:alert(1)' }, 'TESSERA_REDIRECT_NOT_ALLOWED', 'successUrl'],
+    ];
+    for (const [body, code, field] of cases) {
+      const r = await pay(h, body);
+      assert.equal(r.status, 400, `${JSON.stringify(body)}: ${r.text}`);
+      assert.equal(r.json.code, code, JSON.stringify(body));
+      assert.equal(r.json.field, field, JSON.stringify(body));
+    }
+    assert.equal((await sandboxCharges(sb)).length, 0);
+  });
+
+  it('answers malformed, hostile and oversized bodies with a 4xx, never a 500', async () => {
+    const json = { 'content-type': 'application/json' };
+    const cases: [Parameters<typeof call>[1], number, string][] = [
+      [{ raw: '{"cardToken":', headers: json }, 400, 'TESSERA_BODY_MALFORMED'],
+      [{ raw: '[1,2]', headers: json }, 400, 'TESSERA_BODY_NOT_OBJECT'],
+      [{ raw: '"text"', headers: json }, 400, 'TESSERA_BODY_NOT_OBJECT'],
+      [{ raw: '{"__proto__":{"x":1}}', headers: json }, 400, 'TESSERA_FORBIDDEN_KEY'],
+      [{ raw: `{"a":${'{"a":'.repeat(40)}1${'}'.repeat(41)}`, headers: json }, 400, 'TESSERA_BODY_TOO_DEEP'],
+      [{ raw: Buffer.from([0x7b, 0xff, 0x7d]), headers: json }, 400, 'TESSERA_BODY_ENCODING'],
+      [
+        { raw: 'cardToken=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+        415,
+        'TESSERA_UNSUPPORTED_MEDIA_TYPE',
+      ],
+      [{ raw: `{"pad":"${'x'.repeat(20_000)}"}`, headers: json }, 413, 'TESSERA_BODY_TOO_LARGE'],
+    ];
+    for (const [init, status, code] of cases) {
+      const r = await call(`${h.url}/charges`, { method: 'POST', ...init });
+      assert.equal(r.status, status, `${code}: ${r.text}`);
+      assert.equal(r.json.code, code);
+    }
+  });
+
+  it('refuses a card number anywhere in the body with 400 and keeps it out of the logs', async () => {
+    const ok = { cardToken: 'card_tok_abcdefghijklmnop', orderReference: 'order-1', email: 'a@shop.example' };
+    const cases: [unknown, string][] = [
+      [{ ...ok, orderReference: '4242424242424242' }, 'orderReference'],
+      [{ ...ok, billingDetails: { addressLine1: 'card 5555-5555-5555-4444 pls' } }, 'billingDetails.addressLine1'],
+      [{ ...ok, note: { deep: [{ x: '3782 822463 10005' }] } }, 'note.deep.0.x'],
+      [{ ...ok, pan: 6011111111111117 }, 'pan'],
+      [{ ...ok, '4242424242424242': true }, '4242424242424242'],
+    ];
+    for (const [body, field] of cases) {
+      const r = await pay(h, body);
+      assert.equal(r.status, 400, r.text);
+      assert.equal(r.json.code, 'TESSERA_CARD_DATA_REFUSED');
+      assert.equal(r.json.message, 'card data must not be sent to this server');
+      assert.equal(r.json.field, field);
+    }
+    const raw = await call(`${h.url}/charges`, {
+      raw: `{"cardToken":"card_tok_abc","orderReference":"o","email":"a@b.co","n":4242424242424242428}`,
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(raw.status, 400);
+    assert.equal(raw.json.code, 'TESSERA_CARD_DATA_REFUSED');
+    const broken = await call(`${h.url}/charges`, {
+      raw: `{"number":"4242424242424242"`,
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(broken.json.code, 'TESSERA_CARD_DATA_REFUSED');
+    const logs = h.log.text().replace(/\D/g, '');
+    for (const pan of ['4242424242424242', '5555555555554444', '378282246310005', '6011111111111117']) {
+      assert.ok(!logs.includes(pan), `log holds ${pan}`);
+    }
+    assert.equal((await sandboxCharges(sb)).length, 0);
+  });
+
+  it('runs 3-D Secure: 202 with the challenge, the return confirms with the provider and redirects', async () => {
+    const token = await cardToken(sb, '4000000000003220');
+    const body = {
+      cardToken: token,
+      orderReference: 'order-3ds',
+      email: 'a@shop.example',
+      successUrl: '/order/done',
+      failUrl: '/order/failed',
+    };
+    const r = await pay(h, body);
+    assert.equal(r.status, 202, r.text);
+    assert.equal(r.json.status, 'Pending');
+    assert.ok(r.json.redirectUrl);
+    const again = await pay(h, body);
+    assert.equal(again.status, 202);
+    // The shopper passes the challenge; the sandbox sends the browser to the helper's return URL.
+    const challenge = new URL(r.json.redirectUrl, sb.url).href;
+    const passed = await fetch(challenge, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'outcome=pass',
+      redirect: 'manual',
+    });
+    assert.equal(passed.status, 303);
+    const returnUrl = passed.headers.get('location')!;
+    assert.ok(returnUrl.startsWith(`${h.url}/charges/3ds-return?cko-payment-token=pay_tok_`), returnUrl);
+    const back = await fetch(returnUrl, { redirect: 'manual', headers: { accept: 'text/html' } });
+    assert.equal(back.status, 303);
+    const done = new URL(back.headers.get('location')!);
+    assert.equal(`${done.origin}${done.pathname}`, `${new URL(h.url).origin}/order/done`);
+    assert.match(done.searchParams.get('chargeId') ?? '', /^charge_/);
+    const final = await pay(h, body);
+    assert.equal(final.status, 201, final.text);
+    assert.equal(final.json.id, done.searchParams.get('chargeId'));
+    assert.equal((await sandboxCharge(sb, final.json.id)).value, 4200);
+    const json = await call(returnUrl, { headers: { accept: 'application/json' } });
+    assert.equal(json.status, 201);
+    assert.equal(json.json.id, final.json.id);
+  });
+
+  it('sends a failed challenge to failUrl and answers 402 afterwards', async () => {
+    const body = {
+      cardToken: await cardToken(sb, '4000000000003220'),
+      orderReference: 'order-3ds',
+      email: 'a@shop.example',
+      failUrl: '/order/failed',
+    };
+    const r = await pay(h, body);
+    const failed = await fetch(new URL(r.json.redirectUrl, sb.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'outcome=fail',
+      redirect: 'manual',
+    });
+    const back = await fetch(failed.headers.get('location')!, { redirect: 'manual' });
+    assert.equal(back.status, 303);
+    assert.equal(new URL(back.headers.get('location')!).pathname, '/order/failed');
+    const final = await pay(h, body);
+    assert.equal(final.status, 402);
+    assert.equal(final.json.code, 'TESSERA_CARD_DECLINED');
+  });
+
+  it('refuses 3-D Secure returns it did not start or cannot read', async () => {
+    const cases: [string, number, string][] = [
+      ['', 400, 'TESSERA_INVALID_REQUEST'],
+      ['?cko-payment-token=nope', 400, 'TESSERA_INVALID_REQUEST'],
+      ['?cko-payment-token=pay_tok_unknown123', 404, 'TESSERA_UNKNOWN_PAYMENT'],
+    ];
+    for (const [query, status, code] of cases) {
+      const r = await call(`${h.url}/charges/3ds-return${query}`);
+      assert.equal(r.status, status, r.text);
+      assert.equal(r.json.code, code);
+      assert.equal(r.json.field, 'cko-payment-token');
+    }
+    const pending = await pay(h, {
+      cardToken: await cardToken(sb, '4000000000003220'),
+      orderReference: 'order-3ds',
+      email: 'a@shop.example',
+    });
+    const id = new URL(pending.json.redirectUrl, sb.url).pathname.split('/').pop();
+    const early = await call(`${h.url}/charges/3ds-return?cko-payment-token=${id}`);
+    assert.equal(early.status, 409);
+    assert.equal(early.json.code, 'TESSERA_3DS_NOT_FINISHED');
+  });
+
+  describe('upstream faults', () => {
+    const body = async () => ({ cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@shop.example' });
+    const cases: [string, Record<string, unknown>, number, string, boolean][] = [
+      ['500 before', { status: 500, phase: 'before' }, 502, 'TESSERA_PROVIDER_ERROR', false],
+      ['500 after', { status: 500, phase: 'after' }, 502, 'TESSERA_PROVIDER_ERROR', false],
+      ['503 before', { status: 503, phase: 'before' }, 503, 'TESSERA_PROVIDER_UNAVAILABLE', false],
+      ['reset before', { reset: true, phase: 'before' }, 502, 'TESSERA_PROVIDER_ERROR', false],
+      ['reset after', { reset: true, phase: 'after' }, 502, 'TESSERA_PROVIDER_ERROR', false],
+      ['stall before', { stallBody: true, phase: 'before' }, 504, 'TESSERA_PROVIDER_TIMEOUT', false],
+      ['stall after', { stallBody: true, phase: 'after' }, 504, 'TESSERA_PROVIDER_TIMEOUT', false],
+    ];
+    for (const [name, rule, status, code, outcomeKnown] of cases) {
+      it(`${name}: ${status} saying whether the outcome is known, and a retry never charges twice`, async () => {
+        const b = await body();
+        await fault(sb, { method: 'POST', path: '/api2/v2/charges/token', ...rule });
+        const r = await pay(h, b);
+        assert.equal(r.status, status, r.text);
+        assert.equal(r.json.code, code);
+        assert.equal(r.json.outcomeKnown, outcomeKnown);
+        const retry = await pay(h, b);
+        assert.equal(retry.status, 201, retry.text);
+        const made = (await sandboxCharges(sb)).filter((e) => (e.responseBody as { id?: string } | undefined)?.id);
+        const ids = new Set(made.map((e) => (e.responseBody as { id: string }).id));
+        assert.deepEqual([...ids], [retry.json.id], 'one charge, answered to the retry');
+      });
+    }
+  });
+
+  describe('card-testing defence', () => {
+    it('limits charges per IP and per session with 429 and Retry-After', async () => {
+      const limited = await helper({
+        rateLimits: { chargesPerIp: { max: 3, windowMs: 60_000 }, chargesPerSession: { max: 1, windowMs: 60_000 } },
+        sessionId: (req) => req.get('x-session') ?? undefined,
+      });
+      const body = {
+        cardToken: 'card_tok_abcdefghijklmnop',
+        orderReference: 'order-1',
+        email: 'a@shop.example',
+        email2: 1,
+      };
+      assert.notEqual((await pay(limited, body, { 'x-session': 's1' })).status, 429);
+      const session = await pay(limited, body, { 'x-session': 's1' });
+      assert.equal(session.status, 429);
+      assert.equal(session.json.code, 'TESSERA_RATE_LIMITED');
+      assert.notEqual((await pay(limited, body, { 'x-session': 's2' })).status, 429);
+      const ip = await pay(limited, body, { 'x-session': 's3' });
+      assert.equal(ip.status, 429);
+      assert.equal(ip.headers.get('retry-after'), '60');
+      sb.clock.advance(61);
+      assert.notEqual((await pay(limited, body, { 'x-session': 's4' })).status, 429);
+    });
+
+    it('blocks an IP after too many declines without calling the provider, until the window ends', async () => {
+      const guarded = await helper({
+        rateLimits: { chargesPerIp: false, declinesPerIp: { max: 2, windowMs: 600_000 } },
+      });
+      for (let i = 0; i < 2; i++) {
+        const r = await pay(guarded, {
+          cardToken: await cardToken(sb, '4000000000000002'),
+          orderReference: 'order-1',
+          email: 'a@shop.example',
+        });
+        assert.equal(r.status, 402);
+      }
+      const before = (await sandboxCharges(sb)).length;
+      const blocked = await pay(guarded, {
+        cardToken: await cardToken(sb),
+        orderReference: 'order-1',
+        email: 'a@shop.example',
+      });
+      assert.equal(blocked.status, 429);
+      assert.equal(blocked.json.code, 'TESSERA_TOO_MANY_DECLINES');
+      assert.equal((await sandboxCharges(sb)).length, before);
+      sb.clock.advance(601);
+      const later = await pay(guarded, {
+        cardToken: await cardToken(sb),
+        orderReference: 'order-1',
+        email: 'a@shop.example',
+      });
+      assert.equal(later.status, 201, later.text);
+    });
+  });
+
+  it('never answers or logs the secret key', () => {
+    const all = [...seen, ...helpers.map((x) => x.log.text())].join('\n');
+    assert.ok(all.length > 1000);
+    assert.ok(!all.includes(sb.credentials.secretKey));
+    assert.ok(!all.includes(sb.credentials.clientSecret));
+    assert.ok(!/card_tok_[A-Za-z0-9]{8,}/.test(helpers.map((x) => x.log.text()).join('\n')), 'a card token in a log');
+  });
+});
