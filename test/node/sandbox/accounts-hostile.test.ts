@@ -47,8 +47,8 @@ describe('Account Services hostile input', () => {
   });
   after(() => sb.close());
 
-  const v2 = structuredClone(requests.individualGb('hostile-v2')) as ReturnType<typeof requests.individualGb> & {
-    individual: { date_of_birth: unknown };
+  const v2 = structuredClone(requests.individualGb('hostile-v2')) as Record<string, unknown> & {
+    individual: Record<string, unknown>;
   };
   v2.individual.date_of_birth = '1985-12-10';
   const future = '2099-01-01T00:00:00Z';
