@@ -20,7 +20,7 @@ const sri = (/** @type {string} */ text) => `sha384-${createHash('sha384').updat
 
 /**
  * The real provider sandbox (server/sandbox) for the widget's tokenizing tests, started once per run.
- * Tests read `/__sandbox.json` ({ url, publicKey, tokenUrl }) and drive it through server commands:
+ * Tests read `/__sandbox.json` ({ url, publicKey, tokenUrl }) or `/__sandbox-config.json` and drive it through server commands:
  * `sandbox-fault` (the sandbox's own fault injection), `sandbox-advance` (its virtual clock) and
  * `sandbox-reset`.
  *
@@ -39,13 +39,16 @@ function sandboxPlugin() {
       await sandbox?.close();
     },
     serve(context) {
-      if (context.path !== '/__sandbox.json') return undefined;
-      const body = {
-        url: sandbox.url,
-        publicKey: sandbox.credentials.publicKey,
-        tokenUrl: `${sandbox.url}/api2/v2/tokens/card`,
-      };
-      return { body: JSON.stringify(body), type: 'json' };
+      const { publicKey } = sandbox.credentials;
+      const tokenUrl = `${sandbox.url}/api2/v2/tokens/card`;
+      if (context.path === '/__sandbox.json') {
+        return { body: JSON.stringify({ url: sandbox.url, publicKey, tokenUrl }), type: 'json' };
+      }
+      // The helper's /config answer (server/helper), for the config-url test.
+      if (context.path === '/__sandbox-config.json') {
+        return { body: JSON.stringify({ publicKey, cardTokenUrl: tokenUrl, environment: 'sandbox' }), type: 'json' };
+      }
+      return undefined;
     },
     executeCommand({ command, payload }) {
       if (command === 'sandbox-fault') {

@@ -358,6 +358,8 @@ export class TesseraCardForm extends ReactiveElement {
     // Hold the submission until the card is a token; the page's own submit listeners see only the second one.
     e.preventDefault();
     e.stopImmediatePropagation();
+    // A second submit while the first is tokenizing (double click) is dropped: one token, one submission.
+    if (this.#pending) return;
     const form = e.target as HTMLFormElement;
     this.tokenize().then(
       () => {

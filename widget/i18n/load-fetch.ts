@@ -31,11 +31,12 @@ export async function fetchLocale(
   manifestIntegrity: string,
   tag: string,
 ): Promise<readonly [string, Strings]> {
-  let manifest = manifests.get(base.href);
+  const key = base.href + manifestIntegrity;
+  let manifest = manifests.get(key);
   if (!manifest) {
     manifest = getJson<Record<string, string>>(new URL('manifest.json', base), manifestIntegrity);
-    manifests.set(base.href, manifest);
-    manifest.catch(() => manifests.delete(base.href));
+    manifests.set(key, manifest);
+    manifest.catch(() => manifests.delete(key));
   }
   const hashes = await manifest;
   const code = matchLocale(tag, ['en', ...Object.keys(hashes)]);

@@ -1,0 +1,83 @@
+import { expect, fixture, html } from '@open-wc/testing';
+import { fetchLocale } from '../../widget/i18n/load-fetch.js';
+import { input, leave, type TesseraCardForm, type } from './helpers.js';
+
+const root = (el: TesseraCardForm) => el.shadowRoot!.querySelector<HTMLElement>('[part~="form"]')!;
+
+describe('<tessera-card-form> locales', () => {
+  it('renders Arabic right to left, with digits still left to right', async () => {
+    const el = await fixture<TesseraCardForm>(html`<tessera-card-form locale="ar"></tessera-card-form>`);
+    expect(root(el).dir).to.equal('rtl');
+    expect(root(el).lang).to.equal('ar');
+    expect(input(el, 'number').labels![0]!.textContent).to.equal('رقم البطاقة');
+    expect(input(el, 'number').dir).to.equal('ltr');
+    expect(getComputedStyle(input(el, 'number')).textAlign).to.equal('right');
+    await type(el, 'number', '4242');
+    await leave(el, 'number');
+    expect(el.shadowRoot!.querySelector('#number-error')!.textContent).to.equal('رقم بطاقتك غير مكتمل.');
+    await expect(el).to.be.accessible();
+  });
+
+  it('renders Hebrew (he-IL) right to left', async () => {
+    const el = await fixture<TesseraCardForm>(html`<tessera-card-form locale="he-IL"></tessera-card-form>`);
+    expect(root(el).dir).to.equal('rtl');
+    expect(input(el, 'cvv').labels![0]!.textContent).to.equal('קוד אבטחה');
+  });
+
+  it('takes the document language when there is no locale attribute', async () => {
+    const before = document.documentElement.lang;
+    document.documentElement.lang = 'de-CH';
+    try {
+      const el = await fixture<TesseraCardForm>(html`<tessera-card-form></tessera-card-form>`);
+      expect(root(el).lang).to.equal('de');
+      expect(input(el, 'number').labels![0]!.textContent).to.equal('Kartennummer');
+      expect(input(el, 'expiry').placeholder).to.equal('MM / JJ');
+    } finally {
+      document.documentElement.lang = before;
+    }
+  });
+
+  it('falls back to English for a language it does not ship', async () => {
+    const el = await fixture<TesseraCardForm>(html`<tessera-card-form locale="xx-YY"></tessera-card-form>`);
+    expect(root(el).lang).to.equal('en');
+    expect(root(el).dir).to.equal('ltr');
+    expect(input(el, 'number').labels![0]!.textContent).to.equal('Card number');
+  });
+
+  it('switches language when the locale property changes', async () => {
+    const el = await fixture<TesseraCardForm>(html`<tessera-card-form locale="fr"></tessera-card-form>`);
+    expect(input(el, 'number').labels![0]!.textContent).to.equal('Numéro de carte');
+    el.locale = 'ja';
+    await el.updateComplete;
+    expect(input(el, 'number').labels![0]!.textContent).to.equal('カード番号');
+  });
+});
+
+describe('the script-tag bundle’s locale loader', () => {
+  const manifestSri = () => fetch('/__locales/manifest.sri').then((r) => r.text());
+
+  it('fetches a locale file checked against the manifest, itself checked against the compiled-in hash', async () => {
+    const [code, strings] = await fetchLocale(new URL('/__locales/', location.href), await manifestSri(), 'ar-EG');
+    expect(code).to.equal('ar');
+    expect(strings.dir).to.equal('rtl');
+    expect(strings.numberLabel).to.equal('رقم البطاقة');
+  });
+
+  it('does not fetch anything for English', async () => {
+    const [code, strings] = await fetchLocale(new URL('/__locales/', location.href), await manifestSri(), 'en-GB');
+    expect(code).to.equal('en');
+    expect(strings.numberLabel).to.equal('Card number');
+  });
+
+  it('refuses a locale file that does not match its hash', async () => {
+    const base = new URL('/__locales-tampered/', location.href);
+    const error = await fetchLocale(base, await manifestSri(), 'fr').catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(TypeError);
+  });
+
+  it('refuses a manifest that does not match the compiled-in hash', async () => {
+    const wrong = `sha384-${'A'.repeat(64)}`;
+    const error = await fetchLocale(new URL('/__locales/', location.href), wrong, 'de').catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(TypeError);
+  });
+});

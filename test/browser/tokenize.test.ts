@@ -1,0 +1,359 @@
+import { expect, fixture, html } from '@open-wc/testing';
+import { executeServerCommand, sendKeys } from '@web/test-runner-commands';
+import type { CardChangeDetail, CardErrorDetail } from '../../widget/card-form/events.js';
+import {
+  errorOf,
+  fillCard,
+  futureExpiry,
+  input,
+  oneEvent,
+  press,
+  sandbox,
+  sandboxForm,
+  type TesseraCardForm,
+  type,
+} from './helpers.js';
+
+const NUMBER = '4242424242424242';
+const CVV = '123';
+
+/** Fails if any card data appears anywhere in `value` (as digits, grouped or not). */
+function expectNoCardData(value: unknown) {
+  const text = JSON.stringify(value);
+  expect(text).to.not.contain(NUMBER);
+  expect(text).to.not.contain('4242 4242');
+  expect(text).to.not.match(/"cvv":"\d/);
+  expect(text).to.not.contain(`"${CVV}"`);
+}
+
+describe('<tessera-card-form> tokenizing with the sandbox', () => {
+  afterEach(async () => {
+    await executeServerCommand('sandbox-reset');
+  });
+
+  it('tokenize() resolves with the token and safe card facts, fires tessera-token and clears the CVV', async () => {
+    const el = await sandboxForm();
+    await fillCard(el, NUMBER, futureExpiry(), CVV);
+    const event = oneEvent(el, 'tessera-token');
+    const result = await el.tokenize();
+    expect(result.token).to.match(/^card_tok_/);
+    expect(result).to.include({ brand: 'visa', last4: '4242', bin: '424242' });
+    expect(result.expiryMonth).to.equal(Number(futureExpiry().slice(0, 2)));
+    expect(result.expiryYear).to.equal(2000 + Number(futureExpiry().slice(2)));
+    expect((await event).detail).to.deep.equal(result);
+    expect(input(el, 'cvv').value).to.equal('');
+    // Until the card changes, the same token is returned (no second request).
+    expect(await el.tokenize()).to.equal(result);
+  });
+
+  it('submitting the form tokenizes first; the FormData then carries the token under cardToken', async () => {
+    const { publicKey, tokenUrl } = await sandbox();
+    const form = await fixture<HTMLFormElement>(html`<form>
+      <tessera-card-form public-key=${publicKey} token-url=${tokenUrl}></tessera-card-form><button>Pay</button>
+    </form>`);
+    const el = form.querySelector('tessera-card-form')!;
+    const submits: FormData[] = [];
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      submits.push(new FormData(form));
+    });
+    await fillCard(el, NUMBER, futureExpiry(), CVV);
+    const token = oneEvent(el, 'tessera-token');
+    form.querySelector('button')!.click();
+    expect(submits).to.have.length(0);
+    const { detail } = await token;
+    await new Promise((resolve) => requestAnimationFrame(resolve));
+    expect(submits).to.have.length(1);
+    const data = submits[0]!;
+    expect(data.get('cardToken')).to.equal(detail.token);
+    expect([...data.keys()]).to.deep.equal(['cardToken']);
+    expectNoCardData([...data.values()]);
+  });
+
+  it('uses the name attribute as the form field name', async () => {
+    const { publicKey, tokenUrl } = await sandbox();
+    const form = await fixture<HTMLFormElement>(html`<form>
+      <tessera-card-form name="payment_token" public-key=${publicKey} token-url=${tokenUrl}></tessera-card-form>
+    </form>`);
+    const el = form.querySelector('tessera-card-form')!;
+    await fillCard(el);
+    const { token } = await el.tokenize();
+    expect(new FormData(form).get('payment_token')).to.equal(token);
+    expect(new FormData(form).has('cardToken')).to.equal(false);
+  });
+
+  it('can be completed and submitted with the keyboard alone', async () => {
+    const { publicKey, tokenUrl } = await sandbox();
+    const form = await fixture<HTMLFormElement>(html`<form>
+      <input aria-label="Email" name="email" />
+      <tessera-card-form public-key=${publicKey} token-url=${tokenUrl}></tessera-card-form>
+    </form>`);
+    const el = form.querySelector('tessera-card-form')!;
+    let submitted: FormData | undefined;
+    const done = new Promise<void>((resolve) => {
+      form.addEventListener('submit', (e) => {
+        e.preventDefault();
+        submitted = new FormData(form);
+        resolve();
+      });
+    });
+    form.querySelector('input')!.focus();
+    await press('Tab');
+    expect(el.shadowRoot!.activeElement).to.equal(input(el, 'number'));
+    for (const text of [NUMBER, futureExpiry(), CVV, 'Ada Lovelace']) {
+      await sendKeys({ type: text });
+      await press('Tab');
+    }
+    await press('Shift+Tab');
+    expect(el.shadowRoot!.activeElement).to.equal(input(el, 'name'));
+    await press('Enter');
+    await done;
+    expect(submitted!.get('cardToken')).to.match(/^card_tok_/);
+  });
+
+  it('form.reset() empties the fields and forgets the token', async () => {
+    const { publicKey, tokenUrl } = await sandbox();
+    const form = await fixture<HTMLFormElement>(html`<form>
+      <tessera-card-form public-key=${publicKey} token-url=${tokenUrl}></tessera-card-form>
+    </form>`);
+    const el = form.querySelector('tessera-card-form')!;
+    await fillCard(el);
+    await el.tokenize();
+    expect(new FormData(form).get('cardToken')).to.match(/^card_tok_/);
+    const change = oneEvent(el, 'tessera-change');
+    form.reset();
+    expect((await change).detail).to.include({ empty: true, valid: false, brand: null });
+    for (const f of ['number', 'expiry', 'cvv', 'name'] as const) expect(input(el, f).value).to.equal('');
+    expect(new FormData(form).has('cardToken')).to.equal(false);
+    expect(form.checkValidity()).to.equal(false);
+  });
+
+  it('a disabled fieldset disables the inputs and leaves the card out of the form', async () => {
+    const form = await fixture<HTMLFormElement>(html`<form>
+      <fieldset disabled><tessera-card-form></tessera-card-form></fieldset>
+    </form>`);
+    const el = form.querySelector('tessera-card-form')!;
+    await el.updateComplete;
+    expect(input(el, 'number').disabled).to.equal(true);
+    expect(form.checkValidity()).to.equal(true);
+    form.querySelector('fieldset')!.disabled = false;
+    await el.updateComplete;
+    expect(input(el, 'number').disabled).to.equal(false);
+    expect(form.checkValidity()).to.equal(false);
+  });
+
+  it('editing the card after tokenizing drops the token', async () => {
+    const form = await fixture<HTMLFormElement>(html`<form><tessera-card-form></tessera-card-form></form>`);
+    const el = form.querySelector('tessera-card-form')!;
+    const { publicKey, tokenUrl } = await sandbox();
+    el.publicKey = publicKey;
+    el.tokenUrl = tokenUrl;
+    await fillCard(el);
+    await el.tokenize();
+    await type(el, 'cvv', '9');
+    expect(new FormData(form).has('cardToken')).to.equal(false);
+  });
+
+  it('never puts the number or CVV in an event detail, attribute or text', async () => {
+    const el = await sandboxForm();
+    const details: unknown[] = [];
+    for (const name of ['tessera-change', 'tessera-token', 'tessera-error', 'tessera-ready'] as const) {
+      el.addEventListener(name, (e) => details.push(e.detail));
+    }
+    await fillCard(el, NUMBER, futureExpiry(), CVV);
+    await el.tokenize();
+    await type(el, 'cvv', CVV);
+    await executeServerCommand('sandbox-fault', { status: 400 });
+    await el.tokenize().catch(() => undefined);
+    expect(details.length).to.be.greaterThan(20);
+    for (const d of details) expectNoCardData(d);
+    expectNoCardData(el.shadowRoot!.textContent);
+    expectNoCardData([...el.attributes].map((a) => a.value));
+    for (const i of el.shadowRoot!.querySelectorAll('input')) expectNoCardData([...i.attributes].map((a) => a.value));
+    // Every string property reachable on the element, own or inherited (private # fields are not reachable).
+    const strings: string[] = [];
+    for (const key in el) {
+      const value = (el as unknown as Record<string, unknown>)[key];
+      if (typeof value === 'string') strings.push(value);
+    }
+    expect(strings.length).to.be.greaterThan(10);
+    expectNoCardData(strings);
+  });
+
+  it('a network failure surfaces as tessera-error { code: "network" } and a message', async () => {
+    const el = await sandboxForm();
+    await fillCard(el);
+    // Chromium retries a request whose reused connection was reset, so reset a few in a row.
+    await executeServerCommand('sandbox-fault', { reset: true, count: 5 });
+    const error = oneEvent(el, 'tessera-error');
+    const rejected = await el.tokenize().catch((e: unknown) => e);
+    const { detail } = await error;
+    expect(detail).to.deep.equal({
+      code: 'network',
+      message: 'Could not reach the payment service. Check your connection and try again.',
+    });
+    expect(rejected).to.be.instanceOf(Error);
+    expect((rejected as CardErrorDetail).code).to.equal('network');
+    await el.updateComplete;
+    expect(errorOf(el, 'form').textContent).to.equal(detail.message);
+    // A retry works once the network is back.
+    await executeServerCommand('sandbox-reset');
+    expect((await el.tokenize()).token).to.match(/^card_tok_/);
+  });
+
+  it('an unreachable token URL surfaces as a network error', async () => {
+    const el = await fixture<TesseraCardForm>(
+      html`<tessera-card-form public-key="pk_sbox_x" token-url="http://127.0.0.1:9/tokens"></tessera-card-form>`,
+    );
+    await fillCard(el);
+    const error = oneEvent(el, 'tessera-error');
+    await el.tokenize().catch(() => undefined);
+    expect((await error).detail.code).to.equal('network');
+  });
+
+  it('a provider 4xx on a field is shown on that field (card expired on the sandbox clock)', async () => {
+    const el = await sandboxForm();
+    await fillCard(el);
+    await executeServerCommand('sandbox-advance', { seconds: 30 * 366 * 24 * 3600 });
+    const error = oneEvent(el, 'tessera-error');
+    await el.tokenize().catch(() => undefined);
+    const { detail } = await error;
+    expect(detail).to.include({ code: 'provider', field: 'expiry', status: 400, providerCode: 'card_expired' });
+    expect(detail.requestId).to.be.a('string');
+    await el.updateComplete;
+    expect(errorOf(el, 'expiry').textContent).to.equal('Enter the expiry date as MM / YY.');
+    expect(input(el, 'expiry').getAttribute('aria-invalid')).to.equal('true');
+  });
+
+  it('a wrong public key surfaces as a provider error without a field', async () => {
+    const { tokenUrl } = await sandbox();
+    const el = await fixture<TesseraCardForm>(
+      html`<tessera-card-form public-key="pk_sbox_wrong" token-url=${tokenUrl}></tessera-card-form>`,
+    );
+    await fillCard(el);
+    const error = oneEvent(el, 'tessera-error');
+    await el.tokenize().catch(() => undefined);
+    const { detail } = await error;
+    expect(detail.code).to.equal('provider');
+    expect(detail.status).to.equal(401);
+    expect(detail.field).to.equal(undefined);
+    expect(detail.message).to.equal('Card payments are unavailable right now.');
+  });
+
+  it('a provider 5xx surfaces as a provider error', async () => {
+    const el = await sandboxForm();
+    await fillCard(el);
+    await executeServerCommand('sandbox-fault', { status: 503 });
+    const error = oneEvent(el, 'tessera-error');
+    await el.tokenize().catch(() => undefined);
+    expect((await error).detail).to.include({ code: 'provider', status: 503 });
+  });
+
+  it('an invalid card is not sent: tokenize() rejects with a validation error and shows every message', async () => {
+    const el = await sandboxForm();
+    await type(el, 'number', '4242');
+    const error = oneEvent(el, 'tessera-error');
+    const rejected = await el.tokenize().catch((e: unknown) => e);
+    expect((await error).detail).to.deep.equal({
+      code: 'validation',
+      field: 'number',
+      message: 'Your card number is incomplete.',
+    });
+    expect((rejected as CardErrorDetail).field).to.equal('number');
+    await el.updateComplete;
+    expect(errorOf(el, 'cvv').textContent).to.equal('Enter the security code.');
+  });
+
+  it('refuses a plain-http token URL that is not loopback, with a config error and a console warning', async () => {
+    const el = await fixture<TesseraCardForm>(
+      html`<tessera-card-form public-key="pk_sbox_x" token-url="http://provider.example/tokens"></tessera-card-form>`,
+    );
+    await fillCard(el);
+    const warnings: string[] = [];
+    const original = console.warn;
+    console.warn = (...args: unknown[]) => warnings.push(args.join(' '));
+    const requests = performance.getEntriesByType('resource').length;
+    try {
+      const error = oneEvent(el, 'tessera-error');
+      await el.tokenize().catch(() => undefined);
+      expect((await error).detail).to.deep.equal({
+        code: 'config',
+        message: 'Card payments are unavailable right now.',
+      });
+    } finally {
+      console.warn = original;
+    }
+    expect(performance.getEntriesByType('resource').length).to.equal(requests);
+    expect(warnings.join('\n')).to.contain('TESSERA_INSECURE_URL');
+    expectNoCardData(warnings);
+  });
+
+  it('needs a public key', async () => {
+    const el = await fixture<TesseraCardForm>(
+      html`<tessera-card-form token-url="https://provider.example/tokens"></tessera-card-form>`,
+    );
+    await fillCard(el);
+    const error = oneEvent(el, 'tessera-error');
+    await el.tokenize().catch(() => undefined);
+    expect((await error).detail.code).to.equal('config');
+  });
+
+  it('reads the public key and token URL from config-url', async () => {
+    // Served by web-test-runner.config.js in the helper's /config shape: { publicKey, cardTokenUrl, environment }.
+    const el = await fixture<TesseraCardForm>(
+      html`<tessera-card-form config-url="/__sandbox-config.json"></tessera-card-form>`,
+    );
+    await fillCard(el);
+    const { token } = await el.tokenize();
+    expect(token).to.match(/^card_tok_/);
+  });
+
+  it('sends one token request however often the form is submitted while it is in flight', async () => {
+    const { publicKey, tokenUrl } = await sandbox();
+    const form = await fixture<HTMLFormElement>(html`<form>
+      <tessera-card-form public-key=${publicKey} token-url=${tokenUrl}></tessera-card-form>
+    </form>`);
+    const el = form.querySelector('tessera-card-form')!;
+    let submits = 0;
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      submits++;
+    });
+    await fillCard(el);
+    await executeServerCommand('sandbox-fault', { delayMs: 300 });
+    const before = performance.getEntriesByName(tokenUrl).length;
+    const token = oneEvent(el, 'tessera-token');
+    form.requestSubmit();
+    form.requestSubmit();
+    form.requestSubmit();
+    await token;
+    await new Promise((resolve) => requestAnimationFrame(resolve));
+    expect(performance.getEntriesByName(tokenUrl).length - before).to.equal(1);
+    expect(submits).to.equal(1);
+  });
+
+  it('reports change details without card data', async () => {
+    const el = await sandboxForm();
+    const changes: CardChangeDetail[] = [];
+    el.addEventListener('tessera-change', (e) => changes.push(e.detail));
+    await type(el, 'number', '37');
+    expect(changes.at(-1)).to.deep.include({ brand: 'amex', complete: false, valid: false, empty: false });
+    expect(changes.at(-1)!.errors.number).to.deep.equal({ code: 'length', message: 'Your card number is incomplete.' });
+  });
+
+  it('fires tessera-ready once, with the locale', async () => {
+    const ready = new Promise<CustomEvent<{ locale: string }>>((resolve) => {
+      document.addEventListener('tessera-ready', (e) => resolve(e), { once: true });
+    });
+    const el = document.createElement('tessera-card-form');
+    document.body.append(el);
+    try {
+      const event = await ready;
+      expect(event.target).to.equal(el);
+      expect(event.detail).to.deep.equal({ locale: 'en' });
+      expect(event.bubbles && event.composed).to.equal(true);
+    } finally {
+      el.remove();
+    }
+  });
+});

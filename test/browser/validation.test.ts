@@ -1,0 +1,122 @@
+import { expect, fixture, html } from '@open-wc/testing';
+import { errorOf, fillCard, futureExpiry, input, leave, liveRegion, type TesseraCardForm, type } from './helpers.js';
+
+const year2 = (offset: number) => String((new Date().getFullYear() + offset) % 100).padStart(2, '0');
+
+/** Types into a field, leaves it, and returns the message shown under it. */
+async function messageAfter(el: TesseraCardForm, field: 'number' | 'expiry' | 'cvv' | 'name', text: string) {
+  await type(el, field, text);
+  await leave(el, field);
+  return errorOf(el, field).textContent;
+}
+
+describe('<tessera-card-form> validation', () => {
+  let el: TesseraCardForm;
+  beforeEach(async () => {
+    el = await fixture<TesseraCardForm>(html`<tessera-card-form></tessera-card-form>`);
+  });
+
+  const cases: [string, 'number' | 'expiry' | 'cvv' | 'name', string, string][] = [
+    ['an incomplete number', 'number', '424242', 'Your card number is incomplete.'],
+    ['a number failing the Luhn check', 'number', '4242424242424241', 'Enter a valid card number.'],
+    ['a number of no known brand', 'number', '9999999999999999', 'Enter a valid card number.'],
+    ['an incomplete expiry', 'expiry', '1', 'Enter the expiry date as MM / YY.'],
+    ['month 13', 'expiry', `13${year2(1)}`, 'Enter the expiry date as MM / YY.'],
+    ['an expiry in the past', 'expiry', `01${year2(-1)}`, 'This card has expired.'],
+    ['an expiry more than 20 years ahead', 'expiry', `01${year2(21)}`, 'The expiry year is too far ahead.'],
+    ['a short CVV', 'cvv', '12', 'The security code must be 3 digits.'],
+    ['digits in the name', 'name', 'Ada 4242', 'Check the name on the card.'],
+  ];
+  for (const [what, field, text, message] of cases) {
+    it(`shows “${message}” for ${what} once the field is left, tied to the input`, async () => {
+      await type(el, field, text);
+      await el.updateComplete;
+      expect(errorOf(el, field).textContent, 'not while typing').to.equal('');
+      expect(input(el, field).getAttribute('aria-invalid')).to.equal('false');
+      await leave(el, field);
+      expect(errorOf(el, field).textContent).to.equal(message);
+      const i = input(el, field);
+      expect(i.getAttribute('aria-invalid')).to.equal('true');
+      expect(i.getAttribute('aria-describedby')).to.equal(`${field}-error`);
+      expect(el.shadowRoot!.getElementById(i.getAttribute('aria-describedby')!)!.textContent).to.equal(message);
+      expect(liveRegion(el).textContent).to.equal(message);
+    });
+  }
+
+  it('asks for a 4-digit security code on American Express', async () => {
+    await type(el, 'number', '378282246310005');
+    expect(await messageAfter(el, 'cvv', '123')).to.equal('The security code must be 4 digits.');
+  });
+
+  it('rejects a brand that accepted-brands leaves out, naming it', async () => {
+    el.acceptedBrands = ['visa', 'mastercard'];
+    expect(await messageAfter(el, 'number', '378282246310005')).to.equal('American Express cards are not accepted.');
+  });
+
+  it('accepts a brand that accepted-brands lists', async () => {
+    el.acceptedBrands = ['visa', 'mastercard'];
+    expect(await messageAfter(el, 'number', '5555555555554444')).to.equal('');
+  });
+
+  it('shows nothing when a field is only passed through without typing', async () => {
+    input(el, 'number').focus();
+    await leave(el, 'number');
+    expect(errorOf(el, 'number').textContent).to.equal('');
+  });
+
+  it('clears a shown message as soon as the field becomes valid, without adding new ones while typing', async () => {
+    expect(await messageAfter(el, 'number', '4242')).to.equal('Your card number is incomplete.');
+    await type(el, 'number', '424242424242');
+    await el.updateComplete;
+    expect(errorOf(el, 'number').textContent).to.equal('');
+    expect(input(el, 'number').getAttribute('aria-invalid')).to.equal('false');
+    expect(input(el, 'number').hasAttribute('aria-describedby')).to.equal(false);
+  });
+
+  it('keeps the live region in the DOM whether or not there is a message', async () => {
+    const region = liveRegion(el);
+    expect(region.isConnected).to.equal(true);
+    await messageAfter(el, 'number', '4242');
+    await type(el, 'number', '424242424242');
+    await leave(el, 'number');
+    expect(liveRegion(el)).to.equal(region);
+  });
+
+  it('shows every message and sets user-invalid when a form is submitted with an empty card', async () => {
+    const form = await fixture<HTMLFormElement>(html`<form novalidate><tessera-card-form></tessera-card-form></form>`);
+    const card = form.querySelector('tessera-card-form')!;
+    await card.updateComplete;
+    expect(card.matches(':state(user-invalid)')).to.equal(false);
+    form.requestSubmit();
+    await card.updateComplete;
+    expect(errorOf(card, 'number').textContent).to.equal('Enter your card number.');
+    expect(errorOf(card, 'expiry').textContent).to.equal('Enter the expiry date.');
+    expect(errorOf(card, 'cvv').textContent).to.equal('Enter the security code.');
+    expect(errorOf(card, 'name').textContent).to.equal('');
+    expect(card.matches(':state(user-invalid)')).to.equal(true);
+  });
+
+  it('mirrors the card’s validity into the form, anchored on the first invalid input', async () => {
+    const form = await fixture<HTMLFormElement>(html`<form><tessera-card-form></tessera-card-form></form>`);
+    const card = form.querySelector('tessera-card-form')!;
+    await card.updateComplete;
+    expect(form.checkValidity()).to.equal(false);
+    expect(form.matches(':invalid')).to.equal(true);
+    await type(card, 'number', '4242424242424242');
+    await type(card, 'expiry', futureExpiry());
+    expect(form.checkValidity()).to.equal(false);
+    // The browser focuses the validation anchor: the first invalid inner input.
+    form.reportValidity();
+    expect(card.shadowRoot!.activeElement).to.equal(input(card, 'cvv'));
+    await type(card, 'cvv', '123');
+    expect(form.checkValidity()).to.equal(true);
+  });
+
+  it('reports a valid, complete card in tessera-change', async () => {
+    const details: { valid: boolean; complete: boolean }[] = [];
+    el.addEventListener('tessera-change', (e) => details.push(e.detail));
+    await fillCard(el);
+    expect(details.at(-1)).to.include({ valid: true, complete: true });
+    expect(details[0]).to.include({ valid: false, complete: false });
+  });
+});
