@@ -13,14 +13,14 @@ import { consume } from '../rate-limit.js';
 import { upstreamError } from '../upstream.js';
 import { parseBody } from '../validate.js';
 
-const ENTITY_ID = /^ent_[A-Za-z0-9]{1,64}$/;
-const PAYMENT_INSTRUMENT_ID = /^ppi_[A-Za-z0-9]{1,64}$/;
+const ENTITY_ID = /^ent_[A-Za-z0-9_-]{1,100}$/;
+const PAYMENT_INSTRUMENT_ID = /^ppi_[A-Za-z0-9_-]{1,100}$/;
 
 /** Strict: card details (`card`, `number`, …) are refused by name, not silently dropped. */
 const updaterBodySchema = z.strictObject({
   instrumentId: z
     .string({ error: 'must be a stored card id (src_…)' })
-    .regex(/^src_[A-Za-z0-9]{1,64}$/, { error: 'must be a stored card id (src_…)' }),
+    .regex(/^src_[A-Za-z0-9_-]{1,100}$/, { error: 'must be a stored card id (src_…)' }),
 });
 
 const patchBodySchema = z

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { TesseraHelperOptions } from '../../../server/helper/index.js';
+import { createLegacyClient } from '../../../server/provider/index.js';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { type Answer, call } from '../../support/http.js';
 import { cardToken, fault, type RunningHelper, sandboxCharge, sandboxCharges, startHelper } from './support.js';
@@ -81,6 +82,14 @@ describe('POST /charges against the sandbox', () => {
     assert.equal(charge.value, 2500);
     assert.equal(charge.currency, 'EUR');
     assert.equal(charge.customerIp, '127.0.0.1');
+  });
+
+  it('works with a ready legacy client instead of the secret key', async () => {
+    const legacyClient = createLegacyClient({ secretKey: sb.credentials.secretKey, baseUrl: sb.url, maxRetries: 0 });
+    const ready = await helper({ secretKey: undefined, legacyClient });
+    const r = await pay(ready, { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@shop.example' });
+    assert.equal(r.status, 201, r.text);
+    await legacyClient.close();
   });
 
   it('makes one charge for a double submit: concurrent and later retries answer the same', async () => {

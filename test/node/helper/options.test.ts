@@ -69,6 +69,55 @@ describe('tesseraHelper options', () => {
     }
   });
 
+  it('never lets a secret travel over plain HTTP except to loopback', () => {
+    const oauth = {
+      clientId: 'cli_abcdefgh1234',
+      clientSecret: 'a-long-client-secret',
+      hostAuth: {
+        issuer: 'https://m.example',
+        audience: 'a',
+        algorithms: ['ES256'],
+        jwksUrl: 'https://m.example/jwks',
+      },
+    };
+    const cases: [Record<string, unknown>, string][] = [
+      [{ legacyBaseUrl: 'http://10.0.0.5:4010' }, 'legacyBaseUrl'],
+      [{ legacyBaseUrl: 'http://sandbox.provider.example' }, 'legacyBaseUrl'],
+      [{ ...oauth, accountsBaseUrl: 'http://{prefix}.api.provider.example' }, 'accountsBaseUrl'],
+      [{ ...oauth, authBaseUrl: 'http://{prefix}.access.provider.example' }, 'authBaseUrl'],
+      [{ ...oauth, hostAuth: { ...oauth.hostAuth, jwksUrl: 'http://m.example/jwks' } }, 'hostAuth.jwksUrl'],
+      [{ publicUrl: 'http://shop.example/payments' }, 'publicUrl'],
+    ];
+    for (const [patch, option] of cases) {
+      assert.match(
+        messageOf({ ...base, ...patch }),
+        new RegExp(`option \`${option.replace('.', '\\.')}\` must be an https:// URL`),
+      );
+    }
+    for (const url of [
+      'http://127.0.0.1:4010',
+      'http://localhost:4010',
+      'http://[::1]:4010',
+      'https://api.provider.example',
+    ]) {
+      assert.doesNotThrow(() => tesseraHelper({ ...base, legacyBaseUrl: url }), url);
+    }
+    assert.doesNotThrow(() =>
+      tesseraHelper({
+        ...base,
+        ...oauth,
+        accountsBaseUrl: 'https://{prefix}.api.provider.example',
+      } as TesseraHelperOptions),
+    );
+  });
+
+  it('needs real provider URLs in production', () => {
+    const live = { ...base, publicKey: 'pk_live_0000000000000001', environment: 'production' as const };
+    assert.match(messageOf(live), /option `legacyBaseUrl` is required when `environment` is "production"/);
+    const helper = tesseraHelper({ ...live, legacyBaseUrl: 'https://api.provider.example' });
+    assert.equal(helper.cardTokenUrl, 'https://api.provider.example/v2/tokens/card');
+  });
+
   it('requires the keys and resolveCharge', () => {
     assert.match(messageOf({}), /option `resolveCharge` must be a function/);
     assert.match(messageOf({ resolveCharge: base.resolveCharge }), /option `secretKey` is required/);

@@ -1,0 +1,282 @@
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { UnsecuredJWT } from 'jose';
+import type { CardUpdatedEvent, TesseraHelperOptions } from '../../../server/helper/index.js';
+import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
+import { type Answer, call } from '../../support/http.js';
+import { sampleFixtures } from '../sandbox/accounts-support.js';
+import { type Issuer, type RunningHelper, startHelper, startIssuer } from './support.js';
+
+const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+
+describe('dashboard routes against the sandbox', () => {
+  let sb: RunningSandbox;
+  let issuer: Issuer;
+  let h: RunningHelper;
+  const helpers: RunningHelper[] = [];
+  const events: CardUpdatedEvent[] = [];
+  const seen: string[] = [];
+  const now = () => sb.clock.nowMs();
+
+  async function helper(extra: Partial<TesseraHelperOptions> = {}): Promise<RunningHelper> {
+    const started = await startHelper({
+      publicKey: sb.credentials.publicKey,
+      secretKey: sb.credentials.secretKey,
+      legacyBaseUrl: sb.url,
+      clientId: sb.credentials.clientId,
+      clientSecret: sb.credentials.clientSecret,
+      accountsBaseUrl: sb.url,
+      authBaseUrl: sb.url,
+      providerMaxRetries: 0,
+      now,
+      hostAuth: { issuer: issuer.issuer, audience: issuer.audience, algorithms: ['ES256'], jwksUrl: issuer.jwksUrl },
+      resolveCharge: () => ({ amount: 100, currency: 'EUR' }),
+      onCardUpdated: (event) => {
+        events.push(event);
+      },
+      ...extra,
+    });
+    helpers.push(started);
+    return started;
+  }
+
+  async function ask(
+    path: string,
+    token: string | undefined,
+    init: { method?: string; body?: unknown; target?: RunningHelper } = {},
+  ): Promise<Answer> {
+    const r = await call(`${(init.target ?? h).url}${path}`, {
+      ...(init.method ? { method: init.method } : {}),
+      ...(init.body === undefined ? {} : { body: init.body }),
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+    });
+    seen.push(r.text, JSON.stringify([...r.headers]));
+    return r;
+  }
+
+  const tokenA = () =>
+    issuer.sign({
+      sub: 'usr_a',
+      entities: ['ent_fixture_a'],
+      instruments: ['src_updated', 'src_closed', 'src_uptodate'],
+    });
+
+  before(async () => {
+    sb = await startSandbox({
+      fixtures: sampleFixtures({
+        stored_cards: [
+          { id: 'src_fixture_card', number: '4000000000002008', expiry_month: 6, expiry_year: 2025 },
+          { id: 'src_updated', number: '4000000000001000', expiry_month: 6, expiry_year: 2025 },
+          { id: 'src_closed', number: '4000000000003006', expiry_month: 6, expiry_year: 2025 },
+          { id: 'src_uptodate', number: '4000000000004004', expiry_month: 6, expiry_year: 2030 },
+          { id: 'src_other', number: '4000000000002008', expiry_month: 6, expiry_year: 2025 },
+        ],
+      }),
+    });
+    issuer = await startIssuer(now);
+    h = await helper();
+  });
+  beforeEach(() => {
+    sb.context.reset();
+    events.length = 0;
+  });
+  after(async () => {
+    for (const x of helpers) await x.close();
+    await issuer.close();
+    await sb.close();
+  });
+
+  it('lists and reads the payout instruments of an entity the token names, without provider internals', async () => {
+    const token = await tokenA();
+    const list = await ask('/entities/ent_fixture_a/payment-instruments', token);
+    assert.equal(list.status, 200, list.text);
+    const ids = list.json.data.map((p: { id: string }) => p.id).sort();
+    assert.deepEqual(ids, ['ppi_card', 'ppi_eur', 'ppi_unverified', 'ppi_verified_1', 'ppi_verified_2']);
+    const one = await ask('/entities/ent_fixture_a/payment-instruments/ppi_verified_1', token);
+    assert.equal(one.status, 200, one.text);
+    const { requestId, instrumentId, ...rest } = one.json;
+    assert.match(requestId, /^hreq_/);
+    assert.match(instrumentId, /^src_/);
+    assert.deepEqual(rest, {
+      id: 'ppi_verified_1',
+      label: 'Account ppi_verified_1',
+      type: 'bank_account',
+      currency: 'GBP',
+      country: 'GB',
+      status: 'verified',
+      default: true,
+    });
+    assert.ok(!/_links|file_|account_number/.test(list.text + one.text));
+  });
+
+  it('updates label and default, and explains a refused default', async () => {
+    const token = await tokenA();
+    const path = '/entities/ent_fixture_a/payment-instruments/ppi_verified_2';
+    const r = await ask(path, token, { method: 'PATCH', body: { label: 'Main account', default: true } });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.json.label, 'Main account');
+    assert.equal(r.json.default, true);
+    const old = await ask('/entities/ent_fixture_a/payment-instruments/ppi_verified_1', token);
+    assert.equal(old.json.default, false);
+    const refused = await ask('/entities/ent_fixture_a/payment-instruments/ppi_unverified', token, {
+      method: 'PATCH',
+      body: { default: true },
+    });
+    assert.equal(refused.status, 409, refused.text);
+    assert.equal(refused.json.code, 'TESSERA_INSTRUMENT_NOT_VERIFIED');
+    assert.equal(refused.json.field, 'default');
+  });
+
+  it('answers 400 naming the field for bad paths and bodies, 404 for an unknown instrument', async () => {
+    const token = await tokenA();
+    const base = '/entities/ent_fixture_a/payment-instruments';
+    const cases: [string, string, unknown, number, string, string][] = [
+      ['PATCH', `${base}/ppi_verified_2`, {}, 400, 'TESSERA_INVALID_REQUEST', 'label'],
+      ['PATCH', `${base}/ppi_verified_2`, { label: 5 }, 400, 'TESSERA_INVALID_REQUEST', 'label'],
+      ['PATCH', `${base}/ppi_verified_2`, { label: 'x'.repeat(51) }, 400, 'TESSERA_INVALID_REQUEST', 'label'],
+      ['PATCH', `${base}/ppi_verified_2`, { default: 'yes' }, 400, 'TESSERA_INVALID_REQUEST', 'default'],
+      ['PATCH', `${base}/ppi_verified_2`, { label: 'a', status: 'verified' }, 400, 'TESSERA_INVALID_REQUEST', 'status'],
+      ['GET', `${base}/not-an-id`, undefined, 400, 'TESSERA_INVALID_REQUEST', 'id'],
+      ['GET', '/entities/ent_fixture_a%00/payment-instruments', undefined, 400, 'TESSERA_INVALID_REQUEST', 'entityId'],
+      ['GET', `${base}/ppi_nope`, undefined, 404, 'TESSERA_NOT_FOUND', 'id'],
+    ];
+    for (const [method, path, body, status, code, field] of cases) {
+      const r = await ask(path, token, { method, body });
+      assert.equal(r.status, status, `${method} ${path} ${JSON.stringify(body)}: ${r.text}`);
+      assert.equal(r.json.code, code, path);
+      assert.equal(r.json.field, field, path);
+    }
+  });
+
+  it("answers 403 for another entity's instruments, without asking the provider", async () => {
+    const token = await tokenA();
+    const before = (await call(`${sb.url}/_sandbox/requests?limit=200`)).json.data.length;
+    for (const [method, path, body] of [
+      ['GET', '/entities/ent_fixture_b/payment-instruments', undefined],
+      ['GET', '/entities/ent_fixture_b/payment-instruments/ppi_verified_1', undefined],
+      ['PATCH', '/entities/ent_fixture_b/payment-instruments/ppi_verified_1', { label: 'mine now' }],
+    ] as const) {
+      const r = await ask(path, token, { method, body });
+      assert.equal(r.status, 403, r.text);
+      assert.equal(r.json.code, 'TESSERA_HOST_FORBIDDEN');
+      assert.equal(r.json.field, 'entityId');
+    }
+    assert.equal((await call(`${sb.url}/_sandbox/requests?limit=200`)).json.data.length, before);
+  });
+
+  it('answers 401 to a missing token and to every forged one', async () => {
+    const path = '/entities/ent_fixture_a/payment-instruments';
+    const missing = await ask(path, undefined);
+    assert.equal(missing.status, 401);
+    assert.equal(missing.json.code, 'TESSERA_HOST_AUTH_MISSING');
+    assert.equal(missing.headers.get('www-authenticate'), 'Bearer realm="tessera"');
+    const seconds = Math.floor(now() / 1000);
+    const claims = {
+      iss: issuer.issuer,
+      aud: issuer.audience,
+      sub: 'usr_a',
+      exp: seconds + 300,
+      entities: ['ent_fixture_a'],
+    };
+    const pem = issuer.publicKey.export({ type: 'spki', format: 'pem' }) as string;
+    const input = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64(claims)}`;
+    const forged = [
+      new UnsecuredJWT(claims).encode(),
+      `${input}.${createHmac('sha256', pem).update(input).digest('base64url')}`,
+      await issuer.sign({ ...claims, aud: 'another-app' }),
+      await issuer.sign({ ...claims, iss: 'https://evil.example' }),
+      await issuer.sign(claims, { exp: seconds - 60, iat: seconds - 600 }),
+    ];
+    for (const token of forged) {
+      const r = await ask(path, token);
+      assert.equal(r.status, 401, r.text);
+      assert.equal(r.json.code, 'TESSERA_HOST_AUTH_INVALID');
+    }
+  });
+
+  it('runs the account updater for a stored card the token names and tells the merchant', async () => {
+    const token = await tokenA();
+    const updated = await ask('/account-updater', token, { method: 'POST', body: { instrumentId: 'src_updated' } });
+    assert.equal(updated.status, 200, updated.text);
+    assert.equal(updated.json.status, 'CARD_UPDATED');
+    assert.deepEqual(Object.keys(updated.json.card).sort(), ['bin', 'expiryMonth', 'expiryYear', 'last4']);
+    assert.equal(updated.json.card.last4, '9003');
+    assert.ok(!/encrypted|fingerprint/.test(updated.text));
+    const closed = await ask('/account-updater', token, { method: 'POST', body: { instrumentId: 'src_closed' } });
+    assert.equal(closed.json.status, 'CARD_CLOSED');
+    assert.equal(closed.json.card, undefined);
+    const same = await ask('/account-updater', token, { method: 'POST', body: { instrumentId: 'src_uptodate' } });
+    assert.equal(same.json.status, 'UPDATE_FAILED');
+    assert.equal(same.json.failureCode, 'UP_TO_DATE');
+    assert.deepEqual(
+      events.map((e) => [e.instrumentId, e.status, e.user, e.card?.last4]),
+      [
+        ['src_updated', 'CARD_UPDATED', 'usr_a', '9003'],
+        ['src_closed', 'CARD_CLOSED', 'usr_a', undefined],
+      ],
+    );
+  });
+
+  it('refuses the account updater for other cards and for raw card data', async () => {
+    const token = await tokenA();
+    const cases: [unknown, number, string, string][] = [
+      [{ instrumentId: 'src_other' }, 403, 'TESSERA_HOST_FORBIDDEN', 'instrumentId'],
+      [{ instrumentId: 'card_tok_x' }, 400, 'TESSERA_INVALID_REQUEST', 'instrumentId'],
+      [{}, 400, 'TESSERA_INVALID_REQUEST', 'instrumentId'],
+      [{ instrumentId: 'src_updated', card: { expiry_month: 1 } }, 400, 'TESSERA_INVALID_REQUEST', 'card'],
+      [{ instrumentId: 'src_updated', number: '4000 0000 0000 1000' }, 400, 'TESSERA_CARD_DATA_REFUSED', 'number'],
+      [
+        { source_options: { card: { number: '4000000000001000' } } },
+        400,
+        'TESSERA_CARD_DATA_REFUSED',
+        'source_options.card.number',
+      ],
+    ];
+    for (const [body, status, code, field] of cases) {
+      const r = await ask('/account-updater', token, { method: 'POST', body });
+      assert.equal(r.status, status, `${JSON.stringify(body)}: ${r.text}`);
+      assert.equal(r.json.code, code);
+      assert.equal(r.json.field, field);
+    }
+    assert.equal(events.length, 0);
+    assert.ok(!h.log.text().replace(/\D/g, '').includes('4000000000001000'));
+  });
+
+  it('limits dashboard requests per user', async () => {
+    const limited = await helper({ rateLimits: { hostRequestsPerUser: { max: 2, windowMs: 60_000 } } });
+    const token = await tokenA();
+    for (let i = 0; i < 2; i++) {
+      assert.equal((await ask('/entities/ent_fixture_a/payment-instruments', token, { target: limited })).status, 200);
+    }
+    const r = await ask('/entities/ent_fixture_a/payment-instruments', token, { target: limited });
+    assert.equal(r.status, 429);
+    assert.equal(r.json.code, 'TESSERA_RATE_LIMITED');
+  });
+
+  it('answers upstream faults with 502/503/504 and outcomeKnown', async () => {
+    const token = await tokenA();
+    const cases: [Record<string, unknown>, number][] = [
+      [{ status: 500 }, 502],
+      [{ status: 503 }, 503],
+      [{ reset: true }, 503],
+    ];
+    for (const [rule, status] of cases) {
+      await call(`${sb.url}/_sandbox/faults`, {
+        body: { method: 'GET', path: '/accounts/entities/*/payment-instruments', ...rule },
+      });
+      const r = await ask('/entities/ent_fixture_a/payment-instruments', token);
+      assert.equal(r.status, status, `${JSON.stringify(rule)}: ${r.text}`);
+      assert.equal(r.json.outcomeKnown, true, 'a read never changes anything');
+    }
+  });
+
+  it('never answers or logs the client secret, the secret key or an access token', () => {
+    const all = [...seen, ...helpers.map((x) => x.log.text())].join('\n');
+    assert.ok(all.length > 1000);
+    assert.ok(!all.includes(sb.credentials.clientSecret));
+    assert.ok(!all.includes(sb.credentials.secretKey));
+    // Sandbox access tokens (and host tokens) are JWTs: none may appear anywhere.
+    assert.ok(!/eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\./.test(all));
+  });
+});
