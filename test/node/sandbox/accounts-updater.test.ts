@@ -186,3 +186,33 @@ describe('Account Services account updater and stored instruments', () => {
     assert.equal(refused.status, 403);
   });
 });
+
+describe('Account Services request log', () => {
+  it('keeps no client secret, access token or card number of these endpoints', async () => {
+    const sb = await startSandbox({ fixtures: sampleFixtures() });
+    try {
+      const token = await accessToken(sb);
+      await call(`${sb.url}/account-updater/cards`, {
+        headers: authed(token),
+        body: { source_options: { card: { number: '4000000000001000', expiry_month: 5, expiry_year: 2024 } } },
+      });
+      const log = await call(`${sb.url}/_sandbox/requests`);
+      assert.equal(log.status, 200);
+      assert.ok(log.json.data.length >= 2);
+      for (const secret of [
+        sb.credentials.clientSecret,
+        token,
+        token.split('.')[2]!,
+        '4000000000001000',
+        '4000000000009003',
+      ]) {
+        assert.ok(!log.text.includes(secret), `log holds ${secret.slice(0, 12)}…`);
+      }
+      assert.ok(log.text.includes('400000******1000'), 'the card is shown masked');
+      const kinds = log.json.data.map((e: { auth: string }) => e.auth);
+      assert.ok(kinds.includes('bearer'));
+    } finally {
+      await sb.close();
+    }
+  });
+});
