@@ -166,7 +166,10 @@ export function tokenSourceFrom(
   }
 
   async function token(scopes: readonly string[], signal?: AbortSignal): Promise<string> {
-    const key = keyOf(scopes);
+    return tokenFor(keyOf(scopes), signal);
+  }
+
+  async function tokenFor(key: string, signal?: AbortSignal): Promise<string> {
     const cached = cache.get(key);
     const t = now();
     if (cached && t < cached.refreshAt) return cached.value;
@@ -204,13 +207,13 @@ export function tokenSourceFrom(
     token,
     invalidate,
     credential(scopes) {
-      keyOf(scopes);
+      const key = keyOf(scopes);
       return {
-        authorization: async () => `Bearer ${await token(scopes)}`,
+        authorization: async () => `Bearer ${await tokenFor(key)}`,
         renew: async (refused) => {
           const old = refused.replace(/^Bearer /, '');
-          invalidate(scopes, old);
-          return (await token(scopes)) !== old;
+          if (cache.get(key)?.value === old) cache.delete(key);
+          return (await tokenFor(key)) !== old;
         },
       };
     },
