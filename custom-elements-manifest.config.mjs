@@ -1,0 +1,23 @@
+// `npx cem analyze --litelement`: the widget's public surface, written to custom-elements.json.
+export default {
+  globs: ['widget/card-form/*.ts'],
+  exclude: ['**/*.test.ts', 'widget/card-form/*.styles.ts'],
+  outdir: '.',
+  litelement: true,
+  plugins: [
+    {
+      // The analyzer also guesses event names from `dispatchEvent(new SomeEvent(x))` calls (it reads the
+      // argument's name); the documented `@fires` tags are the real list.
+      name: 'tessera-documented-events-only',
+      packageLinkPhase({ customElementsManifest }) {
+        for (const mod of customElementsManifest.modules) {
+          for (const declaration of mod.declarations ?? []) {
+            if (declaration.events) {
+              declaration.events = declaration.events.filter((e) => /^(tessera-[a-z-]+|change)$/.test(e.name ?? ''));
+            }
+          }
+        }
+      },
+    },
+  ],
+};
