@@ -1,6 +1,8 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { SandboxArea } from '../core/area.js';
+import { parseBody } from '../core/body.js';
 import type { SandboxContext } from '../core/context.js';
+import { createIdempotency } from '../core/idempotency.js';
 import { hostPrefixRule } from '../oauth/host.js';
 import { accountControlRoutes } from './controls.js';
 import { entityRoutes } from './entities/routes.js';
@@ -33,7 +35,7 @@ export function accountsArea(ctx: SandboxContext): SandboxArea {
   load();
   ctx.onReset(load);
 
-  const deps: AccountsDeps = { ctx, store };
+  const deps: AccountsDeps = { ctx, store, postBody: createIdempotency(ctx).wrap(parseBody(['json'])) };
   const router = express.Router();
   const hostRule = hostPrefixRule(ctx);
   router.use(svcVersion, (req: Request, res: Response, next: NextFunction) =>

@@ -1,4 +1,4 @@
-import type { Request, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { AccountScope } from '../../provider/schemas/accounts.js';
 import type { SandboxContext } from '../core/context.js';
 import { SandboxError } from '../core/errors.js';
@@ -9,6 +9,11 @@ import type { AccountsStore, EntityRecord } from './store.js';
 export interface AccountsDeps {
   readonly ctx: SandboxContext;
   readonly store: AccountsStore;
+  /**
+   * JSON body parsing for POSTs, wrapped in the core's `Idempotency-Key` handling (DESIGN.md: idempotency):
+   * the same key and body replay the first answer, another body is 422, a twin in flight 409.
+   */
+  readonly postBody: readonly RequestHandler[];
 }
 
 const rule = (scopes: AccountScope[], secretKey: boolean): AuthRule => ({ scopes, secretKey });

@@ -1,6 +1,5 @@
 import type { Request, Response, Router } from 'express';
 import { createInstrumentRequestSchema } from '../../provider/schemas/accounts.js';
-import { parseBody } from '../core/body.js';
 import type { SandboxContext, VaultCard } from '../core/context.js';
 import { SandboxError } from '../core/errors.js';
 import { respond } from '../core/respond.js';
@@ -46,7 +45,7 @@ export function storedView(record: StoredRecord) {
 export function instrumentRoutes(router: Router, deps: AccountsDeps): void {
   const { ctx, store } = deps;
   const auth = requireAuth(ctx, AUTH.instruments);
-  router.post('/instruments', auth, parseBody(['json']), (req: Request, res: Response) => {
+  router.post('/instruments', auth, ...deps.postBody, (req: Request, res: Response) => {
     const body = parse422(createInstrumentRequestSchema, req.body);
     const card = consumeCardToken(ctx, body.token, 'token');
     const record = storedCard(ctx.newId('src_'), card.number, card.expiryMonth, card.expiryYear);

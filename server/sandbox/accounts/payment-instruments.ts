@@ -57,7 +57,7 @@ export function paymentInstrumentRoutes(router: Router, deps: AccountsDeps): voi
     respond(res, 200, { data: store.instrumentsOf(entity.id).map((p) => paymentInstrumentView(p, req)) });
   });
 
-  router.post(path, auth, json, (req: Request, res: Response) => {
+  router.post(path, auth, ...deps.postBody, (req: Request, res: Response) => {
     const entity = entityOf(deps, req);
     const body = parse422(createPaymentInstrumentRequestSchema, req.body);
     let instrumentId: string;

@@ -57,7 +57,7 @@ export function reserveRuleRoutes(router: Router, deps: AccountsDeps): void {
     respond(res, 200, { data: rules.map((r) => ruleView(r, req)) });
   });
 
-  router.post(path, auth, json, (req: Request, res: Response) => {
+  router.post(path, auth, ...deps.postBody, (req: Request, res: Response) => {
     const entity = entityOf(deps, req);
     const rule = parse422(reserveRuleRequestSchema, req.body);
     const record: ReserveRuleRecord = { id: ctx.newId('rsv_'), entityId: entity.id, rule, etag: newEtag() };

@@ -1,6 +1,5 @@
 import type { Request, Response, Router } from 'express';
 import { accountUpdaterRequestSchema } from '../../provider/schemas/accounts.js';
-import { parseBody } from '../core/body.js';
 import { SandboxError } from '../core/errors.js';
 import { respond } from '../core/respond.js';
 import { requireAuth } from '../oauth/auth.js';
@@ -59,7 +58,7 @@ export function updaterRoutes(router: Router, deps: AccountsDeps): void {
   router.post(
     '/account-updater/cards',
     requireAuth(ctx, AUTH.updater),
-    parseBody(['json']),
+    ...deps.postBody,
     async (req: Request, res: Response) => {
       const { source_options: source } = parse422(accountUpdaterRequestSchema, req.body);
       let number: string;

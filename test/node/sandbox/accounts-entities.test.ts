@@ -373,3 +373,48 @@ describe('Account Services onboarding simulator', () => {
     assert.equal((await call(`${sb.url}/onboarding-simulator/entities/ent_fixture_a`)).status, 401);
   });
 });
+
+describe('Account Services idempotent POSTs', () => {
+  it('replays the first answer for the same Idempotency-Key and body, refuses another body', async () => {
+    const sb = await startSandbox({ fixtures: sampleFixtures() });
+    try {
+      const token = await accessToken(sb);
+      const post = (path: string, body: unknown, key: string, accept = V3) =>
+        call(`${sb.url}${path}`, { headers: authed(token, { accept, 'idempotency-key': key }), body });
+      const first = await post('/accounts/entities', requests.individualGb('idem-1'), 'key-1');
+      assert.equal(first.status, 201, first.text);
+      const again = await post('/accounts/entities', requests.individualGb('idem-1'), 'key-1');
+      assert.equal(again.status, 201, 'a retry is not a 409 conflict');
+      assert.equal(again.json.id, first.json.id);
+      assert.equal(again.headers.get('idempotent-replayed'), 'true');
+      const other = await post('/accounts/entities', requests.individualGb('idem-2'), 'key-1');
+      assert.equal(other.status, 422);
+      assert.deepEqual(other.json.error_codes, ['idempotency_key_reused']);
+      const bad = await post('/accounts/entities', requests.individualGb('idem-3'), 'k\u00e9y');
+      assert.equal(bad.status, 400);
+      assert.deepEqual(bad.json.error_codes, ['idempotency_key_invalid']);
+
+      const tok = await call(`${sb.url}/api2/v2/tokens/card`, {
+        headers: { authorization: sb.credentials.publicKey },
+        body: { number: '4000000000001000', expiryMonth: 5, expiryYear: 2030, cvv: '123' },
+      });
+      const store1 = await post('/instruments', { type: 'token', token: tok.json.id }, 'key-src');
+      const store2 = await post('/instruments', { type: 'token', token: tok.json.id }, 'key-src');
+      assert.equal(store1.status, 201, store1.text);
+      assert.equal(store2.status, 201, 'the replay does not use the single-use token again');
+      assert.equal(store2.json.id, store1.json.id);
+
+      const update = { source_options: { instrument: { id: store1.json.id } } };
+      const u1 = await post('/account-updater/cards', update, 'key-upd');
+      const u2 = await post('/account-updater/cards', update, 'key-upd');
+      assert.equal(u1.json.account_update_status, 'CARD_UPDATED');
+      assert.deepEqual(u2.json, u1.json, 'a retried update answers what the first did');
+      assert.equal(
+        (await post('/account-updater/cards', update, 'key-upd-2')).json.account_update_failure_code,
+        'UP_TO_DATE',
+      );
+    } finally {
+      await sb.close();
+    }
+  });
+});

@@ -1,5 +1,4 @@
 import type { Request, Response, Router } from 'express';
-import { parseBody } from '../../core/body.js';
 import { SandboxError } from '../../core/errors.js';
 import { respond } from '../../core/respond.js';
 import { requireAuth } from '../../oauth/auth.js';
@@ -23,7 +22,7 @@ export function entityRoutes(router: Router, deps: AccountsDeps): void {
   const { ctx, store } = deps;
   const auth = requireAuth(ctx, AUTH.entities);
 
-  router.post('/accounts/entities', auth, parseBody(['json']), (req: Request, res: Response) => {
+  router.post('/accounts/entities', auth, ...deps.postBody, (req: Request, res: Response) => {
     const version = schemaVersion(req);
     const valid = validateOnboarding(req.body, version, ctx.clock.now());
     const existing = store.references.get(valid.reference);
