@@ -234,6 +234,12 @@ function decodeErrorBody(ex: Exchange, text: string, contentType: string | null)
   }
 }
 
+function inFlight(body: unknown): boolean {
+  const b = body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
+  const codes = [b.errorCode, b.error_type, ...(Array.isArray(b.error_codes) ? b.error_codes : [])];
+  return codes.some((c) => typeof c === 'string' && /idempotency|in_flight|in_progress/i.test(c));
+}
+
 function responseError(
   http: HttpContext,
   ex: Exchange,
@@ -256,8 +262,10 @@ function responseError(
       requestId,
       headers: headersObject(headers),
       ...(etag ? { etag } : {}),
-      // A 4xx means the provider refused the request; a 5xx on a write may come after the effect.
-      outcomeKnown: at.read || status < 500,
+      // A 4xx means the provider refused the request; a 5xx on a write may come after the effect. A 409 on a
+      // keyed write can mean "the first request with this key is still running" (IETF idempotency draft):
+      // unknown too (docs/DECISIONS.md#outcome-known).
+      outcomeKnown: at.read || (status < 500 && !(status === 409 && ex.idempotencyKey !== undefined && inFlight(body))),
       operation: ex.operation,
       attempts: at.attempts,
       ...(ex.idempotencyKey ? { idempotencyKey: ex.idempotencyKey } : {}),

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import {
   type Charge,
@@ -15,6 +16,7 @@ import {
   ValidationError,
 } from '../../../server/provider/index.js';
 import type { RunningSandbox } from '../../../server/sandbox/index.js';
+import { call } from '../../support/http.js';
 import { FAST_RETRY, fault, recordingDispatcher, requests, reset, sandbox } from './support.js';
 
 const CARD = { number: '4242424242424242', expiryMonth: 12, expiryYear: 2031, cvv: '123' };
@@ -248,6 +250,39 @@ describe('HTTP core: retries, timeouts and outcomes against sandbox faults', () 
     await custom.charges.create(body, { idempotencyKey: 'k-1' });
     assert.equal(wire.sent[0]?.headers['x-request-key'], 'k-1');
     assert.equal(wire.sent[0]?.headers['idempotency-key'], undefined);
+  });
+
+  it('says a 409 for an idempotency key still in flight leaves the outcome unknown', async () => {
+    const body = await chargeBody();
+    // A first request with the key whose body is still arriving holds the key at the provider.
+    const url = new URL(`${sb.url}${CHARGES}`);
+    const first = request(url, {
+      method: 'POST',
+      headers: {
+        authorization: sb.credentials.secretKey,
+        'content-type': 'application/json',
+        'content-length': '1000',
+        'idempotency-key': 'order-in-flight',
+      },
+    });
+    first.on('error', () => {});
+    first.write('{"cardToken":');
+    // Wait until the provider holds the key: a probe with an invalid body gets 409 from then on (before that, it
+    // fails validation, which releases the key again).
+    for (let i = 0; i < 200; i++) {
+      const probe = await call(url.href, {
+        headers: { authorization: sb.credentials.secretKey, 'idempotency-key': 'order-in-flight' },
+        body: {},
+      });
+      if (probe.status === 409) break;
+    }
+    const error = await legacy.charges.create(body, { idempotencyKey: 'order-in-flight' }).catch((e: unknown) => e);
+    first.destroy();
+    assert.ok(error instanceof ConflictError, String(error));
+    assert.equal(error.outcomeKnown, false);
+    assert.equal(error.idempotencyKey, 'order-in-flight');
+    assert.equal(error.headers['retry-after'], '1');
+    assert.equal(error.attempts, 1, '409 is not retried');
   });
 
   it('maps 429 to RateLimitError when retries are exhausted', async () => {
