@@ -13,6 +13,10 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     summary: 'run the demo shop and platform dashboard on the embedded sandbox',
     run: async (args) => (await import('../../demo/cli.js')).runDemoCommand(args),
   },
+  sandbox: {
+    summary: 'run the local provider (legacy card API and the rest) on one port',
+    run: async (args) => (await import('../sandbox/cli.js')).runSandboxCommand(args),
+  },
 };
 
 export function helpText(): string {

@@ -9,6 +9,7 @@ import { requireKey } from './auth.js';
 import { consumeCardToken, createCardToken } from './card-tokens.js';
 import { createCharge, readCharge } from './charges.js';
 import { cardTokenCors } from './cors.js';
+import { loadLegacyFixtures } from './fixtures.js';
 import { legacyPaths } from './paths.js';
 import { createPaymentToken } from './payment-tokens.js';
 import { LegacyStore } from './store.js';
@@ -24,7 +25,11 @@ import { completeChallenge, showChallenge } from './three-ds.js';
 export function legacyArea(ctx: SandboxContext): SandboxArea {
   const paths = legacyPaths(ctx.mode);
   const store = new LegacyStore();
-  ctx.onReset(() => store.clear());
+  loadLegacyFixtures(ctx.fixtures, store);
+  ctx.onReset(() => {
+    store.clear();
+    loadLegacyFixtures(ctx.fixtures, store);
+  });
   ctx.services.cardTokens = {
     consume: (tokenId, field = 'cardToken') => consumeCardToken(ctx, store, tokenId, field).card,
   };

@@ -1,0 +1,166 @@
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import type { SandboxMode } from './config.js';
+import { legacyPaths } from './legacy/paths.js';
+import { type RunningSandbox, startSandbox } from './start.js';
+
+const HELP = `Usage: tessera sandbox [options]
+
+Runs the local provider: the legacy card API and every other API of the provider on one port.
+
+Options:
+  --port N              port to listen on (default $TESSERA_SANDBOX_PORT, else 4010; 0 picks a free one)
+  --host H              address to bind (default 127.0.0.1; a non-loopback address needs --tls-cert/--tls-key)
+  --mode M              sandbox (default: /api2/v2 paths, sandbox controls) or production (live paths, liveMode true)
+  --tls-cert FILE       serve HTTPS with this PEM certificate (needs --tls-key)
+  --tls-key FILE        the certificate's PEM private key
+  --fixtures FILE       JSON file of start-up state (see README "The sandbox")
+  -h, --help            show this help
+
+Credentials come from TESSERA_SANDBOX_PUBLIC_KEY, TESSERA_SANDBOX_SECRET_KEY, TESSERA_SANDBOX_CLIENT_ID and
+TESSERA_SANDBOX_CLIENT_SECRET, else the documented defaults.`;
+
+const MODES: readonly SandboxMode[] = ['sandbox', 'production'];
+
+/** A bad command line: printed with the help, exit code 2. */
+class UsageError extends Error {}
+
+interface Parsed {
+  readonly port: number;
+  readonly host: string;
+  readonly mode: SandboxMode;
+  readonly tls?: { cert: Buffer; key: Buffer };
+  readonly fixtures?: string;
+}
+
+function readOption(option: string, file: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (e) {
+    throw new UsageError(`${option}: cannot read ${JSON.stringify(file)} (${(e as NodeJS.ErrnoException).code})`);
+  }
+}
+
+/** Parses and checks the command line; throws UsageError naming the option at fault. */
+export function parseSandboxArgs(args: string[], env: NodeJS.ProcessEnv = process.env): Parsed | 'help' {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        mode: { type: 'string' },
+        'tls-cert': { type: 'string' },
+        'tls-key': { type: 'string' },
+        fixtures: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  if (values.help) return 'help';
+  const rawPort = (values.port as string | undefined) ?? env.TESSERA_SANDBOX_PORT ?? '4010';
+  const source = values.port !== undefined ? '--port' : env.TESSERA_SANDBOX_PORT ? 'TESSERA_SANDBOX_PORT' : '--port';
+  if (!/^\d{1,5}$/.test(rawPort) || Number(rawPort) > 65535) {
+    throw new UsageError(`${source} must be an integer from 0 to 65535, got ${JSON.stringify(rawPort)}`);
+  }
+  const mode = (values.mode as string | undefined) ?? 'sandbox';
+  if (!MODES.includes(mode as SandboxMode)) {
+    throw new UsageError(`--mode must be "sandbox" or "production", got ${JSON.stringify(mode)}`);
+  }
+  const host = (values.host as string | undefined) ?? '127.0.0.1';
+  if (host.trim() === '') throw new UsageError('--host must not be empty');
+  const certFile = values['tls-cert'] as string | undefined;
+  const keyFile = values['tls-key'] as string | undefined;
+  if ((certFile === undefined) !== (keyFile === undefined)) {
+    throw new UsageError('--tls-cert and --tls-key go together: give both or neither');
+  }
+  const fixtures = values.fixtures as string | undefined;
+  if (fixtures !== undefined) readOption('--fixtures', fixtures);
+  return {
+    port: Number(rawPort),
+    host,
+    mode: mode as SandboxMode,
+    ...(certFile && keyFile
+      ? { tls: { cert: readOption('--tls-cert', certFile), key: readOption('--tls-key', keyFile) } }
+      : {}),
+    ...(fixtures !== undefined ? { fixtures } : {}),
+  };
+}
+
+/** What the sandbox prints on start: URL, mode, keys (secrets only in sandbox mode) and where things are. */
+export function banner(sb: RunningSandbox): string {
+  const c = sb.credentials;
+  const hidden = '(hidden in production mode)';
+  const paths = legacyPaths(sb.mode);
+  const lines = [
+    `Tessera sandbox listening on ${sb.url} (mode: ${sb.mode})`,
+    `  Public key:     ${c.publicKey}`,
+    `  Secret key:     ${sb.mode === 'sandbox' ? c.secretKey : hidden}`,
+    `  Client id:      ${c.clientId}`,
+    `  Client secret:  ${sb.mode === 'sandbox' ? c.clientSecret : hidden}`,
+    `  Legacy API:     ${sb.url}${paths.base} (tokens/card, tokens/payment, charges/token, charges/{id})`,
+  ];
+  if (paths.testCards) {
+    lines.push(
+      `  Test cards:     ${sb.url}${paths.testCards}`,
+      `  Controls:       ${sb.url}/_sandbox/ (clock, faults, reset, requests)`,
+    );
+  }
+  lines.push('Press Ctrl-C to stop.');
+  return lines.join('\n');
+}
+
+/** `tessera sandbox`: starts the sandbox and runs until Ctrl-C or SIGTERM, then closes cleanly. */
+export async function runSandboxCommand(args: string[]): Promise<number> {
+  let parsed: Parsed | 'help';
+  try {
+    parsed = parseSandboxArgs(args);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    console.error(`tessera sandbox: ${e.message}\n\n${HELP}`);
+    return 2;
+  }
+  if (parsed === 'help') {
+    console.log(HELP);
+    return 0;
+  }
+  let sb: RunningSandbox;
+  try {
+    sb = await startSandbox(parsed);
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === 'EADDRINUSE') {
+      console.error(`tessera sandbox: port ${parsed.port} is in use; pick another with --port`);
+      return 1;
+    }
+    if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND' || err.code === 'EACCES') {
+      console.error(`tessera sandbox: cannot listen on ${parsed.host}:${parsed.port} (${err.code})`);
+      return 2;
+    }
+    // Refusals of the options themselves (non-loopback without TLS, bad fixtures, a bad certificate).
+    console.error(err.message.startsWith('tessera sandbox:') ? err.message : `tessera sandbox: ${err.message}`);
+    return 2;
+  }
+  console.log(banner(sb));
+  await new Promise<void>((resolve) => {
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        console.error(`tessera sandbox: ${signal} again, exiting at once`);
+        process.exit(130);
+      }
+      stopping = true;
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  await sb.close();
+  console.log('Tessera sandbox stopped.');
+  return 0;
+}

@@ -1,0 +1,183 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { DEFAULT_CREDENTIALS } from '../../../server/sandbox/index.js';
+import { call } from '../../support/http.js';
+import { TEST_TLS_CERT, TEST_TLS_KEY } from './tls-fixture.js';
+
+// Runs `tessera <args>` from the sources (server/cli/main.ts through tsx), so no build is needed.
+const RUN =
+  "const { main } = await import('./server/cli/main.ts'); process.exitCode = await main(process.argv.slice(1));";
+const nodeArgs = (args: string[]) => ['--import', 'tsx', '--input-type=module', '-e', RUN, '--', ...args];
+
+function tessera(args: string[], env: Record<string, string> = {}) {
+  return spawnSync(process.execPath, nodeArgs(args), {
+    encoding: 'utf8',
+    timeout: 20_000,
+    env: { ...process.env, ...env },
+  });
+}
+
+interface Running {
+  readonly child: ChildProcess;
+  readonly url: string;
+  readonly stdout: () => string;
+  /** Sends `signal` and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `tessera sandbox <args>` and resolves once it printed its URL. */
+function startCli(args: string[], env: Record<string, string> = {}): Promise<Running> {
+  const child = spawn(process.execPath, nodeArgs(['sandbox', ...args]), { env: { ...process.env, ...env } });
+  let out = '';
+  let err = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no URL printed: ${out} ${err}`)), 20_000);
+    child.stderr?.on('data', (d) => {
+      err += d;
+    });
+    child.stdout?.on('data', (d) => {
+      out += d;
+      const m = /listening on (https?:\/\/\S+)/.exec(out);
+      if (m && out.includes('Press Ctrl-C')) {
+        clearTimeout(timer);
+        resolve({
+          child,
+          url: m[1]!,
+          stdout: () => out,
+          stop: (signal = 'SIGTERM') => {
+            child.kill(signal);
+            return exited;
+          },
+        });
+      }
+    });
+    exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited ${code}: ${err}`));
+    });
+  });
+}
+
+describe('tessera sandbox (CLI)', () => {
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'tessera-cli-'));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('--help prints the options and exits 0; `tessera --help` lists the command', () => {
+    const r = tessera(['sandbox', '--help']);
+    assert.equal(r.status, 0, r.stderr);
+    for (const option of ['--port', '--host', '--mode', '--tls-cert', '--tls-key', '--fixtures']) {
+      assert.match(r.stdout, new RegExp(option));
+    }
+    assert.match(tessera(['--help']).stdout, /^ {2}sandbox\s+/m);
+  });
+
+  it('refuses bad options with exit 2 and a line naming the option', () => {
+    const cases: [string[], Record<string, string>, RegExp][] = [
+      [['--port', 'eighty'], {}, /--port must be an integer from 0 to 65535, got "eighty"/],
+      [['--port', '70000'], {}, /--port must be an integer from 0 to 65535/],
+      [[], { TESSERA_SANDBOX_PORT: 'abc' }, /TESSERA_SANDBOX_PORT must be an integer/],
+      [['--mode', 'live'], {}, /--mode must be "sandbox" or "production", got "live"/],
+      [['--tls-cert', 'cert.pem'], {}, /--tls-cert and --tls-key go together/],
+      [['--tls-cert', '/nonexistent/c.pem', '--tls-key', '/nonexistent/k.pem'], {}, /--tls-cert: cannot read/],
+      [['--fixtures', '/nonexistent/f.json'], {}, /--fixtures: cannot read "\/nonexistent\/f.json"/],
+      [['--colour'], {}, /Unknown option '--colour'/],
+      [['extra'], {}, /Unexpected argument 'extra'/],
+      [['--host', '0.0.0.0', '--port', '0'], {}, /refusing to bind "0\.0\.0\.0" without TLS/],
+    ];
+    for (const [args, env, message] of cases) {
+      const r = tessera(['sandbox', ...args], env);
+      assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, message);
+    }
+    const badFixtures = join(dir, 'bad.json');
+    writeFileSync(badFixtures, JSON.stringify({ legacy: { customers: [{ id: 'nope', email: 'a@b.co' }] } }));
+    const r = tessera(['sandbox', '--port', '0', '--fixtures', badFixtures]);
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /invalid fixtures at legacy\.customers\.0\.id/);
+  });
+
+  it('starts, prints URL, mode and keys, serves the legacy API, and stops cleanly on SIGTERM', async () => {
+    const fixtures = join(dir, 'fixtures.json');
+    writeFileSync(
+      fixtures,
+      JSON.stringify({ legacy: { customers: [{ id: 'cust_fixture1', email: 'fix@example.com' }] } }),
+    );
+    const sb = await startCli(['--port', '0', '--fixtures', fixtures]);
+    try {
+      assert.match(sb.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+      const out = sb.stdout();
+      assert.match(out, /mode: sandbox/);
+      assert.ok(out.includes(DEFAULT_CREDENTIALS.publicKey));
+      assert.ok(out.includes(DEFAULT_CREDENTIALS.secretKey), 'the secret is shown in sandbox mode');
+      assert.match(out, /\/api2\/v2/);
+      const token = await call(`${sb.url}/api2/v2/tokens/card`, {
+        body: { number: '4242424242424242', expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 1, cvv: '123' },
+        headers: { authorization: DEFAULT_CREDENTIALS.publicKey },
+      });
+      assert.equal(token.status, 200);
+      const charge = await call(`${sb.url}/api2/v2/charges/token`, {
+        body: { cardToken: token.json.id, value: 100, currency: 'USD', customerId: 'cust_fixture1' },
+        headers: { authorization: DEFAULT_CREDENTIALS.secretKey },
+      });
+      assert.equal(charge.status, 200, charge.text);
+      assert.equal(charge.json.email, 'fix@example.com', 'the fixture customer exists');
+    } finally {
+      assert.equal(await sb.stop('SIGTERM'), 0);
+    }
+    assert.match(sb.stdout(), /Tessera sandbox stopped\./);
+  });
+
+  it('stops cleanly on Ctrl-C (SIGINT) too, and takes its port from TESSERA_SANDBOX_PORT', async () => {
+    const sb = await startCli([], { TESSERA_SANDBOX_PORT: '0' });
+    assert.match(sb.url, /:\d+$/);
+    assert.equal(await sb.stop('SIGINT'), 0);
+  });
+
+  it('hides the secrets in production mode and serves the live paths', async () => {
+    const sb = await startCli(['--port', '0', '--mode', 'production']);
+    try {
+      const out = sb.stdout();
+      assert.match(out, /mode: production/);
+      assert.ok(!out.includes(DEFAULT_CREDENTIALS.secretKey));
+      assert.ok(!out.includes(DEFAULT_CREDENTIALS.clientSecret));
+      assert.match(out, /\/v2 \(/);
+      assert.equal((await call(`${sb.url}/_sandbox/test-cards`)).status, 404);
+    } finally {
+      await sb.stop();
+    }
+  });
+
+  it('serves HTTPS with --tls-cert/--tls-key, also on a non-loopback bind', async () => {
+    const cert = join(dir, 'cert.pem');
+    const key = join(dir, 'key.pem');
+    writeFileSync(cert, TEST_TLS_CERT);
+    writeFileSync(key, TEST_TLS_KEY);
+    const sb = await startCli(['--port', '0', '--host', '127.0.0.1', '--tls-cert', cert, '--tls-key', key]);
+    try {
+      assert.match(sb.url, /^https:\/\/127\.0\.0\.1:\d+$/);
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = request(`${sb.url}/_sandbox/test-cards`, { ca: TEST_TLS_CERT }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      assert.equal(status, 200);
+    } finally {
+      await sb.stop();
+    }
+    const open = await startCli(['--port', '0', '--host', '0.0.0.0', '--tls-cert', cert, '--tls-key', key]);
+    assert.match(open.url, /^https:\/\/0\.0\.0\.0:\d+$/);
+    await open.stop();
+  });
+});

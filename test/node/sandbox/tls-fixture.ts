@@ -1,0 +1,23 @@
+/**
+ * A self-signed certificate for 127.0.0.1 and localhost (valid until 2126), only for the sandbox's HTTPS tests.
+ * Test material, not a secret: it protects nothing.
+ */
+export const TEST_TLS_CERT = `-----BEGIN CERTIFICATE-----
+MIIBmzCCAUGgAwIBAgIUXWXfE3+kh8NBFkcE17JrD7dfgigwCgYIKoZIzj0EAwIw
+FDESMBAGA1UEAwwJMTI3LjAuMC4xMCAXDTI2MTEyMjE0MTg0M1oYDzIxMjYxMDI5
+MTQxODQzWjAUMRIwEAYDVQQDDAkxMjcuMC4wLjEwWTATBgcqhkjOPQIBBggqhkjO
+PQMBBwNCAASPU+hTADUN9rNZ4n3na9BbUpAcXkBPOe+pG69iZIKtxicpKskhkhwl
+XlSk9LTxjtvrIFUY3ffoxyAn+bsmoi6mo28wbTAdBgNVHQ4EFgQUar4CWm4tjNZp
+5wblB719b6P7CRcwHwYDVR0jBBgwFoAUar4CWm4tjNZp5wblB719b6P7CRcwDwYD
+VR0TAQH/BAUwAwEB/zAaBgNVHREEEzARhwR/AAABgglsb2NhbGhvc3QwCgYIKoZI
+zj0EAwIDSAAwRQIgQs99BNfUHNJeMuNDl8ev9aYXqFsRPfaz+QwKdAWAy/kCIQCc
+IEofiW7oFF058giJDV7f1XbQmOeNxPMikAWvOXO3eQ==
+-----END CERTIFICATE-----
+`;
+
+export const TEST_TLS_KEY = `-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg0jx3hRMGVZU90FfQ
+88Vra3KLMRrDMQhNyGEXyYdKxAGhRANCAASPU+hTADUN9rNZ4n3na9BbUpAcXkBP
+Oe+pG69iZIKtxicpKskhkhwlXlSk9LTxjtvrIFUY3ffoxyAn+bsmoi6m
+-----END PRIVATE KEY-----
+`;
