@@ -62,7 +62,8 @@ export interface LegacyClient {
   };
   readonly charges: {
     /**
-     * `POST …/charges/token` with the secret key. Always sends an idempotency key (yours, or a new UUID),
+     * `POST …/charges/token` with the secret key. Always sends an idempotency key (yours, or a new UUID;
+     * docs/DECISIONS.md#client-idempotency),
      * the same one on every retry, so one call never makes two charges. A 3-D Secure charge (`chargeMode: 2`)
      * answers with a payment token whose `redirectUrl` is the challenge: see {@link isThreeDSecureRedirect}.
      */
