@@ -1,5 +1,5 @@
 /** `tessera/sandbox`: a faithful, stateful local copy of the provider. */
-export type { AccountsFixtures } from './accounts/fixtures.js';
+export type { AccountsFixtures } from './accounts/fixtures-schema.js';
 export { UPDATER_TEST_CARDS, type UpdaterTestCard } from './accounts/test-cards.js';
 export { createSandboxApp, type SandboxApp, type SandboxAppOptions } from './app.js';
 export { VirtualClock } from './clock.js';

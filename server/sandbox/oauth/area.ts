@@ -27,6 +27,16 @@ function oauthError(status: number, error: string, description: string, headers?
   return new SandboxError(status, error, description, { headers });
 }
 
+/** The RFC 6749 §5.2 `error` for any error of this endpoint (core errors included). */
+function oauthErrorName(err: SandboxError): string {
+  if (OAUTH_ERRORS.has(err.code)) return err.code;
+  if (err.status === 503) return 'temporarily_unavailable';
+  if (err.status >= 500) return 'server_error';
+  if (err.status === 404 || err.status === 405) return 'not_found';
+  if (err.status === 421) return 'misdirected_request';
+  return 'invalid_request';
+}
+
 function sameSecret(a: string, b: string): boolean {
   const h = (s: string) => createHash('sha256').update(s).digest();
   return timingSafeEqual(h(a), h(b));
@@ -108,17 +118,7 @@ export function oauthArea(ctx: SandboxContext): SandboxArea {
     faultable: true,
     renderError(err, _req, res) {
       res.setHeader('Svc-Version', SVC_VERSION);
-      const error = OAUTH_ERRORS.has(err.code)
-        ? err.code
-        : err.status >= 500
-          ? err.status === 503
-            ? 'temporarily_unavailable'
-            : 'server_error'
-          : err.status === 404 || err.status === 405
-            ? 'not_found'
-            : err.status === 421
-              ? 'misdirected_request'
-              : 'invalid_request';
+      const error = oauthErrorName(err);
       writeBody(
         res,
         err.status,

@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import type { SchemaVersion } from '../../../provider/schemas/accounts.js';
 import { href } from '../http.js';
 import type { EntityRecord } from '../store.js';
-import { dateToV2, mapDates } from './variants.js';
+import { dateToV2, mapDates } from './dates.js';
 
 /** The entity's links: version 3.0 links every sub-resource, 2.0 only `self` (docs/DECISIONS.md#entity-versions). */
 export function entityLinks(e: EntityRecord, version: SchemaVersion, req: Request) {
