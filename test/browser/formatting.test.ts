@@ -10,23 +10,29 @@ describe('<tessera-card-form> formatting', () => {
     el = await fixture<TesseraCardForm>(html`<tessera-card-form></tessera-card-form>`);
   });
 
-  const grouping: [string, string, string][] = [
-    ['Visa', '4242424242424242', '4242 4242 4242 4242'],
-    ['Visa 19 digits', '4000000000000000006', '4000 0000 0000 0000 006'],
-    ['Mastercard', '5555555555554444', '5555 5555 5555 4444'],
-    ['Mastercard 2-series', '2223003122003222', '2223 0031 2200 3222'],
-    ['American Express', '378282246310005', '3782 822463 10005'],
-    ['Discover', '6011111111111117', '6011 1111 1111 1117'],
-    ['Diners Club', '36227206271667', '3622 720627 1667'],
-    ['JCB', '3566002020360505', '3566 0020 2036 0505'],
-    ['UnionPay', '6200000000000005', '6200 0000 0000 0005'],
-    ['Maestro', '6759649826438453', '6759 6498 2643 8453'],
+  const grouping: [string, string, string, string][] = [
+    ['Visa', '4242424242424242', '4242 4242 4242 4242', 'visa'],
+    ['Visa 19 digits', '4000000000000000006', '4000 0000 0000 0000 006', 'visa'],
+    ['Mastercard', '5555555555554444', '5555 5555 5555 4444', 'mastercard'],
+    ['Mastercard 2-series', '2223003122003222', '2223 0031 2200 3222', 'mastercard'],
+    ['American Express', '378282246310005', '3782 822463 10005', 'amex'],
+    ['Discover', '6011111111111117', '6011 1111 1111 1117', 'discover'],
+    ['Diners Club', '36227206271667', '3622 720627 1667', 'diners'],
+    ['JCB', '3566002020360505', '3566 0020 2036 0505', 'jcb'],
+    ['UnionPay', '6200000000000005', '6200 0000 0000 0005', 'unionpay'],
+    ['Maestro', '6759649826438453', '6759 6498 2643 8453', 'maestro'],
   ];
-  for (const [brand, digits, shown] of grouping) {
-    it(`groups a ${brand} number as it is typed`, async () => {
+  for (const [label, digits, shown, brand] of grouping) {
+    it(`groups a ${label} number as it is typed and shows its brand`, async () => {
+      const changes: (string | null)[] = [];
+      el.addEventListener('tessera-change', (e) => changes.push(e.detail.brand));
       await type(el, 'number', digits);
+      await el.updateComplete;
       expect(input(el, 'number').value).to.equal(shown);
       expect(caret(input(el, 'number'))).to.equal(shown.length);
+      expect(changes.at(-1)).to.equal(brand);
+      const icon = el.shadowRoot!.querySelector('[part="brand-icon"]')!;
+      expect(icon.getAttribute('aria-label')).to.equal(label.replace(/ (19 digits|2-series)$/, ''));
     });
   }
 

@@ -199,6 +199,8 @@ describe('<tessera-card-form> tokenizing with the sandbox', () => {
     // A retry works once the network is back.
     await executeServerCommand('sandbox-reset');
     expect((await el.tokenize()).token).to.match(/^card_tok_/);
+    await el.updateComplete;
+    expect(errorOf(el, 'form').textContent).to.equal('');
   });
 
   it('an unreachable token URL surfaces as a network error', async () => {
@@ -293,9 +295,17 @@ describe('<tessera-card-form> tokenizing with the sandbox', () => {
       html`<tessera-card-form token-url="https://provider.example/tokens"></tessera-card-form>`,
     );
     await fillCard(el);
-    const error = oneEvent(el, 'tessera-error');
-    await el.tokenize().catch(() => undefined);
-    expect((await error).detail.code).to.equal('config');
+    const warnings: string[] = [];
+    const original = console.warn;
+    console.warn = (...args: unknown[]) => warnings.push(args.join(' '));
+    try {
+      const error = oneEvent(el, 'tessera-error');
+      await el.tokenize().catch(() => undefined);
+      expect((await error).detail.code).to.equal('config');
+    } finally {
+      console.warn = original;
+    }
+    expect(warnings.join('\n')).to.contain('TESSERA_NO_PUBLIC_KEY');
   });
 
   it('reads the public key and token URL from config-url', async () => {

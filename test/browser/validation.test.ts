@@ -40,6 +40,7 @@ describe('<tessera-card-form> validation', () => {
       expect(i.getAttribute('aria-describedby')).to.equal(`${field}-error`);
       expect(el.shadowRoot!.getElementById(i.getAttribute('aria-describedby')!)!.textContent).to.equal(message);
       expect(liveRegion(el).textContent).to.equal(message);
+      expect(el.matches(':state(user-invalid)')).to.equal(true);
     });
   }
 

@@ -585,6 +585,8 @@ export class TesseraCardForm extends ReactiveElement {
       if (cvv) cvv.value = '';
       this.#cvv = '';
       this.#token = result;
+      this.#shown = {};
+      this.requestUpdate();
       this.#sync();
       this.dispatchEvent(new TesseraTokenEvent(result));
     }
