@@ -82,7 +82,7 @@ export function unauthorized(code: string, message: string): SandboxError {
   const challenge =
     code === 'authorization_required'
       ? 'Bearer realm="tessera-sandbox"'
-      : `Bearer realm="tessera-sandbox", error="invalid_token", error_description="${message}"`;
+      : `Bearer realm="tessera-sandbox", error="invalid_token", error_description="${message.replace(/["\\]/g, "'")}"`;
   return new SandboxError(401, code, message, { headers: { 'WWW-Authenticate': challenge } });
 }
 

@@ -55,6 +55,7 @@ describe('Account Services auth', () => {
     const cases: [string, Record<string, string>, string][] = [
       ['none', {}, 'authorization_required'],
       ['basic scheme', { authorization: 'Basic abc' }, 'authorization_malformed'],
+      ['two credentials', { authorization: 'Bearer a b' }, 'authorization_malformed'],
       ['bearer without value', { authorization: 'Bearer ' }, 'authorization_malformed'],
       ['not a jwt', authed('hello'), 'token_invalid'],
       ['wrong secret key', authed('sk_sbox_wrong'), 'key_invalid'],
@@ -72,7 +73,11 @@ describe('Account Services auth', () => {
         assert.equal(r.status, 401, `${ep} / ${name}: ${r.text}`);
         assert.deepEqual(r.json.error_codes, [code], `${ep} / ${name}`);
         assert.equal(r.json.error_type, 'unauthorized');
-        assert.match(r.headers.get('www-authenticate') ?? '', /^Bearer realm="tessera-sandbox"/);
+        const challenge = r.headers.get('www-authenticate') ?? '';
+        assert.match(
+          challenge,
+          /^Bearer realm="tessera-sandbox"(, error="invalid_token", error_description="[^"\\]*")?$/,
+        );
       }
     }
   });

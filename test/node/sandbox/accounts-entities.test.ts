@@ -298,7 +298,12 @@ describe('Account Services members (beta)', () => {
       body: { hosted_onboarding: false },
     });
     assert.deepEqual(off.json, { hosted_onboarding: false });
+    const invite = await call(`${sb.url}/accounts/entities`, {
+      headers: authed(token, { accept: V3 }),
+      body: requests.invitation('invite-when-off'),
+    });
     for (const r of [
+      invite,
       await call(members('ent_fixture_a'), { headers: authed(token) }),
       await call(`${members('ent_fixture_a')}/usr_fixture_a`, { method: 'PUT', headers: authed(token), body: {} }),
     ]) {

@@ -25,6 +25,9 @@ export function entityRoutes(router: Router, deps: AccountsDeps): void {
   router.post('/accounts/entities', auth, ...deps.postBody, (req: Request, res: Response) => {
     const version = schemaVersion(req);
     const valid = validateOnboarding(req.body, version, ctx.clock.now());
+    if (valid.level === 'invitation' && !store.hostedOnboarding) {
+      throw new SandboxError(403, 'hosted_onboarding_disabled', 'hosted onboarding is not enabled for this account');
+    }
     const existing = store.references.get(valid.reference);
     if (existing) {
       throw new SandboxError(409, 'reference_already_exists', `reference ${valid.reference} is taken by ${existing}`, {
