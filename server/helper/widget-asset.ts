@@ -31,6 +31,22 @@ export function loadWidgetAsset(): WidgetAsset {
   return { path, body, integrity };
 }
 
+const LOCALE_FILE = /^([a-z]{2,3}(-[A-Za-z0-9]{2,8})*|manifest)\.json$/;
+
+/**
+ * One file of the widget's `locales/` folder (`de.json`, `manifest.json`), or undefined when the name is not a
+ * locale file name or the file does not exist. The widget fetches them beside its bundle and checks each against
+ * the hash manifest pinned in the bundle (docs/DECISIONS.md#widget-locales).
+ */
+export function loadWidgetLocale(name: string): Buffer | undefined {
+  if (!LOCALE_FILE.test(name)) return undefined;
+  try {
+    return readFileSync(join(packageRoot(), 'dist', 'widget', 'locales', name));
+  } catch {
+    return undefined;
+  }
+}
+
 /** A short, URL-safe version of the bundle derived from its SRI hash (`?v=` of the script URL). */
 export function widgetVersion(integrity: string): string {
   return integrity

@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import { Router } from 'express';
 import type { HelperContext } from './context.js';
 import { HelperHttpError } from './errors.js';
-import { loadWidgetAsset, type WidgetAsset, widgetVersion } from './widget-asset.js';
+import { loadWidgetAsset, loadWidgetLocale, type WidgetAsset, widgetVersion } from './widget-asset.js';
 
 /**
  * Loads the built widget once it exists: at the first call that finds it,
@@ -36,6 +37,7 @@ export function widgetLoader(): () => WidgetAsset {
  * or with a stale one, `no-cache` with an ETag, so a new release is never hidden
  * behind an old immutable copy whose SRI hash no longer matches the page
  * (docs/DECISIONS.md#helper-widget-caching).
+ * `GET /locales/<code>.json`: the widget's locale files, `no-cache` with an ETag.
  */
 export function widgetRoutes(ctx: HelperContext): Router {
   const router = Router();
@@ -57,6 +59,22 @@ export function widgetRoutes(ctx: HelperContext): Router {
     );
     res.setHeader('ETag', `"${asset.integrity}"`);
     res.send(asset.body);
+  });
+  // The widget fetches `locales/<code>.json` beside its bundle, checked against hashes pinned in the bundle.
+  const locales = new Map<string, { body: Buffer; etag: string }>();
+  router.get('/locales/:file', (req, res, next) => {
+    const name = String(req.params.file);
+    let file = locales.get(name);
+    if (!file) {
+      const body = loadWidgetLocale(name);
+      if (!body) return next();
+      file = { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
+      locales.set(name, file);
+    }
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.setHeader('Cache-Control', 'no-cache');
+    res.setHeader('ETag', file.etag);
+    res.send(file.body);
   });
   return router;
 }

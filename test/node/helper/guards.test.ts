@@ -83,6 +83,20 @@ describe('helper basics over HTTP', () => {
     assert.equal(status, 304);
   });
 
+  it('serves the widget locale files beside the bundle, and nothing else from that folder', async () => {
+    const manifest = await call(`${h.url}/locales/manifest.json`);
+    assert.equal(manifest.status, 200);
+    assert.equal(manifest.headers.get('cache-control'), 'no-cache');
+    const de = await call(`${h.url}/locales/de.json`);
+    assert.equal(de.status, 200);
+    assert.equal(typeof de.json, 'object');
+    for (const bad of ['xx.json', '..%2Fpackage.json', 'de.js', '%2e%2e%2f%2e%2e%2fpackage.json']) {
+      const r = await call(`${h.url}/locales/${bad}`);
+      assert.equal(r.status, 404, bad);
+      assert.equal(r.json.code, 'TESSERA_NOT_FOUND', bad);
+    }
+  });
+
   it('puts helmet headers and a request id on every response, errors included', async () => {
     for (const path of ['/config', '/nowhere']) {
       const r = await call(`${h.url}${path}`);
