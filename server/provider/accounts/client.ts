@@ -1,5 +1,6 @@
 import {
   checkOptionsObject,
+  closeDispatcher,
   HTTP_OPTION_NAMES,
   type HttpOptions,
   httpConfig,
@@ -145,8 +146,6 @@ export function createAccountsClient<V extends SchemaVersion = '3.0'>(
     reserveRules: reserveRules(core),
     instruments: instruments(core),
     tokens,
-    close: async () => {
-      if (http.config.ownsDispatcher) await http.config.dispatcher.close();
-    },
+    close: () => closeDispatcher(http.config),
   };
 }

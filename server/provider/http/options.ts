@@ -1,5 +1,6 @@
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { ProviderLogger } from '../log.js';
+import { createAgent } from './connector.js';
 
 /**
  * Options every client shares: timeouts, retries, the idempotency header, the undici dispatcher and logging.
@@ -213,10 +214,19 @@ export function httpConfig(factory: string, options: HttpOptions): HttpConfig {
     retryBaseMs,
     retryMaxMs,
     idempotencyHeader,
-    dispatcher: dispatcher ?? new Agent({ connect: { timeout: connectTimeoutMs } }),
+    dispatcher: dispatcher ?? createAgent(connectTimeoutMs),
     ownsDispatcher: dispatcher === undefined,
     logger,
     logBodies: options.logBodies ?? HTTP_DEFAULTS.logBodies,
     userAgent,
   };
+}
+
+const closed = new WeakSet<HttpConfig>();
+
+/** Closes the client's built-in connection pool once (a dispatcher passed in is the caller's to close). */
+export async function closeDispatcher(config: HttpConfig): Promise<void> {
+  if (!config.ownsDispatcher || closed.has(config)) return;
+  closed.add(config);
+  await config.dispatcher.close();
 }

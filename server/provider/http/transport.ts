@@ -15,7 +15,7 @@ import type { ProviderResult } from './result.js';
 /** How a request authenticates: the header value per attempt, and a renewal after a 401. */
 export interface Credential {
   /** The `Authorization` value for the next attempt. */
-  authorization(): string | Promise<string>;
+  authorization(signal?: AbortSignal): string | Promise<string>;
   /** Called once after a 401 with the value that was refused; true when a new one is worth a retry. */
   renew?(refused: string): boolean | Promise<boolean>;
 }
@@ -97,7 +97,7 @@ export async function send<T>(http: HttpContext, ex: Exchange): Promise<Provider
     attempts++;
     let authorization: string | undefined;
     if (ex.credential) {
-      authorization = await ex.credential.authorization();
+      authorization = await ex.credential.authorization(ex.signal);
       headers.Authorization = authorization;
     }
     const started = performance.now();
@@ -212,9 +212,9 @@ export async function send<T>(http: HttpContext, ex: Exchange): Promise<Provider
 
     const error = responseError(http, ex, status, resHeaders, text, { read, attempts, requestId });
     if (safe && retries < config.maxRetries && RETRY_STATUSES.has(status)) {
-      const asked = parseRetryAfter(resHeaders.get('retry-after'));
-      if (asked === undefined || asked <= MAX_RETRY_AFTER_MS) {
-        const delay = Math.max(asked ?? 0, backoffDelay(retries++, config.retryBaseMs, config.retryMaxMs, http.random));
+      const delay = retryDelay(resHeaders.get('retry-after'), retries, config, http.random);
+      if (delay !== undefined) {
+        retries++;
         if (logger) logFailure(http, ex, error, attempts, true, delay);
         await sleep(delay, ex.signal);
         continue;
@@ -223,6 +223,22 @@ export async function send<T>(http: HttpContext, ex: Exchange): Promise<Provider
     if (logger) logFailure(http, ex, error, attempts, false);
     throw error;
   }
+}
+
+/**
+ * Wait before retry number `retry` after a retryable status: the backoff, or the provider's `Retry-After` when that
+ * is longer; `undefined` (do not retry) when `Retry-After` asks for more than {@link MAX_RETRY_AFTER_MS}.
+ */
+export function retryDelay(
+  retryAfter: string | null,
+  retry: number,
+  config: Pick<HttpConfig, 'retryBaseMs' | 'retryMaxMs'>,
+  random?: () => number,
+  nowMs?: number,
+): number | undefined {
+  const asked = parseRetryAfter(retryAfter, nowMs);
+  if (asked !== undefined && asked > MAX_RETRY_AFTER_MS) return undefined;
+  return Math.max(asked ?? 0, backoffDelay(retry, config.retryBaseMs, config.retryMaxMs, random));
 }
 
 function decodeErrorBody(ex: Exchange, text: string, contentType: string | null): unknown {

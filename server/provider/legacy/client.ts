@@ -5,6 +5,7 @@ import { InvalidResponseError } from '../errors.js';
 import { type CallOptions, checkBody, checkCall, idempotencyKeyOf, pathId, type WriteOptions } from '../http/call.js';
 import {
   checkOptionsObject,
+  closeDispatcher,
   HTTP_OPTION_NAMES,
   type HttpOptions,
   httpConfig,
@@ -252,8 +253,6 @@ export function createLegacyClient(options: Readonly<LegacyClientOptions>): Lega
         return checked(result, chargeResponseSchema, operation);
       },
     },
-    close: async () => {
-      if (http.config.ownsDispatcher) await http.config.dispatcher.close();
-    },
+    close: () => closeDispatcher(http.config),
   };
 }

@@ -1,6 +1,7 @@
 import { InvalidResponseError } from '../errors.js';
 import {
   checkOptionsObject,
+  closeDispatcher,
   HTTP_OPTION_NAMES,
   type HttpOptions,
   httpConfig,
@@ -209,7 +210,7 @@ export function tokenSourceFrom(
     credential(scopes) {
       const key = keyOf(scopes);
       return {
-        authorization: async () => `Bearer ${await tokenFor(key)}`,
+        authorization: async (signal) => `Bearer ${await tokenFor(key, signal)}`,
         renew: async (refused) => {
           const old = refused.replace(/^Bearer /, '');
           if (cache.get(key)?.value === old) cache.delete(key);
@@ -218,7 +219,7 @@ export function tokenSourceFrom(
       };
     },
     close: async () => {
-      if (!shared && http.config.ownsDispatcher) await http.config.dispatcher.close();
+      if (!shared) await closeDispatcher(http.config);
     },
   };
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import {
   type Charge,
@@ -236,6 +237,31 @@ describe('HTTP core: retries, timeouts and outcomes against sandbox faults', () 
     assert.equal(error.outcomeKnown, true);
     assert.match(error.message, /could not connect \(ECONNREFUSED\)/);
     await offline.close();
+  });
+
+  it('times out a connection that is never established (TLS handshake unanswered) on time', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    const client = createLegacyClient({
+      secretKey: sb.credentials.secretKey,
+      baseUrl: `https://127.0.0.1:${port}`,
+      connectTimeoutMs: 150,
+      maxRetries: 0,
+    });
+    const started = performance.now();
+    const error = await client.paymentTokens.create({ value: 1, currency: 'EUR' }).catch((e: unknown) => e);
+    const elapsed = performance.now() - started;
+    assert.ok(error instanceof TimeoutError, String(error));
+    assert.equal(error.phase, 'connect');
+    assert.equal(error.timeoutMs, 150);
+    assert.equal(error.outcomeKnown, true, 'nothing was sent');
+    assert.ok(elapsed >= 140 && elapsed < 800, `took ${elapsed} ms`);
+    await client.close();
+    await client.close();
+    for (const socket of sockets) socket.destroy();
+    silent.close();
   });
 
   it('uses the configured idempotency header name', async () => {

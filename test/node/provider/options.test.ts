@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { retryDelay } from '../../../server/provider/http/transport.js';
 import {
   backoffDelay,
   clientPrefix,
@@ -153,6 +154,35 @@ describe('provider client options', () => {
     assert.equal(
       backoffDelay(10, 500, 5000, () => 0),
       2500,
+    );
+  });
+
+  it('waits the longer of the backoff and Retry-After, and not at all beyond 60 s', () => {
+    const config = { retryBaseMs: 500, retryMaxMs: 5000 };
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    assert.equal(
+      retryDelay(null, 0, config, () => 1, now),
+      500,
+    );
+    assert.equal(
+      retryDelay('3', 0, config, () => 1, now),
+      3000,
+    );
+    assert.equal(
+      retryDelay('0', 1, config, () => 1, now),
+      1000,
+    );
+    assert.equal(
+      retryDelay('Thu, 01 Jan 2026 00:00:20 GMT', 0, config, () => 0, now),
+      20_000,
+    );
+    assert.equal(
+      retryDelay('61', 0, config, () => 1, now),
+      undefined,
+    );
+    assert.equal(
+      retryDelay('soon', 2, config, () => 1, now),
+      2000,
     );
   });
 
