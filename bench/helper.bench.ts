@@ -79,7 +79,7 @@ app.use('/payments', tesseraHelper({
   publicKey: process.env.PK, secretKey: process.env.SK, legacyBaseUrl: process.env.SANDBOX,
   resolveCharge: () => ({ amount: 1999, currency: 'EUR' }),
   rateLimits: { chargesPerIp: false, chargesPerSession: false, declinesPerIp: false, declinesPerSession: false },
-  logger: pino({ level: 'info' }, pino.destination('/dev/null')),
+  logger: pino({ level: 'info' }, pino.destination({ dest: '/dev/null', sync: false })),
 }));
 const server = app.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ url: 'http://127.0.0.1:' + server.address().port + '/payments' })));
 `;
@@ -186,7 +186,7 @@ export async function run(): Promise<string> {
 
 \`bench/helper.bench.ts\`: ${ROUNDS} alternating rounds of ${PER_ROUND} charges each way, ${CONNECTIONS} connections
 (autocannon), every charge with a fresh card token made beforehand. "Direct" is \`POST /api2/v2/charges/token\` on the
-sandbox with the secret key; "helper" is \`POST /charges\` on the helper (own process, pino logging to /dev/null, no
+sandbox with the secret key; "helper" is \`POST /charges\` on the helper (own process, pino logging one line per request to /dev/null, no
 rate limits), which validates, calls \`resolveCharge\`, charges through the legacy client and stores the answer.
 Medians over rounds.
 

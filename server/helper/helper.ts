@@ -122,6 +122,7 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
           status: res.statusCode,
           durationMs: Number(process.hrtime.bigint() - started) / 1e6,
           ...(res.locals.tesseraErrorCode ? { code: res.locals.tesseraErrorCode } : {}),
+          ...(res.locals.tesseraLog as Record<string, unknown> | undefined),
         },
         'tessera request',
       );

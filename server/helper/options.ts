@@ -144,7 +144,7 @@ export interface TesseraHelperOptions {
   readonly legacyClient?: LegacyClient;
   /** A ready Account Services client, instead of `clientId`/`clientSecret`. */
   readonly accountsClient?: AccountsClient;
-  /** Timeout of each provider call made by the clients the helper builds (default 30 000 ms). */
+  /** Timeout of each attempt of a provider call made by the clients the helper builds (default 10 000 ms). */
   readonly providerTimeoutMs?: number;
   /** Retries of a failed provider call where safe (same idempotency key), 0–5 (default 2). */
   readonly providerMaxRetries?: number;

@@ -24,7 +24,8 @@ export function createProvider(o: ValidatedOptions, log: HelperLogger): HelperPr
   const base = (o.legacyBaseUrl ?? DEFAULT_SANDBOX_URL).replace(/\/+$/, '');
   const http = {
     logger: log,
-    ...(o.providerTimeoutMs === undefined ? {} : { timeoutMs: o.providerTimeoutMs }),
+    // A shopper waits on these calls: 10 s per attempt instead of the clients' 30 s (docs/DECISIONS.md#helper-upstream).
+    timeoutMs: o.providerTimeoutMs ?? 10_000,
     ...(o.providerMaxRetries === undefined ? {} : { maxRetries: o.providerMaxRetries }),
   };
   const legacy =

@@ -194,16 +194,13 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient): Router {
       if (outcome.status === 402) await countDecline(ip, session);
     }
     await remember(key, outcome);
-    log.info(
-      {
-        event: 'tessera.charge',
-        status: outcome.body.status,
-        chargeId: outcome.body.id,
-        responseCode: outcome.body.responseCode,
-        providerRequestId: answer.requestId,
-      },
-      'charge answered',
-    );
+    // One log line per request: the request logger adds these fields to its `tessera.request` line.
+    req.res!.locals.tesseraLog = {
+      chargeStatus: outcome.body.status,
+      chargeId: outcome.body.id,
+      responseCode: outcome.body.responseCode,
+      providerRequestId: answer.requestId,
+    };
     return outcome;
   }
 

@@ -57,10 +57,7 @@ export function threeDsReturn(
     const firstSettle = !before || (JSON.parse(before) as ChargeOutcome).status === 202;
     await ctx.store.set(pending.resultKey, JSON.stringify(outcome), 24 * 3600_000);
     if (firstSettle && outcome.status === 402) await countDecline(pending.ip, pending.session);
-    ctx.log.info(
-      { event: 'tessera.charge.3ds', status: charge.status, chargeId: charge.id, responseCode: charge.responseCode },
-      '3-D Secure charge settled',
-    );
+    res.locals.tesseraLog = { chargeStatus: charge.status, chargeId: charge.id, responseCode: charge.responseCode };
     const target = outcome.status === 201 ? pending.successUrl : pending.failUrl;
     res.setHeader('Cache-Control', 'no-store');
     if (target && !wantsJson(req)) {
