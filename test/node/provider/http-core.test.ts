@@ -168,13 +168,13 @@ describe('HTTP core: retries, timeouts and outcomes against sandbox faults', () 
     const quick = createLegacyClient({
       secretKey: sb.credentials.secretKey,
       baseUrl: sb.url,
-      timeoutMs: 200,
+      timeoutMs: 600,
       dispatcher: wire.dispatcher,
       ...FAST_RETRY,
     });
     const body = await chargeBody();
     wire.sent.length = 0;
-    await fault(sb, { path: CHARGES, delayMs: 1500 });
+    await fault(sb, { path: CHARGES, delayMs: 5000 });
     const result = await quick.charges.create(body);
     const keys = keysSentTo(CHARGES);
     assert.equal(keys.length, 2);
