@@ -8,6 +8,7 @@ import {
   ConflictError,
   createAccountsClient,
   createLegacyClient,
+  type Entity,
   type EntityCreated,
   isThreeDSecureRedirect,
   type PaymentInstrument,
@@ -78,6 +79,11 @@ export async function usage(): Promise<void> {
       { schemaVersion: '2.0' },
     )
   ).data;
+  const v2client = createAccountsClient({ secretKey: 'sk_test_123456789', schemaVersion: '2.0' });
+  const v2entity: Entity<'2.0'> = (await v2client.entities.retrieve(v2.id)).data;
+  const dob: string | undefined = v2entity.individual?.date_of_birth;
+  const v3again: Entity = (await v2client.entities.retrieve(v2.id, { schemaVersion: '3.0' })).data;
+  void [dob, v3again];
   const rule: ProviderResult<ReserveRule> = await accounts.reserveRules.retrieve(v3.id, 'rsv_1');
   const percentage: number = rule.data.rolling.percentage;
   await accounts.reserveRules.update(v3.id, 'rsv_1', rule.data, { ifMatch: rule.etag ?? '*' });

@@ -382,6 +382,18 @@ describe('Account Services client against the sandbox', () => {
       await client.close();
     });
 
+    it('refreshes an expired token once for many concurrent calls refused with 401', async () => {
+      const client = oauthClient();
+      const id = await entity();
+      await client.paymentInstruments.list(id);
+      sb.clock.advance(3601);
+      const before = (await requests(sb, '/connect/token')).length;
+      const results = await Promise.all(Array.from({ length: 8 }, () => client.paymentInstruments.list(id)));
+      assert.ok(results.every((r) => r.status === 200));
+      assert.equal((await requests(sb, '/connect/token')).length - before, 1);
+      await client.close();
+    });
+
     it('gives up with AuthenticationError when the call is refused again after the one refresh', async () => {
       const client = oauthClient();
       const id = await entity();
