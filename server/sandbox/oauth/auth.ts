@@ -1,7 +1,14 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { AccountScope } from '../../provider/schemas/accounts.js';
 import type { SandboxContext } from '../core/context.js';
 import { forbidden, tokenIssuerFor, unauthorized } from './tokens.js';
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+/** Compares a presented key with a real one in constant time. */
+function sameKey(presented: string, real: string): boolean {
+  return timingSafeEqual(digest(presented), digest(real));
+}
 
 /** Who a request authenticated as (`res.locals.auth`). */
 export type Caller = { readonly kind: 'token'; readonly scopes: readonly string[] } | { readonly kind: 'secret_key' };
@@ -28,13 +35,13 @@ export function requireAuth(ctx: SandboxContext, rule: AuthRule): RequestHandler
       if (!match) throw unauthorized('authorization_malformed', 'Authorization must be "Bearer <credential>"');
       const credential = match[1]!;
       const { secretKey, publicKey } = ctx.credentials;
-      if (credential === secretKey) {
+      if (sameKey(credential, secretKey)) {
         if (!rule.secretKey)
           throw forbidden('secret_key_not_allowed', 'this endpoint needs an OAuth access token', rule.scopes);
         res.locals.auth = { kind: 'secret_key' } satisfies Caller;
         return next();
       }
-      if (credential === publicKey) {
+      if (sameKey(credential, publicKey)) {
         throw forbidden('public_key_not_allowed', 'the public key may not call this endpoint', rule.scopes);
       }
       if (/^(sk|pk)_/.test(credential)) throw unauthorized('key_invalid', 'the API key is not valid');
