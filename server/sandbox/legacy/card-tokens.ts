@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { checkExpiry, detectBrand } from '../../../widget/card/index.js';
+import { brandById, checkExpiry, detectBrand } from '../../../widget/card/index.js';
 import { type Address, type CardSummary, cardTokenRequestSchema } from '../../provider/schemas/legacy.js';
 import type { SandboxContext, VaultCard } from '../core/context.js';
 import { SandboxError } from '../core/errors.js';
@@ -39,7 +39,7 @@ export function cardSummary(cardId: string, card: VaultCard): CardSummary {
     id: cardId,
     last4: card.last4,
     bin: card.bin,
-    paymentMethod: detectBrand(card.number)?.name ?? card.brand,
+    paymentMethod: brandById(card.brand)?.name ?? card.brand,
     expiryMonth: String(card.expiryMonth).padStart(2, '0'),
     expiryYear: String(card.expiryYear),
     fingerprint: card.fingerprint,

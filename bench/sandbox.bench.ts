@@ -1,0 +1,249 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createRequire } from 'node:module';
+import { createInterface } from 'node:readline';
+
+/**
+ * Legacy API throughput and latency of the sandbox on loopback, with autocannon: card-token creation, then charges
+ * (each charge uses up one of the tokens the card-token run made: tokens are single use), against a bare
+ * `node:http` server that reads the body and answers a fixed JSON charge of the same size, in the same run. Each
+ * server runs in its own process, autocannon in this one, so the load generator does not eat the server's CPU.
+ * A third server, Express 5 with one route answering the same JSON, shows the framework's own ceiling.
+ * Target: sandbox charge throughput at least 40% of the baseline.
+ */
+
+/** The slice of autocannon's API this bench uses (the package ships no types). */
+interface CannonRequest {
+  method?: string;
+  path?: string;
+  body?: string;
+  headers?: Record<string, string>;
+  setupRequest?(req: CannonRequest): CannonRequest;
+  onResponse?(status: number, body: string): void;
+}
+interface CannonResult {
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  requests: { total: number; average: number };
+  latency: { p50: number; p99: number };
+}
+type Autocannon = (options: {
+  url: string;
+  connections: number;
+  duration?: number;
+  amount?: number;
+  method?: string;
+  body?: string;
+  headers?: Record<string, string>;
+  requests?: CannonRequest[];
+}) => Promise<CannonResult>;
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+const CONNECTIONS = 10;
+const DURATION_S = 5;
+const TARGET = 0.4;
+
+interface Figures {
+  readonly name: string;
+  readonly rps: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly requests: number;
+  readonly failed: number;
+}
+
+async function cannon(name: string, options: Parameters<Autocannon>[0]): Promise<Figures> {
+  const started = performance.now();
+  const result = await autocannon(options);
+  const seconds = (performance.now() - started) / 1000;
+  return {
+    name,
+    // autocannon's own average is over whole-second samples, which skews runs that stop after `amount` requests.
+    rps: result.requests.total / seconds,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    requests: result.requests.total,
+    failed: result.non2xx + result.errors + result.timeouts,
+  };
+}
+
+// Each server prints its URL (and, for the sandbox, its keys) as one JSON line, then runs until killed.
+const SERVERS = {
+  sandbox: `
+    const { startSandbox } = await import('./server/sandbox/index.ts');
+    const sb = await startSandbox({ port: 0 });
+    console.log(JSON.stringify({ url: sb.url, publicKey: sb.credentials.publicKey, secretKey: sb.credentials.secretKey }));`,
+  bare: `
+    const { createServer } = await import('node:http');
+    const body = process.env.BENCH_BODY;
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+        res.end(body);
+      });
+    });
+    server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ url: 'http://127.0.0.1:' + server.address().port })));`,
+  express: `
+    const { default: express } = await import('express');
+    const body = process.env.BENCH_BODY;
+    const app = express();
+    app.post('/v2/charges/token', (req, res) => {
+      req.resume();
+      req.on('end', () => res.type('application/json').send(body));
+    });
+    const server = app.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ url: 'http://127.0.0.1:' + server.address().port })));`,
+} as const;
+
+interface Started {
+  readonly child: ChildProcess;
+  readonly info: { url: string; publicKey?: string; secretKey?: string };
+}
+
+async function serve(kind: keyof typeof SERVERS, env: Record<string, string> = {}): Promise<Started> {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', SERVERS[kind]], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout! });
+  const [line] = (await once(lines, 'line')) as [string];
+  return { child, info: JSON.parse(line) };
+}
+
+async function stop(server: Started): Promise<void> {
+  const exited = once(server.child, 'exit');
+  server.child.kill('SIGTERM');
+  await exited;
+}
+
+export async function run(): Promise<string> {
+  const sandbox = await serve('sandbox');
+  const servers: Started[] = [sandbox];
+  try {
+    const { url, publicKey, secretKey } = sandbox.info as Required<Started['info']>;
+    const year = new Date().getUTCFullYear() + 2;
+    const cardBody = JSON.stringify({ number: '4242424242424242', expiryMonth: 12, expiryYear: year, cvv: '123' });
+    const chargeFor = (token: string) =>
+      JSON.stringify({ cardToken: token, value: 1999, currency: 'EUR', email: 'bench@example.com' });
+    const cardHeaders = { authorization: publicKey, 'content-type': 'application/json' };
+    const chargeHeaders = { authorization: secretKey, 'content-type': 'application/json' };
+
+    // A real charge answer is the baselines' fixed body, so every server moves the same bytes.
+    const seed = (await (
+      await fetch(`${url}/api2/v2/tokens/card`, { method: 'POST', headers: cardHeaders, body: cardBody })
+    ).json()) as {
+      id: string;
+    };
+    const sample = await (
+      await fetch(`${url}/api2/v2/charges/token`, { method: 'POST', headers: chargeHeaders, body: chargeFor(seed.id) })
+    ).text();
+    const bare = await serve('bare', { BENCH_BODY: sample });
+    const framework = await serve('express', { BENCH_BODY: sample });
+    servers.push(bare, framework);
+
+    const fixed = (server: Started) => ({
+      url: `${server.info.url}/v2/charges/token`,
+      connections: CONNECTIONS,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: chargeFor('card_tok_baseline'),
+    });
+    // Warm every server (JIT) before measuring.
+    await cannon('warm-up', { ...fixed(bare), duration: 1 });
+    await cannon('warm-up', { ...fixed(framework), duration: 1 });
+    const warmTokens: string[] = [];
+    await cannon('warm-up', {
+      url,
+      connections: CONNECTIONS,
+      duration: 1,
+      requests: [
+        {
+          method: 'POST',
+          path: '/api2/v2/tokens/card',
+          headers: cardHeaders,
+          body: cardBody,
+          onResponse: (status, body) => {
+            if (status === 200) warmTokens.push((JSON.parse(body) as { id: string }).id);
+          },
+        },
+      ],
+    });
+    let w = 0;
+    await cannon('warm-up', {
+      url,
+      connections: CONNECTIONS,
+      amount: warmTokens.length,
+      requests: [
+        {
+          method: 'POST',
+          path: '/api2/v2/charges/token',
+          headers: chargeHeaders,
+          setupRequest: (req) => ({ ...req, body: chargeFor(warmTokens[w++ % warmTokens.length]!) }),
+        },
+      ],
+    });
+
+    const base = await cannon('Baseline: bare node:http, fixed JSON charge', { ...fixed(bare), duration: DURATION_S });
+    const ceiling = await cannon('Reference: Express 5, one route, same fixed JSON', {
+      ...fixed(framework),
+      duration: DURATION_S,
+    });
+    const tokens: string[] = [];
+    const cardTokens = await cannon('Sandbox: POST /api2/v2/tokens/card', {
+      url,
+      connections: CONNECTIONS,
+      duration: DURATION_S,
+      requests: [
+        {
+          method: 'POST',
+          path: '/api2/v2/tokens/card',
+          headers: cardHeaders,
+          body: cardBody,
+          onResponse: (status, body) => {
+            if (status === 200) tokens.push((JSON.parse(body) as { id: string }).id);
+          },
+        },
+      ],
+    });
+    // One charge per token made above: exactly as many requests as tokens.
+    let next = 0;
+    const charges = await cannon('Sandbox: POST /api2/v2/charges/token', {
+      url,
+      connections: CONNECTIONS,
+      amount: tokens.length,
+      requests: [
+        {
+          method: 'POST',
+          path: '/api2/v2/charges/token',
+          headers: chargeHeaders,
+          setupRequest: (req) => ({ ...req, body: chargeFor(tokens[next++ % tokens.length]!) }),
+        },
+      ],
+    });
+
+    const rows = [base, ceiling, cardTokens, charges]
+      .map(
+        (f) =>
+          `| ${f.name} | ${f.requests} | ${f.rps.toFixed(0)} | ${f.p50} ms | ${f.p99} ms | ${(f.rps / base.rps).toFixed(2)}x | ${f.failed} |`,
+      )
+      .join('\n');
+    const ratio = charges.rps / base.rps;
+    return `## Sandbox: legacy card tokens and charges
+
+autocannon on loopback, ${CONNECTIONS} connections, ${DURATION_S} s per run; each server in its own process. The charge run
+makes one charge per card token the card-token run created (tokens are single use). Baseline: a bare \`node:http\`
+server that reads the request body and answers a fixed JSON charge of the same size.
+
+| run | requests | req/s | p50 | p99 | throughput vs baseline | errors / non-2xx |
+| --- | --- | --- | --- | --- | --- | --- |
+${rows}
+
+Target: sandbox charge throughput at least ${TARGET * 100}% of the baseline: **${(ratio * 100).toFixed(0)}%**, ${ratio >= TARGET ? 'met' : 'missed'}.
+Express alone, doing no work, reaches ${((ceiling.rps / base.rps) * 100).toFixed(0)}% of the baseline here; the sandbox's charges reach
+${((charges.rps / ceiling.rps) * 100).toFixed(0)}% of that ceiling while validating, storing, logging (masked) and answering a full charge.
+`;
+  } finally {
+    for (const server of servers) await stop(server);
+  }
+}
