@@ -72,6 +72,20 @@ function readRaw(req: Request, limit: number): Promise<Buffer> {
 export function jsonBody(limit: number): RequestHandler {
   return async (req: Request, _res: Response, next: NextFunction) => {
     try {
+      // A body parser the app mounted before the helper (express.json()) has read the stream already:
+      // check what it parsed instead of waiting for a stream that has ended.
+      if (req.readableEnded || (req as { _body?: boolean })._body) {
+        const parsed: unknown = req.body ?? {};
+        const panField = findPan(parsed);
+        if (panField !== undefined) throw cardDataRefused(panField || 'body');
+        if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+          throw new HelperHttpError(400, 'TESSERA_BODY_NOT_OBJECT', 'the body must be a JSON object', {
+            field: 'body',
+          });
+        }
+        checkShape(parsed, '', 0);
+        return next();
+      }
       const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
       const raw = await readRaw(req, limit);
       if (raw.length === 0) {

@@ -1,7 +1,10 @@
 import { luhnValid } from '../../widget/card/luhn.js';
 
-/** A run of digits with at most one space or dash between any two (`4242 4242-4242 4242`). */
-const DIGIT_RUN = /\d(?:[ -]?\d)*/g;
+/**
+ * A run of digits with at most one space or dash between any two (`4242 4242-4242 4242`). A run right after `+`
+ * is an international phone number (E.164), never a card number, and is skipped whole.
+ */
+const DIGIT_RUN = /\+?\d(?:[ -]?\d)*/g;
 /** Nesting beyond this is refused rather than walked. */
 export const MAX_DEPTH = 32;
 
@@ -10,12 +13,17 @@ export const MAX_DEPTH = 32;
  * run of 12–19 digits, with or without separators. Besides each whole run,
  * every sequence of neighbouring separator-delimited groups is tried, so a
  * number glued to other digits by a space (`order 12 4242 4242 4242 4242`) is
- * still found. See docs/DECISIONS.md#helper-pan-guard.
+ * still found. Runs after `+` and candidates starting with 0 are not card numbers (phone numbers, padded ids).
+ * See docs/DECISIONS.md#helper-pan-guard.
  */
 export function containsPan(text: string): boolean {
   for (const [run] of text.matchAll(DIGIT_RUN)) {
+    if (run.startsWith('+')) continue;
     const groups = run.split(/[ -]/);
     for (let i = 0; i < groups.length; i++) {
+      // No card brand starts with 0 (ISO/IEC 7812 industry 0 is not payment cards); a leading 0 is a phone
+      // trunk prefix, a zero-padded reference and the like.
+      if (groups[i]!.startsWith('0')) continue;
       let digits = '';
       for (let j = i; j < groups.length; j++) {
         digits += groups[j];

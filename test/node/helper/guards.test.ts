@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
-import { get } from 'node:http';
+import { createServer, get } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { loadWidgetAsset, widgetVersion } from '../../../server/helper/index.js';
+import express from 'express';
+import { loadWidgetAsset, tesseraHelper, widgetVersion } from '../../../server/helper/index.js';
 import { containsPan, findPan } from '../../../server/helper/pan-guard.js';
 import { call } from '../../support/http.js';
-import { type RunningHelper, startHelper } from './support.js';
+import { captureLogger, type RunningHelper, startHelper } from './support.js';
 
 const options = {
   publicKey: 'pk_sbox_tessera0demo0public0key0000001',
@@ -24,6 +26,7 @@ describe('card-number guard', () => {
       '378282246310005',
       '6759649826438453',
       '4242424242424242424'.slice(0, 16),
+      '0 4242 4242 4242 4242 1',
     ];
     const no = [
       '4242424242424241',
@@ -32,6 +35,9 @@ describe('card-number guard', () => {
       '2026-11-22 14:00',
       '00000000000000000000000',
       'phone +44 20 7946 0958',
+      '+4242424242424242',
+      '0049 30 1234 5678',
+      'ref 000000004242424242424242',
     ];
     for (const s of yes) assert.equal(containsPan(s), true, s);
     for (const s of no) assert.equal(containsPan(s), false, s);
@@ -146,6 +152,29 @@ describe('helper basics over HTTP', () => {
       assert.equal(r.headers.get('access-control-allow-origin'), null);
     } finally {
       await plain.close();
+    }
+  });
+});
+
+describe('helper behind an app-wide express.json()', () => {
+  it('checks the already-parsed body instead of waiting for the stream', async () => {
+    const app = express();
+    app.use(express.json());
+    app.use('/payments', tesseraHelper({ ...options, logger: captureLogger().logger }));
+    const server = createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/payments/charges`;
+    try {
+      const pan = await call(url, { body: { cardToken: 'card_tok_abcdefgh', orderReference: '4242424242424242' } });
+      assert.equal(pan.status, 400);
+      assert.equal(pan.json.code, 'TESSERA_CARD_DATA_REFUSED');
+      assert.equal(pan.json.field, 'orderReference');
+      const bad = await call(url, { body: { cardToken: 'nope', orderReference: 'o', email: 'a@b.co' } });
+      assert.equal(bad.status, 400);
+      assert.equal(bad.json.field, 'cardToken');
+    } finally {
+      server.close();
+      server.closeAllConnections();
     }
   });
 });
