@@ -2,6 +2,7 @@ import { fetch } from 'undici';
 import { InvalidResponseError, NetworkError, type ProviderError, TimeoutError } from '../errors.js';
 import type { ClientRedactor } from '../log.js';
 import { backoffDelay, MAX_RETRY_AFTER_MS, parseRetryAfter, sleep } from './backoff.js';
+import { ResponseTooLarge, readBody } from './body.js';
 import type { HttpConfig } from './options.js';
 import { errorForStatus, headersObject } from './response.js';
 import type { ProviderResult } from './result.js';
@@ -135,9 +136,20 @@ export async function send<T>(http: HttpContext, ex: Exchange): Promise<Provider
       });
       status = res.status;
       resHeaders = res.headers as unknown as Headers;
-      text = await res.text();
+      text = await readBody(res as unknown as Parameters<typeof readBody>[0]);
     } catch (error) {
       if (ex.signal?.aborted) throw ex.signal.reason;
+      if (error instanceof ResponseTooLarge) {
+        throw new InvalidResponseError(`${ex.operation} answered with ${error.message}`, {
+          status: status!,
+          requestId: resHeaders!.get('svc-request-id') ?? undefined,
+          headers: headersObject(resHeaders!),
+          outcomeKnown: read || (status! >= 400 && status! < 500),
+          operation: ex.operation,
+          attempts,
+          ...(ex.idempotencyKey ? { idempotencyKey: ex.idempotencyKey } : {}),
+        });
+      }
       const failure = transportError(http, ex, error, { read, attempts });
       const canRetry = safe && retries < config.maxRetries;
       if (logger) logFailure(http, ex, failure, attempts, canRetry);

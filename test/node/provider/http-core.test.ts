@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { request } from 'node:http';
+import { createServer as createHttpServer, request } from 'node:http';
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import {
   type Charge,
   ConflictError,
   createLegacyClient,
+  InvalidResponseError,
   type LegacyClient,
   NetworkError,
   NotFoundError,
@@ -262,6 +263,34 @@ describe('HTTP core: retries, timeouts and outcomes against sandbox faults', () 
     await client.close();
     for (const socket of sockets) socket.destroy();
     silent.close();
+  });
+
+  it('refuses a response body over 8 MiB, chunked or announced, without reading it all', async () => {
+    // No sandbox fault produces this; a bare server stands in for a broken provider endpoint.
+    const chunk = Buffer.alloc(1024 * 1024, 0x20);
+    const huge = createHttpServer((req, res) => {
+      if (req.url?.includes('announced')) {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(64 * 1024 * 1024) });
+        res.write(chunk);
+      } else {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        for (let i = 0; i < 9; i++) res.write(chunk);
+        res.end();
+      }
+    });
+    await new Promise<void>((resolve) => huge.listen(0, '127.0.0.1', resolve));
+    const { port } = huge.address() as AddressInfo;
+    const client = createLegacyClient({ secretKey: sb.credentials.secretKey, baseUrl: `http://127.0.0.1:${port}` });
+    for (const id of ['charge_chunked', 'charge_announced']) {
+      const error = await client.charges.retrieve(id).catch((e: unknown) => e);
+      assert.ok(error instanceof InvalidResponseError, String(error));
+      assert.equal(error.code, 'TESSERA_INVALID_RESPONSE');
+      assert.match(error.message, /larger than 8388608 bytes/);
+      assert.equal(error.attempts, 1);
+    }
+    await client.close();
+    huge.closeAllConnections();
+    huge.close();
   });
 
   it('uses the configured idempotency header name', async () => {
