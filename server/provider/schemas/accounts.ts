@@ -444,6 +444,10 @@ export const reserveRuleSchema = reserveRuleRequestSchema.extend({
 });
 export type ReserveRule = z.infer<typeof reserveRuleSchema>;
 
+/** Extension: GET …/reserve-rules. */
+export const reserveRuleListSchema = z.object({ data: z.array(reserveRuleSchema) });
+export type ReserveRuleList = z.infer<typeof reserveRuleListSchema>;
+
 /** PUT and POST answer (with the new ETag header). */
 export const reserveRuleWriteResponseSchema = z.object({ id: idOf('rsv_'), _links: linksSchema });
 export type ReserveRuleWriteResponse = z.infer<typeof reserveRuleWriteResponseSchema>;
@@ -519,6 +523,7 @@ export const storedInstrumentSchema = z.object({
   expiry_year: z.number().int(),
   fingerprint: z.string(),
   status: z.enum(['active', 'closed']),
+  _links: linksSchema.optional(),
 });
 export type StoredInstrument = z.infer<typeof storedInstrumentSchema>;
 
