@@ -10,8 +10,8 @@ import { closest } from './suggest.js';
 
 const FACTORY = 'tesseraHelper';
 
-/** Options whose values are never shown in an error message. */
-const SECRET_OPTIONS = new Set(['secretKey', 'clientSecret']);
+/** Options whose values are never shown in an error message (`key` of hostAuth may be a private key by mistake). */
+const SECRET_OPTIONS = new Set(['secretKey', 'clientSecret', 'key']);
 
 const LOOPBACK = /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])$/i;
 
@@ -311,15 +311,17 @@ const optionsSchema = z
 export type ValidatedOptions = z.output<typeof optionsSchema>;
 
 function shown(path: string, value: unknown): string {
-  const top = path.split('.')[0]!;
-  if (SECRET_OPTIONS.has(top))
+  const last = path.split('.').pop()!;
+  if (SECRET_OPTIONS.has(last)) {
     return typeof value === 'string' ? `a string of ${value.length} characters` : typeof value;
+  }
   if (typeof value === 'function') return 'a function';
   if (value === undefined) return 'undefined';
   try {
-    const text = JSON.stringify(value);
+    // Secrets nested in a shown object are hidden too.
+    const text = JSON.stringify(value, (k, v) => (SECRET_OPTIONS.has(k) ? '[hidden]' : v));
     if (text === undefined) return String(value);
-    return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+    return text.length > 160 ? `${text.slice(0, 157)}...` : text;
   } catch {
     return typeof value;
   }

@@ -130,6 +130,17 @@ describe('tesseraHelper options', () => {
     assert.ok(!message.includes('sk_no'));
     const secret = messageOf({ ...base, clientId: 'cli_abcdefgh1234', clientSecret: 'short' });
     assert.ok(!secret.includes('"short"'), secret);
+    const pem = '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----';
+    const hostAuth = {
+      issuer: 'https://m.example',
+      audience: 'a',
+      algorithms: ['ES256'],
+      key: pem,
+      jwksUrl: 'https://m.example/j',
+    };
+    const nested = messageOf({ ...base, clientId: 'cli_abcdefgh1234', clientSecret: 'a-long-client-secret', hostAuth });
+    assert.match(nested, /option `hostAuth` needs exactly one of `jwksUrl` and `key`; got \{.*"key":"\[hidden\]"/);
+    assert.ok(!nested.includes('MIIE'), nested);
   });
 
   it('suggests the right name for a near-miss key, also nested', () => {
