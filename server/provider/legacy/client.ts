@@ -134,8 +134,9 @@ export function createLegacyClient(options: Readonly<LegacyClientOptions>): Lega
     throw optionError(FACTORY, 'validateResponses', show(validate), 'must be a boolean');
   }
   const http: HttpContext = { config: httpConfig(FACTORY, options), redact: createRedactor([publicKey, secretKey]) };
-  const root = `${base}${paths === 'sandbox' ? '/api2/v2' : '/v2'}`;
+  // legacy-card-api.md: sandbox paths under /api2/v2, live under /v2 (docs/DECISIONS.md#legacy-paths).
   const prefix = paths === 'sandbox' ? '/api2/v2' : '/v2';
+  const root = base + prefix;
   const mediaType = format === 'xml' ? 'application/xml' : 'application/json';
   const headers = { 'Content-Type': mediaType, Accept: mediaType };
   const getHeaders = { Accept: mediaType };
@@ -148,12 +149,19 @@ export function createLegacyClient(options: Readonly<LegacyClientOptions>): Lega
     return credential;
   }
 
-  function decoder(schema: z.ZodType) {
-    return (text: string, contentType: string | null): unknown => {
-      const body = contentType?.includes('xml') ? coerceFromXml(schema, decodeXml(text)) : JSON.parse(text);
-      return body;
-    };
-  }
+  // By the answer's Content-Type (errors may come as JSON whatever was asked); XML gets its types from the schema.
+  const decoder =
+    (schema: z.ZodType) =>
+    (text: string, contentType: string | null): unknown =>
+      contentType?.includes('xml') ? coerceFromXml(schema, decodeXml(text)) : JSON.parse(text);
+  const reader = (schema: z.ZodType) => ({ schema, decode: decoder(schema) });
+  const read = {
+    cardToken: reader(cardTokenResponseSchema),
+    paymentToken: reader(paymentTokenResponseSchema),
+    chargeOrRedirect: reader(chargeOrRedirect),
+    charge: reader(chargeResponseSchema),
+  };
+  type Reader = (typeof read)[keyof typeof read];
 
   function checked<T>(result: ProviderResult<T>, schema: z.ZodType, operation: string): ProviderResult<T> {
     if (!validate) return result;
@@ -176,7 +184,7 @@ export function createLegacyClient(options: Readonly<LegacyClientOptions>): Lega
     path: string,
     body: unknown,
     credential: Credential,
-    schema: z.ZodType,
+    { schema, decode }: Reader,
     options: WriteOptions | undefined,
     idempotencyKey: string | undefined,
   ): Promise<ProviderResult<T>> {
@@ -190,7 +198,7 @@ export function createLegacyClient(options: Readonly<LegacyClientOptions>): Lega
       body: format === 'xml' ? encodeXml(object) : JSON.stringify(object),
       logBody: object,
       credential,
-      decode: decoder(schema),
+      decode,
       ...(idempotencyKey ? { idempotencyKey } : {}),
       ...(options?.signal ? { signal: options.signal } : {}),
     });
@@ -199,41 +207,29 @@ export function createLegacyClient(options: Readonly<LegacyClientOptions>): Lega
 
   return {
     cardTokens: {
-      create(body, options) {
+      async create(body, options) {
         const op = 'cardTokens.create';
         checkCall(op, options);
         const credential = need(publicCredential, op, 'publicKey');
-        return post(
-          '/tokens/card',
-          body,
-          credential,
-          cardTokenResponseSchema,
-          options,
-          idempotencyKeyOf(op, options, false),
-        );
+        return post('/tokens/card', body, credential, read.cardToken, options, idempotencyKeyOf(op, options, false));
       },
     },
     paymentTokens: {
-      create(body, options) {
+      async create(body, options) {
         const op = 'paymentTokens.create';
         checkCall(op, options);
         const credential = need(secretCredential, op, 'secretKey');
-        return post(
-          '/tokens/payment',
-          body,
-          credential,
-          paymentTokenResponseSchema,
-          options,
-          idempotencyKeyOf(op, options, false),
-        );
+        const key = idempotencyKeyOf(op, options, false);
+        return post('/tokens/payment', body, credential, read.paymentToken, options, key);
       },
     },
     charges: {
-      create(body, options) {
+      async create(body, options) {
         const op = 'charges.create';
         checkCall(op, options);
         const credential = need(secretCredential, op, 'secretKey');
-        return post('/charges/token', body, credential, chargeOrRedirect, options, idempotencyKeyOf(op, options, true));
+        const key = idempotencyKeyOf(op, options, true);
+        return post('/charges/token', body, credential, read.chargeOrRedirect, options, key);
       },
       async retrieve(id, options) {
         const op = 'charges.retrieve';
@@ -247,7 +243,7 @@ export function createLegacyClient(options: Readonly<LegacyClientOptions>): Lega
           operation,
           headers: getHeaders,
           credential,
-          decode: decoder(chargeResponseSchema),
+          decode: read.charge.decode,
           ...(options?.signal ? { signal: options.signal } : {}),
         });
         return checked(result, chargeResponseSchema, operation);
