@@ -115,7 +115,9 @@ export function parseBody(formats: readonly BodyFormat[], limit = MAX_BODY_BYTES
         }
       } else {
         const params = new URLSearchParams(text);
-        const form: Record<string, string> = {};
+        // A null-prototype object keeps a `__proto__` field as a plain key, so checkShape refuses it
+        // exactly as it does in JSON instead of the assignment being silently dropped.
+        const form: Record<string, string> = Object.create(null);
         for (const [k, v] of params) form[k] = v;
         body = form;
       }

@@ -94,6 +94,9 @@ describe('sandbox OAuth: POST /connect/token', () => {
     const big = await call(url, { method: 'POST', raw: `scope=${'a'.repeat(70_000)}`, headers: FORM });
     assert.equal(big.status, 413);
     assert.equal(big.json.error, 'invalid_request');
+    const proto = await call(url, { method: 'POST', raw: `${form(good)}&__proto__=x`, headers: FORM });
+    assert.equal(proto.status, 400);
+    assert.match(proto.json.error_description, /"__proto__" is not allowed/);
     const get = await call(url);
     assert.equal(get.status, 404);
     assert.equal(get.json.error, 'not_found');
