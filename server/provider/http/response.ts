@@ -130,6 +130,9 @@ export function errorForStatus(
       return new RateLimitError(text, after === undefined ? d : { ...d, retryAfter: Math.ceil(after / 1000) });
     }
     default:
+      if (status >= 300 && status < 400) {
+        return new RequestRejectedError(`${what}: the provider answered with a redirect, which is not followed`, d);
+      }
       return status >= 500 ? new ProviderServerError(text, d) : new RequestRejectedError(text, d);
   }
 }

@@ -133,6 +133,9 @@ export async function send<T>(http: HttpContext, ex: Exchange): Promise<Provider
         body: ex.body,
         signal: controller.signal,
         dispatcher: config.dispatcher,
+        // The provider's APIs do not redirect; following one could carry a key elsewhere
+        // (docs/DECISIONS.md#client-validation). A 3xx is answered as an error instead.
+        redirect: 'manual',
       });
       status = res.status;
       resHeaders = res.headers as unknown as Headers;

@@ -265,11 +265,21 @@ describe('HTTP core: retries, timeouts and outcomes against sandbox faults', () 
     silent.close();
   });
 
-  it('refuses a response body over 8 MiB, chunked or announced, without reading it all', async () => {
-    // No sandbox fault produces this; a bare server stands in for a broken provider endpoint.
+  it('refuses a response body over 8 MiB (chunked or announced) and does not follow redirects', async () => {
+    // No sandbox fault produces these; a bare server stands in for a broken provider endpoint.
+    let captured = 0;
+    const elsewhere = createHttpServer((_req, res) => {
+      captured++;
+      res.end('{}');
+    });
+    await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
+    const elsewherePort = (elsewhere.address() as AddressInfo).port;
     const chunk = Buffer.alloc(1024 * 1024, 0x20);
     const huge = createHttpServer((req, res) => {
-      if (req.url?.includes('announced')) {
+      if (req.url?.includes('redirect')) {
+        res.writeHead(307, { location: `http://127.0.0.1:${elsewherePort}/capture` });
+        res.end();
+      } else if (req.url?.includes('announced')) {
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(64 * 1024 * 1024) });
         res.write(chunk);
       } else {
@@ -288,9 +298,16 @@ describe('HTTP core: retries, timeouts and outcomes against sandbox faults', () 
       assert.match(error.message, /larger than 8388608 bytes/);
       assert.equal(error.attempts, 1);
     }
+    // A redirect is not followed: the key never goes to the other address.
+    const redirected = await client.charges.retrieve('charge_redirect').catch((e: unknown) => e);
+    assert.ok(redirected instanceof RequestRejectedError, String(redirected));
+    assert.equal(redirected.status, 307);
+    assert.match(redirected.message, /redirect, which is not followed/);
+    assert.equal(captured, 0);
     await client.close();
     huge.closeAllConnections();
     huge.close();
+    elsewhere.close();
   });
 
   it('uses the configured idempotency header name', async () => {
