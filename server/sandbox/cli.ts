@@ -146,8 +146,8 @@ export async function runSandboxCommand(args: string[]): Promise<number> {
     console.error(err.message.startsWith('tessera sandbox:') ? err.message : `tessera sandbox: ${err.message}`);
     return 2;
   }
-  console.log(banner(sb));
-  await new Promise<void>((resolve) => {
+  // Listen for signals before printing: whoever reads the banner may signal at once.
+  const stopped = new Promise<void>((resolve) => {
     let stopping = false;
     const stop = (signal: NodeJS.Signals) => {
       if (stopping) {
@@ -160,6 +160,8 @@ export async function runSandboxCommand(args: string[]): Promise<number> {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+  console.log(banner(sb));
+  await stopped;
   await sb.close();
   console.log('Tessera sandbox stopped.');
   return 0;
