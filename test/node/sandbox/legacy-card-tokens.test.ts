@@ -19,7 +19,8 @@ describe('legacy API: card tokens', () => {
     assert.match(token.id, /^card_tok_[a-z2-7]{26}$/);
     assert.equal(token.liveMode, false);
     assert.equal(token.used, false);
-    assert.equal(token.created, sb.clock.now().toISOString().slice(0, 17) + token.created.slice(17));
+    assert.match(token.created, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    assert.ok(Math.abs(Date.parse(token.created) - sb.clock.nowMs()) < 5000, 'created on the sandbox clock');
     assert.match(token.card.id, /^card_[a-z2-7]{26}$/);
     assert.deepEqual(
       { ...token.card, id: undefined, fingerprint: undefined },
@@ -205,6 +206,32 @@ describe('legacy API: card tokens', () => {
       assert.equal(r.json.errors[0].field, 'Authorization');
       assert.ok(!r.text.includes(sb.credentials.secretKey) && !r.text.includes('pk_sbox_not_a_real_key'));
     }
+  });
+
+  it('lets other areas use a card token up through ctx.services.cardTokens, exactly once', async () => {
+    const service = sb.context.services.cardTokens!;
+    const id = (await postCardToken(sb, cardBody(sb, '5555555555554444', { name: 'Grace' }))).json.id;
+    const card = service.consume(id, 'token');
+    assert.equal(card.last4, '4444');
+    assert.equal(card.brand, 'mastercard');
+    assert.equal(card.name, 'Grace');
+    assert.equal('cvv' in card, false, 'the CVV is not kept');
+    assert.throws(() => service.consume(id, 'token'), { code: 'card_token_used', field: 'token', status: 422 });
+    assert.throws(() => service.consume('card_tok_nope'), { code: 'card_token_unknown', field: 'cardToken' });
+    const charge = await call(`${sb.url}${SANDBOX}/charges/token`, {
+      body: { cardToken: id, value: 1, currency: 'USD', email: 'g@example.com' },
+      headers: { authorization: sb.credentials.secretKey },
+    });
+    assert.equal(charge.json.errorCode, 'card_token_used');
+    const late = (await postCardToken(sb, cardBody(sb))).json.id;
+    sb.clock.advance(15 * 60);
+    assert.throws(() => service.consume(late), { code: 'card_token_expired' });
+  });
+
+  it('renders auth errors in XML when XML is asked for', async () => {
+    const r = await postCardToken(sb, cardBody(sb), { authorization: 'nope', accept: 'application/xml' });
+    assert.equal(r.status, 401);
+    assert.equal((fromXml(r.text) as { errorCode: string }).errorCode, 'authorization_invalid');
   });
 
   it('keeps no card number or CVV in the request log', async () => {
