@@ -4,7 +4,6 @@ import type { SandboxCredentials } from '../config.js';
 import { SandboxError } from '../core/errors.js';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
-const same = (a: string, b: string) => timingSafeEqual(digest(a), digest(b));
 
 /**
  * The legacy API's authentication (legacy-card-api.md, Authentication): `Authorization` carries the raw key. Card
@@ -12,8 +11,9 @@ const same = (a: string, b: string) => timingSafeEqual(digest(a), digest(b));
  * 401 with a body that says which key is needed and never repeats what was sent.
  */
 export function requireKey(credentials: SandboxCredentials, kind: 'public' | 'secret'): RequestHandler {
-  const wanted = kind === 'public' ? credentials.publicKey : credentials.secretKey;
-  const other = kind === 'public' ? credentials.secretKey : credentials.publicKey;
+  // Digests of equal length make the comparison constant-time whatever was sent; the keys' are computed once.
+  const wanted = digest(kind === 'public' ? credentials.publicKey : credentials.secretKey);
+  const other = digest(kind === 'public' ? credentials.secretKey : credentials.publicKey);
   const field = 'Authorization';
   return (req: Request, _res: Response, next: NextFunction) => {
     const value = req.headers.authorization;
@@ -22,7 +22,8 @@ export function requireKey(credentials: SandboxCredentials, kind: 'public' | 'se
         field,
       });
     }
-    if (same(value, wanted)) return next();
+    const sent = digest(value);
+    if (timingSafeEqual(sent, wanted)) return next();
     if (/^Bearer\s/i.test(value)) {
       throw new SandboxError(
         401,
@@ -31,7 +32,7 @@ export function requireKey(credentials: SandboxCredentials, kind: 'public' | 'se
         { field },
       );
     }
-    if (same(value, other)) {
+    if (timingSafeEqual(sent, other)) {
       throw new SandboxError(
         401,
         kind === 'public' ? 'public_key_required' : 'secret_key_required',
