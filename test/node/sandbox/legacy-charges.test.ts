@@ -228,6 +228,33 @@ describe('legacy API: charges', () => {
     assert.equal((await postCharge(sb, justInTime)).status, 200);
   });
 
+  it('makes at most one charge from a token, however many requests race for it', async () => {
+    const body = await chargeBody(sb);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => postCharge(sb, body)));
+    assert.equal(answers.filter((a) => a.status === 200).length, 1);
+    for (const a of answers.filter((x) => x.status !== 200)) assert.equal(a.json.errorCode, 'card_token_used');
+  });
+
+  it('keeps no card number or CVV from charge traffic in the request log', async () => {
+    await charge(sb, '378282246310005', { description: 'paid with 3782 822463 10005', udf1: '6011111111111117' });
+    const xml = await chargeBody(sb, '3566002020360505');
+    await call(`${sb.url}${SANDBOX}/charges/token`, {
+      method: 'POST',
+      ...xmlRequest(xml),
+      headers: {
+        'content-type': 'application/xml',
+        authorization: sb.credentials.secretKey,
+        accept: 'application/xml',
+      },
+    });
+    const log = await call(`${sb.url}/_sandbox/requests?limit=200`);
+    for (const pan of ['378282246310005', '3782 822463 10005', '6011111111111117', '3566002020360505']) {
+      assert.ok(!log.text.includes(pan), `log holds ${pan}`);
+    }
+    assert.ok(!log.text.includes(sb.credentials.secretKey));
+    assert.match(log.text, /378282\*+0005/);
+  });
+
   it('creates a customer on the first charge by email and finds it again by email or id', async () => {
     const first = await charge(sb, '4242424242424242', { email: 'Repeat@Example.com', customerName: 'First' });
     const second = await charge(sb, '5555555555554444', { email: 'repeat@example.com', customerName: 'Other' });
