@@ -40,9 +40,12 @@ export function redactingLogger(logger: HelperLogger, secrets: readonly string[]
     for (const [k, v] of Object.entries(value)) out[k] = SECRET_KEY.test(k) ? '[redacted]' : scrub(v, depth + 1);
     return out;
   };
+  const enabled = (logger as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled;
   const wrap =
     (level: 'debug' | 'info' | 'warn' | 'error') =>
     (obj: object, msg?: string): void => {
+      // pino drops lines below its level; skip the scrubbing for them (the clients log every call at debug).
+      if (enabled && !enabled.call(logger, level)) return;
       const clean = scrub(obj, 0) as object;
       if (msg === undefined) logger[level](clean);
       else logger[level](clean, scrubText(msg));
