@@ -1,17 +1,46 @@
 import { parseArgs } from 'node:util';
 import { startDemo } from './server.js';
 
-const HELP = `Usage: tessera demo [--port N] [--host H]
+const HELP = `Usage: tessera demo [--port N] [--sandbox-port N] [--host H]
 
-Runs the demo site. The port defaults to $PORT, else 3000.`;
+Runs the demo in one process: the sandbox with the demo platform fixtures, the helper mounted at /api, and the
+demo site (shop, platform dashboard, sandbox console). Ctrl-C stops everything.
 
-/** `tessera demo`: starts the demo and runs until Ctrl-C. */
+  --port N          demo site port (default: $PORT, else 3000)
+  --sandbox-port N  sandbox port (default: $TESSERA_SANDBOX_PORT, else 4010)
+  --host H          loopback address to bind (default 127.0.0.1)
+
+Logs are JSON lines (pino); LOG_LEVEL=warn makes them quieter.`;
+
+function portOf(option: string, value: string | undefined, fallback: number): number | string {
+  if (value === undefined || value === '') return fallback;
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535) {
+    return `tessera demo: ${option} must be an integer from 0 to 65535, got ${JSON.stringify(value)}`;
+  }
+  return port;
+}
+
+/** Test cards worth trying, picked from the sandbox's table. */
+const TRY = [
+  ['4242424242424242', 'approved'],
+  ['4000000000000002', 'declined'],
+  ['4000000000003220', '3-D Secure (orders from €50; pass or fail the challenge)'],
+  ['4000000000004954', 'approved, flagged for review'],
+] as const;
+
+/** `tessera demo`: starts the demo and runs until Ctrl-C (SIGINT) or SIGTERM. */
 export async function runDemoCommand(args: string[]): Promise<number> {
-  let values: { port?: string; host?: string; help?: boolean };
+  let values: { port?: string; 'sandbox-port'?: string; host?: string; help?: boolean };
   try {
     ({ values } = parseArgs({
       args,
-      options: { port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        port: { type: 'string' },
+        'sandbox-port': { type: 'string' },
+        host: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
     }));
   } catch (error) {
     console.error(`tessera demo: ${(error as Error).message}\n\n${HELP}`);
@@ -21,20 +50,50 @@ export async function runDemoCommand(args: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
-  const port = Number(values.port ?? process.env.PORT ?? 3000);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    console.error(
-      `tessera demo: --port must be an integer from 0 to 65535, got ${JSON.stringify(values.port ?? process.env.PORT)}`,
-    );
-    return 2;
+  const port = portOf('--port (or PORT)', values.port ?? process.env.PORT, 3000);
+  const sandboxPort = portOf(
+    '--sandbox-port (or TESSERA_SANDBOX_PORT)',
+    values['sandbox-port'] ?? process.env.TESSERA_SANDBOX_PORT,
+    4010,
+  );
+  for (const p of [port, sandboxPort]) {
+    if (typeof p === 'string') {
+      console.error(p);
+      return 2;
+    }
   }
-  const demo = await startDemo({ port, host: values.host });
-  console.log(`Tessera demo running\n  Shop:      ${demo.url}/`);
+  let demo: Awaited<ReturnType<typeof startDemo>>;
+  try {
+    demo = await startDemo({ port: port as number, sandboxPort: sandboxPort as number, host: values.host });
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException;
+    console.error(
+      e.code === 'EADDRINUSE'
+        ? `tessera demo: a port is already in use (${e.message}); pick others with --port / --sandbox-port`
+        : `tessera demo: ${e.message}`,
+    );
+    return 1;
+  }
+  const cards = new Map((await demo.testCards()).map((c) => [c.number, c]));
+  const lines = TRY.filter(([n]) => cards.size === 0 || cards.has(n)).map(
+    ([n, what]) => `    ${n.replace(/(\d{4})(?=\d)/g, '$1 ')}  ${what}`,
+  );
+  console.log(`Tessera demo running (Ctrl-C to stop)
+
+  Shop:                ${demo.url}/
+  Platform dashboard:  ${demo.url}/platform
+  Sandbox console:     ${demo.url}/sandbox
+  Sandbox (provider):  ${demo.sandbox.url}
+
+  Test cards (any future expiry such as 12/34, any CVV):
+${lines.join('\n')}
+  The full list is on the shop page and at ${demo.sandbox.url}/_sandbox/test-cards
+`);
   await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
   });
   await demo.close();
+  console.log('Tessera demo stopped.');
   return 0;
 }

@@ -1,46 +1,168 @@
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import express from 'express';
 import helmet from 'helmet';
-import { loadWidgetAsset, WIDGET_FILE } from '../server/helper/index.js';
-import { shopPage } from './pages.js';
+import pino from 'pino';
+import { type HelperLogger, tesseraCsp, tesseraHelper, widgetScriptTag } from '../server/helper/index.js';
+import { packageRoot } from '../server/helper/package-root.js';
+import { createAccountsClient } from '../server/provider/accounts/client.js';
+import { createLegacyClient } from '../server/provider/legacy/client.js';
+import { type RunningSandbox, startSandbox } from '../server/sandbox/index.js';
+import { consoleRoutes } from './console.js';
+import { DemoError, errorHandler } from './errors.js';
+import { demoFixtures } from './fixtures.js';
+import { createHostIssuer, HOST_ALGORITHM, HOST_AUDIENCE, HOST_ISSUER } from './host-tokens.js';
+import { platformRoutes } from './platform.js';
+import { shopLegacyClient } from './provider.js';
+import { sessionOf, sessions } from './session.js';
+import { resolveCharge, shopRoutes } from './shop.js';
+import type { TestCardRow } from './shop-pages.js';
+import { ShopState } from './state.js';
 
 export interface DemoOptions {
-  /** Port of the demo site; 0 picks a free one. */
+  /** Port of the demo site (default 3000); 0 picks a free one. */
   readonly port?: number;
+  /** Port of the embedded sandbox (default 4010); 0 picks a free one. */
+  readonly sandboxPort?: number;
+  /** Loopback address both bind (default 127.0.0.1). */
   readonly host?: string;
+  /** Where the helper and the demo server log (default: pino at `LOG_LEVEL`, else `info`, on stdout). */
+  readonly logger?: HelperLogger;
 }
 
 export interface RunningDemo {
-  /** Base URL of the demo site, e.g. `http://127.0.0.1:3000`. */
+  /** Base URL of the demo site, e.g. `http://127.0.0.1:3000`; the shop is at `/`. */
   readonly url: string;
+  /** The embedded sandbox (its URL, clock, credentials). */
+  readonly sandbox: RunningSandbox;
+  /** The sandbox's test cards, as the shop lists them. */
+  testCards(): Promise<readonly TestCardRow[]>;
+  /** Stops the site, the clients and the sandbox. */
   close(): Promise<void>;
 }
 
-/** Starts the demo site and resolves once it is listening. */
+/**
+ * Starts the whole demo in this process: the sandbox with the demo platform fixtures, the helper mounted at
+ * `/api` exactly as a merchant would mount it, and the demo site (shop `/`, platform dashboard `/platform`,
+ * sandbox console `/sandbox`) under the helper's strict CSP.
+ *
+ * @example
+ * const demo = await startDemo({ port: 0, sandboxPort: 0 });
+ * console.log(`${demo.url}/`, demo.sandbox.url);
+ * await demo.close();
+ */
 export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo> {
-  const widget = loadWidgetAsset();
-  const app = express();
-  app.disable('x-powered-by');
-  app.use(helmet());
-  app.get(`/widget/${WIDGET_FILE}`, (_req, res) => {
-    res.type('text/javascript').set('Cache-Control', 'public, max-age=31536000, immutable').send(widget.body);
+  const host = options.host ?? '127.0.0.1';
+  const log: HelperLogger = options.logger ?? pino({ name: 'tessera-demo', level: process.env.LOG_LEVEL ?? 'info' });
+  const sandbox = await startSandbox({ port: options.sandboxPort ?? 4010, host, fixtures: demoFixtures() });
+  const creds = sandbox.credentials;
+  const now = () => sandbox.clock.nowMs();
+  const state = new ShopState();
+  const legacy = createLegacyClient({ secretKey: creds.secretKey, baseUrl: sandbox.url, logger: log });
+  // The demo back end's own reads (reserve rules, saved cards): what a merchant's server reads for its pages.
+  const accounts = createAccountsClient({
+    clientId: creds.clientId,
+    clientSecret: creds.clientSecret,
+    baseUrl: sandbox.url,
+    authUrl: sandbox.url,
+    now,
+    logger: log,
   });
-  app.get('/', (_req, res) => {
-    res.type('html').send(shopPage({ widgetSrc: `/widget/${WIDGET_FILE}`, integrity: widget.integrity }));
+  const issuer = await createHostIssuer(now);
+
+  const helper = tesseraHelper({
+    environment: 'sandbox',
+    publicKey: creds.publicKey,
+    legacyClient: shopLegacyClient(legacy, state, now),
+    legacyBaseUrl: sandbox.url,
+    clientId: creds.clientId,
+    clientSecret: creds.clientSecret,
+    accountsBaseUrl: sandbox.url,
+    authBaseUrl: sandbox.url,
+    resolveCharge: resolveCharge(state, sessionOf),
+    hostAuth: { issuer: HOST_ISSUER, audience: HOST_AUDIENCE, algorithms: [HOST_ALGORITHM], key: issuer.publicJwk },
+    // Everyone trying the demo shares 127.0.0.1: the per-IP limits are raised, the per-session ones kept.
+    rateLimits: {
+      chargesPerIp: { max: 200, windowMs: 600_000 },
+      declinesPerIp: { max: 50, windowMs: 600_000 },
+    },
+    sessionId: sessionOf,
+    logger: log,
+    now,
   });
 
-  const server = app.listen(options.port ?? 3000, options.host ?? '127.0.0.1');
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
+  let cards: Promise<readonly TestCardRow[]> | undefined;
+  const testCards = () => {
+    cards ??= fetch(`${sandbox.url}/_sandbox/test-cards`, { signal: AbortSignal.timeout(5000) })
+      .then((r) => (r.ok ? (r.json() as Promise<TestCardRow[]>) : []))
+      .catch(() => {
+        cards = undefined;
+        return [];
+      });
+    return cards;
+  };
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.use((req, res, next) => {
+    const start = performance.now();
+    res.on('finish', () =>
+      log.info(
+        {
+          event: 'demo.request',
+          method: req.method,
+          path: req.path,
+          status: res.statusCode,
+          ms: Math.round(performance.now() - start),
+        },
+        'request',
+      ),
+    );
+    next();
   });
+  app.use(sessions());
+  app.use('/api', helper);
+  app.use(
+    '/static',
+    express.static(join(packageRoot(), 'demo', 'public'), { index: false, fallthrough: true, maxAge: '5m' }),
+  );
+  app.use(helmet({ contentSecurityPolicy: false }), tesseraCsp({ cardTokenUrl: helper.cardTokenUrl }));
+  app.use(
+    shopRoutes({
+      state,
+      legacy: shopLegacyClient(legacy, state, now),
+      testCards,
+      now,
+      widgetTag: (nonce) => widgetScriptTag({ src: '/api/widget.js', nonce }),
+    }),
+  );
+  app.use(platformRoutes({ accounts, issuer, now, log }));
+  app.use(consoleRoutes({ sandboxUrl: sandbox.url, state, legacy: shopLegacyClient(legacy, state, now) }));
+  app.use((_req, _res, next) => next(new DemoError(404, 'DEMO_NOT_FOUND', 'There is no page here.')));
+  app.use(errorHandler(log));
+
+  const server = app.listen(options.port ?? 3000, host);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', reject);
+    });
+  } catch (err) {
+    await sandbox.close();
+    throw err;
+  }
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://${options.host ?? '127.0.0.1'}:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
+    url: `http://${host}:${port}`,
+    sandbox,
+    testCards,
+    close: async () => {
+      await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      }),
+      });
+      await Promise.all([legacy.close(), accounts.close()]);
+      await sandbox.close();
+    },
   };
 }

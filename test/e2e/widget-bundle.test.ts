@@ -1,16 +1,27 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { type RunningDemo, startDemo } from '../../demo/server.js';
 import { loadWidgetAsset } from '../../server/helper/index.js';
 import { launchChromium } from '../support/browser.js';
+
+const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** Puts a mug in the cart and answers the checkout page's URL (the page that loads the widget). */
+async function checkoutUrl(page: Page, demo: RunningDemo): Promise<string> {
+  await page.goto(`${demo.url}/`);
+  await page.getByRole('button', { name: 'Add Tessera mug to cart' }).click();
+  await page.getByRole('button', { name: 'Check out' }).click();
+  await page.waitForURL(/\/checkout\/ord_/);
+  return page.url();
+}
 
 describe('the built widget bundle on a page served from localhost', { timeout: 60_000 }, () => {
   let browser: Browser;
   let demo: RunningDemo;
 
   before(async () => {
-    demo = await startDemo({ port: 0 });
+    demo = await startDemo({ port: 0, sandboxPort: 0, logger: quiet });
     browser = await launchChromium();
   });
   after(async () => {
@@ -22,7 +33,7 @@ describe('the built widget bundle on a page served from localhost', { timeout: 6
     const page = await browser.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`${demo.url}/`);
+    await checkoutUrl(page, demo);
     const script = page.locator('script[type="module"][integrity]');
     assert.equal(await script.getAttribute('integrity'), loadWidgetAsset().integrity);
     await page.waitForFunction(() => customElements.get('tessera-card-form') !== undefined, null, { timeout: 10_000 });
@@ -34,13 +45,14 @@ describe('the built widget bundle on a page served from localhost', { timeout: 6
 
   it('is refused by the browser when the SRI hash does not match (so the hash is really checked)', async () => {
     const page = await browser.newPage();
-    await page.route(`${demo.url}/`, async (route) => {
+    const url = await checkoutUrl(page, demo);
+    await page.route(url, async (route) => {
       const response = await route.fetch();
       const body = (await response.text()).replace(/integrity="sha384-[^"]+"/, `integrity="sha384-${'A'.repeat(64)}"`);
       await route.fulfill({ response, body });
     });
     const refused = page.waitForEvent('console', (m) => m.type() === 'error' && m.text().includes('integrity'));
-    await page.goto(`${demo.url}/`);
+    await page.goto(url);
     await refused;
     assert.equal(await page.evaluate(() => customElements.get('tessera-card-form') === undefined), true);
     await page.close();

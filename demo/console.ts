@@ -1,0 +1,159 @@
+import express, { Router } from 'express';
+import { z } from 'zod';
+import type { LegacyClient } from '../server/provider/legacy/client.js';
+import { type ChargeRow, type ConsoleData, consoleBody, type FaultRow, type LoggedRow } from './console-page.js';
+import { DemoError, invalid } from './errors.js';
+import { layout } from './html.js';
+import type { ShopState } from './state.js';
+
+/** Steps of the clock buttons. */
+const STEPS = [
+  { seconds: 16 * 60, label: '16 minutes' },
+  { seconds: 3600, label: '1 hour' },
+  { seconds: 86_400, label: '1 day' },
+  { seconds: 8 * 86_400, label: '8 days' },
+] as const;
+
+const CHARGE_PATH = '/api2/v2/charges/token';
+
+/**
+ * Fault switches, as `POST /_sandbox/faults` rules. A charge fault lasts three requests because the helper's
+ * client retries a failed charge twice with the same idempotency key (docs/DECISIONS.md#client-retries): one
+ * failure alone would be absorbed by the retry.
+ */
+export const FAULT_PRESETS = {
+  'charge-unavailable': {
+    label: 'Next payment: provider unavailable (503, nothing charged)',
+    rule: { method: 'POST', path: CHARGE_PATH, status: 503, count: 3 },
+  },
+  'charge-lost': {
+    label: 'Next payment: charged, but the answer is lost (502 after the charge)',
+    rule: { method: 'POST', path: CHARGE_PATH, status: 502, phase: 'after', count: 3 },
+  },
+  'token-unavailable': {
+    label: 'Next card token: provider unavailable (503)',
+    rule: { method: 'POST', path: '/api2/v2/tokens/card', status: 503, count: 1 },
+  },
+} as const;
+
+const clockSchema = z.object({
+  seconds: z.coerce
+    .number({ error: 'must be a number of seconds' })
+    .int({ error: 'must be a whole number of seconds' })
+    .min(1, { error: 'must be at least 1' })
+    .max(366 * 86_400, { error: 'must be at most a year' }),
+});
+const faultSchema = z.object({
+  preset: z.enum(Object.keys(FAULT_PRESETS) as [keyof typeof FAULT_PRESETS], { error: 'must be a fault preset' }),
+});
+
+export interface ConsoleDeps {
+  readonly sandboxUrl: string;
+  readonly state: ShopState;
+  readonly legacy: LegacyClient;
+}
+
+function parse<T>(schema: z.ZodType<T>, body: unknown): T {
+  const result = schema.safeParse(body ?? {});
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const field = String(issue.path[0] ?? 'body');
+  throw invalid(field, `${field} ${issue.message}`);
+}
+
+/**
+ * The sandbox console (`/sandbox`): a server-rendered page over the sandbox's `/_sandbox/…` controls, which the
+ * demo server calls for the browser (the sandbox stays on its own origin, without CORS for its controls). Every
+ * action is a plain form post answered with a redirect back to the page.
+ */
+export function consoleRoutes(deps: ConsoleDeps): Router {
+  const router = Router();
+  const form = express.urlencoded({ extended: false, limit: '1kb', parameterLimit: 5 });
+
+  async function control(method: string, path: string, body?: unknown): Promise<unknown> {
+    let res: globalThis.Response;
+    try {
+      res = await fetch(`${deps.sandboxUrl}/_sandbox/${path}`, {
+        method,
+        headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(5000),
+      });
+    } catch {
+      throw new DemoError(502, 'DEMO_SANDBOX_UNREACHABLE', 'The sandbox did not answer.');
+    }
+    if (!res.ok) throw new DemoError(502, 'DEMO_SANDBOX_REFUSED', `The sandbox refused ${method} ${path}.`);
+    return res.status === 204 ? undefined : res.json();
+  }
+  const quietly = <T>(p: Promise<T>) => p.catch(() => undefined);
+
+  async function recentCharges(): Promise<ChargeRow[]> {
+    const attempts = deps.state.recentAttempts(10);
+    const rows = await Promise.all(
+      attempts.map(async ({ order, attempt }): Promise<ChargeRow | undefined> => {
+        try {
+          const c = (await deps.legacy.charges.retrieve(attempt.id)).data;
+          const capture = c.autoCapture === 'y' ? `after ${c.autoCapTime} h` : 'manual (pre-order)';
+          return {
+            id: c.id,
+            order: order.id,
+            amount: c.value,
+            currency: c.currency,
+            capture,
+            status: c.status,
+            created: c.created,
+          };
+        } catch {
+          return undefined; // gone after a sandbox reset
+        }
+      }),
+    );
+    return rows.filter((r): r is ChargeRow => r !== undefined);
+  }
+
+  router.get('/sandbox', async (_req, res) => {
+    const [clock, faults, requests, charges] = await Promise.all([
+      quietly(control('GET', 'clock') as Promise<{ now: string }>),
+      quietly(control('GET', 'faults') as Promise<{ data: FaultRow[] }>),
+      quietly(control('GET', 'requests?limit=20') as Promise<{ data: LoggedRow[] }>),
+      recentCharges(),
+    ]);
+    const data: ConsoleData = {
+      now: clock?.now,
+      charges,
+      faults: faults?.data,
+      requests: requests?.data,
+      presets: Object.entries(FAULT_PRESETS).map(([id, p]) => ({ id, label: p.label })),
+      steps: STEPS,
+    };
+    const nonce = String(res.locals.cspNonce);
+    res
+      .type('html')
+      .set('Cache-Control', 'no-store')
+      .send(layout({ title: 'Sandbox console', nonce, current: 'sandbox', body: consoleBody(data) }));
+  });
+
+  router.post('/sandbox/clock', form, async (req, res) => {
+    const { seconds } = parse(clockSchema, req.body);
+    await control('POST', 'clock/advance', { seconds });
+    res.redirect(303, '/sandbox#clock');
+  });
+
+  router.post('/sandbox/faults', form, async (req, res) => {
+    const { preset } = parse(faultSchema, req.body);
+    await control('POST', 'faults', FAULT_PRESETS[preset].rule);
+    res.redirect(303, '/sandbox#faults');
+  });
+
+  router.post('/sandbox/faults/clear', async (_req, res) => {
+    await control('DELETE', 'faults');
+    res.redirect(303, '/sandbox#faults');
+  });
+
+  router.post('/sandbox/reset', async (_req, res) => {
+    await control('POST', 'reset');
+    res.redirect(303, '/sandbox');
+  });
+
+  return router;
+}

@@ -1,0 +1,56 @@
+import type { NextFunction, Request, Response } from 'express';
+import { html, layout } from './html.js';
+
+/** A refusal of the demo's own routes: a status, a stable code and the field at fault. */
+export class DemoError extends Error {
+  override name = 'DemoError';
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** `DemoError(400, 'DEMO_INVALID', …)` naming `field`. */
+export const invalid = (field: string, message: string) => new DemoError(400, 'DEMO_INVALID', message, field);
+
+/**
+ * The demo's error answer: JSON `{code, message, field}` for API callers, a small page for a browser
+ * navigation. Express's own errors (a malformed body: 400, too large: 413) keep their status; anything
+ * unexpected is a 500 without details (logged).
+ */
+export function errorHandler(log: { error(obj: object, msg?: string): void }) {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const e = err as { status?: unknown; statusCode?: unknown; type?: unknown };
+    let status = 500;
+    let code = 'DEMO_INTERNAL';
+    let message = 'Something went wrong in the demo server.';
+    let field: string | undefined;
+    if (err instanceof DemoError) {
+      ({ status, code, message, field } = err);
+    } else if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
+      status = e.status;
+      code = status === 413 ? 'DEMO_TOO_LARGE' : 'DEMO_MALFORMED';
+      message = status === 413 ? 'The request body is too large.' : 'The request body could not be read.';
+      field = 'body';
+    } else {
+      log.error({ event: 'demo.error', path: req.path, err }, 'demo route failed');
+    }
+    res.status(status);
+    if (res.locals.cspNonce && req.accepts(['html', 'json']) === 'html') {
+      res.type('html').send(
+        layout({
+          title: status === 404 ? 'Not found' : 'Sorry',
+          nonce: String(res.locals.cspNonce),
+          current: 'shop',
+          body: html`<h1>${status === 404 ? 'Not found' : 'That did not work'}</h1><p>${message}</p><p><a href="/">Back to the shop</a></p>`,
+        }),
+      );
+      return;
+    }
+    res.json({ code, message, ...(field ? { field } : {}) });
+  };
+}

@@ -1,0 +1,117 @@
+// The checkout page's script: the widget tokenizes the card when the form is submitted, then this handler
+// sends only the token and the order reference to the helper (POST /api/charges) and follows its answer.
+// No amount leaves the page: the server prices the order. Served with the page's CSP nonce.
+
+const form = /** @type {HTMLFormElement} */ (document.getElementById('pay'));
+const card = /** @type {HTMLElement & { reset(): void; focus(): void }} */ (form.querySelector('tessera-card-form'));
+const button = /** @type {HTMLButtonElement} */ (document.getElementById('pay-button'));
+const message = /** @type {HTMLElement} */ (document.getElementById('pay-message'));
+const email = /** @type {HTMLInputElement} */ (document.getElementById('email'));
+const order = form.dataset.order ?? '';
+const resultUrl = `/orders/${order}`;
+
+let busy = false;
+
+/** @param {string} text @param {'info' | 'error'} kind */
+function show(text, kind) {
+  message.textContent = text;
+  message.dataset.kind = kind;
+}
+
+/** A new card is needed (declined, or the token can no longer be used): empty the card form for the next try. */
+function askForAnotherCard() {
+  card.reset();
+  card.focus();
+}
+
+// Tokenizing failed for a reason other than the fields (the network, the provider): say so above the button.
+card.addEventListener('tessera-error', (event) => {
+  const detail = /** @type {CustomEvent<{ code: string; message: string }>} */ (event).detail;
+  if (detail.code !== 'validation') show(detail.message, 'error');
+});
+
+/**
+ * @param {Response} res
+ * @param {{ code?: string; message?: string; outcomeKnown?: boolean; redirectUrl?: string }} answer
+ * @returns {boolean} true when the page navigates away
+ */
+function follow(res, answer) {
+  if (res.status === 201) {
+    location.assign(resultUrl);
+    return true;
+  }
+  if (res.status === 202 && answer.redirectUrl) {
+    show('Taking you to your bank to confirm the payment…', 'info');
+    location.assign(answer.redirectUrl);
+    return true;
+  }
+  switch (answer.code) {
+    case 'TESSERA_CARD_DECLINED':
+      show(answer.message ?? 'The payment was declined. Check the card details or use another card.', 'error');
+      askForAnotherCard();
+      return false;
+    case 'TESSERA_CARD_TOKEN_EXPIRED':
+    case 'TESSERA_CARD_TOKEN_USED':
+      show('Your card details timed out before the payment was made. Please enter them again.', 'error');
+      askForAnotherCard();
+      return false;
+    case 'TESSERA_ORDER_ALREADY_CHARGED':
+    case 'TESSERA_UNKNOWN_ORDER':
+      location.assign(resultUrl);
+      return true;
+  }
+  if (res.status === 429) {
+    show(answer.message ?? 'Too many payment attempts. Please wait a few minutes.', 'error');
+  } else if (res.status >= 500 && answer.outcomeKnown === false) {
+    // The charge may have happened: the same token asks again, and the helper never charges it twice.
+    show(
+      'We could not confirm your payment with the card provider. Press Pay again to check: you will not be charged twice.',
+      'error',
+    );
+  } else if (res.status >= 500) {
+    show('The payment service is not available right now. Nothing was charged. Please try again in a moment.', 'error');
+  } else {
+    show(answer.message ?? 'The payment could not be made.', 'error');
+  }
+  return false;
+}
+
+form.addEventListener('submit', async (event) => {
+  event.preventDefault();
+  if (busy) return; // a second click while the first payment is on its way
+  const token = new FormData(form, event.submitter).get('cardToken');
+  if (typeof token !== 'string' || !token) return;
+  if (!email.checkValidity()) {
+    email.reportValidity();
+    return;
+  }
+  busy = true;
+  button.disabled = true;
+  show('Paying…', 'info');
+  let leaving = false;
+  try {
+    const res = await fetch('/api/charges', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      body: JSON.stringify({
+        cardToken: token,
+        orderReference: order,
+        email: email.value,
+        successUrl: resultUrl,
+        failUrl: resultUrl,
+      }),
+    });
+    const answer = await res.json().catch(() => ({}));
+    leaving = follow(res, answer);
+  } catch {
+    show(
+      'The connection was lost. Press Pay again to check whether the payment went through: you will not be charged twice.',
+      'error',
+    );
+  } finally {
+    if (!leaving) {
+      busy = false;
+      button.disabled = false;
+    }
+  }
+});

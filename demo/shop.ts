@@ -1,0 +1,120 @@
+import express, { type Request, type Response, Router } from 'express';
+import { z } from 'zod';
+import type { ChargeDetails } from '../server/helper/index.js';
+import { NotFoundError } from '../server/provider/errors.js';
+import type { LegacyClient } from '../server/provider/legacy/client.js';
+import { PRODUCTS, THREE_DS_FROM } from './catalogue.js';
+import { DemoError, invalid } from './errors.js';
+import { layout, pageScript, Safe } from './html.js';
+import { checkoutBody, resultBody, shopBody, type TestCardRow } from './shop-pages.js';
+import type { Order, ShopState } from './state.js';
+
+const ORDER_ID = /^ord_[A-Za-z0-9]{16}$/;
+
+const cartSchema = z.object({
+  product: z.enum(
+    PRODUCTS.map((p) => p.id),
+    { error: 'must be a product of the catalogue' },
+  ),
+  action: z.enum(['add', 'remove'], { error: 'must be "add" or "remove"' }),
+});
+
+export interface ShopDeps {
+  readonly state: ShopState;
+  readonly legacy: LegacyClient;
+  readonly testCards: () => Promise<readonly TestCardRow[]>;
+  readonly now: () => number;
+  /** `<script>` tag of the widget bundle with its SRI hash and the page's nonce. */
+  readonly widgetTag: (nonce: string) => string;
+}
+
+/**
+ * The helper's `resolveCharge` for the shop: the order reference names an order of this session that is not
+ * paid yet; amount and currency come from it, never from the page. Orders from {@link THREE_DS_FROM} ask for
+ * 3-D Secure. The order id is the charge's `trackId`, so the provider refuses a second approved charge for it.
+ */
+export function resolveCharge(state: ShopState, sessionOf: (req: Request) => string | undefined) {
+  return (req: Request, { orderReference }: { orderReference: string }): ChargeDetails | undefined => {
+    const order = state.order(orderReference);
+    if (!order || order.paidBy || order.session !== sessionOf(req)) return undefined;
+    return {
+      amount: order.total,
+      currency: order.currency,
+      trackId: order.id,
+      description: `Tessera demo shop order ${order.id}`,
+      metadata: { order: order.id },
+      threeDSecure: order.total >= THREE_DS_FROM,
+    };
+  };
+}
+
+function ownOrder(deps: ShopDeps, req: Request, res: Response): Order {
+  const id = String(req.params.id);
+  const order = ORDER_ID.test(id) ? deps.state.order(id) : undefined;
+  if (!order || order.session !== res.locals.session) throw new DemoError(404, 'DEMO_NOT_FOUND', 'No such order.');
+  return order;
+}
+
+/** The shop: catalogue and cart (`/`, `POST /cart`), checkout (`/checkout/:id`) and the result (`/orders/:id`). */
+export function shopRoutes(deps: ShopDeps): Router {
+  const router = Router();
+  const form = express.urlencoded({ extended: false, limit: '2kb', parameterLimit: 10 });
+  const page = (res: Response, title: string, body: Safe, script?: string) => {
+    const nonce = String(res.locals.cspNonce);
+    const head = script ? `${deps.widgetTag(nonce)}\n${pageScript(script, nonce)}` : '';
+    res
+      .type('html')
+      .set('Cache-Control', 'no-store')
+      .send(layout({ title, nonce, current: 'shop', head: new Safe(head), body }));
+  };
+
+  router.get('/', async (_req, res) => {
+    page(res, 'Shop', shopBody(deps.state.cart(res.locals.session), await deps.testCards()));
+  });
+
+  router.post('/cart', form, (req, res) => {
+    const parsed = cartSchema.safeParse(req.body ?? {});
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      const field = String(issue.path[0] ?? 'product');
+      throw invalid(field, `${field} ${issue.message}`);
+    }
+    deps.state.change(res.locals.session, parsed.data.product, parsed.data.action);
+    res.redirect(303, '/#cart');
+  });
+
+  router.post('/checkout', (_req, res) => {
+    const order = deps.state.placeOrder(res.locals.session, deps.now());
+    res.redirect(303, order ? `/checkout/${order.id}` : '/');
+  });
+
+  router.get('/checkout/:id', async (req, res) => {
+    const order = ownOrder(deps, req, res);
+    if (order.paidBy) {
+      res.redirect(303, `/orders/${order.id}`);
+      return;
+    }
+    page(res, 'Checkout', checkoutBody(order, await deps.testCards()), 'checkout.js');
+  });
+
+  router.get('/orders/:id', async (req, res) => {
+    const order = ownOrder(deps, req, res);
+    const attempt = order.attempts.find((a) => a.id === order.paidBy) ?? order.attempts.at(-1);
+    if (!attempt) {
+      res.redirect(303, `/checkout/${order.id}`);
+      return;
+    }
+    let charge: Awaited<ReturnType<LegacyClient['charges']['retrieve']>>['data'];
+    try {
+      charge = (await deps.legacy.charges.retrieve(attempt.id)).data;
+    } catch (err) {
+      if (err instanceof NotFoundError) {
+        throw new DemoError(404, 'DEMO_NOT_FOUND', 'The sandbox no longer knows this payment (was it reset?).');
+      }
+      throw new DemoError(502, 'DEMO_PROVIDER', 'The payment provider could not be reached; reload in a moment.');
+    }
+    page(res, 'Your order', resultBody(order, charge, attempt.redirectUrl));
+  });
+
+  return router;
+}

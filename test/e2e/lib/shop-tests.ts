@@ -1,0 +1,156 @@
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { type Env, SCREENSHOTS } from './env.js';
+import { checkout, fillCard, payButton, payMessage, result } from './shop.js';
+
+/** Shop checkouts, each ending on the right page with the right sandbox state. */
+export function shopTests(env: () => Env): void {
+  it('buys with an approved card: result page with charge id, status and card; the sandbox holds that charge', async () => {
+    const page = await env().page();
+    await page.goto(`${env().demo.url}/`);
+    await page.screenshot({ path: `${SCREENSHOTS}/shop.png`, fullPage: true });
+    const order = await checkout(env(), page, ['Tessera mug', 'Glass tile set']);
+    await fillCard(page, '4242424242424242');
+    await page.screenshot({ path: `${SCREENSHOTS}/checkout.png`, fullPage: true });
+    await payButton(page).click();
+    const shown = await result(page);
+    await page.screenshot({ path: `${SCREENSHOTS}/result.png`, fullPage: true });
+    assert.match(shown.chargeId, /^charge_/);
+    assert.equal(shown.status, 'Authorised');
+    assert.match(shown.card, /Visa •••• 4242, expires 12\/2034/);
+    const charge = await env().sandbox.charge(shown.chargeId);
+    assert.equal(charge.status, 'Authorised');
+    assert.equal(charge.value, 1200 + 2450, 'the server priced the order');
+    assert.equal(charge.currency, 'EUR');
+    assert.equal(charge.trackId, order);
+    assert.equal((await env().sandbox.chargesFor(order)).length, 1);
+  });
+
+  it('a declined card shows one generic message and an empty card form; another card then pays the order', async () => {
+    const page = await env().page();
+    const order = await checkout(env(), page, ['Tessera mug']);
+    await fillCard(page, '4000000000009995'); // insufficient funds
+    await payButton(page).click();
+    await assert.doesNotReject(
+      payMessage(page).getByText('The payment was declined. Check the card details or use another card.').waitFor(),
+    );
+    assert.doesNotMatch((await payMessage(page).textContent()) ?? '', /funds/i, 'the reason is not shown');
+    assert.equal(page.url().includes('/checkout/'), true);
+    assert.equal(await page.locator('tessera-card-form').getByLabel('Card number').inputValue(), '');
+    await fillCard(page, '5555555555554444');
+    await payButton(page).click();
+    const shown = await result(page);
+    assert.equal(shown.status, 'Authorised');
+    const charges = await env().sandbox.chargesFor(order);
+    assert.deepEqual(charges.map((c) => c.status).sort(), ['Authorised', 'Declined']);
+    assert.equal(charges.find((c) => c.status === 'Declined')!.responseCode, '20051');
+  });
+
+  it('a 3-D Secure card goes through the sandbox challenge (pass) and comes back to an approved result', async () => {
+    const page = await env().page();
+    const order = await checkout(env(), page, ['Framed mosaic print']);
+    await fillCard(page, '4000000000003220');
+    await payButton(page).click();
+    await page.waitForURL(`${env().demo.sandbox.url}/_sandbox/3ds/**`);
+    await page.getByRole('button', { name: 'Pass' }).click();
+    const shown = await result(page);
+    assert.equal(shown.status, 'Authorised');
+    const charge = await env().sandbox.charge(shown.chargeId);
+    assert.deepEqual([charge.status, charge.chargeMode, charge.trackId, charge.value], ['Authorised', 2, order, 6900]);
+  });
+
+  it('a failed 3-D Secure challenge comes back to a declined result that offers another card', async () => {
+    const page = await env().page();
+    const order = await checkout(env(), page, ['Framed mosaic print']);
+    await fillCard(page, '4000000000003220');
+    await payButton(page).click();
+    await page.waitForURL(`${env().demo.sandbox.url}/_sandbox/3ds/**`);
+    await page.getByRole('button', { name: 'Fail' }).click();
+    const shown = await result(page);
+    assert.equal(shown.status, 'Declined');
+    await page.getByRole('link', { name: 'Try another card' }).click();
+    await page.waitForURL(`**/checkout/${order}`);
+    const charge = await env().sandbox.charge(shown.chargeId);
+    assert.deepEqual([charge.status, charge.responseCode, charge.trackId], ['Declined', '20151', order]);
+  });
+
+  it('a card token that expired before paying (sandbox clock moved 16 minutes) asks for the card again; nothing is charged', async () => {
+    const page = await env().page();
+    const order = await checkout(env(), page, ['Tessera mug']);
+    await fillCard(page, '4242424242424242');
+    // Tokenize now (what the first press of Pay does), then let the token's 15 minutes pass on the sandbox clock.
+    const token = await page
+      .locator('tessera-card-form')
+      .evaluate((el) =>
+        (el as HTMLElement & { tokenize(): Promise<{ token: string }> }).tokenize().then((t) => t.token),
+      );
+    assert.match(token, /^card_tok_/);
+    await env().sandbox.advanceClock(16 * 60);
+    await payButton(page).click();
+    await payMessage(page).getByText('Your card details timed out').waitFor();
+    assert.equal(await page.locator('tessera-card-form').getByLabel('Card number').inputValue(), '');
+    assert.deepEqual(await env().sandbox.chargesFor(order), []);
+  });
+
+  it('a double click on Pay charges once', async () => {
+    const page = await env().page();
+    const order = await checkout(env(), page, ['Glass tile set']);
+    await fillCard(page, '4242424242424242');
+    await payButton(page).dblclick();
+    const shown = await result(page);
+    assert.equal(shown.status, 'Authorised');
+    const charges = await env().sandbox.chargesFor(order);
+    assert.deepEqual(
+      charges.map((c) => c.id),
+      [shown.chargeId],
+    );
+    const chargeRequests = (await env().sandbox.requests()).filter(
+      (r) => r.path === '/api2/v2/charges/token' && r.requestBody?.trackId === order,
+    );
+    assert.equal(chargeRequests.length, 1, 'the provider was asked once');
+  });
+
+  it('the provider failing during payment (a fault switched on in the sandbox console) shows a clear message and charges nothing; paying again charges once', async () => {
+    const console = await env().page();
+    await console.goto(`${env().demo.url}/sandbox`);
+    await console.getByRole('button', { name: /Next payment: provider unavailable/ }).click();
+    await console.waitForURL(/\/sandbox#faults$/);
+    assert.match((await console.locator('[data-faults]').getAttribute('data-faults')) ?? '', /^1$/);
+
+    const page = await env().page();
+    const order = await checkout(env(), page, ['Tessera mug']);
+    await fillCard(page, '4242424242424242');
+    await payButton(page).click();
+    await payMessage(page)
+      .getByText(/not available right now\. Nothing was charged|could not confirm/)
+      .waitFor();
+    assert.deepEqual(await env().sandbox.chargesFor(order), []);
+    await payButton(page).click();
+    const shown = await result(page);
+    assert.equal(shown.status, 'Authorised');
+    assert.equal((await env().sandbox.chargesFor(order)).length, 1);
+  });
+
+  it('a charge whose answer is lost (fault after the charge) tells the shopper the outcome is unknown; paying again shows the one charge', async () => {
+    const console = await env().page();
+    await console.goto(`${env().demo.url}/sandbox`);
+    await console.getByRole('button', { name: /Next payment: charged, but the answer is lost/ }).click();
+    await console.waitForURL(/\/sandbox#faults$/);
+
+    const page = await env().page();
+    const order = await checkout(env(), page, ['Tessera mug']);
+    await fillCard(page, '4242424242424242');
+    await payButton(page).click();
+    await payMessage(page)
+      .getByText(/could not confirm your payment/)
+      .waitFor();
+    await payButton(page).click();
+    const shown = await result(page);
+    assert.equal(shown.status, 'Authorised');
+    const charges = await env().sandbox.chargesFor(order);
+    assert.deepEqual(
+      charges.map((c) => c.id),
+      [shown.chargeId],
+    );
+  });
+}

@@ -1,0 +1,36 @@
+import type { Page } from 'playwright-core';
+import type { Env } from './env.js';
+
+/** Visits the shop, adds products to the cart and checks out; answers the order id (the checkout page is open). */
+export async function checkout(env: Env, page: Page, products: readonly string[]): Promise<string> {
+  await page.goto(`${env.demo.url}/`);
+  for (const name of products) {
+    await page.getByRole('button', { name: `Add ${name} to cart` }).click();
+    await page.waitForURL(/\/#cart$/);
+  }
+  await page.getByRole('button', { name: 'Check out' }).click();
+  await page.waitForURL(/\/checkout\/ord_/);
+  await page.waitForFunction(() => customElements.get('tessera-card-form') !== undefined);
+  return new URL(page.url()).pathname.split('/').pop()!;
+}
+
+/** Types a card into the widget (inside its shadow root), as a shopper would. */
+export async function fillCard(page: Page, number: string, expiry = '12/34', cvv = '123'): Promise<void> {
+  const card = page.locator('tessera-card-form');
+  await card.getByLabel('Card number').fill(number);
+  await card.getByLabel('Expiry date').fill(expiry);
+  await card.getByLabel('Security code').fill(cvv);
+}
+
+export const payButton = (page: Page) => page.getByRole('button', { name: /^Pay / });
+export const payMessage = (page: Page) => page.locator('#pay-message');
+
+/** The result page's facts. */
+export async function result(page: Page): Promise<{ chargeId: string; status: string; card: string }> {
+  await page.waitForURL(/\/orders\/ord_/);
+  return {
+    chargeId: (await page.locator('[data-charge-id]').textContent()) ?? '',
+    status: (await page.locator('[data-charge-status]').textContent()) ?? '',
+    card: (await page.locator('[data-card]').textContent()) ?? '',
+  };
+}
