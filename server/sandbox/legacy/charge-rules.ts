@@ -6,6 +6,9 @@ import { RESPONSE_CODES, testCard } from './test-cards.js';
 /** Uncaptured authorisations lapse after 7 days (legacy-card-api.md, Limits). */
 export const AUTHORISATION_LIFETIME_MS = 168 * 3600 * 1000;
 
+/** How long a 3-D Secure challenge stays open before the charge is declined (docs/DECISIONS.md#legacy-3ds). */
+export const CHALLENGE_LIFETIME_MS = 15 * 60 * 1000;
+
 /** How 3-D Secure went for the charge being decided. */
 export type ThreeDs = 'none' | 'passed';
 
@@ -56,6 +59,14 @@ export function failedChallenge(): ChargeOutcome {
   };
 }
 
+/** The answer when the shopper never finishes the challenge. */
+export function abandonedChallenge(): ChargeOutcome {
+  return {
+    ...failedChallenge(),
+    responseAdvancedInfo: 'The 3-D Secure challenge was not completed within 15 minutes',
+  };
+}
+
 /** Sets an approved charge's status at authorisation: Captured at once when autoCapTime is 0 and autoCapture on. */
 export function authorise(charge: ChargeRecord, nowMs: number): void {
   charge.authorisedMs = nowMs;
@@ -66,10 +77,15 @@ export function authorise(charge: ChargeRecord, nowMs: number): void {
 
 /**
  * Applies the time-driven transitions up to `nowMs` (legacy-card-api.md, States and transitions): Authorised →
- * Captured once autoCapTime has elapsed with autoCapture on; Authorised → Expired after 168 hours uncaptured.
+ * Captured once autoCapTime has elapsed with autoCapture on; Authorised → Expired after 168 hours uncaptured;
+ * Pending → Declined when the 3-D Secure challenge stays open 15 minutes.
  * Runs whenever a charge is read, so its state is right at any clock time (docs/DECISIONS.md#legacy-states).
  */
 export function settle(charge: ChargeRecord, nowMs: number): ChargeRecord {
+  if (charge.status === 'Pending' && nowMs >= charge.createdMs + CHALLENGE_LIFETIME_MS) {
+    Object.assign(charge, abandonedChallenge());
+    return charge;
+  }
   if (charge.status !== 'Authorised' || charge.authorisedMs === undefined) return charge;
   const captureAt = charge.autoCapture === 'y' ? charge.authorisedMs + charge.autoCapTime * 3600_000 : Infinity;
   const expireAt = charge.authorisedMs + AUTHORISATION_LIFETIME_MS;

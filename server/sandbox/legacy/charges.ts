@@ -69,8 +69,8 @@ export function createCharge(ctx: SandboxContext, store: LegacyStore, paths: Leg
     const token = peekCardToken(ctx, store, body.cardToken);
     const customer = findCustomer(ctx, store, body);
     if (body.trackId !== undefined && body.trackId !== null) {
-      const holder = store.trackIds.get(body.trackId);
-      if (holder && store.charges.get(holder)?.status !== 'Declined') {
+      const holder = store.charges.get(store.trackIds.get(body.trackId) ?? '');
+      if (holder && settle(holder, ctx.clock.nowMs()).status !== 'Declined') {
         throw new SandboxError(422, 'track_id_duplicate', 'trackId: another charge of this merchant uses it', {
           field: 'trackId',
         });

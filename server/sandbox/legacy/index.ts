@@ -45,7 +45,7 @@ export function legacyArea(ctx: SandboxContext): SandboxArea {
   router.post(paths.paymentTokens, secretKey, ...idem.wrap(body), createPaymentToken(ctx, store));
   router.post(paths.chargeWithToken, secretKey, ...idem.wrap(body), createCharge(ctx, store, paths));
   router.get(`${paths.charge}/:id`, secretKey, readCharge(ctx, store));
-  router.get(`${paths.challenge}/:reference`, showChallenge(store));
+  router.get(`${paths.challenge}/:reference`, showChallenge(ctx, store));
   router.post(`${paths.challenge}/:reference`, parseBody(['form']), completeChallenge(ctx, store));
   if (paths.testCards) {
     const list = TEST_CARDS.map(({ number, brand, outcome, responseCode, description }) => ({

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { SandboxContext } from '../core/context.js';
 import { SandboxError } from '../core/errors.js';
 import { parseWith } from '../core/validate.js';
-import { authorise, decide, failedChallenge } from './charge-rules.js';
+import { authorise, decide, failedChallenge, settle } from './charge-rules.js';
 import type { ChargeRecord, LegacyStore } from './store.js';
 
 /**
@@ -51,10 +51,11 @@ button{font:inherit;padding:.5rem 1.25rem;margin-right:.5rem}dt{font-weight:600}
 <body><main><h1>${escapeHtml(title)}</h1>${content}</main></body></html>`);
 }
 
-function findPending(store: LegacyStore, reference: string): ChargeRecord {
+/** The charge behind a challenge reference, its state brought up to the sandbox clock (challenges time out). */
+function findChallenge(ctx: SandboxContext, store: LegacyStore, reference: string): ChargeRecord {
   const charge = reference.startsWith('pay_tok_') ? store.findCharge(reference) : undefined;
   if (!charge) throw new SandboxError(404, 'challenge_not_found', 'no 3-D Secure challenge with this reference');
-  return charge;
+  return settle(charge, ctx.clock.nowMs());
 }
 
 function money(charge: ChargeRecord): string {
@@ -62,11 +63,17 @@ function money(charge: ChargeRecord): string {
 }
 
 /** `GET {challenge}/{pay_tok_…}`: the challenge page with Pass and Fail buttons. */
-export function showChallenge(store: LegacyStore) {
+export function showChallenge(ctx: SandboxContext, store: LegacyStore) {
   return (req: Request, res: Response) => {
-    const charge = findPending(store, String(req.params.reference));
+    const charge = findChallenge(ctx, store, String(req.params.reference));
     if (charge.status !== 'Pending') {
-      sendPage(res, 409, 'Challenge already completed', `<p>This payment is ${escapeHtml(charge.status)}.</p>`, charge);
+      sendPage(
+        res,
+        409,
+        'Challenge closed',
+        `<p>This payment is ${escapeHtml(charge.status)}: ${escapeHtml(charge.responseAdvancedInfo)}.</p>`,
+        charge,
+      );
       return;
     }
     sendPage(
@@ -88,10 +95,16 @@ export function showChallenge(store: LegacyStore) {
  */
 export function completeChallenge(ctx: SandboxContext, store: LegacyStore) {
   return (req: Request, res: Response) => {
-    const charge = findPending(store, String(req.params.reference));
+    const charge = findChallenge(ctx, store, String(req.params.reference));
     const { outcome } = parseWith(outcomeSchema, req.body);
     if (charge.status !== 'Pending') {
-      sendPage(res, 409, 'Challenge already completed', `<p>This payment is ${escapeHtml(charge.status)}.</p>`, charge);
+      sendPage(
+        res,
+        409,
+        'Challenge closed',
+        `<p>This payment is ${escapeHtml(charge.status)}: ${escapeHtml(charge.responseAdvancedInfo)}.</p>`,
+        charge,
+      );
       return;
     }
     const result = outcome === 'pass' ? decide(charge.card, 'passed') : failedChallenge();

@@ -112,6 +112,29 @@ describe('legacy API: 3-D Secure', () => {
     assert.match(done.headers.get('content-security-policy') ?? '', /default-src 'none'/);
   });
 
+  it('declines a charge whose challenge stays open 15 minutes, and frees its trackId', async () => {
+    const token = await start3ds('4242424242424242', { trackId: 'order-3ds-abandoned' });
+    sb.clock.advance(15 * 60 - 1);
+    assert.equal((await getCharge(sb, token.id)).json.status, 'Pending');
+    sb.clock.advance(1);
+    const closed = (await getCharge(sb, token.id)).json;
+    assert.equal(closed.status, 'Declined');
+    assert.equal(closed.responseCode, '20151');
+    assert.match(closed.responseAdvancedInfo, /not completed within 15 minutes/);
+    const page = await call(token.redirectUrl!, { headers: { accept: 'text/html' } });
+    assert.equal(page.status, 409);
+    assert.equal((await complete(token.redirectUrl!, 'pass')).status, 409);
+    const retry = await postCharge(sb, await chargeBody(sb, '4242424242424242', { trackId: 'order-3ds-abandoned' }));
+    assert.equal(retry.status, 200, 'the declined attempt no longer holds the trackId');
+  });
+
+  it('holds the trackId while the challenge is open', async () => {
+    await start3ds('4242424242424242', { trackId: 'order-3ds-open' });
+    const twin = await postCharge(sb, await chargeBody(sb, '4242424242424242', { trackId: 'order-3ds-open' }));
+    assert.equal(twin.status, 422);
+    assert.equal(twin.json.errorCode, 'track_id_duplicate');
+  });
+
   it('refuses an unknown challenge and a bad outcome', async () => {
     assert.equal((await call(`${sb.url}/_sandbox/3ds/pay_tok_unknown`)).status, 404);
     const token = await start3ds();
