@@ -52,7 +52,7 @@ export function parseDetails(value: unknown): ParsedChargeDetails {
   const result = chargeDetailsSchema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
-  const field = issue.path.map(String).join('.') || 'result';
+  const field = issue.code === 'unrecognized_keys' ? issue.keys[0]! : issue.path.map(String).join('.') || 'result';
   const what =
     issue.code === 'unrecognized_keys'
       ? `unknown key ${issue.keys.map((k) => `\`${k}\``).join(', ')}`

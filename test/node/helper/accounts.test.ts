@@ -218,6 +218,26 @@ describe('dashboard routes against the sandbox', () => {
     );
   });
 
+  it('answers CARD_EXPIRY_UPDATED with the new expiry, and still 200 when onCardUpdated throws', async () => {
+    const failing = await helper({
+      onCardUpdated: () => {
+        throw new Error('merchant database down');
+      },
+    });
+    const token = await issuer.sign({ sub: 'usr_a', instruments: ['src_fixture_card'] });
+    const r = await ask('/account-updater', token, {
+      method: 'POST',
+      body: { instrumentId: 'src_fixture_card' },
+      target: failing,
+    });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.json.status, 'CARD_EXPIRY_UPDATED');
+    assert.equal(r.json.card.last4, '2008');
+    assert.ok(r.json.card.expiryYear > 2025);
+    assert.ok(failing.log.lines.some((l) => l.event === 'tessera.on-card-updated.failed'));
+    assert.ok(!r.text.includes('merchant database down'));
+  });
+
   it('refuses the account updater for other cards and for raw card data', async () => {
     const token = await tokenA();
     const cases: [unknown, number, string, string][] = [

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import type { TesseraHelperOptions } from '../../../server/helper/index.js';
+import { HelperHttpError, type TesseraHelperOptions } from '../../../server/helper/index.js';
 import { createLegacyClient } from '../../../server/provider/index.js';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { type Answer, call } from '../../support/http.js';
@@ -90,6 +90,51 @@ describe('POST /charges against the sandbox', () => {
     const r = await pay(ready, { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@shop.example' });
     assert.equal(r.status, 201, r.text);
     await legacyClient.close();
+  });
+
+  it('reports resolveCharge failures: its own HelperHttpError as is, a throw or a bad answer as a 500 naming it', async () => {
+    const cases: [TesseraHelperOptions['resolveCharge'], number, string, string | undefined][] = [
+      [
+        () => {
+          throw new HelperHttpError(409, 'ORDER_CLOSED', 'this order can no longer be paid', {
+            field: 'orderReference',
+          });
+        },
+        409,
+        'ORDER_CLOSED',
+        'orderReference',
+      ],
+      [
+        () => {
+          throw new Error('database down');
+        },
+        500,
+        'TESSERA_RESOLVE_CHARGE_FAILED',
+        undefined,
+      ],
+      [() => ({ amount: 19.99, currency: 'EUR' }), 500, 'TESSERA_RESOLVE_CHARGE_INVALID', 'amount'],
+      [() => ({ amount: 100, currency: 'EURO' }), 500, 'TESSERA_RESOLVE_CHARGE_INVALID', 'currency'],
+      [
+        () => ({ ammount: 100, amount: 100, currency: 'EUR' }) as never,
+        500,
+        'TESSERA_RESOLVE_CHARGE_INVALID',
+        'ammount',
+      ],
+      [async () => null, 400, 'TESSERA_UNKNOWN_ORDER', 'orderReference'],
+    ];
+    for (const [resolveCharge, status, code, field] of cases) {
+      const target = await helper({ resolveCharge });
+      const r = await pay(target, {
+        cardToken: await cardToken(sb),
+        orderReference: 'order-1',
+        email: 'a@shop.example',
+      });
+      assert.equal(r.status, status, r.text);
+      assert.equal(r.json.code, code);
+      assert.equal(r.json.field, field);
+      assert.ok(!r.text.includes('database down'), 'internal error text stays on the server');
+    }
+    assert.equal((await sandboxCharges(sb)).length, 0);
   });
 
   it('makes one charge for a double submit: concurrent and later retries answer the same', async () => {
