@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { decodeXml, encodeXml, XML_MAX_DEPTH, XmlCodecError } from '../../server/provider/codec/xml.js';
+
+const refuses = (text: string, code: XmlCodecError['code']) =>
+  assert.throws(
+    () => decodeXml(text),
+    (e: unknown) => e instanceof XmlCodecError && e.code === code,
+    `${code}: ${text.slice(0, 60)}`,
+  );
+
+describe('XML codec: encodeXml / decodeXml', () => {
+  it('round-trips strings, nested objects, arrays of objects and of strings', () => {
+    const value = {
+      a: 'text',
+      nested: { b: 'x', deeper: { c: 'y' } },
+      list: [{ name: 'one' }, { name: 'two', tags: ['p', 'q'] }],
+      words: ['alpha', 'beta', 'gamma'],
+    };
+    assert.deepEqual(decodeXml(encodeXml(value)), value);
+  });
+
+  it('writes numbers and booleans as text, null as nil, and leaves undefined out', () => {
+    const xml = encodeXml({ n: 12.5, b: false, z: null, u: undefined });
+    assert.match(xml, /<n>12\.5<\/n><b>false<\/b><z nil="true"\/>/);
+    assert.doesNotMatch(xml, /<u/);
+    assert.deepEqual(decodeXml(xml), { n: '12.5', b: 'false', z: null });
+  });
+
+  it('escapes markup characters and keeps unicode intact', () => {
+    const value = { s: `<b>"Tom" & 'Jerry'</b>`, rtl: 'مرحبا\u200f', emoji: '🧾✓', cjk: '日本語' };
+    const xml = encodeXml(value);
+    assert.doesNotMatch(xml, /<b>"Tom"/);
+    assert.deepEqual(decodeXml(xml), value);
+  });
+
+  it('maps keys that are not XML names to <item key="…">, and back', () => {
+    const metadata = {
+      'cart id': 'c-1',
+      '1st': 'first',
+      'a/b': 'slash',
+      ключ: 'unicode key',
+      item: 'a key named item',
+      xmlish: 'reserved prefix',
+      ok_name: 'plain',
+    };
+    const xml = encodeXml({ metadata });
+    assert.match(xml, /<item key="cart id">c-1<\/item>/);
+    assert.match(xml, /<ok_name>plain<\/ok_name>/);
+    assert.deepEqual(decodeXml(xml), { metadata });
+  });
+
+  it('reads an empty element as an empty string and an empty document as {}', () => {
+    assert.deepEqual(decodeXml('<data><a/><b></b></data>'), { a: '', b: '' });
+    assert.deepEqual(decodeXml('<data/>'), {});
+    assert.deepEqual(decodeXml('<?xml version="1.0" encoding="UTF-8"?><data></data>'), {});
+  });
+
+  it('returns plain objects (no prototype tricks) and refuses __proto__ / constructor names', () => {
+    const d = decodeXml('<data><a><b>1</b></a></data>');
+    assert.equal(Object.getPrototypeOf(d.a), Object.prototype);
+    refuses('<data><__proto__><x>1</x></__proto__></data>', 'xml_malformed');
+    refuses('<data><a><constructor>1</constructor></a></data>', 'xml_malformed');
+    refuses('<data><metadata><item key="prototype">x</item></metadata></data>', 'xml_malformed');
+    assert.equal(({} as Record<string, unknown>).x, undefined);
+  });
+
+  it('refuses DOCTYPE and ENTITY declarations in any case (no XXE, no entity expansion)', () => {
+    refuses('<!DOCTYPE data><data/>', 'xml_doctype');
+    refuses('<!doctype data><data/>', 'xml_doctype');
+    refuses(
+      '<?xml version="1.0"?><!DOCTYPE d [<!ENTITY e SYSTEM "file:///etc/passwd">]><data>&e;</data>',
+      'xml_doctype',
+    );
+    refuses('<data><!ENTITY e "x"></data>', 'xml_doctype');
+  });
+
+  it('refuses malformed documents, other roots and several roots', () => {
+    refuses('<data><a>1</data>', 'xml_malformed');
+    refuses('<data><a>1</b></data>', 'xml_malformed');
+    refuses('not xml at all', 'xml_malformed');
+    refuses('<charge><a>1</a></charge>', 'xml_root');
+    refuses('<data/><data/>', 'xml_root');
+    refuses('<data>text only</data>', 'xml_root');
+  });
+
+  it(`refuses nesting deeper than ${XML_MAX_DEPTH} and more than 10,000 elements`, () => {
+    const deep = (n: number) => `<data>${'<a>'.repeat(n)}1${'</a>'.repeat(n)}</data>`;
+    assert.doesNotThrow(() => decodeXml(deep(XML_MAX_DEPTH - 2)));
+    refuses(deep(XML_MAX_DEPTH + 1), 'xml_too_deep');
+    refuses(`<data>${'<a/>'.repeat(10_001)}</data>`, 'xml_too_many_elements');
+  });
+
+  it('leaves unknown entities as text and decodes numeric references within Unicode', () => {
+    assert.deepEqual(decodeXml('<data><a>&#x1F9FE;&#65;</a><b>&#1114112;</b></data>'), { a: '🧾A', b: '&#1114112;' });
+  });
+});
