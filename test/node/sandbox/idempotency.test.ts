@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
+import { createIdempotency } from '../../../server/sandbox/core/idempotency.js';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { call } from '../../support/http.js';
 import {
@@ -167,6 +168,12 @@ describe('Idempotency-Key', () => {
     const anew = await postCharge(sb, body, { 'idempotency-key': 'k-24h' });
     assert.equal(anew.status, 422);
     assert.equal(anew.json.errorCode, 'card_token_used', 'ran again: the token is spent');
+  });
+
+  it('checks its options when created, naming the option', () => {
+    assert.throws(() => createIdempotency(sb.context, { ttlSeconds: 0 }), /ttlSeconds must be a positive number/);
+    assert.throws(() => createIdempotency(sb.context, { ttlSeconds: Number.NaN }), TypeError);
+    assert.throws(() => createIdempotency(sb.context, { maxKeys: 1.5 }), /maxKeys must be a positive integer/);
   });
 
   it('refuses a malformed key with 400', async () => {
