@@ -112,10 +112,11 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
   }
 
   router.get('/sandbox', async (_req, res) => {
-    const [clock, faults, requests, charges] = await Promise.all([
+    // The log first: reading the charges below adds requests of its own.
+    const requests = await quietly(control('GET', 'requests?limit=25') as Promise<{ data: LoggedRow[] }>);
+    const [clock, faults, charges] = await Promise.all([
       quietly(control('GET', 'clock') as Promise<{ now: string }>),
       quietly(control('GET', 'faults') as Promise<{ data: FaultRow[] }>),
-      quietly(control('GET', 'requests?limit=20') as Promise<{ data: LoggedRow[] }>),
       recentCharges(),
     ]);
     const data: ConsoleData = {

@@ -8,9 +8,10 @@ export function platformFixturesPath(): string {
 }
 
 /**
- * The demo's sandbox fixtures: the shared platform file plus one payout account for sub-entity A, verified, so
- * the dashboard has somewhere to move A's default to (the shared file keeps exactly one verified and one
- * unverified instrument per entity, which its own tests check). Loaded again on every sandbox reset.
+ * The demo's sandbox fixtures: the shared platform file plus a second verified GBP payout account for
+ * sub-entity A, so the dashboard has somewhere to move A's default to (defaults are per currency). The shared
+ * file keeps exactly one verified and one unverified instrument per entity, which its own tests check. Loaded
+ * again on every sandbox reset.
  */
 export function demoFixtures(): Record<string, unknown> {
   const fixtures = JSON.parse(readFileSync(platformFixturesPath(), 'utf8')) as {
@@ -18,14 +19,14 @@ export function demoFixtures(): Record<string, unknown> {
   };
   const a = fixtures.accounts.entities.find((e) => e.id === 'ent_demo_a');
   a?.payment_instruments?.push({
-    id: 'ppi_demo_a_bank_euro',
-    label: 'Euro account',
+    id: 'ppi_demo_a_bank_second',
+    label: 'Second business account',
     type: 'bank_account',
-    currency: 'EUR',
-    country: 'IE',
+    currency: 'GBP',
+    country: 'GB',
     status: 'verified',
-    account_number: 'IE29AIBK93115212345678',
-    bank_code: 'AIBK',
+    account_number: 'GB29NWBK60161331926819',
+    bank_code: 'NWBK',
     document: { type: 'bank_statement', file_id: 'file_demo_a_statement3' },
   });
   return fixtures;

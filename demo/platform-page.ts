@@ -40,11 +40,14 @@ function reserveSection(rules: readonly ReserveRule[] | undefined, nowMs: number
   })}`;
 }
 
+const SCHEMES: Record<string, string> = { visa: 'Visa', mastercard: 'Mastercard', amex: 'American Express' };
+
 function cardRow(id: string, card: StoredInstrument | undefined): Safe {
+  const scheme = card ? (SCHEMES[card.scheme] ?? card.scheme) : '';
   const summary = card
-    ? `${card.scheme} •••• ${card.last4}, expires ${String(card.expiry_month).padStart(2, '0')}/${card.expiry_year}${card.status === 'closed' ? ' (closed)' : ''}`
+    ? `${scheme} •••• ${card.last4}, expires ${String(card.expiry_month).padStart(2, '0')}/${card.expiry_year}${card.status === 'closed' ? ' (closed)' : ''}`
     : 'Not available';
-  return html`<li class="saved-card" data-instrument="${id}">
+  return html`<li class="saved-card" data-instrument="${id}" data-scheme="${scheme}">
 <div><span class="card-summary">${summary}</span> <code class="muted">${id}</code></div>
 <button type="button" data-refresh="${id}">Refresh<span class="sr-only"> ${summary}</span> with the account updater</button>
 <p class="outcome" role="status"></p>

@@ -122,7 +122,8 @@ async function load() {
       ['Label', 'Type', 'Status', 'Default'].map((h) => el('th', { scope: 'col' }, [h])),
     ),
   ]);
-  list.replaceChildren(el('table', { class: 'instruments' }, [head, el('tbody', {}, items.map(row))]));
+  const table = el('table', { class: 'instruments' }, [head, el('tbody', {}, items.map(row))]);
+  list.replaceChildren(el('div', { class: 'scroll' }, [table]));
 }
 
 /** @param {Instrument} p @param {{ label?: string; default?: boolean }} patch */
@@ -181,7 +182,7 @@ for (const button of document.querySelectorAll('button[data-refresh]')) {
     const summary = item.querySelector('.card-summary');
     if (summary && r.answer.card) {
       const c = r.answer.card;
-      summary.textContent = `•••• ${c.last4}, expires ${String(c.expiryMonth).padStart(2, '0')}/${c.expiryYear}`;
+      summary.textContent = `${item.dataset.scheme ?? ''} •••• ${c.last4}, expires ${String(c.expiryMonth).padStart(2, '0')}/${c.expiryYear}`;
     } else if (summary && r.answer.status === 'CARD_CLOSED') summary.textContent += ' (closed)';
   });
 }

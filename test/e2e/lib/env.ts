@@ -24,7 +24,7 @@ export interface Env {
   readonly logs: string[];
   readonly traffic: Traffic;
   /** A fresh browser context (its own cookies: a new shopper) and page, with its traffic recorded. */
-  page(options?: { width?: number }): Promise<Page>;
+  page(options?: { width?: number; bypassCSP?: boolean }): Promise<Page>;
   readonly sandbox: SandboxReader;
   close(): Promise<void>;
 }
@@ -136,7 +136,10 @@ export async function startEnv(): Promise<Env> {
     traffic,
     sandbox: new SandboxReader(demo.sandbox.url, c.secretKey, c.clientId, c.clientSecret),
     async page(options = {}) {
-      const context = await browser.newContext({ viewport: { width: options.width ?? 1100, height: 900 } });
+      const context = await browser.newContext({
+        viewport: { width: options.width ?? 1100, height: 900 },
+        bypassCSP: options.bypassCSP ?? false,
+      });
       contexts.push(context);
       const page = await context.newPage();
       page.setDefaultTimeout(10_000);
