@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { encodeXml } from '../../../server/provider/codec/xml.js';
+import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
+import { call } from '../../support/http.js';
+import { cardBody, chargeBody, SANDBOX } from './legacy-support.js';
+
+/** A small seeded generator (mulberry32), so a failure can be replayed with the same seed. */
+function random(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const ODD_VALUES: unknown[] = [
+  null,
+  true,
+  0,
+  -1,
+  1.5,
+  1e308,
+  -0,
+  Number.MAX_SAFE_INTEGER + 2,
+  '',
+  ' ',
+  '0',
+  '１２３',
+  '\u0000',
+  '\u202e',
+  '\ud800',
+  '🧾'.repeat(60),
+  'x'.repeat(3000),
+  '<data>',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a log-injection payload, literally
+  '${jndi:ldap://x}',
+  "'; DROP TABLE charges; --",
+  [],
+  [1, 'a', null],
+  {},
+  { nested: { deeper: [{}] } },
+  { __proto: 1 },
+];
+
+/** Replaces one to three fields of `base` by odd values, sometimes adding an unknown field. */
+function mutate(base: Record<string, unknown>, next: () => number): Record<string, unknown> {
+  const body: Record<string, unknown> = { ...base };
+  const keys = Object.keys(base);
+  const n = 1 + Math.floor(next() * 3);
+  for (let i = 0; i < n; i++) {
+    const key = next() < 0.15 ? `extra${i}` : keys[Math.floor(next() * keys.length)]!;
+    body[key] = ODD_VALUES[Math.floor(next() * ODD_VALUES.length)];
+  }
+  return body;
+}
+
+describe('legacy API: random hostile bodies', () => {
+  let sb: RunningSandbox;
+  before(async () => {
+    sb = await startSandbox();
+  });
+  after(() => sb.close());
+
+  it('answers every mutated card-token and charge body, JSON or XML, with a 200 or a 4xx naming a field', async () => {
+    const next = random(20261122);
+    const chargeBase = {
+      ...(await chargeBody(sb)),
+      autoCapture: 'y',
+      autoCapTime: 1,
+      chargeMode: 1,
+      transactionIndicator: 1,
+      metadata: { a: 'b' },
+      products: [{ name: 'p', price: 1, quantity: 1 }],
+      billingDetails: { addressLine1: 'a', phone: { number: '1' } },
+      trackId: 'fuzz',
+      udf1: 'u',
+    };
+    const targets: [string, string, Record<string, unknown>][] = [
+      ['/tokens/card', sb.credentials.publicKey, cardBody(sb)],
+      ['/charges/token', sb.credentials.secretKey, chargeBase],
+      ['/tokens/payment', sb.credentials.secretKey, { value: 100, currency: 'EUR', chargeMode: 1 }],
+    ];
+    for (let i = 0; i < 240; i++) {
+      const [path, key, base] = targets[i % targets.length]!;
+      const body = mutate(base, next);
+      const xml = next() < 0.3;
+      const r = await call(`${sb.url}${SANDBOX}${path}`, {
+        method: 'POST',
+        raw: xml ? encodeXml(body) : JSON.stringify(body),
+        headers: { authorization: key, 'content-type': xml ? 'application/xml' : 'application/json' },
+      });
+      const label = `#${i} ${path} ${xml ? 'xml' : 'json'} ${JSON.stringify(body).slice(0, 160)}`;
+      assert.ok(
+        r.status === 200 || (r.status >= 400 && r.status < 500),
+        `${label}: ${r.status} ${r.text.slice(0, 200)}`,
+      );
+      if (r.status !== 200) {
+        assert.equal(typeof r.json?.errorCode, 'string', label);
+        assert.ok(r.json.errors.length > 0 && typeof r.json.errors[0].field === 'string', label);
+      }
+    }
+    assert.equal(({} as Record<string, unknown>).nested, undefined);
+  });
+});
