@@ -18,8 +18,8 @@ export class DemoError extends Error {
 export const invalid = (field: string, message: string) => new DemoError(400, 'DEMO_INVALID', message, field);
 
 /**
- * The demo's error answer: JSON `{code, message, field}` for API callers, a small page for a browser
- * navigation. Express's own errors (a malformed body: 400, too large: 413) keep their status; anything
+ * The demo's error answer: JSON `{code, message, field}`, or a small page for a browser navigation (one that
+ * asks for text/html). Express's own errors (a malformed body: 400, too large: 413) keep their status; anything
  * unexpected is a 500 without details (logged).
  */
 export function errorHandler(log: { error(obj: object, msg?: string): void }) {
@@ -40,7 +40,8 @@ export function errorHandler(log: { error(obj: object, msg?: string): void }) {
       log.error({ event: 'demo.error', path: req.path, err }, 'demo route failed');
     }
     res.status(status);
-    if (res.locals.cspNonce && req.accepts(['html', 'json']) === 'html') {
+    const page = (req.get('accept') ?? '').includes('text/html') && req.accepts(['html', 'json']) === 'html';
+    if (res.locals.cspNonce && page) {
       res.type('html').send(
         layout({
           title: status === 404 ? 'Not found' : 'Sorry',

@@ -1,0 +1,166 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { after, before, describe, it } from 'node:test';
+import { runDemoCommand } from '../../demo/cli.js';
+import { type RunningDemo, startDemo } from '../../demo/server.js';
+import { call } from '../support/http.js';
+
+const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+const FORM = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+const JSON_ACCEPT = { accept: 'application/json' };
+
+describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
+  let demo: RunningDemo;
+  before(async () => {
+    demo = await startDemo({ port: 0, sandboxPort: 0, logger: quiet });
+  });
+  after(async () => {
+    await demo?.close();
+  });
+
+  it('serves every page with the helper’s strict CSP (nonce scripts, Trusted Types) and the widget with its SRI hash', async () => {
+    const cookie = (await call(`${demo.url}/`)).headers.get('set-cookie')!.split(';')[0]!;
+    await call(`${demo.url}/cart`, { method: 'POST', headers: { ...FORM, cookie }, raw: 'product=mug&action=add' });
+    const placed = await fetch(`${demo.url}/checkout`, { method: 'POST', headers: { cookie }, redirect: 'manual' });
+    const checkout = await call(`${demo.url}${placed.headers.get('location')}`, { headers: { cookie } });
+    for (const path of ['/', '/platform', '/platform?user=usr_demo_grace', '/sandbox']) {
+      const page = await call(`${demo.url}${path}`);
+      const csp = page.headers.get('content-security-policy') ?? '';
+      assert.match(csp, /script-src 'nonce-[^']+'(;|$)/, path);
+      assert.match(csp, /require-trusted-types-for 'script'/, path);
+      assert.doesNotMatch(
+        page.text,
+        /\son[a-z]+=|style=|<script(?![^>]*nonce=)/i,
+        `${path}: no inline handler or style`,
+      );
+    }
+    assert.equal(checkout.status, 200);
+    const nonce = /'nonce-([^']+)'/.exec(checkout.headers.get('content-security-policy')!)![1]!;
+    const tag =
+      /<script type="module" src="\/api\/widget\.js\?v=[^"]+" integrity="(sha384-[^"]+)" crossorigin="anonymous" nonce="([^"]+)">/.exec(
+        checkout.text,
+      );
+    assert.ok(tag, 'the widget script tag');
+    assert.equal(tag[2], nonce);
+    assert.equal(tag[1], (await call(`${demo.url}/api/config`)).json.widgetIntegrity);
+  });
+
+  it('answers bad input to its own routes with a 4xx naming the field', async () => {
+    const cases: [string, string, Record<string, string>, string | undefined, number, string, string][] = [
+      ['POST', '/cart', FORM, 'product=caviar&action=add', 400, 'DEMO_INVALID', 'product'],
+      ['POST', '/cart', FORM, 'product=mug&action=steal', 400, 'DEMO_INVALID', 'action'],
+      ['POST', '/cart', FORM, `product=${'m'.repeat(5000)}`, 413, 'DEMO_TOO_LARGE', 'body'],
+      [
+        'POST',
+        '/cart',
+        { 'content-type': 'application/json', ...JSON_ACCEPT },
+        '{"product":"mug"}',
+        400,
+        'DEMO_INVALID',
+        'product',
+      ],
+      [
+        'POST',
+        '/platform/token',
+        { 'content-type': 'application/json' },
+        '{"user":"usr_root"}',
+        400,
+        'DEMO_INVALID',
+        'user',
+      ],
+      ['POST', '/platform/token', { 'content-type': 'application/json' }, '{"user":', 400, 'DEMO_MALFORMED', 'body'],
+      ['POST', '/platform/token', { 'content-type': 'application/json' }, '[1,2]', 400, 'DEMO_INVALID', 'user'],
+      ['POST', '/platform/token', { 'content-type': 'text/plain' }, 'usr_demo_ada', 400, 'DEMO_INVALID', 'user'],
+      ['GET', '/platform?user=usr_root', JSON_ACCEPT, undefined, 400, 'DEMO_INVALID', 'user'],
+      ['GET', '/platform?user=a&user=b', JSON_ACCEPT, undefined, 400, 'DEMO_INVALID', 'user'],
+      ['POST', '/sandbox/clock', FORM, 'seconds=-5', 400, 'DEMO_INVALID', 'seconds'],
+      ['POST', '/sandbox/clock', FORM, 'seconds=soon', 400, 'DEMO_INVALID', 'seconds'],
+      ['POST', '/sandbox/clock', FORM, 'seconds=1e12', 400, 'DEMO_INVALID', 'seconds'],
+      ['POST', '/sandbox/faults', FORM, 'preset=meltdown', 400, 'DEMO_INVALID', 'preset'],
+    ];
+    for (const [method, path, headers, raw, status, code, field] of cases) {
+      const answer = await call(`${demo.url}${path}`, { method, headers, ...(raw === undefined ? {} : { raw }) });
+      assert.deepEqual(
+        [answer.status, answer.json?.code, answer.json?.field],
+        [status, code, field],
+        `${method} ${path} ${raw ?? ''}`,
+      );
+    }
+    for (const path of ['/checkout/ord_0000000000000000', '/orders/<script>', '/checkout/..%2f..%2fetc', '/nowhere']) {
+      const answer = await call(`${demo.url}${path}`, { headers: JSON_ACCEPT });
+      assert.deepEqual([answer.status, answer.json?.code], [404, 'DEMO_NOT_FOUND'], path);
+    }
+  });
+
+  it('an order belongs to the session that placed it: another visitor cannot see or pay it', async () => {
+    const mine = (await call(`${demo.url}/`)).headers.get('set-cookie')!.split(';')[0]!;
+    await call(`${demo.url}/cart`, {
+      method: 'POST',
+      headers: { ...FORM, cookie: mine },
+      raw: 'product=mug&action=add',
+    });
+    const placed = await fetch(`${demo.url}/checkout`, {
+      method: 'POST',
+      headers: { cookie: mine },
+      redirect: 'manual',
+    });
+    const path = placed.headers.get('location')!;
+    assert.match(path, /^\/checkout\/ord_/);
+    assert.equal((await call(`${demo.url}${path}`, { headers: { cookie: mine } })).status, 200);
+    assert.equal((await call(`${demo.url}${path}`, { headers: JSON_ACCEPT })).status, 404);
+    const order = path.split('/').pop();
+    // The helper's resolveCharge refuses it too, before any card token is looked at.
+    const charge = await call(`${demo.url}/api/charges`, {
+      body: { cardToken: 'card_tok_0000', orderReference: order, email: 'x@example.com' },
+    });
+    assert.deepEqual(
+      [charge.status, charge.json.code, charge.json.field],
+      [400, 'TESSERA_UNKNOWN_ORDER', 'orderReference'],
+    );
+  });
+});
+
+describe('tessera demo (the command)', { timeout: 60_000 }, () => {
+  it('refuses bad ports with exit code 2', async () => {
+    const errors: string[] = [];
+    const original = console.error;
+    console.error = (msg: string) => void errors.push(msg);
+    try {
+      assert.equal(await runDemoCommand(['--port', '70000']), 2);
+      assert.equal(await runDemoCommand(['--sandbox-port', 'abc']), 2);
+      assert.equal(await runDemoCommand(['--colour']), 2);
+    } finally {
+      console.error = original;
+    }
+    assert.match(errors[0]!, /--port \(or PORT\) must be an integer from 0 to 65535, got "70000"/);
+    assert.match(errors[1]!, /--sandbox-port .* got "abc"/);
+  });
+
+  it('prints the shop, dashboard and sandbox URLs and the test cards, then stops cleanly on Ctrl-C', async () => {
+    const child = spawn(process.execPath, ['bin/tessera.js', 'demo'], {
+      env: { ...process.env, PORT: '0', TESSERA_SANDBOX_PORT: '0', LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    while (!out.includes('full list')) {
+      if (child.exitCode !== null) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const shop = /Shop:\s+(http:\/\/127\.0\.0\.1:\d+)\//.exec(out)?.[1];
+    assert.ok(shop, out);
+    assert.match(out, new RegExp(`Platform dashboard:\\s+${shop}/platform`));
+    assert.match(out, new RegExp(`Sandbox console:\\s+${shop}/sandbox`));
+    assert.match(out, /Sandbox \(provider\):\s+http:\/\/127\.0\.0\.1:\d+/);
+    assert.match(out, /4242 4242 4242 4242\s+approved/);
+    assert.match(out, /4000 0000 0000 3220\s+3-D Secure/);
+    assert.equal((await call(`${shop}/`)).status, 200);
+    child.kill('SIGINT');
+    assert.equal(await exited, 0);
+    assert.match(out, /Tessera demo stopped\./);
+    await assert.rejects(fetch(`${shop}/`), 'the site no longer answers');
+  });
+});
