@@ -7,7 +7,7 @@ import { type HelperLogger, tesseraCsp, tesseraHelper, widgetScriptTag } from '.
 import { packageRoot } from '../server/helper/package-root.js';
 import { createAccountsClient } from '../server/provider/accounts/client.js';
 import { createLegacyClient } from '../server/provider/legacy/client.js';
-import { type RunningSandbox, startSandbox } from '../server/sandbox/index.js';
+import { isLoopback, type RunningSandbox, startSandbox } from '../server/sandbox/index.js';
 import { consoleRoutes } from './console.js';
 import { DemoError, errorHandler } from './errors.js';
 import { demoFixtures } from './fixtures.js';
@@ -41,6 +41,25 @@ export interface RunningDemo {
   close(): Promise<void>;
 }
 
+function checkOptions(options: DemoOptions): void {
+  if (!options || typeof options !== 'object') throw new TypeError('startDemo: expected an options object');
+  for (const name of ['port', 'sandboxPort'] as const) {
+    const v = options[name];
+    if (v !== undefined && !(Number.isInteger(v) && v >= 0 && v <= 65535)) {
+      throw new TypeError(`startDemo: option \`${name}\` must be an integer from 0 to 65535, got ${JSON.stringify(v)}`);
+    }
+  }
+  if (options.host !== undefined && !isLoopback(String(options.host))) {
+    throw new TypeError(
+      `startDemo: option \`host\` must be a loopback address (the embedded sandbox serves plain HTTP), got ${JSON.stringify(options.host)}`,
+    );
+  }
+  const logger = options.logger as unknown as Record<string, unknown> | undefined;
+  if (logger !== undefined && !['debug', 'info', 'warn', 'error'].every((m) => typeof logger?.[m] === 'function')) {
+    throw new TypeError('startDemo: option `logger` must be a pino-compatible logger (debug, info, warn, error)');
+  }
+}
+
 /**
  * Starts the whole demo in this process: the sandbox with the demo platform fixtures, the helper mounted at
  * `/api` exactly as a merchant would mount it, and the demo site (shop `/`, platform dashboard `/platform`,
@@ -52,6 +71,7 @@ export interface RunningDemo {
  * await demo.close();
  */
 export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo> {
+  checkOptions(options);
   const host = options.host ?? '127.0.0.1';
   const log: HelperLogger = options.logger ?? pino({ name: 'tessera-demo', level: process.env.LOG_LEVEL ?? 'info' });
   const sandbox = await startSandbox({ port: options.sandboxPort ?? 4010, host, fixtures: demoFixtures() });

@@ -5,7 +5,7 @@ import { execSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-const OUTPUTS = ['dist/widget/tessera-card-form.js', 'dist/server/cli/main.js'];
+const OUTPUTS = ['dist/widget/tessera-card-form.js', 'dist/server/cli/main.js', 'dist/demo/cli.js'];
 const SOURCES = ['widget', 'server', 'demo', 'package.json', 'vite.config.ts', 'tsconfig.build.json'];
 
 /** @param {string} path @returns {number} */

@@ -120,6 +120,15 @@ describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
   });
 });
 
+describe('startDemo options', () => {
+  it('are checked before anything starts, naming the option', async () => {
+    await assert.rejects(startDemo({ port: -1 }), { name: 'TypeError', message: /option `port` .* got -1/ });
+    await assert.rejects(startDemo({ sandboxPort: 1.5 }), /option `sandboxPort` must be an integer/);
+    await assert.rejects(startDemo({ host: '0.0.0.0' }), /option `host` must be a loopback address/);
+    await assert.rejects(startDemo({ logger: console.log as never }), /option `logger` must be a pino-compatible/);
+  });
+});
+
 describe('tessera demo (the command)', { timeout: 60_000 }, () => {
   it('refuses bad ports with exit code 2', async () => {
     const errors: string[] = [];
