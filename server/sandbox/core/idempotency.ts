@@ -8,7 +8,9 @@ import { onRespond, respond } from './respond.js';
  * `Idempotency-Key` for POSTs, with the semantics of the IETF httpapi draft as DESIGN.md decides:
  * the same key with the same body replays the first answer (status, body and headers, plus
  * `Idempotent-Replayed: true`); the same key with another body is 422; the same key while the first request is
- * still running is 409. Keys are kept 24 hours of sandbox clock, scoped per credential + method + path.
+ * still running is 409. Keys are kept 24 hours of sandbox clock, scoped per caller + method + path. The caller is
+ * `res.locals.principal` as the area's auth set it (a key kind, or the OAuth client id, so a client that retries
+ * with a refreshed access token is still the same caller), else a digest of the Authorization header.
  *
  * Only answers a route gives through `respond` are recorded, and not 5xx ones. A request that fails validation, is
  * refused before it takes effect, or whose connection drops before an answer releases its key, so a corrected
@@ -112,7 +114,8 @@ export function createIdempotency(ctx: SandboxContext, options: IdempotencyOptio
         field: header,
       });
     }
-    const scope = `${sha256(req.get('authorization') ?? '')} ${req.method} ${req.path} ${key}`;
+    const caller = (res.locals.principal as string | undefined) ?? sha256(req.get('authorization') ?? '');
+    const scope = `${caller} ${req.method} ${req.path} ${key}`;
     const found = live(scope);
     if (found && !found.response) {
       throw new SandboxError(409, 'idempotency_key_in_use', `a request with this ${header} is still in flight`, {

@@ -15,7 +15,7 @@ export function requireKey(credentials: SandboxCredentials, kind: 'public' | 'se
   const wanted = digest(kind === 'public' ? credentials.publicKey : credentials.secretKey);
   const other = digest(kind === 'public' ? credentials.secretKey : credentials.publicKey);
   const field = 'Authorization';
-  return (req: Request, _res: Response, next: NextFunction) => {
+  return (req: Request, res: Response, next: NextFunction) => {
     const value = req.headers.authorization;
     if (!value) {
       throw new SandboxError(401, 'authorization_missing', `the Authorization header must carry the ${kind} key`, {
@@ -23,7 +23,10 @@ export function requireKey(credentials: SandboxCredentials, kind: 'public' | 'se
       });
     }
     const sent = digest(value);
-    if (timingSafeEqual(sent, wanted)) return next();
+    if (timingSafeEqual(sent, wanted)) {
+      res.locals.principal = `${kind}_key`;
+      return next();
+    }
     if (/^Bearer\s/i.test(value)) {
       throw new SandboxError(
         401,

@@ -39,6 +39,7 @@ export function requireAuth(ctx: SandboxContext, rule: AuthRule): RequestHandler
         if (!rule.secretKey)
           throw forbidden('secret_key_not_allowed', 'this endpoint needs an OAuth access token', rule.scopes);
         res.locals.auth = { kind: 'secret_key' } satisfies Caller;
+        res.locals.principal = 'secret_key';
         return next();
       }
       if (sameKey(credential, publicKey)) {
@@ -50,6 +51,8 @@ export function requireAuth(ctx: SandboxContext, rule: AuthRule): RequestHandler
         throw forbidden('scope_required', `the access token lacks the scope ${rule.scopes.join(' or ')}`, rule.scopes);
       }
       res.locals.auth = { kind: 'token', scopes: grant.scopes } satisfies Caller;
+      // Idempotency keys belong to the client, not to one access token (core/idempotency.ts).
+      res.locals.principal = `client:${grant.clientId}`;
       next();
     } catch (e) {
       next(e);

@@ -395,6 +395,17 @@ describe('Account Services idempotent POSTs', () => {
       const other = await post('/accounts/entities', requests.individualGb('idem-2'), 'key-1');
       assert.equal(other.status, 422);
       assert.deepEqual(other.json.error_codes, ['idempotency_key_reused']);
+      // A retry after the access token was refreshed is the same client: it replays, it does not onboard twice.
+      sb.clock.advance(5);
+      const refreshed = await accessToken(sb);
+      assert.notEqual(refreshed, token);
+      const retried = await call(`${sb.url}/accounts/entities`, {
+        headers: authed(refreshed, { accept: V3, 'idempotency-key': 'key-1' }),
+        body: requests.individualGb('idem-1'),
+      });
+      assert.equal(retried.status, 201, retried.text);
+      assert.equal(retried.json.id, first.json.id);
+      assert.equal(retried.headers.get('idempotent-replayed'), 'true');
       const bad = await post('/accounts/entities', requests.individualGb('idem-3'), 'k\u00e9y');
       assert.equal(bad.status, 400);
       assert.deepEqual(bad.json.error_codes, ['idempotency_key_invalid']);
