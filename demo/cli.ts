@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import pino from 'pino';
 import { startDemo } from './server.js';
 
 const HELP = `Usage: tessera demo [--port N] [--sandbox-port N] [--host H]
@@ -10,7 +11,7 @@ demo site (shop, platform dashboard, sandbox console). Ctrl-C stops everything.
   --sandbox-port N  sandbox port (default: $TESSERA_SANDBOX_PORT, else 4010)
   --host H          loopback address to bind (default 127.0.0.1)
 
-Logs are JSON lines (pino); LOG_LEVEL=warn makes them quieter.`;
+Logs are JSON lines (pino) at LOG_LEVEL, default warn; LOG_LEVEL=info shows every request.`;
 
 function portOf(option: string, value: string | undefined, fallback: number): number | string {
   if (value === undefined || value === '') return fallback;
@@ -64,7 +65,12 @@ export async function runDemoCommand(args: string[]): Promise<number> {
   }
   let demo: Awaited<ReturnType<typeof startDemo>>;
   try {
-    demo = await startDemo({ port: port as number, sandboxPort: sandboxPort as number, host: values.host });
+    demo = await startDemo({
+      port: port as number,
+      sandboxPort: sandboxPort as number,
+      host: values.host,
+      logger: pino({ name: 'tessera-demo', level: process.env.LOG_LEVEL || 'warn' }),
+    });
   } catch (error) {
     const e = error as NodeJS.ErrnoException;
     console.error(

@@ -1,20 +1,18 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { type Env, SCREENSHOTS } from './env.js';
-import { checkout, fillCard, payButton, payMessage, result } from './shop.js';
+import type { Env } from './env.js';
+import { checkout, fillCard, payButton, payMessage, result, screenshot } from './shop.js';
 
 /** Shop checkouts, each ending on the right page with the right sandbox state. */
 export function shopTests(env: () => Env): void {
   it('buys with an approved card: result page with charge id, status and card; the sandbox holds that charge', async () => {
     const page = await env().page();
-    await page.goto(`${env().demo.url}/`);
-    await page.screenshot({ path: `${SCREENSHOTS}/shop.png`, fullPage: true });
-    const order = await checkout(env(), page, ['Tessera mug', 'Glass tile set']);
+    const order = await checkout(env(), page, ['Tessera mug', 'Glass tile set'], () => screenshot(page, 'shop'));
     await fillCard(page, '4242424242424242');
-    await page.screenshot({ path: `${SCREENSHOTS}/checkout.png`, fullPage: true });
+    await screenshot(page, 'checkout');
     await payButton(page).click();
     const shown = await result(page);
-    await page.screenshot({ path: `${SCREENSHOTS}/result.png`, fullPage: true });
+    await screenshot(page, 'result');
     assert.match(shown.chargeId, /^charge_/);
     assert.equal(shown.status, 'Authorised');
     assert.match(shown.card, /Visa •••• 4242, expires 12\/2034/);
@@ -24,6 +22,21 @@ export function shopTests(env: () => Env): void {
     assert.equal(charge.currency, 'EUR');
     assert.equal(charge.trackId, order);
     assert.equal((await env().sandbox.chargesFor(order)).length, 1);
+  });
+
+  it('an amount or currency added to the charge request by the page is ignored: the server prices the order', async () => {
+    const page = await env().page();
+    const order = await checkout(env(), page, ['Framed mosaic print', 'Tessera mug']);
+    await page.route('**/api/charges', async (route) => {
+      const body = { ...JSON.parse(route.request().postData() ?? '{}'), amount: 1, value: 1, currency: 'USD' };
+      await route.continue({ postData: JSON.stringify(body) });
+    });
+    await fillCard(page, '4242424242424242');
+    await payButton(page).click();
+    await page.waitForURL(`${env().demo.sandbox.url}/_sandbox/3ds/**`); // €81 asks for 3-D Secure
+    await page.getByRole('button', { name: 'Pass' }).click();
+    const charge = await env().sandbox.charge((await result(page)).chargeId);
+    assert.deepEqual([charge.value, charge.currency, charge.trackId], [6900 + 1200, 'EUR', order]);
   });
 
   it('a declined card shows one generic message and an empty card form; another card then pays the order', async () => {
