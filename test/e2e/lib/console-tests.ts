@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { type Env, SCREENSHOTS } from './env.js';
-import { checkout, fillCard, payButton, result } from './shop.js';
+import type { Env } from './env.js';
+import { checkout, fillCard, payButton, result, screenshot } from './shop.js';
 
 async function buy(env: Env, product: string): Promise<string> {
   const page = await env.page();
@@ -32,7 +32,7 @@ export function consoleTests(env: () => Env): void {
     await page.getByRole('button', { name: 'Advance 8 days' }).click();
     await page.waitForURL(/#clock$/);
     assert.equal(await statusIn(page, preorder), 'Expired');
-    await page.screenshot({ path: `${SCREENSHOTS}/console.png`, fullPage: true });
+    await screenshot(page, 'console');
 
     assert.equal((await env().sandbox.charge(shipped)).status, 'Captured');
     assert.equal((await env().sandbox.charge(preorder)).status, 'Expired');

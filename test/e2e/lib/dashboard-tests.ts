@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { type Env, SCREENSHOTS } from './env.js';
+import type { Env } from './env.js';
+import { screenshot } from './shop.js';
 
 const A = 'ent_demo_a';
 
@@ -88,7 +89,7 @@ export function dashboardTests(env: () => Env): void {
     const failed = await refresh('src_demo_amex_current');
     assert.equal(failed.outcome, 'UPDATE_FAILED');
     assert.match(failed.text, /No update \(UP_TO_DATE\): the card is up to date/);
-    await page.screenshot({ path: `${SCREENSHOTS}/dashboard.png`, fullPage: true });
+    await screenshot(page, 'dashboard');
   });
 
   it("asking for B's payout instruments with A's user is refused by the helper (403)", async () => {

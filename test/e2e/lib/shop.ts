@@ -1,17 +1,28 @@
 import type { Page } from 'playwright-core';
-import type { Env } from './env.js';
+import { type Env, SCREENSHOTS } from './env.js';
 
 /** Visits the shop, adds products to the cart and checks out; answers the order id (the checkout page is open). */
-export async function checkout(env: Env, page: Page, products: readonly string[]): Promise<string> {
+export async function checkout(
+  env: Env,
+  page: Page,
+  products: readonly string[],
+  withCart?: () => Promise<void>,
+): Promise<string> {
   await page.goto(`${env.demo.url}/`);
   for (const name of products) {
     await page.getByRole('button', { name: `Add ${name} to cart` }).click();
     await page.waitForURL(/\/#cart$/);
   }
+  await withCart?.();
   await page.getByRole('button', { name: 'Check out' }).click();
   await page.waitForURL(/\/checkout\/ord_/);
   await page.waitForFunction(() => customElements.get('tessera-card-form') !== undefined);
   return new URL(page.url()).pathname.split('/').pop()!;
+}
+
+/** Saves a screenshot of the page's content (not the empty viewport below it) under test-results/. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await page.locator('body').screenshot({ path: `${SCREENSHOTS}/${name}.png` });
 }
 
 /** Types a card into the widget (inside its shadow root), as a shopper would. */
