@@ -37,6 +37,8 @@ export interface ConsoleData {
   readonly charges: readonly ChargeRow[];
   readonly faults: readonly FaultRow[] | undefined;
   readonly requests: readonly LoggedRow[] | undefined;
+  /** Reads (GET) are listed too. */
+  readonly allRequests: boolean;
   readonly presets: readonly { readonly id: string; readonly label: string }[];
   readonly steps: readonly { readonly seconds: number; readonly label: string }[];
 }
@@ -99,7 +101,8 @@ ${
 }
 </section>
 <section id="requests" aria-labelledby="requests-title" class="wide"><h2 id="requests-title">Request log</h2>
-<p>The last requests the sandbox received, newest first. Card numbers, CVVs and secrets are masked by the sandbox.</p>
+<p>The last ${d.allRequests ? 'requests' : 'writes'} the sandbox received, newest first. Card numbers, CVVs and secrets are masked by the sandbox.
+${d.allRequests ? html`<a href="/sandbox#requests">Show writes only</a>` : html`<a href="/sandbox?requests=all#requests">Show reads too</a>`}</p>
 ${d.requests === undefined ? html`<p>The request log could not be read.</p>` : requestTable(d.requests)}
 </section>
 <section id="reset" aria-labelledby="reset-title"><h2 id="reset-title">Start over</h2>

@@ -111,9 +111,15 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
     return rows.filter((r): r is ChargeRow => r !== undefined);
   }
 
-  router.get('/sandbox', async (_req, res) => {
+  router.get('/sandbox', async (req, res) => {
+    const allRequests = req.query.requests === 'all';
     // The log first: reading the charges below adds requests of its own.
-    const requests = await quietly(control('GET', 'requests?limit=25') as Promise<{ data: LoggedRow[] }>);
+    const log = await quietly(control('GET', 'requests?limit=200') as Promise<{ data: LoggedRow[] }>);
+    // By default only what changed something (card tokens, charges, challenges, dashboard writes): the pages'
+    // own reads of charges and instruments would crowd it out.
+    const requests = log?.data
+      .filter((r) => allRequests || !['GET', 'HEAD', 'OPTIONS'].includes(r.method))
+      .slice(0, 25);
     const [clock, faults, charges] = await Promise.all([
       quietly(control('GET', 'clock') as Promise<{ now: string }>),
       quietly(control('GET', 'faults') as Promise<{ data: FaultRow[] }>),
@@ -123,7 +129,8 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
       now: clock?.now,
       charges,
       faults: faults?.data,
-      requests: requests?.data,
+      requests,
+      allRequests,
       presets: Object.entries(FAULT_PRESETS).map(([id, p]) => ({ id, label: p.label })),
       steps: STEPS,
     };

@@ -47,4 +47,34 @@ export function consoleTests(env: () => Env): void {
     assert.match(log, /424242\*{6}4242/);
     assert.doesNotMatch(log, /4242424242424242/);
   });
+
+  it('a card-token fault reaches the shopper through the widget; the next try works', async () => {
+    const console = await env().page();
+    await console.goto(`${env().demo.url}/sandbox`);
+    await console.getByRole('button', { name: /Next card token: provider unavailable/ }).click();
+    await console.waitForURL(/#faults$/);
+    const page = await env().page();
+    const order = await checkout(env(), page, ['Tessera mug']);
+    await fillCard(page, '4242424242424242');
+    await payButton(page).click();
+    await page.locator('#pay-message').getByText('Card payments are unavailable right now.').waitFor();
+    assert.deepEqual(await env().sandbox.chargesFor(order), []);
+    await payButton(page).click();
+    assert.equal((await result(page)).status, 'Authorised');
+  });
+
+  it('reset clears charges, faults and the clock offset and reloads the platform fixtures', async () => {
+    const page = await env().page();
+    await page.goto(`${env().demo.url}/sandbox`);
+    await page.getByRole('button', { name: /Next payment: provider unavailable/ }).click();
+    await page.waitForURL(/#faults$/);
+    await page.getByRole('button', { name: 'Reset the sandbox' }).click();
+    await page.waitForURL(/\/sandbox$/);
+    assert.equal(await page.locator('[data-faults]').getAttribute('data-faults'), '0');
+    await page.getByText('No charges yet').waitFor();
+    const now = Date.parse((await env().sandbox.json<{ now: string }>('/_sandbox/clock')).now);
+    assert.ok(Math.abs(now - Date.now()) < 60_000, 'the clock is back to the wall clock');
+    const instrument = await env().sandbox.paymentInstrument('ent_demo_a', 'ppi_demo_a_bank_unverified');
+    assert.equal(instrument.label, 'New savings account', 'the dashboard’s rename is undone');
+  });
 }
