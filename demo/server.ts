@@ -79,6 +79,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
   const now = () => sandbox.clock.nowMs();
   const state = new ShopState();
   const legacy = createLegacyClient({ secretKey: creds.secretKey, baseUrl: sandbox.url, logger: log });
+  const shopLegacy = shopLegacyClient(legacy, state, now);
   // The demo back end's own reads (reserve rules, saved cards): what a merchant's server reads for its pages.
   const accounts = createAccountsClient({
     clientId: creds.clientId,
@@ -93,7 +94,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
   const helper = tesseraHelper({
     environment: 'sandbox',
     publicKey: creds.publicKey,
-    legacyClient: shopLegacyClient(legacy, state, now),
+    legacyClient: shopLegacy,
     legacyBaseUrl: sandbox.url,
     clientId: creds.clientId,
     clientSecret: creds.clientSecret,
@@ -150,14 +151,14 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
   app.use(
     shopRoutes({
       state,
-      legacy: shopLegacyClient(legacy, state, now),
+      legacy: shopLegacy,
       testCards,
       now,
       widgetTag: (nonce) => widgetScriptTag({ src: '/api/widget.js', nonce }),
     }),
   );
   app.use(platformRoutes({ accounts, issuer, now, log }));
-  app.use(consoleRoutes({ sandboxUrl: sandbox.url, state, legacy: shopLegacyClient(legacy, state, now) }));
+  app.use(consoleRoutes({ sandboxUrl: sandbox.url, state, legacy: shopLegacy }));
   app.use((_req, _res, next) => next(new DemoError(404, 'DEMO_NOT_FOUND', 'There is no page here.')));
   app.use(errorHandler(log));
 
