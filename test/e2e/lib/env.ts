@@ -12,6 +12,8 @@ export interface Traffic {
   readonly received: { url: string; body: string }[];
   /** Pending body reads; await before checking. */
   readonly pending: Promise<unknown>[];
+  /** Uncaught page errors and console errors about CSP, Trusted Types or integrity, with the page's URL. */
+  readonly pageErrors: string[];
 }
 
 /** A JSON line the demo server logged (helper, clients, demo routes). */
@@ -126,7 +128,7 @@ export async function startEnv(): Promise<Env> {
   const logger = pino({ level: 'debug' }, { write: (line: string) => void logs.push(line) });
   const demo = await startDemo({ port: 0, sandboxPort: 0, logger });
   const browser = await launchChromium();
-  const traffic: Traffic = { sent: [], received: [], pending: [] };
+  const traffic: Traffic = { sent: [], received: [], pending: [], pageErrors: [] };
   const contexts: BrowserContext[] = [];
   const c = demo.sandbox.credentials;
   return {
@@ -146,6 +148,12 @@ export async function startEnv(): Promise<Env> {
       page.on('request', (req) => {
         if (!req.url().startsWith(demo.url)) return;
         traffic.sent.push({ url: req.url(), method: req.method(), body: req.postData() ?? '' });
+      });
+      page.on('pageerror', (err) => traffic.pageErrors.push(`${page.url()}: ${err.message}`));
+      page.on('console', (msg) => {
+        if (msg.type() === 'error' && /Content Security Policy|Trusted|integrity/i.test(msg.text())) {
+          traffic.pageErrors.push(`${page.url()}: ${msg.text()}`);
+        }
       });
       page.on('response', (res) => {
         if (res.status() >= 300 && res.status() < 400) return; // redirects have no body to read

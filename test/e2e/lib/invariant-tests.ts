@@ -79,4 +79,8 @@ export function invariantTests(env: () => Env): void {
       );
     }
   });
+
+  it('no page broke its CSP or Trusted Types, and no script threw, in the whole run', () => {
+    assert.deepEqual(env().traffic.pageErrors, []);
+  });
 }
