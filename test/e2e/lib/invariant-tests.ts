@@ -32,6 +32,11 @@ function cardDataIn(text: string): string[] {
 export function invariantTests(env: () => Env): void {
   it('no card number or CVV in any request the browser sent to the demo server, nor in its logs', async () => {
     const { traffic, logs } = env();
+    // The detector finds what it must: a number plain or grouped, a CVV field or value, in JSON or a form.
+    assert.equal(cardDataIn('{"pan":"4242 4242 4242 4242"}').length, 1);
+    assert.equal(cardDataIn('{"cvv":"999"}').length, 1);
+    assert.equal(cardDataIn('cardToken=card_tok_1&code=123').length, 1);
+    assert.deepEqual(cardDataIn('{"cardToken":"card_tok_1","orderReference":"ord_1"}'), []);
     await Promise.all(traffic.pending);
     assert.ok(
       traffic.sent.some((r) => r.body.includes('card_tok_')),
