@@ -124,6 +124,9 @@ describe('<tessera-card-form> tokenizing with the sandbox', () => {
     form.reset();
     expect((await change).detail).to.include({ empty: true, valid: false, brand: null });
     for (const f of ['number', 'expiry', 'cvv', 'name'] as const) expect(input(el, f).value).to.equal('');
+    await el.updateComplete;
+    const icon = el.shadowRoot!.querySelector('[part~="brand-icon"]')!;
+    expect([icon.getAttribute('aria-label'), icon.getAttribute('aria-hidden')]).to.deep.equal(['', 'true']);
     expect(new FormData(form).has('cardToken')).to.equal(false);
     expect(form.checkValidity()).to.equal(false);
   });

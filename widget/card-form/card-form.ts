@@ -201,6 +201,8 @@ export class TesseraCardForm extends ReactiveElement {
     this.#shown = {};
     this.#edited.clear();
     this.#changed();
+    // The brand mark and messages live in the template: render the empty state now, not on the next edit.
+    this.requestUpdate();
   }
 
   /** @internal */
