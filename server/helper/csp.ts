@@ -61,7 +61,7 @@ function checkSources(option: string, list: readonly string[] | undefined): read
  *
  * @example
  * app.get('/checkout', tesseraCsp({ cardTokenUrl: helper.cardTokenUrl }), (req, res) =>
- *   res.send(page(widgetScriptTag({ src: '/payments/widget.js', integrity: helper.widgetIntegrity, nonce: res.locals.cspNonce }))));
+ *   res.send(page(widgetScriptTag({ src: '/payments/widget.js', nonce: res.locals.cspNonce }))));
  */
 export function tesseraCsp(options: Readonly<CspOptions>): RequestHandler {
   if (!options || typeof options !== 'object' || 'method' in options) {

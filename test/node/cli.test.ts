@@ -23,6 +23,6 @@ describe('tessera CLI', () => {
   it('a subcommand rejects a bad option with exit 2', () => {
     const r = tessera('demo', '--port', 'eighty');
     assert.equal(r.status, 2);
-    assert.match(r.stderr, /--port must be an integer/);
+    assert.match(r.stderr, /--port \(or PORT\) must be an integer from 0 to 65535, got "eighty"/);
   });
 });
