@@ -163,6 +163,8 @@ export class TesseraCardForm extends ReactiveElement {
     this.acceptedBrands = [];
     this.hideName = false;
     this.disabled = false;
+    // The browser's own validation (a submit without `novalidate`, reportValidity()) shows every message too.
+    this.addEventListener('invalid', () => this.#showAll(this.#problems()));
   }
 
   /** The form this element belongs to. */
@@ -222,15 +224,18 @@ export class TesseraCardForm extends ReactiveElement {
     form?.addEventListener('submit', this.#handleSubmit, true);
   }
 
-  // The first render waits for the locale, so the shopper never sees English flash by.
+  // The first render waits for the locale, so the shopper never sees English flash by. A locale set while
+  // the previous one was loading is loaded too before rendering (no stale language wins the race).
   protected override async scheduleUpdate(): Promise<void> {
-    const tag = this.locale || document.documentElement.lang || 'en';
-    let load = locales.get(tag);
+    const tag = () => this.locale || document.documentElement.lang || 'en';
+    const want = tag();
+    let load = locales.get(want);
     if (!load) {
-      load = loadLocale(tag).catch(() => ['en', en] as const);
-      locales.set(tag, load);
+      load = loadLocale(want).catch(() => ['en', en] as const);
+      locales.set(want, load);
     }
     [this.#code, this.#strings] = await load;
+    if (want !== tag()) return this.scheduleUpdate();
     super.scheduleUpdate();
   }
 
@@ -377,6 +382,13 @@ export class TesseraCardForm extends ReactiveElement {
     );
   };
 
+  /** Shows every field's message (a submit attempt), from now on after each blur too. */
+  #showAll(problems: Problems): void {
+    for (const f of FIELDS) this.#show(f, problems[f]?.message);
+    this.#edited = new Set(FIELDS);
+    this.#sync(problems);
+  }
+
   #show(f: CardField | 'form', message: string | undefined): void {
     if (message) this.#shown[f] = message;
     else delete this.#shown[f];
@@ -419,7 +431,11 @@ export class TesseraCardForm extends ReactiveElement {
   #changed(f?: CardField): void {
     this.#token = undefined;
     const problems = this.#problems();
-    if (f && this.#shown[f] && !problems[f]) this.#show(f, undefined);
+    if (f && this.#shown[f] && !problems[f]) {
+      // Cleared with the message, so that the same error coming back is announced again.
+      this.#announce = '';
+      this.#show(f, undefined);
+    }
     if (this.#shown.form) this.#show('form', undefined);
     this.#sync(problems);
     this.dispatchEvent(new TesseraChangeEvent(this.#detail(problems)));
@@ -519,8 +535,7 @@ export class TesseraCardForm extends ReactiveElement {
     const problems = this.#problems();
     const first = FIELDS.find((f) => problems[f]);
     if (first) {
-      for (const f of FIELDS) this.#show(f, problems[f]?.message);
-      this.#edited = new Set(FIELDS);
+      this.#showAll(problems);
       throw this.#fail({ code: 'validation', field: first, message: problems[first]!.message });
     }
     const [key, url] = await this.#endpoint();
