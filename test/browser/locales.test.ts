@@ -18,6 +18,20 @@ describe('<tessera-card-form> locales', () => {
     await expect(el).to.be.accessible();
   });
 
+  it('keeps the brand icon inside the room the number input leaves for it, right to left too', async () => {
+    for (const locale of ['en', 'ar']) {
+      const el = await fixture<TesseraCardForm>(
+        html`<tessera-card-form locale=${locale} style="width: 14rem"></tessera-card-form>`,
+      );
+      await type(el, 'number', '4242424242424242424');
+      const box = input(el, 'number').getBoundingClientRect();
+      const icon = el.shadowRoot!.querySelector('svg')!.getBoundingClientRect();
+      const room = Number.parseFloat(getComputedStyle(input(el, 'number')).paddingRight);
+      expect(icon.left, locale).to.be.at.least(box.right - room);
+      expect(icon.right, locale).to.be.at.most(box.right);
+    }
+  });
+
   it('renders Hebrew (he-IL) right to left', async () => {
     const el = await fixture<TesseraCardForm>(html`<tessera-card-form locale="he-IL"></tessera-card-form>`);
     expect(root(el).dir).to.equal('rtl');

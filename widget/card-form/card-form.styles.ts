@@ -65,12 +65,14 @@ export const styles = css`
   [dir='rtl'] [dir='ltr'] {
     text-align: right;
   }
+  /* The number reads left to right in every locale (dir=ltr), so its icon and the room kept for it are
+     on the right, in right-to-left pages too (the icon once sat on the left, over the right-aligned digits). */
   #number {
     padding-inline-end: 2.75rem;
   }
   svg {
     position: absolute;
-    inset-inline-end: 0.5rem;
+    right: 0.5rem;
     top: 50%;
     translate: 0 -50%;
     width: 1.75rem;
