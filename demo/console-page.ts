@@ -47,24 +47,24 @@ const time = (iso: string) => iso.replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
 
 function chargeTable(rows: readonly ChargeRow[]): Safe {
   if (rows.length === 0) return html`<p>No charges yet: buy something in the <a href="/">shop</a>.</p>`;
-  return html`<div class="scroll"><table class="charges"><caption class="sr-only">Recent charges of the shop</caption>
+  return html`<div class="scroll"><table class="charges reflow"><caption class="sr-only">Recent charges of the shop</caption>
 <thead><tr><th scope="col">Charge</th><th scope="col">Amount</th><th scope="col">Capture</th><th scope="col">Status</th><th scope="col">Created</th></tr></thead>
 <tbody>${rows.map(
     (c) =>
-      html`<tr data-charge="${c.id}"><td><code>${c.id}</code><br><span class="muted">${c.order}</span></td><td>${money(c.amount, c.currency)}</td><td>${c.capture}</td><td class="status" data-status="${c.status}">${c.status}</td><td>${time(c.created)}</td></tr>`,
+      html`<tr data-charge="${c.id}"><td><code>${c.id}</code><br><span class="muted">${c.order}</span></td><td data-label="Amount">${money(c.amount, c.currency)}</td><td data-label="Capture">${c.capture}</td><td class="status" data-status="${c.status}" data-label="Status">${c.status}</td><td data-label="Created">${time(c.created)}</td></tr>`,
   )}</tbody></table></div>`;
 }
 
 function requestTable(rows: readonly LoggedRow[]): Safe {
-  return html`<div class="scroll"><table class="requests"><caption class="sr-only">Recent requests to the sandbox, newest first</caption>
+  return html`<div class="scroll"><table class="requests reflow"><caption class="sr-only">Recent requests to the sandbox, newest first</caption>
 <thead><tr><th scope="col">Time</th><th scope="col">Request</th><th scope="col">Status</th><th scope="col">Credential</th></tr></thead>
 <tbody>${rows.map(
     (r) =>
-      html`<tr><td>${time(r.at)}</td><td><code>${r.method} ${r.path}</code>${
+      html`<tr><td>${time(r.at)}</td><td data-label="Request"><code>${r.method} ${r.path}</code>${
         r.requestBody === undefined && r.responseBody === undefined
           ? ''
           : html`<details><summary>Bodies (masked)</summary><pre>${JSON.stringify({ request: r.requestBody, response: r.responseBody }, null, 1)}</pre></details>`
-      }</td><td>${r.status}${r.fault ? html` <span class="badge">fault: ${r.fault}</span>` : ''}</td><td>${r.auth}</td></tr>`,
+      }</td><td data-label="Status">${r.status}${r.fault ? html` <span class="badge">fault: ${r.fault}</span>` : ''}</td><td data-label="Credential">${r.auth}</td></tr>`,
   )}</tbody></table></div>`;
 }
 

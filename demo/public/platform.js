@@ -97,11 +97,14 @@ function row(p) {
     ]);
     defaultCell.addEventListener('click', () => void change(p, { default: true }));
   }
+  // data-label names each cell when a narrow screen shows the rows as stacked cards (demo.css).
   return el('tr', { 'data-instrument': p.id }, [
     el('td', {}, [rename]),
-    el('td', {}, [`${p.type === 'bank_account' ? 'Bank account' : 'Card'}, ${p.currency} (${p.country})`]),
-    el('td', { class: `status ${p.status}` }, [p.status]),
-    el('td', {}, [defaultCell]),
+    el('td', { 'data-label': 'Type' }, [
+      `${p.type === 'bank_account' ? 'Bank account' : 'Card'}, ${p.currency} (${p.country})`,
+    ]),
+    el('td', { class: `status ${p.status}`, 'data-label': 'Status' }, [p.status]),
+    el('td', { 'data-label': 'Default' }, [defaultCell]),
   ]);
 }
 
@@ -122,7 +125,7 @@ async function load() {
       ['Label', 'Type', 'Status', 'Default'].map((h) => el('th', { scope: 'col' }, [h])),
     ),
   ]);
-  const table = el('table', { class: 'instruments' }, [head, el('tbody', {}, items.map(row))]);
+  const table = el('table', { class: 'instruments reflow' }, [head, el('tbody', {}, items.map(row))]);
   list.replaceChildren(el('div', { class: 'scroll' }, [table]));
 }
 

@@ -51,12 +51,22 @@ export function qualityTests(env: () => Env): void {
     assert.deepEqual(problems, []);
   });
 
-  it('every page fits a 360 px wide screen without sideways scrolling', async () => {
+  it('every page fits a 360 px wide screen without sideways scrolling, of the page or of a box in it', async () => {
     const page = await env().page({ width: 360 });
     const wide: string[] = [];
     await eachPage(env(), page, async (name) => {
       const width = await page.evaluate(() => document.documentElement.scrollWidth);
       if (width > 360) wide.push(`${name}: ${width}px`);
+      // A table that scrolls inside its own box (the payout instruments once did) is not usable either.
+      const boxes = await page.evaluate(() =>
+        [...document.body.querySelectorAll<HTMLElement>('*')]
+          .filter((e) => /auto|scroll/.test(getComputedStyle(e).overflowX) && e.scrollWidth > e.clientWidth + 1)
+          .map(
+            (e) =>
+              `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}.${e.className} ${e.scrollWidth}/${e.clientWidth}px`,
+          ),
+      );
+      for (const box of boxes) wide.push(`${name}: ${box}`);
     });
     assert.deepEqual(wide, []);
   });
