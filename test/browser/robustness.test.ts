@@ -1,8 +1,8 @@
 import { expect, fixture, html } from '@open-wc/testing';
+import { emulateMedia } from '@web/test-runner-commands';
 import {
   errorOf,
   fillCard,
-  futureExpiry,
   input,
   leave,
   liveRegion,
@@ -39,6 +39,35 @@ describe('<tessera-card-form> robustness', () => {
       expect(token).to.include({ brand: 'visa', last4: '4242', expiryMonth: month, expiryYear: year });
     });
   }
+
+  it('follows prefers-color-scheme: light inputs in light mode, dark ones with light text in dark mode', async () => {
+    const luminance = (c: string) => {
+      const [r, g, b] = c.match(/[\d.]+/g)!.map(Number);
+      return (0.2126 * r! + 0.7152 * g! + 0.0722 * b!) / 255;
+    };
+    const el = await fixture<TesseraCardForm>(html`<tessera-card-form></tessera-card-form>`);
+    await type(el, 'number', '4242');
+    await leave(el, 'number');
+    const look = () => ({
+      background: luminance(getComputedStyle(input(el, 'number')).backgroundColor),
+      text: luminance(getComputedStyle(input(el, 'number')).color),
+      error: getComputedStyle(errorOf(el, 'number')).color,
+    });
+    try {
+      await emulateMedia({ colorScheme: 'dark' });
+      const dark = look();
+      expect(dark.background).to.be.below(0.2);
+      expect(dark.text).to.be.above(0.8);
+      expect(dark.error).to.equal('rgb(242, 139, 130)');
+      await emulateMedia({ colorScheme: 'light' });
+      const light = look();
+      expect(light.background).to.be.above(0.8);
+      expect(light.text).to.be.below(0.2);
+      expect(light.error).to.equal('rgb(197, 34, 31)');
+    } finally {
+      await emulateMedia({ colorScheme: 'no-preference' });
+    }
+  });
 
   it('two widgets on one page keep their own state, ids and error wiring', async () => {
     const wrap = await fixture<HTMLDivElement>(
@@ -194,4 +223,3 @@ describe('<tessera-card-form> robustness', () => {
     expect(el.matches(':state(user-invalid)')).to.equal(true);
   });
 });
-void futureExpiry;
