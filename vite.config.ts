@@ -78,9 +78,12 @@ function squeeze(text: string, isCss: boolean): string {
   return isCss
     ? s
         .replace(/\/\*.*?\*\//g, '')
-        .replace(/ ?([{};,>]) ?/g, '$1')
+        .replace(/ *([{};,>]) */g, '$1')
+        .replace(/ \/ /g, '/')
         .replace(/: /g, ':')
         .replace(/;}/g, '}')
+        .replace(/([\s:(,])0\.(\d)/g, '$1.$2')
+        .replace(/='(\w+)'\]/g, '=$1]')
     : s.replace(/> </g, '><').replace(/^ </, '<').replace(/> $/, '>');
 }
 

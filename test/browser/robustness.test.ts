@@ -141,6 +141,17 @@ describe('<tessera-card-form> robustness', () => {
     expect(input(el, 'number').labels![0]!.textContent).to.equal('Numero della carta');
   });
 
+  it('re-words the messages on show when the locale changes', async () => {
+    const el = await fixture<TesseraCardForm>(html`<tessera-card-form locale="en"></tessera-card-form>`);
+    await type(el, 'number', '4242');
+    await leave(el, 'number');
+    expect(errorOf(el, 'number').textContent).to.equal('Your card number is incomplete.');
+    el.locale = 'de';
+    await el.updateComplete;
+    expect(input(el, 'number').labels![0]!.textContent).to.equal('Kartennummer');
+    expect(errorOf(el, 'number').textContent).to.equal('Ihre Kartennummer ist unvollständig.');
+  });
+
   it('refuses a config-url over plain http to the network with an error event', async () => {
     const el = await fixture<TesseraCardForm>(
       html`<tessera-card-form public-key="pk_x" config-url="http://example.com/config"></tessera-card-form>`,

@@ -241,6 +241,12 @@ export class TesseraCardForm extends ReactiveElement {
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('configUrl')) this.#config = undefined;
+    // Messages on show are re-worded in the new language (a provider's message for a field stays as it was).
+    if (changed.has('locale')) {
+      const problems: Problems = this.#problems();
+      const shown = this.#shown as Record<string, string>;
+      for (const f in shown) shown[f] = problems[f as CardField]?.message ?? shown[f]!;
+    }
     if (changed.has('acceptedBrands') || changed.has('name')) this.#sync();
   }
 
@@ -510,7 +516,7 @@ export class TesseraCardForm extends ReactiveElement {
     const safe = url && secureUrl(url, document.baseURI);
     if (!safe) {
       throw url
-        ? this.#misconfigured('TESSERA_INSECURE_URL', 'the token URL must be https (http only to loopback).')
+        ? this.#misconfigured('TESSERA_INSECURE_URL', 'token URL must be https (http only to loopback).')
         : this.#misconfigured('TESSERA_NO_TOKEN_URL', 'set token-url or config-url.');
     }
     return [key, safe];
