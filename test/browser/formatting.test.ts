@@ -95,6 +95,12 @@ describe('<tessera-card-form> formatting', () => {
     expect(caret(i)).to.equal(i.value.length);
   });
 
+  it('takes the number out of a longer pasted text (a label before it, a trailing note)', async () => {
+    input(el, 'number').focus();
+    await executeServerCommand('paste', { text: 'Card number: 4242 4242 4242 4242 (work card)' });
+    expect(input(el, 'number').value).to.equal('4242 4242 4242 4242');
+  });
+
   it('pastes into the middle of a number', async () => {
     await type(el, 'number', '42424242');
     const i = input(el, 'number');

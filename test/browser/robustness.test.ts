@@ -182,8 +182,19 @@ describe('<tessera-card-form> robustness', () => {
   it('two concurrent tokenize() calls send one request and resolve with the same token', async () => {
     const el = await sandboxForm();
     await fillCard(el);
-    const [a, b] = await Promise.all([el.tokenize(), el.tokenize()]);
-    expect(a.token).to.equal(b.token);
+    const original = window.fetch;
+    let calls = 0;
+    window.fetch = (...args: Parameters<typeof fetch>) => {
+      calls++;
+      return original(...args);
+    };
+    try {
+      const [a, b] = await Promise.all([el.tokenize(), el.tokenize()]);
+      expect(a.token).to.equal(b.token);
+      expect(calls).to.equal(1);
+    } finally {
+      window.fetch = original;
+    }
   });
 
   it('a very long paste into the number keeps 19 digits at most, and the name keeps 100 characters', async () => {

@@ -269,7 +269,7 @@ export class TesseraCardForm extends ReactiveElement {
     const s = this.#strings;
     const cvvLength = this.#brand?.cvvLength ?? 4;
     return html`<div class="form" part="form" dir=${s.dir ?? 'ltr'} lang=${this.#code}>
-      ${this.#field('number', s.numberLabel, 'cc-number', 23, brandIcon(this.#brand))}
+      ${this.#field('number', s.numberLabel, 'cc-number', 99, brandIcon(this.#brand))}
       ${this.#field('expiry', s.expiryLabel, 'cc-exp', 7, nothing, s.expiryPlaceholder)}
       ${this.#field('cvv', s.cvvLabel, 'cc-csc', cvvLength)}
       ${this.hideName ? nothing : this.#field('name', s.nameLabel, 'cc-name', 100)}
@@ -278,6 +278,8 @@ export class TesseraCardForm extends ReactiveElement {
     </div>`;
   }
 
+  // The number's maxlength is generous: the browser cuts a paste at maxlength before the widget sees it, which
+  // would lose digits of "Card number: 4242 …"; the formatter keeps the brand's length itself.
   #field(f: CardField, label: string, autocomplete: string, max: number, icon: unknown = nothing, placeholder = '') {
     const error = this.#shown[f];
     const text = f === 'name';
