@@ -139,7 +139,14 @@ async function change(p, patch) {
       patch.label !== undefined ? `Renamed to “${r.answer.label}”.` : `“${r.answer.label}” is now the default.`,
       'ok',
     );
+    // The table is drawn again: give focus back to the same row (its Rename button, which stays), not to <body>.
+    const hadFocus = list.contains(document.activeElement);
     await load();
+    if (hadFocus) {
+      /** @type {HTMLElement | null} */ (
+        list.querySelector(`tr[data-instrument="${p.id}"] button[type="submit"]`)
+      )?.focus();
+    }
   } else if (r.answer.code === 'TESSERA_INSTRUMENT_NOT_VERIFIED') {
     say(
       listMessage,

@@ -99,6 +99,29 @@ export function dashboardTests(env: () => Env): void {
     assert.match((await shown.textContent()) ?? '', /does not allow this sub-entity \(403 TESSERA_HOST_FORBIDDEN\)/);
   });
 
+  it('with the keyboard alone: rename with Enter, then make it the default; focus stays in that row', async () => {
+    const k = await signIn(env(), 'Ada Lovelace');
+    // A verified account that is not the default (which one depends on the tests run before this one).
+    const ids = ['ppi_demo_a_bank_verified', 'ppi_demo_a_bank_second'];
+    const defaults = await Promise.all(ids.map(async (id) => (await env().sandbox.paymentInstrument(A, id)).default));
+    const row = ids[defaults.indexOf(false)]!;
+    const focusedRow = () => k.evaluate(() => document.activeElement?.closest('tr')?.getAttribute('data-instrument'));
+    await k.locator(`#label-${row}`).focus();
+    await k.keyboard.press('Control+A');
+    await k.keyboard.type('Keyboard account');
+    await k.keyboard.press('Enter');
+    await message(k).getByText('Renamed to “Keyboard account”.').waitFor();
+    await k.locator(`tr[data-instrument="${row}"] input[value="Keyboard account"]`).waitFor();
+    assert.equal(await focusedRow(), row);
+    await k.keyboard.press('Tab');
+    assert.equal(await k.evaluate(() => document.activeElement?.textContent), 'Make default Keyboard account');
+    await k.keyboard.press('Enter');
+    await message(k).getByText('“Keyboard account” is now the default.').waitFor();
+    await k.locator(`tr[data-instrument="${row}"] .badge`).waitFor();
+    assert.equal(await focusedRow(), row);
+    assert.equal((await env().sandbox.paymentInstrument(A, row)).default, true);
+  });
+
   it("B's user sees B's instruments and B's active reserve rule", async () => {
     const b = await signIn(env(), 'Grace Hopper');
     assert.equal(await b.locator('#instruments tbody tr').count(), 2);
