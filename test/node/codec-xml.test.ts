@@ -91,6 +91,17 @@ describe('XML codec: encodeXml / decodeXml', () => {
     refuses(`<data>${'<a/>'.repeat(10_001)}</data>`, 'xml_too_many_elements');
   });
 
+  it('counts elements whose names are not ASCII (or carry a prefix) toward the same limits', () => {
+    const deep = (name: string, n: number) => `<data>${`<${name}>`.repeat(n)}1${`</${name}>`.repeat(n)}</data>`;
+    assert.doesNotThrow(() => decodeXml(deep('é', XML_MAX_DEPTH - 2)));
+    refuses(deep('é', XML_MAX_DEPTH + 1), 'xml_too_deep');
+    refuses(deep('ä', 3000), 'xml_too_deep');
+    refuses(deep(':a', 3000), 'xml_too_deep');
+    refuses(`<data>${'<é/>'.repeat(10_001)}</data>`, 'xml_too_many_elements');
+    // Comments and processing instructions are not elements.
+    assert.deepEqual(decodeXml(`<data>${'<!-- c -->'.repeat(40)}<?pi x?><a>1</a></data>`), { a: '1' });
+  });
+
   it('leaves unknown entities as text and decodes numeric references within Unicode', () => {
     assert.deepEqual(decodeXml('<data><a>&#x1F9FE;&#65;</a><b>&#1114112;</b></data>'), { a: '🧾A', b: '&#1114112;' });
   });

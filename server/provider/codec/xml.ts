@@ -136,7 +136,8 @@ export function decodeXml(text: string): Record<string, unknown> {
 function preScan(text: string): void {
   let depth = 0;
   let elements = 0;
-  const tag = /<(\/?)([A-Za-z_][^\s/>]*)[^>]*?(\/?)>/g;
+  // Any element name (not only ASCII ones: `<é>` nests as deep); `<!…>` and `<?…?>` are not elements.
+  const tag = /<(\/?)([^\s/>!?][^\s/>]*)[^>]*?(\/?)>/g;
   for (let m = tag.exec(text); m; m = tag.exec(text)) {
     if (m[1]) depth--;
     else {

@@ -75,6 +75,23 @@ export function mountArea(area: SandboxArea, ctx: { faults: import('./faults.js'
   }
   outer.use(area.router);
   outer.use((req: Request, _res: Response, next: NextFunction) => {
+    // A path the area serves, asked with another method: 405 with Allow (RFC 9110 §15.5.6), not 404.
+    // See docs/DECISIONS.md#wrong-method.
+    const allow = allowedMethods(area.router, req.path);
+    if (allow.length > 0) {
+      next(
+        new SandboxError(
+          405,
+          'method_not_allowed',
+          `${req.method} is not allowed on ${req.path}; use ${allow.join(', ')}`,
+          {
+            field: 'method',
+            headers: { Allow: allow.join(', ') },
+          },
+        ),
+      );
+      return;
+    }
     next(new SandboxError(404, 'not_found', `no route for ${req.method} ${req.path}`));
   });
   outer.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
@@ -83,10 +100,36 @@ export function mountArea(area: SandboxArea, ctx: { faults: import('./faults.js'
   return outer;
 }
 
+/** The parts of an Express 5 router layer that {@link allowedMethods} reads. */
+interface RouteLayer {
+  readonly route?: { _methods(): string[] };
+  match(path: string): unknown;
+}
+
+/** The methods `router`'s routes answer on `path` (HEAD with GET), sorted; empty when none match. */
+export function allowedMethods(router: Router, path: string): string[] {
+  const methods = new Set<string>();
+  for (const layer of router.stack as unknown as RouteLayer[]) {
+    if (!layer.route) continue;
+    let hit: unknown = false;
+    try {
+      hit = layer.match(path);
+    } catch {
+      // A parameter that does not percent-decode matches nothing.
+    }
+    if (hit) for (const m of layer.route._methods()) methods.add(m);
+  }
+  return [...methods].sort();
+}
+
 /** Maps anything thrown to a SandboxError; unexpected errors are logged and become a generic 500. */
 export function toSandboxError(err: unknown): SandboxError {
   if (err instanceof SandboxError) return err;
   const e = err as { type?: string; status?: number; message?: string };
+  // Express's router could not percent-decode a path parameter (`/charges/%E0%A4%A`).
+  if (err instanceof URIError && e.status === 400) {
+    return new SandboxError(400, 'path_malformed', 'the path holds malformed percent-encoding', { field: 'path' });
+  }
   // Errors raised by Express/body parsers carry a 4xx status of their own.
   if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
     return new SandboxError(e.status, 'bad_request', e.message ?? 'bad request');

@@ -17,6 +17,15 @@ function mediaType(req: Request): string {
   return (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
+/** The `charset` parameter of the Content-Type, lower case and unquoted; undefined when absent. */
+function charsetOf(req: Request): string | undefined {
+  const m = /;\s*charset\s*=\s*("?)([^";\s]*)\1/i.exec(req.headers['content-type'] ?? '');
+  return m ? m[2]!.toLowerCase() : undefined;
+}
+
+/** Bodies are read as UTF-8 (ASCII is a subset); a body declared in another charset is refused, not misread. */
+const UTF8_CHARSETS = new Set(['utf-8', 'utf8', 'us-ascii']);
+
 function formatOf(type: string): BodyFormat | undefined {
   if (type === 'application/json' || type.endsWith('+json')) return 'json';
   if (type === 'application/xml' || type === 'text/xml' || type.endsWith('+xml')) return 'xml';
@@ -72,8 +81,8 @@ function readRaw(req: Request, limit: number): Promise<Buffer> {
 /**
  * Parses the request body in one of `formats` (chosen by Content-Type) into
  * `req.body`: JSON, the legacy XML mapping, or form-encoded. Answers 413 over
- * `limit`, 415 for another Content-Type, 400 for malformed input, invalid
- * UTF-8, a DOCTYPE, `__proto__`-style keys or deep nesting. An empty body is `{}`.
+ * `limit`, 415 for another Content-Type or a charset other than UTF-8, 400 for malformed input, invalid
+ * UTF-8, a DOCTYPE, `__proto__`-style keys, deep nesting or a form parameter sent twice. An empty body is `{}`.
  */
 export function parseBody(formats: readonly BodyFormat[], limit = MAX_BODY_BYTES): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
@@ -89,6 +98,12 @@ export function parseBody(formats: readonly BodyFormat[], limit = MAX_BODY_BYTES
       if (!format || !formats.includes(format)) {
         const allowed = formats.map((f) => (f === 'form' ? 'application/x-www-form-urlencoded' : `application/${f}`));
         throw new SandboxError(415, 'unsupported_media_type', `Content-Type must be ${allowed.join(' or ')}`, {
+          field: 'Content-Type',
+        });
+      }
+      const charset = charsetOf(req);
+      if (charset !== undefined && !UTF8_CHARSETS.has(charset)) {
+        throw new SandboxError(415, 'charset_unsupported', `the body must be UTF-8, not ${JSON.stringify(charset)}`, {
           field: 'Content-Type',
         });
       }
@@ -118,7 +133,15 @@ export function parseBody(formats: readonly BodyFormat[], limit = MAX_BODY_BYTES
         // A null-prototype object keeps a `__proto__` field as a plain key, so checkShape refuses it
         // exactly as it does in JSON instead of the assignment being silently dropped.
         const form: Record<string, string> = Object.create(null);
-        for (const [k, v] of params) form[k] = v;
+        for (const [k, v] of params) {
+          // RFC 6749 §3.1: "Request and response parameters MUST NOT be included more than once."
+          if (Object.hasOwn(form, k)) {
+            throw new SandboxError(400, 'duplicate_parameter', `the parameter ${JSON.stringify(k)} is sent twice`, {
+              field: k,
+            });
+          }
+          form[k] = v;
+        }
         body = form;
       }
       if (body === null || typeof body !== 'object' || Array.isArray(body)) {

@@ -37,22 +37,48 @@ export type FaultRule = z.output<typeof faultRuleSchema>;
 interface ActiveFault {
   readonly id: number;
   readonly rule: FaultRule;
-  readonly pattern: RegExp;
+  readonly glob: readonly GlobToken[];
   remaining: number;
 }
 
-function globToRegExp(glob: string): RegExp {
-  let re = '';
+/** One step of a path glob: `**` (anything), `*` (anything within a segment), `?` (one character but `/`), or a literal. */
+type GlobToken = '**' | '*' | '?' | { readonly literal: string };
+
+function compileGlob(glob: string): GlobToken[] {
+  const tokens: GlobToken[] = [];
   for (let i = 0; i < glob.length; i++) {
     const c = glob[i]!;
     if (c === '*' && glob[i + 1] === '*') {
-      re += '.*';
+      tokens.push('**');
       i++;
-    } else if (c === '*') re += '[^/]*';
-    else if (c === '?') re += '[^/]';
-    else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+    } else if (c === '*' || c === '?') tokens.push(c);
+    else tokens.push({ literal: c });
   }
-  return new RegExp(`^${re}$`);
+  return tokens;
+}
+
+/**
+ * Whether `path` matches the glob, by dynamic programming over glob steps × path characters: time is at most
+ * their product, whatever the glob. (A glob turned into a RegExp, such as `/**a**a**a…!`, backtracks
+ * exponentially on a long path and would stall every request the fault table sees.)
+ */
+function globMatches(tokens: readonly GlobToken[], path: string): boolean {
+  const n = path.length;
+  // row[j]: the steps so far match the first j characters of the path.
+  let row = new Uint8Array(n + 1);
+  row[0] = 1;
+  for (const t of tokens) {
+    const next = new Uint8Array(n + 1);
+    for (let j = 0; j <= n; j++) {
+      const ch = path[j - 1];
+      if (t === '**') next[j] = row[j] || (j > 0 && next[j - 1]) ? 1 : 0;
+      else if (t === '*') next[j] = row[j] || (j > 0 && next[j - 1] && ch !== '/') ? 1 : 0;
+      else if (t === '?') next[j] = j > 0 && row[j - 1] && ch !== '/' ? 1 : 0;
+      else next[j] = j > 0 && row[j - 1] && ch === t.literal ? 1 : 0;
+    }
+    row = next;
+  }
+  return row[n] === 1;
 }
 
 /** The table of pending faults; each match uses up one of a rule's `count`. */
@@ -62,14 +88,14 @@ export class FaultTable {
 
   add(rule: FaultRule): { id: number } & FaultRule {
     const id = this.#next++;
-    this.#faults.push({ id, rule, pattern: globToRegExp(rule.path), remaining: rule.count });
+    this.#faults.push({ id, rule, glob: compileGlob(rule.path), remaining: rule.count });
     return { id, ...rule };
   }
 
   /** Takes the first pending fault matching this request, if any. */
   take(method: string, path: string): FaultRule | undefined {
     const hit = this.#faults.find(
-      (f) => f.remaining > 0 && (!f.rule.method || f.rule.method === method) && f.pattern.test(path),
+      (f) => f.remaining > 0 && (!f.rule.method || f.rule.method === method) && globMatches(f.glob, path),
     );
     if (!hit) return undefined;
     hit.remaining--;

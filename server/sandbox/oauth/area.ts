@@ -32,7 +32,7 @@ function oauthErrorName(err: SandboxError): string {
   if (OAUTH_ERRORS.has(err.code)) return err.code;
   if (err.status === 503) return 'temporarily_unavailable';
   if (err.status >= 500) return 'server_error';
-  if (err.status === 404 || err.status === 405) return 'not_found';
+  if (err.status === 404) return 'not_found';
   if (err.status === 421) return 'misdirected_request';
   return 'invalid_request';
 }

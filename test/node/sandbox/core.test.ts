@@ -79,6 +79,108 @@ describe('sandbox core', () => {
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
   });
 
+  it('reads bodies as UTF-8 and refuses another declared charset with 415 naming Content-Type', async () => {
+    const url = `${sb.url}/_sandbox/clock/advance`;
+    for (const type of [
+      'application/json; charset=utf-8',
+      'application/json;charset="UTF-8"',
+      'application/json; charset=us-ascii',
+    ]) {
+      const r = await call(url, { method: 'POST', raw: '{"seconds":1}', headers: { 'content-type': type } });
+      assert.equal(r.status, 200, `${type}: ${r.text}`);
+    }
+    for (const type of [
+      'application/json; charset=utf-16',
+      'application/json; charset="iso-8859-1"',
+      'application/json; charset=',
+    ]) {
+      const r = await call(url, { method: 'POST', raw: '{"seconds":1}', headers: { 'content-type': type } });
+      assert.equal(r.status, 415, `${type}: ${r.text}`);
+      assert.equal(r.json.errorCode, 'charset_unsupported', type);
+      assert.equal(r.json.errors[0].field, 'Content-Type', type);
+    }
+  });
+
+  it('matches fault globs in time linear in glob × path, so no glob can stall the sandbox', async () => {
+    const hostile = `/${'**a'.repeat(12)}!`;
+    assert.equal((await call(`${sb.url}/_sandbox/faults`, { body: { path: hostile, status: 500 } })).status, 201);
+    assert.equal(
+      (await call(`${sb.url}/_sandbox/faults`, { body: { path: '/api2/**/ch?rges/*/x', status: 503 } })).status,
+      201,
+    );
+    try {
+      const started = Date.now();
+      // Before: the glob became /^\/.*a.*a…!$/ and this request never got an answer.
+      const res = await fetch(`${sb.url}/api2/v2/charges/${'a'.repeat(200)}`, {
+        headers: { authorization: sb.credentials.secretKey },
+        signal: AbortSignal.timeout(5000),
+      });
+      assert.equal(res.status, 404);
+      assert.ok(Date.now() - started < 2000, `took ${Date.now() - started} ms`);
+      // The same glob semantics as before: `**` spans segments, `*` and `?` stay within one.
+      const unmatched = await call(`${sb.url}/api2/v2/charges/charge_x/y`, { method: 'PUT' });
+      assert.equal(unmatched.status, 404);
+      const matched = await call(`${sb.url}/api2/v2/charges/charge_x/x`, { method: 'PUT' });
+      assert.equal(matched.status, 503);
+      assert.equal(matched.json.errorCode, 'injected_fault');
+      const deeper = await call(`${sb.url}/api2/v2/charges/a/b/x`, { method: 'PUT' });
+      assert.equal(deeper.status, 404, 'a single * does not span segments');
+    } finally {
+      await call(`${sb.url}/_sandbox/faults`, { method: 'DELETE' });
+    }
+  });
+
+  it("answers a known path asked with another method with 405 and Allow in the area's shape, an unknown path 404", async () => {
+    const key = { authorization: sb.credentials.secretKey };
+    const legacyCases: [string, string, string][] = [
+      ['GET', '/api2/v2/tokens/card', 'POST'],
+      ['PUT', '/api2/v2/charges/token', 'GET, HEAD, POST'],
+      ['DELETE', '/api2/v2/charges/charge_x', 'GET, HEAD'],
+      ['PATCH', '/_sandbox/3ds/pay_tok_x', 'GET, HEAD, POST'],
+      ['PUT', '/_sandbox/clock', 'GET, HEAD'],
+      ['GET', '/_sandbox/reset', 'POST'],
+    ];
+    for (const [method, path, allow] of legacyCases) {
+      const r = await call(`${sb.url}${path}`, { method, headers: key });
+      assert.equal(r.status, 405, `${method} ${path}: ${r.text}`);
+      assert.equal(r.headers.get('allow'), allow, `${method} ${path}`);
+      assert.equal(r.json.errorCode, 'method_not_allowed', `${method} ${path}`);
+      assert.equal(r.json.errors[0].field, 'method', `${method} ${path}`);
+    }
+    const accounts = await call(`${sb.url}/accounts/entities`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${sb.credentials.secretKey}` },
+    });
+    assert.equal(accounts.status, 405, accounts.text);
+    assert.equal(accounts.headers.get('allow'), 'POST');
+    assert.equal(accounts.headers.get('svc-version'), '1.0.0');
+    assert.deepEqual(accounts.json.error_codes, ['method_not_allowed']);
+    for (const path of ['/api2/v2/nowhere', '/_sandbox/nowhere', '/accounts/nowhere', '/nowhere']) {
+      const r = await call(`${sb.url}${path}`, { method: 'PUT', headers: key });
+      assert.equal(r.status, 404, `${path}: ${r.text}`);
+    }
+  });
+
+  it('answers malformed percent-encoding in a path with 400 path_malformed naming the path, in each area', async () => {
+    const legacy = await call(`${sb.url}/api2/v2/charges/%E0%A4%A`, {
+      headers: { authorization: sb.credentials.secretKey },
+    });
+    assert.equal(legacy.status, 400, legacy.text);
+    assert.equal(legacy.json.errorCode, 'path_malformed');
+    assert.deepEqual(
+      legacy.json.errors.map((e: { field: string }) => e.field),
+      ['path'],
+    );
+    const challenge = await call(`${sb.url}/_sandbox/3ds/%ff`);
+    assert.equal(challenge.status, 400, challenge.text);
+    assert.equal(challenge.json.errorCode, 'path_malformed');
+    const accounts = await call(`${sb.url}/accounts/entities/%E0%A4%A/members`, {
+      headers: { authorization: `Bearer ${sb.credentials.secretKey}` },
+    });
+    assert.equal(accounts.status, 400, accounts.text);
+    assert.deepEqual(accounts.json.error_codes, ['path_malformed']);
+  });
+
   it('applies a fault to the next matching request only', async () => {
     const { url } = sb;
     const add = await call(`${url}/_sandbox/faults`, { body: { path: '/api2/**', status: 503 } });
@@ -100,6 +202,9 @@ describe('sandbox start options', () => {
     try {
       const r = await call(`${prod.url}/_sandbox/clock`);
       assert.equal(r.status, 404);
+      // Not a 405: in production the controls do not exist for any method.
+      assert.equal((await call(`${prod.url}/_sandbox/clock`, { method: 'PUT' })).status, 404);
+      assert.equal((await call(`${prod.url}/_sandbox/reset`)).status, 404);
     } finally {
       await prod.close();
     }

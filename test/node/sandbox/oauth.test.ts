@@ -97,9 +97,24 @@ describe('sandbox OAuth: POST /connect/token', () => {
     const proto = await call(url, { method: 'POST', raw: `${form(good)}&__proto__=x`, headers: FORM });
     assert.equal(proto.status, 400);
     assert.match(proto.json.error_description, /"__proto__" is not allowed/);
+    // RFC 6749 §3.1: a parameter sent twice is invalid_request, whichever copy would have won.
+    for (const extra of ['grant_type=password', `client_id=${good.client_id}`, 'client_secret=nope']) {
+      const twice = await call(url, { method: 'POST', raw: `${form(good)}&${extra}`, headers: FORM });
+      assert.equal(twice.status, 400, `${extra}: ${twice.text}`);
+      assert.equal(twice.json.error, 'invalid_request', extra);
+      assert.match(twice.json.error_description, new RegExp(`"${extra.split('=')[0]}" is sent twice`), extra);
+    }
+    const latin1 = await call(url, {
+      method: 'POST',
+      raw: form(good),
+      headers: { 'content-type': 'application/x-www-form-urlencoded; charset=ISO-8859-1' },
+    });
+    assert.equal(latin1.status, 415, latin1.text);
+    assert.equal(latin1.json.error, 'invalid_request');
     const get = await call(url);
-    assert.equal(get.status, 404);
-    assert.equal(get.json.error, 'not_found');
+    assert.equal(get.status, 405);
+    assert.equal(get.headers.get('allow'), 'POST');
+    assert.equal(get.json.error, 'invalid_request');
   });
 
   it('honours the host prefix rule: first label must be the client id prefix unless reached by IP or localhost', async () => {
