@@ -1,7 +1,7 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { accountsArea } from './accounts/area.js';
 import { VirtualClock } from './clock.js';
-import { credentialsFromEnv, type SandboxCredentials, type SandboxMode } from './config.js';
+import { checkCredentials, credentialsFromEnv, type SandboxCredentials, type SandboxMode } from './config.js';
 import { mountArea, renderDefaultError, type SandboxArea } from './core/area.js';
 import { newId, type SandboxContext } from './core/context.js';
 import { controlsArea } from './core/controls.js';
@@ -44,11 +44,15 @@ export function createSandboxApp(options: SandboxAppOptions = {}): SandboxApp {
   const resets: (() => void)[] = [];
   const clock = options.clock ?? new VirtualClock();
   const faults = new FaultTable();
+  // Options win over the environment; an option given as undefined falls back like an absent one.
+  const given = Object.fromEntries(
+    Object.entries(options.credentials ?? {}).filter(([, v]) => v !== undefined),
+  ) as Partial<SandboxCredentials>;
   const log = new RequestLog();
   const context: SandboxContext = {
     mode: options.mode ?? 'sandbox',
     clock,
-    credentials: { ...credentialsFromEnv(), ...options.credentials },
+    credentials: checkCredentials({ ...credentialsFromEnv(), ...given }, given),
     faults,
     log,
     fixtures: options.fixtures ?? {},

@@ -34,6 +34,39 @@ export function credentialsFromEnv(env: NodeJS.ProcessEnv = process.env): Sandbo
   };
 }
 
+const ENV_NAMES: Record<keyof SandboxCredentials, string> = {
+  publicKey: 'TESSERA_SANDBOX_PUBLIC_KEY',
+  secretKey: 'TESSERA_SANDBOX_SECRET_KEY',
+  clientId: 'TESSERA_SANDBOX_CLIENT_ID',
+  clientSecret: 'TESSERA_SANDBOX_CLIENT_SECRET',
+};
+
+/**
+ * Checks credentials once, at start, and throws naming the option (`credentials.clientId`) or, when the value came
+ * from the environment, the variable: each must fit in a header as sent (8 to 200 printable ASCII characters, no
+ * spaces), the client id must be `cli_` + letters or digits (its first 8 after `cli_` are a host-name label), and the
+ * public and secret keys must differ (else a wrong-kind key could not be told apart).
+ */
+export function checkCredentials(
+  creds: SandboxCredentials,
+  given: Partial<SandboxCredentials> = {},
+): SandboxCredentials {
+  const name = (k: keyof SandboxCredentials) => (given[k] !== undefined ? `credentials.${k}` : ENV_NAMES[k]);
+  for (const k of Object.keys(ENV_NAMES) as (keyof SandboxCredentials)[]) {
+    const v: unknown = creds[k];
+    if (typeof v !== 'string' || !/^[\x21-\x7e]{8,200}$/.test(v)) {
+      throw new TypeError(`tessera sandbox: ${name(k)} must be 8 to 200 printable ASCII characters without spaces`);
+    }
+  }
+  if (!/^cli_[A-Za-z0-9]{8,196}$/.test(creds.clientId)) {
+    throw new TypeError(`tessera sandbox: ${name('clientId')} must be cli_ followed by at least 8 letters or digits`);
+  }
+  if (creds.publicKey === creds.secretKey) {
+    throw new TypeError(`tessera sandbox: ${name('secretKey')} must differ from ${name('publicKey')}`);
+  }
+  return creds;
+}
+
 /** The host prefix the spec derives from a client id: the first 8 characters after `cli_`. */
 export function clientPrefix(clientId: string): string {
   return clientId.replace(/^cli_/, '').slice(0, 8);

@@ -197,6 +197,63 @@ describe('sandbox start options', () => {
     await assert.rejects(startSandbox({ host: '0.0.0.0' }), /refusing to bind "0\.0\.0\.0" without TLS/);
   });
 
+  it('takes credentials from TESSERA_SANDBOX_* variables, options first, and refuses unusable ones naming them', async () => {
+    const vars = {
+      TESSERA_SANDBOX_PUBLIC_KEY: 'pk_sbox_from_env_public_0001',
+      TESSERA_SANDBOX_SECRET_KEY: 'sk_sbox_from_env_secret_0001',
+      TESSERA_SANDBOX_CLIENT_ID: 'cli_envprefx000000000001',
+      TESSERA_SANDBOX_CLIENT_SECRET: 'env-client-secret-0001',
+    };
+    const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
+    Object.assign(process.env, vars);
+    try {
+      const env = await startSandbox({ credentials: { clientSecret: 'option-client-secret-01' } });
+      try {
+        assert.deepEqual(env.credentials, {
+          publicKey: vars.TESSERA_SANDBOX_PUBLIC_KEY,
+          secretKey: vars.TESSERA_SANDBOX_SECRET_KEY,
+          clientId: vars.TESSERA_SANDBOX_CLIENT_ID,
+          clientSecret: 'option-client-secret-01',
+        });
+        const card = {
+          number: '4242424242424242',
+          expiryMonth: 6,
+          expiryYear: env.clock.now().getUTCFullYear() + 2,
+          cvv: '123',
+        };
+        const url = `${env.url}/api2/v2/tokens/card`;
+        const ok = await call(url, { body: card, headers: { authorization: vars.TESSERA_SANDBOX_PUBLIC_KEY } });
+        assert.equal(ok.status, 200, ok.text);
+        const old = await call(url, {
+          body: card,
+          headers: { authorization: 'pk_sbox_tessera0demo0public0key0000001' },
+        });
+        assert.equal(old.status, 401);
+      } finally {
+        await env.close();
+      }
+      process.env.TESSERA_SANDBOX_PUBLIC_KEY = 'pk sbox with spaces';
+      await assert.rejects(startSandbox(), /TESSERA_SANDBOX_PUBLIC_KEY must be 8 to 200 printable ASCII/);
+      process.env.TESSERA_SANDBOX_PUBLIC_KEY = vars.TESSERA_SANDBOX_SECRET_KEY;
+      await assert.rejects(startSandbox(), /TESSERA_SANDBOX_SECRET_KEY must differ from TESSERA_SANDBOX_PUBLIC_KEY/);
+      process.env.TESSERA_SANDBOX_PUBLIC_KEY = vars.TESSERA_SANDBOX_PUBLIC_KEY;
+      await assert.rejects(
+        startSandbox({ credentials: { clientId: 'client-0001' } }),
+        /credentials\.clientId must be cli_/,
+      );
+      await assert.rejects(
+        startSandbox({ credentials: { clientId: 'cli_short' } }),
+        /credentials\.clientId must be cli_/,
+      );
+      await assert.rejects(startSandbox({ credentials: { secretKey: 'sk\nx' } }), /credentials\.secretKey must be/);
+    } finally {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+  });
+
   it('hides the sandbox controls in production mode', async () => {
     const prod = await startSandbox({ mode: 'production' });
     try {
