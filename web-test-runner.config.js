@@ -172,6 +172,32 @@ function pastePlugin() {
   };
 }
 
+/**
+ * `ime`: composes `payload.text` one character at a time through Chromium's IME (CDP
+ * `Input.imeSetComposition`, as a Japanese keyboard does for full-width digits), then commits it.
+ *
+ * @returns {import('@web/test-runner').TestRunnerPlugin}
+ */
+function imePlugin() {
+  return {
+    name: 'tessera-ime',
+    async executeCommand({ command, payload, session }) {
+      if (command !== 'ime') return undefined;
+      const launcher = /** @type {import('@web/test-runner-playwright').PlaywrightLauncher} */ (session.browser);
+      const page = launcher.getPage(session.id);
+      const cdp = await page.context().newCDPSession(page);
+      let text = '';
+      for (const c of payload.text) {
+        text += c;
+        await cdp.send('Input.imeSetComposition', { text, selectionStart: text.length, selectionEnd: text.length });
+      }
+      await cdp.send('Input.insertText', { text });
+      await cdp.detach();
+      return true;
+    },
+  };
+}
+
 export default {
   files: ['test/browser/**/*.test.ts'],
   nodeResolve: true,
@@ -183,6 +209,7 @@ export default {
     localesPlugin(),
     cspPagePlugin(),
     pastePlugin(),
+    imePlugin(),
   ],
   browsers: [
     playwrightLauncher({

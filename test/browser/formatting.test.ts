@@ -110,6 +110,16 @@ describe('<tessera-card-form> formatting', () => {
     expect(caret(i)).to.equal(9);
   });
 
+  it('takes full-width digits composed with an IME (formatted once the composition ends)', async () => {
+    input(el, 'number').focus();
+    await executeServerCommand('ime', { text: '４２４２４２' });
+    await executeServerCommand('ime', { text: '４２' });
+    expect(input(el, 'number').value).to.equal('4242 4242');
+    input(el, 'expiry').focus();
+    await executeServerCommand('ime', { text: '１２３０' });
+    expect(input(el, 'expiry').value).to.equal('12 / 30');
+  });
+
   it('takes Arabic-Indic digits', async () => {
     await type(el, 'number', '٤٢٤٢');
     expect(input(el, 'number').value).to.equal('4242');

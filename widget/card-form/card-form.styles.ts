@@ -77,6 +77,11 @@ export const styles = css`
     translate: 0 -50%;
     width: 1.75rem;
   }
+  text {
+    fill: #fff;
+    font: 700 8.5px sans-serif;
+    text-anchor: middle;
+  }
   .error {
     margin: 0;
     color: var(--_error);

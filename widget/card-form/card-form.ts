@@ -300,6 +300,7 @@ export class TesseraCardForm extends ReactiveElement {
           aria-describedby=${error ? `${f}-error` : nothing}
           ?disabled=${this.matches(':disabled')}
           @input=${this.#handleInput}
+          @compositionend=${this.#handleInput}
           @blur=${this.#handleBlur}
           @keydown=${this.#handleKeydown}
           @change=${this.#handleChange}
@@ -313,7 +314,10 @@ export class TesseraCardForm extends ReactiveElement {
     return this.shadowRoot?.getElementById(f) as HTMLInputElement | null | undefined;
   }
 
+  // While an IME composes (full-width digits on a Japanese keyboard) the value is left alone: rewriting it
+  // mid-composition garbled the digits. The composition's end formats the result as one edit.
   #handleInput = (e: Event) => {
+    if ((e as InputEvent).isComposing) return;
     const input = e.target as HTMLInputElement;
     const f = input.id as CardField;
     const type = (e as InputEvent).inputType ?? '';

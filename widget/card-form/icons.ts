@@ -19,8 +19,8 @@ const MARKS: Readonly<Record<BrandId, readonly [string, string]>> = {
 /** The brand's mark, or an outlined card while the brand is unknown. */
 export function brandIcon(brand: Brand | undefined) {
   const [bg, label] = (brand && MARKS[brand.id]) ?? ['none', ''];
-  return html`<svg part="brand-icon" viewBox="0 0 32 20" role="img" aria-label=${brand?.name ?? ''} aria-hidden=${brand ? 'false' : 'true'}>
+  return html`<svg part="brand-icon" viewBox="0 0 32 20" role="img" aria-label=${brand?.name ?? ''} aria-hidden=${!brand}>
     <rect x=".5" y=".5" width="31" height="19" rx="3" fill=${bg} stroke=${brand ? 'none' : 'currentColor'} />
-    <text x="16" y="13.5" fill="#fff" font-family="sans-serif" font-size="8.5" font-weight="700" text-anchor="middle">${label}</text>
+    <text x="16" y="13.5">${label}</text>
   </svg>`;
 }
