@@ -279,7 +279,8 @@ export class TesseraCardForm extends ReactiveElement {
   }
 
   // The number's maxlength is generous: the browser cuts a paste at maxlength before the widget sees it, which
-  // would lose digits of "Card number: 4242 …"; the formatter keeps the brand's length itself.
+  // would lose digits of "Card number: 4242 …"; the formatter keeps the brand's length itself
+  // (docs/DECISIONS.md#widget-input-edge-cases).
   #field(f: CardField, label: string, autocomplete: string, max: number, icon: unknown = nothing, placeholder = '') {
     const error = this.#shown[f];
     const text = f === 'name';
@@ -315,7 +316,8 @@ export class TesseraCardForm extends ReactiveElement {
   }
 
   // While an IME composes (full-width digits on a Japanese keyboard) the value is left alone: rewriting it
-  // mid-composition garbled the digits. The composition's end formats the result as one edit.
+  // mid-composition garbled the digits. The composition's end formats the result as one edit
+  // (docs/DECISIONS.md#widget-input-edge-cases).
   #handleInput = (e: Event) => {
     if ((e as InputEvent).isComposing) return;
     const input = e.target as HTMLInputElement;
