@@ -50,6 +50,40 @@ describe('XML codec: encodeXml / decodeXml', () => {
     assert.deepEqual(decodeXml(xml), { metadata });
   });
 
+  it('round-trips keys holding markup characters, and decodes entities in a key attribute it reads', () => {
+    const metadata = { '<&">': 'x]]>', "it's": 'apostrophe', 'a&amp;b': 'an entity spelled out' };
+    const xml = encodeXml({ metadata });
+    assert.match(xml, /<item key="&lt;&amp;&quot;&gt;">x\]\]&gt;<\/item>/);
+    assert.deepEqual(decodeXml(xml), { metadata });
+    assert.deepEqual(decodeXml('<data><item key="a&amp;b&#33;">1</item></data>'), { 'a&b!': '1' });
+    assert.throws(
+      () => decodeXml('<data><item key="&#95;_proto__">1</item></data>'),
+      (e: unknown) => e instanceof XmlCodecError && e.code === 'xml_malformed',
+    );
+  });
+
+  it('writes well-formed XML 1.0 whatever the strings hold: characters it cannot carry become U+FFFD', () => {
+    const xml = encodeXml({ a: 'x\u0001y', b: '\uffff', c: '\ud800z', d: 'tab\tok\n', e: '🧾', [`k\u0002`]: 'v' });
+    const notXml = [...xml].filter((c) => {
+      const n = c.codePointAt(0)!;
+      return (
+        (n < 0x20 && n !== 0x09 && n !== 0x0a && n !== 0x0d) ||
+        (n >= 0xd800 && n <= 0xdfff) ||
+        n === 0xfffe ||
+        n === 0xffff
+      );
+    });
+    assert.deepEqual(notXml, []);
+    assert.deepEqual(decodeXml(xml), {
+      a: 'x\ufffdy',
+      b: '\ufffd',
+      c: '\ufffdz',
+      d: 'tab\tok',
+      e: '🧾',
+      'k\ufffd': 'v',
+    });
+  });
+
   it('reads an empty element as an empty string and an empty document as {}', () => {
     assert.deepEqual(decodeXml('<data><a/><b></b></data>'), { a: '', b: '' });
     assert.deepEqual(decodeXml('<data/>'), {});

@@ -10,6 +10,7 @@ import { XMLBuilder, XMLParser, XMLValidator } from 'fast-xml-parser';
  * - An array is the element repeated once per item: `products: [a, b]` → `<products>…</products><products>…</products>`.
  * - A key that is not a valid XML name (metadata keys may be anything) is written as `<item key="…">value</item>`.
  * - `null` is an empty element with `nil="true"`; `undefined` is left out.
+ * - A character XML 1.0 cannot hold (a C0 control, a lone surrogate, U+FFFE/U+FFFF) is written as U+FFFD.
  * - Numbers and booleans are written as text. Reading gives strings back: the reader's schema decides types
  *   (see `coerceFromXml`), because XML itself carries none.
  *
@@ -41,6 +42,14 @@ export function encodeXml(value: Record<string, unknown>): string {
 
 type XmlNode = Record<string, unknown> | string;
 
+// Characters outside XML 1.0's Char production (C0 controls but tab/LF/CR, lone surrogates, U+FFFE/U+FFFF).
+const NOT_XML_CHAR = /[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu;
+
+/** Text XML 1.0 can carry: a character it cannot (even as a reference) becomes U+FFFD, so the document stays well-formed. */
+function xmlText(text: string): string {
+  return text.replace(NOT_XML_CHAR, '\ufffd');
+}
+
 function toNodes(value: unknown): unknown {
   if (value === null) return { '@_nil': 'true' };
   if (Array.isArray(value)) return value.map(toNodes);
@@ -53,17 +62,18 @@ function toNodes(value: unknown): unknown {
         out[k] = toNodes(v);
       } else {
         const node = toNodes(v);
+        const key = xmlText(k);
         items.push(
           typeof node === 'object' && node !== null && !Array.isArray(node)
-            ? { '@_key': k, ...(node as object) }
-            : { '@_key': k, '#text': node as string },
+            ? { '@_key': key, ...(node as object) }
+            : { '@_key': key, '#text': node as string },
         );
       }
     }
     if (items.length > 0) out.item = items;
     return out;
   }
-  return String(value);
+  return xmlText(String(value));
 }
 
 const builder = new XMLBuilder({
@@ -167,8 +177,10 @@ function fromNode(node: unknown): unknown {
       throw new XmlCodecError('xml_malformed', `element name ${JSON.stringify(k)} is not allowed`);
     if (k === 'item') {
       for (const item of Array.isArray(v) ? v : [v]) {
-        const key = typeof item === 'object' && item !== null ? (item as Record<string, unknown>)['@_key'] : undefined;
-        if (typeof key !== 'string') {
+        const raw = typeof item === 'object' && item !== null ? (item as Record<string, unknown>)['@_key'] : undefined;
+        // Attribute values keep their entities (`key="a&amp;b"`) until here, like text does.
+        const key = typeof raw === 'string' ? decodeEntities(raw) : undefined;
+        if (key === undefined) {
           out.item = fromNode(v);
           break;
         }
