@@ -1,8 +1,10 @@
+import type { Readable } from 'node:stream';
+
 /**
  * Reads a response body as text, refusing one larger than {@link MAX_RESPONSE_BYTES} so a broken or hostile
  * endpoint cannot fill the process's memory (docs/DECISIONS.md#client-validation). A body with a
- * `Content-Length` (every provider answer seen so far) is read in one go after the length check; a chunked
- * body is counted as it streams.
+ * `Content-Length` (every provider answer seen so far) is refused up front when announced too large, else read in
+ * one go (the length frames the body: undici never reads past it); a chunked body is counted as it streams.
  */
 
 /** Largest response body the clients read: 8 MiB, far above any provider object. */
@@ -15,34 +17,49 @@ export class ResponseTooLarge extends Error {
   }
 }
 
-interface Readable {
-  readonly headers: { get(name: string): string | null };
-  readonly body: ReadableStream<Uint8Array> | null;
-  text(): Promise<string>;
-}
+/** An undici `request` body: a Node stream with the body mixin's `text()`. */
+export type ResponseBody = Readable & { text(): Promise<string> };
 
-export async function readBody(res: Readable, limit = MAX_RESPONSE_BYTES): Promise<string> {
-  const length = res.headers.get('content-length');
-  if (length !== null) {
-    if (Number(length) > limit) {
-      await res.body?.cancel().catch(() => {});
-      throw new ResponseTooLarge(limit);
+/**
+ * The body as UTF-8 text. `contentLength` is the response's `Content-Length` header, if any. An aborted request
+ * (the attempt's timeout, the caller's signal) destroys the stream, which rejects with the abort reason.
+ */
+export function readBody(
+  body: ResponseBody,
+  contentLength: string | undefined,
+  limit = MAX_RESPONSE_BYTES,
+): Promise<string> {
+  if (contentLength !== undefined) {
+    if (Number(contentLength) > limit) {
+      body.destroy();
+      return Promise.reject(new ResponseTooLarge(limit));
     }
-    return res.text();
+    return body.text();
   }
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const decoder = new TextDecoder();
-  let size = 0;
-  let text = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return text + decoder.decode();
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      throw new ResponseTooLarge(limit);
-    }
-    text += decoder.decode(value, { stream: true });
-  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const fail = (error: Error) => {
+      if (settled) return;
+      settled = true;
+      reject(error);
+    };
+    body.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        fail(new ResponseTooLarge(limit));
+        body.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    body.on('end', () => {
+      if (settled) return;
+      settled = true;
+      resolve(Buffer.concat(chunks, size).toString('utf8'));
+    });
+    body.on('error', fail);
+    body.on('close', () => fail(new Error('the response body ended early')));
+  });
 }

@@ -15,12 +15,22 @@ import {
 } from '../errors.js';
 import { parseRetryAfter } from './backoff.js';
 
+/** Response headers as undici's `request` gives them: lower-case names, a list for a repeated header. */
+export type ResponseHeaders = Record<string, string | string[] | undefined>;
+
+/** One response header (`name` in lower case); a repeated header's values joined with `, ` as fetch does. */
+export function header(headers: ResponseHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
 /** Response headers as a plain object with lower-case names (for errors). */
-export function headersObject(headers: Headers): Record<string, string> {
+export function headersObject(headers: ResponseHeaders): Record<string, string> {
   const out: Record<string, string> = {};
-  headers.forEach((value, name) => {
-    out[name] = value;
-  });
+  for (const name of Object.keys(headers)) {
+    const value = header(headers, name);
+    if (value !== undefined) out[name] = value;
+  }
   return out;
 }
 

@@ -366,3 +366,68 @@ describe('HTTP core: retries, timeouts and outcomes against sandbox faults', () 
     assert.equal(error.attempts, 3);
   });
 });
+
+describe('HTTP core: connections and bodies (bare servers standing in for a broken provider)', () => {
+  const SECRET = 'sk_test_transport_0123456789';
+  async function listen(handler: Parameters<typeof createHttpServer>[1]) {
+    const server = createHttpServer(handler);
+    const sockets = new Set<Socket>();
+    server.on('connection', (socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    return {
+      url: `http://127.0.0.1:${port}`,
+      sockets,
+      close: () => {
+        server.closeAllConnections();
+        server.close();
+      },
+    };
+  }
+
+  it('reuses kept-alive connections for sequential calls', async (t) => {
+    const server = await listen((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'svc-request-id': 'req_1', etag: '"v1"' });
+      res.end('{"id":"charge_1","status":"Captured"}');
+    });
+    const client = createLegacyClient({ secretKey: SECRET, baseUrl: server.url });
+    t.after(async () => {
+      await client.close();
+      server.close();
+    });
+    for (let i = 0; i < 10; i++) {
+      const result = await client.charges.retrieve('charge_1');
+      assert.equal(result.requestId, 'req_1');
+      assert.equal(result.etag, '"v1"');
+      assert.equal(result.data.id, 'charge_1');
+    }
+    // undici hands a connection back to its pool a tick after the body ends, so the next call may open a second
+    // one; after that the two are reused (a client that did not keep connections alive would open ten).
+    assert.ok(server.sockets.size <= 2, `${server.sockets.size} connections for 10 calls`);
+  });
+
+  it('reports a body cut off mid-stream (chunked or with a length) as a NetworkError, once per attempt', async (t) => {
+    let hits = 0;
+    const server = await listen((req, res) => {
+      hits++;
+      const chunked = req.url?.includes('chunked');
+      res.writeHead(200, { 'content-type': 'application/json', ...(chunked ? {} : { 'content-length': '100' }) });
+      res.write('{"id":"charge_');
+      setTimeout(() => res.socket?.destroy(), 10);
+    });
+    const client = createLegacyClient({ secretKey: SECRET, baseUrl: server.url, maxRetries: 1, ...FAST_RETRY });
+    t.after(async () => {
+      await client.close();
+      server.close();
+    });
+    for (const id of ['charge_chunked', 'charge_length']) {
+      hits = 0;
+      const error = await client.charges.retrieve(id).catch((e: unknown) => e);
+      assert.ok(error instanceof NetworkError, String(error));
+      assert.equal(error.code, 'TESSERA_NETWORK');
+      assert.equal(error.outcomeKnown, true, 'a read');
+      assert.equal(error.attempts, 2);
+      assert.equal(hits, 2);
+    }
+  });
+});
