@@ -161,6 +161,33 @@ describe('Account Services account updater and stored instruments', () => {
     assert.equal(src.json.scheme, 'amex');
   });
 
+  it('lets one card token become one thing only when a charge, a stored card and a payout instrument race for it', async () => {
+    for (let round = 0; round < 5; round++) {
+      const tok = await cardToken('4242424242424242');
+      const [charge, stored, payout] = await Promise.all([
+        call(`${sb.url}/api2/v2/charges/token`, {
+          headers: { authorization: sb.credentials.secretKey },
+          body: { cardToken: tok, value: 500, currency: 'USD', email: `race${round}@example.com` },
+        }),
+        call(`${sb.url}/instruments`, { headers: authed(token), body: { type: 'token', token: tok } }),
+        call(`${sb.url}/accounts/entities/ent_fixture_b/payment-instruments`, {
+          headers: authed(token),
+          body: { type: 'card_token', label: 'race', currency: 'USD', country: 'US', token: tok },
+        }),
+      ]);
+      const won = [charge, stored, payout].filter((r) => r.status < 300);
+      assert.equal(won.length, 1, [charge, stored, payout].map((r) => `${r.status} ${r.text}`).join('\n'));
+      if (charge.status >= 300) {
+        assert.equal(charge.status, 422, charge.text);
+        assert.equal(charge.json.errorCode, 'card_token_used');
+      }
+      for (const r of [stored, payout].filter((a) => a.status >= 300)) {
+        assert.equal(r.status, 422, r.text);
+        assert.deepEqual(r.json.error_codes, ['token_used']);
+      }
+    }
+  });
+
   it('validates the stored-instrument request and refuses expired tokens on the sandbox clock', async () => {
     const cases: [unknown, number, string][] = [
       [{ type: 'card', token: 'card_tok_x' }, 422, 'type_invalid'],
