@@ -28,12 +28,33 @@ function looksLikeRequest(value: unknown): boolean {
   return !!value && typeof value === 'object' && 'method' in value && 'headers' in value && 'url' in value;
 }
 
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
+const ESCAPES = /(?:%[0-9A-Fa-f]{2})+/g;
+
+/**
+ * The URL as a route would read it: `+` is a space in a query, and every well-formed `%XX` sequence is decoded
+ * even when another one is broken (a broken one must not hide a card number elsewhere in the URL).
+ */
+function readableUrl(url: string): string {
+  return url.replace(/\+/g, ' ').replace(ESCAPES, (seq) => {
+    try {
+      return decodeURIComponent(seq);
+    } catch {
+      return seq;
+    }
+  });
+}
+
+/** An error Express or its router raised for the request itself (a path parameter that is not valid %-encoding). */
+function requestError(err: unknown): HelperHttpError | undefined {
+  const status = (err as { status?: unknown } | null)?.status;
+  if (typeof status !== 'number' || status < 400 || status > 499) return undefined;
+  const uri = err instanceof URIError || /decode param/i.test((err as Error).message ?? '');
+  return new HelperHttpError(
+    uri ? 400 : status,
+    'TESSERA_INVALID_REQUEST',
+    uri ? 'the URL path is not valid percent-encoding' : 'the request is not valid',
+    { field: uri ? 'path' : 'request', cause: err },
+  );
 }
 
 /**
@@ -128,7 +149,7 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
       );
     });
     // A card number in the URL (query or path) is refused like one in a body, before any route reads it.
-    if (containsPan(safeDecode(req.originalUrl))) return next(cardDataRefused('query'));
+    if (containsPan(readableUrl(req.originalUrl))) return next(cardDataRefused('query'));
     next();
   });
   if (o.corsOrigins?.length) router.use(cors(o.corsOrigins));
@@ -143,9 +164,10 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
     const known =
       err instanceof HelperHttpError
         ? err
-        : new HelperHttpError(500, 'TESSERA_INTERNAL', 'the payment helper failed unexpectedly', {
+        : (requestError(err) ??
+          new HelperHttpError(500, 'TESSERA_INTERNAL', 'the payment helper failed unexpectedly', {
             cause: err,
-          });
+          }));
     if (known.status >= 500) log.error({ event: 'tessera.error', code: known.code, err }, 'tessera helper error');
     res.locals.tesseraErrorCode = known.code;
     if (res.headersSent) return;

@@ -81,9 +81,32 @@ const stringList = (v: unknown): v is string[] =>
 
 function reasonOf(err: unknown): string {
   if (err instanceof errors.JWTExpired) return 'the host token has expired';
-  if (err instanceof errors.JWTClaimValidationFailed) return `the host token's ${err.claim} claim is not accepted`;
+  if (err instanceof errors.JWTClaimValidationFailed) {
+    return err.claim === 'typ'
+      ? "the host token's typ header is not JWT"
+      : `the host token's ${err.claim} claim is not accepted`;
+  }
   if (err instanceof errors.JOSEAlgNotAllowed) return "the host token's algorithm is not allowed";
   return 'the host token is not valid';
+}
+
+/**
+ * What jose leaves to the caller (docs/DECISIONS.md#helper-host-jwt): a `typ` header, when present, must say JWT
+ * (RFC 8725 §3.11: an access token, logout token or other typed JWT of the same issuer is not a host token), and
+ * `iat` may not lie in the future beyond the tolerance even without `maxAgeSeconds`.
+ */
+function checkExtras(typ: unknown, iat: unknown, toleranceSeconds: number, nowMs: number): void {
+  if (typ !== undefined && (typeof typ !== 'string' || !/^(application\/)?jwt$/i.test(typ))) {
+    throw new errors.JWTClaimValidationFailed('unexpected "typ" JWT header value', {}, 'typ', 'check_failed');
+  }
+  if (typeof iat === 'number' && iat > nowMs / 1000 + toleranceSeconds) {
+    throw new errors.JWTClaimValidationFailed(
+      '"iat" claim timestamp check failed (it should be in the past)',
+      {},
+      'iat',
+      'check_failed',
+    );
+  }
 }
 
 /** A verifier of host tokens; `verify` resolves the claims or throws a 401/503 HelperHttpError. */
@@ -93,7 +116,8 @@ export function createHostVerifier(options: HostAuthOptions, now: () => number) 
     : importHostKey(options.key!);
 
   return async function verify(header: string | undefined): Promise<HostClaims> {
-    const match = /^Bearer ([A-Za-z0-9_.~+/=-]{1,8192})$/.exec(header ?? '');
+    // The scheme is case-insensitive (RFC 9110 §11.1); the token is a compact JWS of at most 8 KiB.
+    const match = /^[Bb][Ee][Aa][Rr][Ee][Rr] ([A-Za-z0-9_.~+/=-]{1,8192})$/.exec(header ?? '');
     if (!match) {
       throw new HelperHttpError(401, 'TESSERA_HOST_AUTH_MISSING', 'send the host token as `Authorization: Bearer …`', {
         field: 'authorization',
@@ -116,6 +140,7 @@ export function createHostVerifier(options: HostAuthOptions, now: () => number) 
           ? await jwtVerify(match[1]!, getKey, verifyOptions)
           : await jwtVerify(match[1]!, getKey, verifyOptions);
       payload = result.payload;
+      checkExtras(result.protectedHeader.typ, payload.iat, verifyOptions.clockTolerance, now());
     } catch (err) {
       if (err instanceof errors.JWKSTimeout || !(err instanceof errors.JOSEError)) {
         throw new HelperHttpError(503, 'TESSERA_HOST_AUTH_UNAVAILABLE', 'the host token cannot be checked right now', {

@@ -11,13 +11,14 @@ export interface HelperLogger {
 
 const SECRET_KEY = /(secret|password|authorization|cookie|token|jwt|api_?key|encrypted_card_number|cvv|cvc|^number$)/i;
 const JWT_LIKE = /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g;
-const DIGIT_RUN = /\d(?:[ -]?\d){11,18}/g;
+/** Digit runs of any script with the separators the card-number guard knows; it decides which are card numbers. */
+const DIGIT_RUN = /\p{Nd}(?:[\s\p{Pd}./]{0,3}\p{Nd})+/gu;
 
 /**
  * Wraps `logger` so nothing it is given can leak: keys that name a secret,
  * token or card field are replaced by `[redacted]`, JWT-shaped strings and the
- * configured secret values are cut out of every string, and any 12–19 digit run
- * that is Luhn-valid is replaced. The helper only ever logs fields it chose
+ * configured secret values are cut out of every string, and anything the card-number
+ * guard takes for a card number (any script, any separator it knows) is replaced. The helper only ever logs fields it chose
  * (route, status, codes, ids), so this is the second line, not the first.
  * See docs/DECISIONS.md#helper-logging.
  */

@@ -1,6 +1,16 @@
 import type { z } from 'zod';
 import { badRequest } from './errors.js';
 
+/** The value at `path` inside `value` (zod 4 does not report the input of an issue by default). */
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let at = value;
+  for (const key of path) {
+    if (!at || typeof at !== 'object' || !Object.hasOwn(at, key)) return undefined;
+    at = (at as Record<PropertyKey, unknown>)[key];
+  }
+  return at;
+}
+
 /**
  * Parses `value` with `schema`, turning the first issue into a 400 that names
  * the field (`billingDetails.city`), or the unknown key for a strict schema.
@@ -15,6 +25,7 @@ export function parseBody<S extends z.ZodType>(schema: S, value: unknown): z.out
     throw badRequest(field, `${field} is not accepted here`);
   }
   const field = path.join('.') || 'body';
-  const message = issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : issue.message;
+  const message =
+    issue.code === 'invalid_type' && valueAt(value, issue.path) === undefined ? 'is required' : issue.message;
   throw badRequest(field, `${field} ${message}`);
 }

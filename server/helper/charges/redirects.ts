@@ -8,10 +8,18 @@ export function mountUrl(req: Request, publicUrl: string | undefined): string {
 }
 
 /**
+ * A target on the helper's own origin, kept as a path (never `//…`): without `publicUrl` that origin comes from the
+ * request's Host header, which whoever sends the request controls, and a relative `Location` always stays on the
+ * site the shopper's browser is on.
+ */
+const onSite = (url: URL) => `/${url.pathname.replace(/^\/+/, '')}${url.search}${url.hash}`;
+
+/**
  * Where the shopper may be sent after 3-D Secure: a path on the helper's own
  * origin (`/order/done`), or an absolute URL on that origin or on one of
  * `redirectOrigins`. Anything else would make the helper an open redirect
- * (docs/DECISIONS.md#helper-3ds).
+ * (docs/DECISIONS.md#helper-3ds). Targets on the own origin are answered as
+ * paths, URLs on `redirectOrigins` as they are.
  */
 export function checkReturnTarget(
   field: 'successUrl' | 'failUrl',
@@ -22,7 +30,7 @@ export function checkReturnTarget(
   if (value === undefined) return undefined;
   if (value.startsWith('/') && !value.startsWith('//') && !value.startsWith('/\\')) {
     const url = new URL(value, ownOrigin);
-    if (url.origin === ownOrigin) return url.href;
+    if (url.origin === ownOrigin) return onSite(url);
   } else {
     let url: URL | undefined;
     try {
@@ -31,7 +39,8 @@ export function checkReturnTarget(
       url = undefined;
     }
     if (url && (url.protocol === 'https:' || url.protocol === 'http:') && !url.username && !url.password) {
-      if (url.origin === ownOrigin || allowed.includes(url.origin)) return url.href;
+      if (allowed.includes(url.origin)) return url.href;
+      if (url.origin === ownOrigin) return onSite(url);
     }
   }
   throw badRequest(

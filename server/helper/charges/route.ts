@@ -7,7 +7,7 @@ import { jsonBody } from '../body.js';
 import type { HelperContext } from '../context.js';
 import { badRequest, HelperHttpError } from '../errors.js';
 import type { ChargeRequestBody } from '../options.js';
-import { checkDeclines, consume, recordDecline } from '../rate-limit.js';
+import { checkDeclines, consume, ipKey, recordDecline } from '../rate-limit.js';
 import { upstreamError } from '../upstream.js';
 import { parseBody } from '../validate.js';
 import { type ChargeOutcome, outcomeOf, pendingOutcome } from './outcome.js';
@@ -91,7 +91,7 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient): Router {
   }
 
   async function countDecline(ip: string, session: string | undefined): Promise<void> {
-    if (limits.declinesPerIp) await recordDecline(store, `declines:ip:${ip}`, limits.declinesPerIp);
+    if (limits.declinesPerIp) await recordDecline(store, `declines:ip:${ipKey(ip)}`, limits.declinesPerIp);
     if (limits.declinesPerSession && session) {
       await recordDecline(store, `declines:session:${session}`, limits.declinesPerSession);
     }
@@ -116,7 +116,7 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient): Router {
     const ip = req.ip ?? 'unknown';
     const session = ctx.sessionOf(req);
     const now = ctx.now();
-    if (limits.declinesPerIp) await checkDeclines(store, `declines:ip:${ip}`, limits.declinesPerIp, now);
+    if (limits.declinesPerIp) await checkDeclines(store, `declines:ip:${ipKey(ip)}`, limits.declinesPerIp, now);
     if (limits.declinesPerSession && session) {
       await checkDeclines(store, `declines:session:${session}`, limits.declinesPerSession, now);
     }
@@ -207,7 +207,8 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient): Router {
   router.post('/charges', jsonBody(ctx.bodyLimit), async (req: Request, res: Response) => {
     const now = ctx.now();
     const session = ctx.sessionOf(req);
-    if (limits.chargesPerIp) await consume(store, `charges:ip:${req.ip}`, limits.chargesPerIp, now, 'payment attempts');
+    if (limits.chargesPerIp)
+      await consume(store, `charges:ip:${ipKey(req.ip)}`, limits.chargesPerIp, now, 'payment attempts');
     if (limits.chargesPerSession && session) {
       await consume(store, `charges:session:${session}`, limits.chargesPerSession, now, 'payment attempts');
     }

@@ -61,9 +61,10 @@ export function threeDsReturn(
     const target = outcome.status === 201 ? pending.successUrl : pending.failUrl;
     res.setHeader('Cache-Control', 'no-store');
     if (target && !wantsJson(req)) {
-      const url = new URL(target);
+      // A path stays a path (docs/DECISIONS.md#helper-3ds): the browser resolves it on the site it is on.
+      const url = new URL(target, 'https://helper.invalid');
       url.searchParams.set('chargeId', charge.id);
-      res.redirect(303, url.href);
+      res.redirect(303, target.startsWith('/') ? `${url.pathname}${url.search}${url.hash}` : url.href);
       return;
     }
     res.status(outcome.status).json({ ...outcome.body, requestId: res.locals.tesseraRequestId });

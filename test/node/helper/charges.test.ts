@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { request } from 'undici';
 import { HelperHttpError, type TesseraHelperOptions } from '../../../server/helper/index.js';
 import { createLegacyClient } from '../../../server/provider/index.js';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
@@ -250,6 +251,16 @@ describe('POST /charges against the sandbox', () => {
       assert.equal(r.json.code, code, JSON.stringify(body));
       assert.equal(r.json.field, field, JSON.stringify(body));
     }
+    // A value of the wrong type is not "required": the message says what was wrong with it.
+    for (const [body, message] of [
+      [{ ...ok, cardToken: 42 }, 'cardToken must be a card token (card_tok_…)'],
+      [{ ...ok, billingDetails: 'x' }, /^billingDetails (?!is required)/],
+      [{ ...ok, orderReference: undefined }, 'orderReference is required'],
+    ] as [unknown, string | RegExp][]) {
+      const r = await pay(h, body);
+      if (typeof message === 'string') assert.equal(r.json.message, message, JSON.stringify(body));
+      else assert.match(r.json.message, message, JSON.stringify(body));
+    }
     assert.equal((await sandboxCharges(sb)).length, 0);
   });
 
@@ -338,8 +349,9 @@ describe('POST /charges against the sandbox', () => {
     assert.ok(returnUrl.startsWith(`${h.url}/charges/3ds-return?cko-payment-token=pay_tok_`), returnUrl);
     const back = await fetch(returnUrl, { redirect: 'manual', headers: { accept: 'text/html' } });
     assert.equal(back.status, 303);
-    const done = new URL(back.headers.get('location')!);
-    assert.equal(`${done.origin}${done.pathname}`, `${new URL(h.url).origin}/order/done`);
+    // A target on the helper's own site is answered as a path, so the browser stays on the site it is on.
+    assert.match(back.headers.get('location')!, /^\/order\/done\?chargeId=charge_/);
+    const done = new URL(back.headers.get('location')!, h.url);
     assert.match(done.searchParams.get('chargeId') ?? '', /^charge_/);
     const final = await pay(h, body);
     assert.equal(final.status, 201, final.text);
@@ -366,10 +378,55 @@ describe('POST /charges against the sandbox', () => {
     });
     const back = await fetch(failed.headers.get('location')!, { redirect: 'manual' });
     assert.equal(back.status, 303);
-    assert.equal(new URL(back.headers.get('location')!).pathname, '/order/failed');
+    assert.equal(new URL(back.headers.get('location')!, h.url).pathname, '/order/failed');
     const final = await pay(h, body);
     assert.equal(final.status, 402);
     assert.equal(final.json.code, 'TESSERA_CARD_DECLINED');
+  });
+
+  it('is no open redirect: a forged Host header cannot make the return send the shopper off the site', async () => {
+    // fetch() will not send another Host: undici's request() does.
+    const payWithHost = async (body: unknown) => {
+      const r = await request(`${h.url}/charges`, {
+        method: 'POST',
+        headers: { host: 'evil.example', 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: r.statusCode, json: (await r.body.json()) as Record<string, string> };
+    };
+    const body = {
+      cardToken: await cardToken(sb, '4000000000003220'),
+      orderReference: 'order-3ds',
+      email: 'a@shop.example',
+      successUrl: 'http://evil.example/phish',
+      failUrl: '/a/..//evil.example/phish',
+    };
+    // Whoever sends the charge controls Host: the own-origin check passes, but what is kept is a path.
+    const r = await payWithHost(body);
+    assert.equal(r.status, 202, JSON.stringify(r.json));
+    const passed = await fetch(new URL(r.json.redirectUrl!, sb.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'outcome=pass',
+      redirect: 'manual',
+    });
+    const returnUrl = new URL(passed.headers.get('location')!);
+    // The link the attacker would send a victim: the helper's real return URL with that payment token.
+    const back = await fetch(`${h.url}/charges/3ds-return${returnUrl.search}`, { redirect: 'manual' });
+    assert.equal(back.status, 303);
+    assert.match(back.headers.get('location')!, /^\/phish\?chargeId=charge_/);
+    const failing = await payWithHost({ ...body, cardToken: await cardToken(sb, '4000000000003220') });
+    const failed = await fetch(new URL(failing.json.redirectUrl!, sb.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'outcome=fail',
+      redirect: 'manual',
+    });
+    const failBack = await fetch(`${h.url}/charges/3ds-return${new URL(failed.headers.get('location')!).search}`, {
+      redirect: 'manual',
+    });
+    // `/a/..//evil.example/phish` normalises to `//evil.example/phish`, which a browser reads as another host.
+    assert.match(failBack.headers.get('location')!, /^\/evil\.example\/phish\?chargeId=charge_/);
   });
 
   it('refuses 3-D Secure returns it did not start or cannot read', async () => {
@@ -467,6 +524,14 @@ describe('POST /charges against the sandbox', () => {
       });
       assert.equal(blocked.status, 429);
       assert.equal(blocked.json.code, 'TESSERA_TOO_MANY_DECLINES');
+      // Without `trust proxy`, a forged X-Forwarded-For is not a new client.
+      const forged = await pay(
+        guarded,
+        { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@shop.example' },
+        { 'x-forwarded-for': '203.0.113.7', forwarded: 'for=203.0.113.8', 'x-real-ip': '203.0.113.9' },
+      );
+      assert.equal(forged.status, 429);
+      assert.equal(forged.json.code, 'TESSERA_TOO_MANY_DECLINES');
       assert.equal((await sandboxCharges(sb)).length, before);
       sb.clock.advance(601);
       const later = await pay(guarded, {

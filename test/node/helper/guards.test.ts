@@ -27,6 +27,20 @@ describe('card-number guard', () => {
       '6759649826438453',
       '4242424242424242424'.slice(0, 16),
       '0 4242 4242 4242 4242 1',
+      '４２４２４２４２４２４２４２４２',
+      '٤٢٤٢ ٤٢٤٢ ٤٢٤٢ ٤٢٤٢',
+      '۴۲۴۲۴۲۴۲۴۲۴۲۴۲۴۲',
+      '४२४२४२४२४२४२४२४२',
+      '𝟒𝟐𝟒𝟐𝟒𝟐𝟒𝟐𝟒𝟐𝟒𝟐𝟒𝟐𝟒𝟐',
+      '4242\n4242\n4242\n4242',
+      '4242\r\n4242\r\n4242\r\n4242',
+      '4242\t4242\u00a04242\u202f4242',
+      '4242 - 4242 - 4242 - 4242',
+      '4242–4242—4242‑4242',
+      '4242.4242.4242.4242',
+      '4242/4242/4242/4242',
+      '3782.822463.10005',
+      '4242.4242.4242.4242.428',
     ];
     const no = [
       '4242424242424241',
@@ -38,6 +52,13 @@ describe('card-number guard', () => {
       '+4242424242424242',
       '0049 30 1234 5678',
       'ref 000000004242424242424242',
+      '０４２４２４２４２４２４２４２４２',
+      '+٤٢٤٢٤٢٤٢٤٢٤٢٤٢٤٢',
+      '192.168.100.200',
+      '1234567890.12',
+      '/orders/2026/11/22/12345',
+      '2026/11/22 14:00:00',
+      'https://10.20.30.40:8443/shop/42/done',
     ];
     for (const s of yes) assert.equal(containsPan(s), true, s);
     for (const s of no) assert.equal(containsPan(s), false, s);
@@ -48,6 +69,8 @@ describe('card-number guard', () => {
     assert.equal(findPan({ n: 4242424242424242 }), 'n');
     assert.equal(findPan({ '4242424242424242': 1 }), '4242424242424242');
     assert.equal(findPan({ a: 'fine', b: [1, 2, 3] }), undefined);
+    assert.equal(findPan({ a: { '４２４２４２４２４２４２４２４２': 'x' } }), 'a.４２４２４２４２４２４２４２４２');
+    assert.equal(findPan({ note: 'card 4242.4242.4242.4242 please' }), 'note');
   });
 });
 
@@ -124,6 +147,33 @@ describe('helper basics over HTTP', () => {
     assert.equal(r.json.code, 'TESSERA_CARD_DATA_REFUSED');
     assert.equal(r.json.message, 'card data must not be sent to this server');
     assert.ok(!/4242.?4242.?4242.?4242/.test(h.log.text()));
+  });
+
+  it('reads the URL as a route would: + as space, %XX decoded around a broken escape, any script of digits', async () => {
+    for (const query of [
+      '?note=4242+4242+4242+4242',
+      '?bad=%ZZ&note=%34%32%34%32%34%32%34%32%34%32%34%32%34%32%34%32',
+      `?note=${encodeURIComponent('４２４２４２４２４２４２４２４２')}`,
+      '?note=4242.4242.4242.4242',
+    ]) {
+      const r = await call(`${h.url}/config${query}`);
+      assert.equal(r.status, 400, query);
+      assert.equal(r.json.code, 'TESSERA_CARD_DATA_REFUSED', query);
+      assert.equal(r.json.field, 'query', query);
+    }
+    const phone = await call(`${h.url}/config?phone=%2B4242424242424242`);
+    assert.equal(phone.status, 200);
+  });
+
+  it('answers a path parameter that is not valid percent-encoding with 400 naming the path, not a 500', async () => {
+    for (const path of ['/locales/%ZZ.json', '/locales/%E0%A4%A.json']) {
+      const r = await call(`${h.url}${path}`);
+      assert.equal(r.status, 400, path);
+      assert.equal(r.json.code, 'TESSERA_INVALID_REQUEST', path);
+      assert.equal(r.json.field, 'path', path);
+      assert.equal(r.headers.get('x-content-type-options'), 'nosniff', path);
+    }
+    assert.ok(!h.log.text().includes('TESSERA_INTERNAL'));
   });
 
   it('answers CORS only for allowlisted origins', async () => {

@@ -87,6 +87,34 @@ describe('host JWT verification', () => {
     }
   });
 
+  it('rejects typed tokens that are not host JWTs, crit extensions, nbf and iat in the future', async () => {
+    const verify = createHostVerifier(options, now);
+    const seconds = Math.floor(now() / 1000);
+    const crit = await new SignJWT({ sub: 'usr_1', ext: 1 })
+      .setProtectedHeader({ alg: 'ES256', kid: 'host-1', crit: ['ext'], ext: 1 } as never)
+      .setIssuer(issuer.issuer)
+      .setAudience(issuer.audience)
+      .setExpirationTime(seconds + 300)
+      .sign(issuer.privateKey, { crit: { ext: true } });
+    const cases: [string, string, RegExp][] = [
+      ['an OAuth access token (typ at+jwt)', await issuer.sign({}, { header: { typ: 'at+jwt' } }), /typ header/],
+      ['a logout token', await issuer.sign({}, { header: { typ: 'logout+jwt' } }), /typ header/],
+      ['a crit extension the helper does not know', crit, /not valid/],
+      ['nbf in the future', await issuer.sign({ nbf: seconds + 3600 }), /nbf claim/],
+      ['iat a year ahead', await issuer.sign({}, { iat: seconds + 365 * 86400, exp: seconds + 300 }), /iat claim/],
+      ['an unknown kid', await issuer.sign({}, { header: { kid: '../../other' } }), /not valid/],
+    ];
+    for (const [name, token, message] of cases) {
+      await refused(verify(`Bearer ${token}`), 401, 'TESSERA_HOST_AUTH_INVALID', message).catch((err) => {
+        throw new Error(`${name}: ${err.message}`);
+      });
+    }
+    for (const typ of ['JWT', 'jwt', 'application/jwt']) {
+      assert.equal((await verify(`Bearer ${await issuer.sign({}, { header: { typ } })}`)).sub, 'usr_1', typ);
+    }
+    assert.equal((await verify(`bearer ${await issuer.sign({}, { iat: seconds + 4 })}`)).sub, 'usr_1');
+  });
+
   it('allows at most the configured clock tolerance, by the helper clock', async () => {
     const verify = createHostVerifier({ ...options, clockToleranceSeconds: 30 }, now);
     const token = await issuer.sign({}, { exp: Math.floor(now() / 1000) + 10 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MemoryStore } from '../../../server/helper/index.js';
-import { checkDeclines, consume, recordDecline } from '../../../server/helper/rate-limit.js';
+import { checkDeclines, consume, ipKey, recordDecline } from '../../../server/helper/rate-limit.js';
 import { VirtualClock } from '../../../server/sandbox/clock.js';
 
 describe('MemoryStore and the limits built on it', () => {
@@ -67,5 +67,19 @@ describe('MemoryStore and the limits built on it', () => {
     );
     clock.advance(500);
     await checkDeclines(store, 'd', limit, clock.nowMs());
+  });
+
+  it('keys clients by IPv4 address and by IPv6 /64, so fresh addresses of one network share a limit', () => {
+    const cases: [string | undefined, string][] = [
+      ['203.0.113.7', '203.0.113.7'],
+      ['::ffff:203.0.113.7', '203.0.113.7'],
+      ['2001:db8:1:2::1', '2001:db8:1:2::/64'],
+      ['2001:0db8:0001:0002:aaaa:bbbb:cccc:dddd', '2001:db8:1:2::/64'],
+      ['2001:db8::1', '2001:db8:0:0::/64'],
+      ['2001:db8::1.2.3.4', '2001:db8:0:0::/64'],
+      ['fe80::1%eth0', 'fe80:0:0:0::/64'],
+      [undefined, 'unknown'],
+    ];
+    for (const [ip, key] of cases) assert.equal(ipKey(ip), key, String(ip));
   });
 });
