@@ -31,6 +31,16 @@ function checkShape(value: unknown, path: string, depth: number): void {
   }
 }
 
+/** JSON is UTF-8 (RFC 8259 §8.1): a `charset` parameter may only say so, never announce another encoding. */
+function utf8Charset(params: readonly string[]): boolean {
+  for (const param of params) {
+    const [name = '', value = ''] = param.split('=');
+    if (name.trim().toLowerCase() !== 'charset') continue;
+    if (!/^"?utf-?8"?$/i.test(value.trim())) return false;
+  }
+  return true;
+}
+
 function readRaw(req: Request, limit: number): Promise<Buffer> {
   const tooLarge = () =>
     new HelperHttpError(413, 'TESSERA_BODY_TOO_LARGE', `the body is larger than ${limit} bytes`, { field: 'body' });
@@ -86,14 +96,15 @@ export function jsonBody(limit: number): RequestHandler {
         checkShape(parsed, '', 0);
         return next();
       }
-      const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      const [mediaType = '', ...params] = (req.headers['content-type'] ?? '').split(';');
+      const type = mediaType.trim().toLowerCase();
       const raw = await readRaw(req, limit);
       if (raw.length === 0) {
         req.body = {};
         return next();
       }
-      if (type !== 'application/json') {
-        throw new HelperHttpError(415, 'TESSERA_UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json', {
+      if (type !== 'application/json' || !utf8Charset(params)) {
+        throw new HelperHttpError(415, 'TESSERA_UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json in UTF-8', {
           field: 'content-type',
         });
       }

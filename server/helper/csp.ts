@@ -70,7 +70,15 @@ export function tesseraCsp(options: Readonly<CspOptions>): RequestHandler {
   const token = originOf('cardTokenUrl', options.cardTokenUrl);
   const connect = checkSources('connectSrc', options.connectSrc);
   const ancestors = checkSources('frameAncestors', options.frameAncestors);
-  if (options.reportUri !== undefined) originOf('reportUri', options.reportUri);
+  if (options.reportUri !== undefined) {
+    originOf('reportUri', options.reportUri);
+    // The value goes into the header as written: a `;` or `,` would start another directive or policy.
+    if (/[\s;,']/.test(options.reportUri)) {
+      throw new TypeError(
+        `tesseraCsp: option \`reportUri\` must be a URL without spaces, ";", "," or "'", got ${JSON.stringify(options.reportUri)}`,
+      );
+    }
+  }
   const header = options.reportOnly ? 'Content-Security-Policy-Report-Only' : 'Content-Security-Policy';
 
   return function tesseraCspMiddleware(_req: Request, res: Response, next: NextFunction) {

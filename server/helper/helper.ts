@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import helmet from 'helmet';
 import { cardDataRefused } from './body.js';
 import { DEFAULT_LIMITS, type HelperContext, type ResolvedLimits } from './context.js';
 import { cors } from './cors.js';
@@ -10,6 +9,7 @@ import { defaultLogger, redactingLogger } from './log.js';
 import { type TesseraHelperOptions, validateOptions } from './options.js';
 import { containsPan } from './pan-guard.js';
 import { createProvider } from './provider.js';
+import { securityHeaders, sendJson } from './respond.js';
 import { MemoryStore } from './store.js';
 import { widgetLoader, widgetRoutes } from './widget-routes.js';
 
@@ -122,13 +122,11 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
   };
 
   const router = express.Router() as TesseraHelper;
-  router.use(
-    helmet({
-      // The helper answers JSON and one script: nothing it serves should load or frame anything.
-      contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
-    }),
-  );
+  // helmet's headers on every response, errors included (taken once: see securityHeaders).
+  const headers = securityHeaders();
   router.use((req: Request, res: Response, next: NextFunction) => {
+    for (const [name, value] of headers.set) res.setHeader(name, value);
+    for (const name of headers.remove) res.removeHeader(name);
     const requestId = `hreq_${randomUUID()}`;
     res.locals.tesseraRequestId = requestId;
     res.setHeader('X-Request-Id', requestId);
@@ -154,8 +152,9 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
   });
   if (o.corsOrigins?.length) router.use(cors(o.corsOrigins));
 
-  router.use(widgetRoutes(ctx));
-  for (const routes of provider.routes(ctx)) router.use(routes);
+  // Routes are registered on this router itself, not on nested routers: one routing pass per request.
+  widgetRoutes(ctx, router);
+  provider.mount(router, ctx);
 
   router.use((req: Request, _res: Response, next: NextFunction) => {
     next(new HelperHttpError(404, 'TESSERA_NOT_FOUND', `no route for ${req.method} ${req.path}`));
@@ -172,7 +171,7 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
     res.locals.tesseraErrorCode = known.code;
     if (res.headersSent) return;
     for (const [name, value] of Object.entries(known.headers)) res.setHeader(name, value);
-    res.status(known.status).json(errorBody(known, res.locals.tesseraRequestId as string));
+    sendJson(res, known.status, errorBody(known, res.locals.tesseraRequestId as string));
   });
 
   Object.defineProperties(router, {

@@ -11,7 +11,8 @@ import type { ValidatedOptions } from './options.js';
 /** The provider side of one helper: the widget's card-token URL and the routes that call the provider. */
 export interface HelperProvider {
   readonly cardTokenUrl: string;
-  routes(ctx: HelperContext): Router[];
+  /** Registers the routes that call the provider on `router`. */
+  mount(router: Router, ctx: HelperContext): void;
 }
 
 /**
@@ -44,6 +45,9 @@ export function createProvider(o: ValidatedOptions, log: HelperLogger): HelperPr
   }
   return {
     cardTokenUrl: `${base}${live ? '/v2' : '/api2/v2'}/tokens/card`,
-    routes: (ctx) => [chargeRoutes(ctx, legacy), ...(accounts ? [accountRoutes(ctx, accounts)] : [])],
+    mount: (router, ctx) => {
+      chargeRoutes(ctx, legacy, router);
+      if (accounts) accountRoutes(ctx, accounts, router);
+    },
   };
 }

@@ -39,8 +39,7 @@ export function widgetLoader(): () => WidgetAsset {
  * (docs/DECISIONS.md#helper-widget-caching).
  * `GET /locales/<code>.json`: the widget's locale files, `no-cache` with an ETag.
  */
-export function widgetRoutes(ctx: HelperContext): Router {
-  const router = Router();
+export function widgetRoutes(ctx: HelperContext, router: Router = Router()): Router {
   router.get('/config', (_req, res) => {
     res.setHeader('Cache-Control', 'no-cache');
     res.json({

@@ -79,8 +79,7 @@ function accountsError(err: unknown, field: string): HelperHttpError {
  * `POST /account-updater` for a stored card the token's `instruments` claim
  * names, and the payout instruments of a sub-entity its `entities` claim names.
  */
-export function accountRoutes(ctx: HelperContext, accounts: AccountsClient): Router {
-  const router = Router();
+export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, router: Router = Router()): Router {
   const verify = ctx.verifyHost!;
   const limit = ctx.limits.hostRequestsPerUser;
   const claimsOf = (res: Response) => res.locals.hostClaims as HostClaims;

@@ -8,6 +8,7 @@ import type { HelperContext } from '../context.js';
 import { badRequest, HelperHttpError } from '../errors.js';
 import type { ChargeRequestBody } from '../options.js';
 import { checkDeclines, consume, ipKey, recordDecline } from '../rate-limit.js';
+import { sendJson } from '../respond.js';
 import { upstreamError } from '../upstream.js';
 import { parseBody } from '../validate.js';
 import { type ChargeOutcome, outcomeOf, pendingOutcome } from './outcome.js';
@@ -18,15 +19,21 @@ import { threeDsReturn } from './three-ds-return.js';
 /** How long a token's answer is kept: the provider's idempotency window (DESIGN.md: 24 h). */
 export const RESULT_TTL_MS = 24 * 3600_000;
 
+/** SHA-256 of a card token: both the idempotency key and the store key derive from it, so it is hashed once. */
+export const tokenDigest = (cardToken: string): Buffer => createHash('sha256').update(cardToken).digest();
+
 /** The idempotency key of a card token's charge: the same for every retry of that token. */
-export function idempotencyKeyFor(cardToken: string): string {
-  return `tessera-charge-${createHash('sha256').update(cardToken).digest('base64url')}`;
+export function idempotencyKeyFor(cardToken: string, digest = tokenDigest(cardToken)): string {
+  return `tessera-charge-${digest.toString('base64url')}`;
 }
 
 /** Store key of a token's answer (the token itself is never a key: keys may end up in a shared store's logs). */
-export const resultKey = (cardToken: string) => `charge:${createHash('sha256').update(cardToken).digest('hex')}`;
+export const resultKey = (cardToken: string, digest = tokenDigest(cardToken)) => `charge:${digest.toString('hex')}`;
 /** Store key of a pending 3-D Secure charge, by its `pay_tok_…`. */
 export const threeDsKey = (paymentToken: string) => `3ds:${createHash('sha256').update(paymentToken).digest('hex')}`;
+
+/** chargeMode 2 with the helper's return endpoint as both URLs (docs/DECISIONS.md#helper-3ds). */
+const threeDsUrls = (returnUrl: string) => ({ chargeMode: 2 as const, successUrl: returnUrl, failUrl: returnUrl });
 
 /** What the 3-D Secure return needs to finish a charge. */
 export interface PendingThreeDs {
@@ -81,8 +88,7 @@ function shopperError(err: ValidationError): HelperHttpError | undefined {
  * `POST /charges` and `GET /charges/3ds-return`: one card token → at most one
  * charge (docs/DECISIONS.md#helper-charges).
  */
-export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient): Router {
-  const router = Router();
+export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: Router = Router()): Router {
   const inFlight = new Map<string, Promise<ChargeOutcome>>();
   const { store, limits, log } = ctx;
 
@@ -112,7 +118,7 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient): Router {
     return final;
   }
 
-  async function charge(req: Request, body: ChargeBody, key: string): Promise<ChargeOutcome> {
+  async function charge(req: Request, body: ChargeBody, key: string, digest: Buffer): Promise<ChargeOutcome> {
     const ip = req.ip ?? 'unknown';
     const session = ctx.sessionOf(req);
     const now = ctx.now();
@@ -120,11 +126,17 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient): Router {
     if (limits.declinesPerSession && session) {
       await checkDeclines(store, `declines:session:${session}`, limits.declinesPerSession, now);
     }
-    const base = mountUrl(req, ctx.options.publicUrl);
-    const ownOrigin = new URL(base).origin;
-    const allowed = ctx.options.redirectOrigins ?? [];
-    const successUrl = checkReturnTarget('successUrl', body.successUrl, ownOrigin, allowed);
-    const failUrl = checkReturnTarget('failUrl', body.failUrl, ownOrigin, allowed);
+    // The helper's own URL is only needed for return targets and 3-D Secure; most charges have neither.
+    let base: string | undefined;
+    const mount = () => (base ??= mountUrl(req, ctx.options.publicUrl));
+    let successUrl: string | undefined;
+    let failUrl: string | undefined;
+    if (body.successUrl !== undefined || body.failUrl !== undefined) {
+      const ownOrigin = new URL(mount()).origin;
+      const allowed = ctx.options.redirectOrigins ?? [];
+      successUrl = checkReturnTarget('successUrl', body.successUrl, ownOrigin, allowed);
+      failUrl = checkReturnTarget('failUrl', body.failUrl, ownOrigin, allowed);
+    }
 
     const hookBody: ChargeRequestBody = {
       orderReference: body.orderReference,
@@ -142,7 +154,6 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient): Router {
       throw badRequest('orderReference', 'orderReference does not name an order to pay', 'TESSERA_UNKNOWN_ORDER');
     }
     const details = parseDetails(resolved);
-    const returnUrl = `${base}/charges/3ds-return`;
     const request = {
       cardToken: body.cardToken,
       value: details.amount,
@@ -155,11 +166,11 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient): Router {
       ...(body.billingDetails === undefined ? {} : { billingDetails: body.billingDetails }),
       ...(body.shippingDetails === undefined ? {} : { shippingDetails: body.shippingDetails }),
       ...(isIP(ip) ? { customerIp: ip.replace(/^::ffff:/, '') } : {}),
-      ...(details.threeDSecure ? { chargeMode: 2 as const, successUrl: returnUrl, failUrl: returnUrl } : {}),
+      ...(details.threeDSecure ? threeDsUrls(`${mount()}/charges/3ds-return`) : {}),
     };
     let answer: Awaited<ReturnType<LegacyClient['charges']['create']>>;
     try {
-      answer = await legacy.charges.create(request, { idempotencyKey: idempotencyKeyFor(body.cardToken) });
+      answer = await legacy.charges.create(request, { idempotencyKey: idempotencyKeyFor(body.cardToken, digest) });
     } catch (err) {
       const shopper = err instanceof ValidationError ? shopperError(err) : undefined;
       if (shopper) throw shopper;
@@ -213,13 +224,14 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient): Router {
       await consume(store, `charges:session:${session}`, limits.chargesPerSession, now, 'payment attempts');
     }
     const body = parseBody(chargeBodySchema, req.body);
-    const key = resultKey(body.cardToken);
+    const digest = tokenDigest(body.cardToken);
+    const key = resultKey(body.cardToken, digest);
     // One promise per token, registered before any await, so a double submit shares it (DESIGN.md invariant).
     let running = inFlight.get(key);
     if (!running) {
       running = (async () => {
         const stored = await store.get(key);
-        return stored ? refreshed(key, JSON.parse(stored) as ChargeOutcome) : charge(req, body, key);
+        return stored ? refreshed(key, JSON.parse(stored) as ChargeOutcome) : charge(req, body, key, digest);
       })();
       inFlight.set(key, running);
       running.then(
@@ -234,7 +246,7 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient): Router {
         outcomeKnown: true,
       });
     }
-    res.status(outcome.status).json({ ...outcome.body, requestId: res.locals.tesseraRequestId });
+    sendJson(res, outcome.status, { ...outcome.body, requestId: res.locals.tesseraRequestId });
   });
 
   router.get('/charges/3ds-return', threeDsReturn(ctx, legacy, { threeDs: threeDsKey }, countDecline));

@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import type { Charge, LegacyClient } from '../../provider/legacy/client.js';
 import type { HelperContext } from '../context.js';
 import { badRequest, HelperHttpError } from '../errors.js';
+import { sendJson } from '../respond.js';
 import { upstreamError } from '../upstream.js';
 import { type ChargeOutcome, outcomeOf } from './outcome.js';
 import type { PendingThreeDs } from './route.js';
@@ -67,6 +68,6 @@ export function threeDsReturn(
       res.redirect(303, target.startsWith('/') ? `${url.pathname}${url.search}${url.hash}` : url.href);
       return;
     }
-    res.status(outcome.status).json({ ...outcome.body, requestId: res.locals.tesseraRequestId });
+    sendJson(res, outcome.status, { ...outcome.body, requestId: res.locals.tesseraRequestId });
   };
 }

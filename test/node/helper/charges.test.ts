@@ -279,11 +279,28 @@ describe('POST /charges against the sandbox', () => {
         'TESSERA_UNSUPPORTED_MEDIA_TYPE',
       ],
       [{ raw: `{"pad":"${'x'.repeat(20_000)}"}`, headers: json }, 413, 'TESSERA_BODY_TOO_LARGE'],
+      [
+        {
+          raw: Buffer.from('{"cardToken":"x"}', 'utf16le'),
+          headers: { 'content-type': 'application/json; charset=utf-16' },
+        },
+        415,
+        'TESSERA_UNSUPPORTED_MEDIA_TYPE',
+      ],
+      [
+        { raw: '{"cardToken":"x"}', headers: { 'content-type': 'application/json; charset=iso-8859-1' } },
+        415,
+        'TESSERA_UNSUPPORTED_MEDIA_TYPE',
+      ],
+      [{ raw: '{}', headers: { 'content-type': 'Application/JSON; Charset="UTF-8"' } }, 400, 'TESSERA_INVALID_REQUEST'],
+      [{ raw: '{"cardToken":"x"}', headers: { 'content-type': 'text/plain' } }, 415, 'TESSERA_UNSUPPORTED_MEDIA_TYPE'],
+      [{ raw: '{"cardToken":"x"}', headers: {} }, 415, 'TESSERA_UNSUPPORTED_MEDIA_TYPE'],
     ];
     for (const [init, status, code] of cases) {
       const r = await call(`${h.url}/charges`, { method: 'POST', ...init });
       assert.equal(r.status, status, `${code}: ${r.text}`);
       assert.equal(r.json.code, code);
+      assert.equal(typeof r.json.field, 'string', r.text);
     }
   });
 

@@ -84,6 +84,9 @@ describe('tesseraCsp', () => {
       /option `connectSrc` holds "'unsafe-inline'"/,
     );
     assert.throws(() => tesseraCsp(undefined as never), /call it with options/);
+    for (const reportUri of ["https://shop.example/r; script-src 'unsafe-inline'", 'https://shop.example/r,x']) {
+      assert.throws(() => tesseraCsp({ cardTokenUrl: 'https://a.example', reportUri }), /option `reportUri` must be/);
+    }
   });
 });
 
