@@ -42,6 +42,8 @@ export interface HostAuthOptions {
   readonly clockToleranceSeconds?: number;
   /** When set, tokens also need `iat` and must be younger than this. */
   readonly maxAgeSeconds?: number;
+  /** How long one JWKS fetch may take before the request answers 503 (default 5000 ms, 100–30000). */
+  readonly jwksTimeoutMs?: number;
 }
 
 /** What the helper reads from a verified host token. */
@@ -112,7 +114,10 @@ function checkExtras(typ: unknown, iat: unknown, toleranceSeconds: number, nowMs
 /** A verifier of host tokens; `verify` resolves the claims or throws a 401/503 HelperHttpError. */
 export function createHostVerifier(options: HostAuthOptions, now: () => number) {
   const getKey: KeyObject | JWTVerifyGetKey = options.jwksUrl
-    ? createRemoteJWKSet(new URL(options.jwksUrl), { timeoutDuration: 5000, cooldownDuration: 30_000 })
+    ? createRemoteJWKSet(new URL(options.jwksUrl), {
+        timeoutDuration: options.jwksTimeoutMs ?? 5000,
+        cooldownDuration: 30_000,
+      })
     : importHostKey(options.key!);
 
   return async function verify(header: string | undefined): Promise<HostClaims> {

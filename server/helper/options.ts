@@ -70,6 +70,7 @@ const hostAuthSchema = z
       .optional(),
     clockToleranceSeconds: z.number().int().min(0).max(30).optional(),
     maxAgeSeconds: z.number().int().min(1).max(86_400).optional(),
+    jwksTimeoutMs: z.number().int().min(100).max(30_000).optional(),
   })
   .refine((a) => (a.jwksUrl === undefined) !== (a.key === undefined), {
     message: 'needs exactly one of `jwksUrl` and `key`',

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHmac, generateKeyPairSync } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { createHostVerifier, type HostAuthOptions } from '../../../server/helper/host-auth.js';
@@ -137,6 +139,24 @@ describe('host JWT verification', () => {
   it('answers 503 when the JWKS cannot be reached', async () => {
     const verify = createHostVerifier({ ...options, jwksUrl: 'http://127.0.0.1:9/jwks.json' }, now);
     await refused(verify(`Bearer ${await issuer.sign()}`), 503, 'TESSERA_HOST_AUTH_UNAVAILABLE');
+  });
+
+  it('answers 503 in bounded time when the JWKS accepts the connection but never answers', async () => {
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = silent.address() as AddressInfo;
+      const verify = createHostVerifier(
+        { ...options, jwksUrl: `http://127.0.0.1:${port}/jwks.json`, jwksTimeoutMs: 200 },
+        now,
+      );
+      const started = performance.now();
+      await refused(verify(`Bearer ${await issuer.sign()}`), 503, 'TESSERA_HOST_AUTH_UNAVAILABLE');
+      assert.ok(performance.now() - started < 2000, 'the JWKS timeout bounds the wait');
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
   });
 
   it('refuses a symmetric key at configuration', () => {
