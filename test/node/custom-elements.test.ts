@@ -12,12 +12,13 @@ describe('custom-elements.json', () => {
     mkdirSync(join(repo, '.tmp'), { recursive: true });
     const scratch = mkdtempSync(join(repo, '.tmp', 'cem-'));
     try {
-      // The analyzer joins outdir to the working folder, so it writes inside the repo's ignored .tmp/.
+      // The analyzer joins outdir to the working folder, so it writes inside the repo's ignored .tmp/; it would also
+      // point package.json's customElements at its output unless told not to (packagejson: false).
       const config = join(scratch, 'config.mjs');
       writeFileSync(
         config,
         `import base from ${JSON.stringify(join(repo, 'custom-elements-manifest.config.mjs'))};\n` +
-          `export default { ...base, outdir: ${JSON.stringify(relative(repo, scratch))} };\n`,
+          `export default { ...base, packagejson: false, outdir: ${JSON.stringify(relative(repo, scratch))} };\n`,
       );
       execFileSync(join(repo, 'node_modules', '.bin', 'cem'), ['analyze', '--config', config], {
         cwd: repo,
