@@ -2,11 +2,21 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MemoryStore } from '../../../server/helper/index.js';
 import { checkDeclines, consume, ipKey, recordDecline } from '../../../server/helper/rate-limit.js';
-import { VirtualClock } from '../../../server/sandbox/clock.js';
+
+/** A clock that moves only when told: VirtualClock follows wall time between advances, so exact times would race. */
+function manualClock(start = Date.UTC(2026, 0, 1)) {
+  let now = start;
+  return {
+    nowMs: () => now,
+    advance: (seconds: number) => {
+      now += seconds * 1000;
+    },
+  };
+}
 
 describe('MemoryStore and the limits built on it', () => {
   it('expires values and counter windows by its clock', async () => {
-    const clock = new VirtualClock();
+    const clock = manualClock();
     const store = new MemoryStore({ now: () => clock.nowMs() });
     await store.set('a', 'x', 60_000);
     assert.equal(await store.get('a'), 'x');
@@ -28,7 +38,7 @@ describe('MemoryStore and the limits built on it', () => {
   });
 
   it('answers 429 with Retry-After once a window is used up, then lets requests through again', async () => {
-    const clock = new VirtualClock();
+    const clock = manualClock();
     const store = new MemoryStore({ now: () => clock.nowMs() });
     const limit = { max: 2, windowMs: 60_000 };
     await consume(store, 'ip:1', limit, clock.nowMs(), 'charges');
@@ -48,7 +58,7 @@ describe('MemoryStore and the limits built on it', () => {
   });
 
   it('blocks after max declines in the window and unblocks when it ends', async () => {
-    const clock = new VirtualClock();
+    const clock = manualClock();
     const store = new MemoryStore({ now: () => clock.nowMs() });
     const limit = { max: 3, windowMs: 600_000 };
     for (let i = 0; i < 3; i++) {
