@@ -1,8 +1,8 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { BodyReadError, findShapeProblem, readBounded } from '../common/body-guard.js';
 import { HelperHttpError } from './errors.js';
 import { containsPan, findPan, MAX_DEPTH } from './pan-guard.js';
 
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** The answer to any body or query that carries something shaped like a card number. */
@@ -12,22 +12,17 @@ export function cardDataRefused(field: string): HelperHttpError {
   });
 }
 
-function checkShape(value: unknown, path: string, depth: number): void {
-  if (depth > MAX_DEPTH) {
+function checkShape(value: unknown): void {
+  const problem = findShapeProblem(value, MAX_DEPTH);
+  if (problem?.kind === 'too_deep') {
     throw new HelperHttpError(400, 'TESSERA_BODY_TOO_DEEP', `the body is nested deeper than ${MAX_DEPTH} levels`, {
-      field: path || 'body',
+      field: problem.field,
     });
   }
-  if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      const field = path ? `${path}.${k}` : k;
-      if (FORBIDDEN_KEYS.has(k)) {
-        throw new HelperHttpError(400, 'TESSERA_FORBIDDEN_KEY', `the key ${JSON.stringify(k)} is not allowed`, {
-          field,
-        });
-      }
-      checkShape(v, field, depth + 1);
-    }
+  if (problem?.kind === 'forbidden_key') {
+    throw new HelperHttpError(400, 'TESSERA_FORBIDDEN_KEY', `the key ${JSON.stringify(problem.key)} is not allowed`, {
+      field: problem.field,
+    });
   }
 }
 
@@ -41,34 +36,15 @@ function utf8Charset(params: readonly string[]): boolean {
   return true;
 }
 
-function readRaw(req: Request, limit: number): Promise<Buffer> {
-  const tooLarge = () =>
-    new HelperHttpError(413, 'TESSERA_BODY_TOO_LARGE', `the body is larger than ${limit} bytes`, { field: 'body' });
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) {
-      req.resume();
-      reject(tooLarge());
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        req.off('data', onData);
-        req.resume();
-        reject(tooLarge());
-        return;
-      }
-      chunks.push(chunk);
-    };
-    req.on('data', onData);
-    req.once('end', () => resolve(Buffer.concat(chunks)));
-    req.once('error', () =>
-      reject(new HelperHttpError(400, 'TESSERA_BODY_UNREADABLE', 'the body could not be read', { field: 'body' })),
-    );
-  });
+async function readRaw(req: Request, limit: number): Promise<Buffer> {
+  try {
+    return await readBounded(req, limit);
+  } catch (e) {
+    if (!(e instanceof BodyReadError)) throw e;
+    throw e.reason === 'too_large'
+      ? new HelperHttpError(413, 'TESSERA_BODY_TOO_LARGE', e.message, { field: 'body' })
+      : new HelperHttpError(400, 'TESSERA_BODY_UNREADABLE', 'the body could not be read', { field: 'body' });
+  }
 }
 
 /**
@@ -93,7 +69,7 @@ export function jsonBody(limit: number): RequestHandler {
             field: 'body',
           });
         }
-        checkShape(parsed, '', 0);
+        checkShape(parsed);
         return next();
       }
       const [mediaType = '', ...params] = (req.headers['content-type'] ?? '').split(';');
@@ -128,7 +104,7 @@ export function jsonBody(limit: number): RequestHandler {
       if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
         throw new HelperHttpError(400, 'TESSERA_BODY_NOT_OBJECT', 'the body must be a JSON object', { field: 'body' });
       }
-      checkShape(parsed, '', 0);
+      checkShape(parsed);
       req.body = parsed;
       next();
     } catch (err) {

@@ -1,4 +1,5 @@
 import { XMLBuilder, XMLParser, XMLValidator } from 'fast-xml-parser';
+import { FORBIDDEN_KEYS } from '../../common/body-guard.js';
 
 /**
  * The XML mapping of the legacy API (spec: "XML bodies use a root element data
@@ -33,7 +34,6 @@ export class XmlCodecError extends Error {
 }
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /** Encodes a plain object as the legacy API's XML document. */
 export function encodeXml(value: Record<string, unknown>): string {

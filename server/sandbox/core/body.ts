@@ -1,4 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { BodyReadError, findShapeProblem, readBounded } from '../../common/body-guard.js';
 import { decodeXml, XmlCodecError } from '../../provider/codec/xml.js';
 import { SandboxError } from './errors.js';
 
@@ -10,7 +11,6 @@ export const MAX_BODY_BYTES = 64 * 1024;
 /** Deepest nesting accepted in a JSON or form body. */
 export const MAX_BODY_DEPTH = 32;
 
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 function mediaType(req: Request): string {
@@ -34,48 +34,29 @@ function formatOf(type: string): BodyFormat | undefined {
 }
 
 /** Rejects prototype-polluting keys and absurd nesting anywhere in a parsed body. */
-export function checkShape(value: unknown, path = '', depth = 0): void {
-  if (depth > MAX_BODY_DEPTH) {
+export function checkShape(value: unknown): void {
+  const problem = findShapeProblem(value, MAX_BODY_DEPTH);
+  if (problem?.kind === 'too_deep') {
     throw new SandboxError(400, 'body_too_deep', `the body is nested deeper than ${MAX_BODY_DEPTH} levels`, {
-      field: path || 'body',
+      field: problem.field,
     });
   }
-  if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      const field = path ? `${path}.${k}` : k;
-      if (FORBIDDEN_KEYS.has(k)) {
-        throw new SandboxError(400, 'forbidden_key', `the key ${JSON.stringify(k)} is not allowed`, { field });
-      }
-      checkShape(v, field, depth + 1);
-    }
+  if (problem?.kind === 'forbidden_key') {
+    throw new SandboxError(400, 'forbidden_key', `the key ${JSON.stringify(problem.key)} is not allowed`, {
+      field: problem.field,
+    });
   }
 }
 
-function readRaw(req: Request, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) {
-      reject(new SandboxError(413, 'body_too_large', `the body is larger than ${limit} bytes`, { field: 'body' }));
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        req.off('data', onData);
-        req.resume();
-        reject(new SandboxError(413, 'body_too_large', `the body is larger than ${limit} bytes`, { field: 'body' }));
-        return;
-      }
-      chunks.push(chunk);
-    };
-    req.on('data', onData);
-    req.once('end', () => resolve(Buffer.concat(chunks)));
-    req.once('error', (e) =>
-      reject(new SandboxError(400, 'body_unreadable', `the body could not be read: ${e.message}`)),
-    );
-  });
+async function readRaw(req: Request, limit: number): Promise<Buffer> {
+  try {
+    return await readBounded(req, limit);
+  } catch (e) {
+    if (!(e instanceof BodyReadError)) throw e;
+    throw e.reason === 'too_large'
+      ? new SandboxError(413, 'body_too_large', e.message, { field: 'body' })
+      : new SandboxError(400, 'body_unreadable', e.message);
+  }
 }
 
 /**
