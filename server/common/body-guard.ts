@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 
 /**
- * Request-body safety shared by the Express helper and the sandbox: a bounded
+ * Request-body safety shared by the Express helper and the sandbox (docs/DECISIONS.md#server-common): a bounded
  * read and a walk for prototype-polluting keys and absurd nesting. Each caller
  * turns the outcome into an error of its own API's shape.
  */
