@@ -16,6 +16,8 @@ export const faultRuleSchema = z
     /** Glob over the path: `*` within one segment, `**` across segments. */
     path: z.string().min(1).max(500).startsWith('/'),
     status: z.number().int().min(400).max(599).optional(),
+    /** With `status`: a `Retry-After` header (seconds) on the injected answer, as a real 429/503 may carry. */
+    retryAfter: z.number().int().min(0).max(3600).optional(),
     delayMs: z.number().int().min(0).max(120_000).optional(),
     reset: z.literal(true).optional(),
     stallBody: z.literal(true).optional(),
@@ -26,6 +28,10 @@ export const faultRuleSchema = z
   .refine((r) => r.status !== undefined || r.delayMs !== undefined || r.reset || r.stallBody, {
     message: 'a fault needs at least one of status, delayMs, reset, stallBody',
     path: ['status'],
+  })
+  .refine((r) => r.retryAfter === undefined || r.status !== undefined, {
+    message: 'retryAfter goes with status',
+    path: ['retryAfter'],
   })
   .refine((r) => [r.status !== undefined, r.reset, r.stallBody].filter(Boolean).length <= 1, {
     message: 'status, reset and stallBody are exclusive',

@@ -102,7 +102,9 @@ export function applyFault(res: Response, fault: FaultRule): boolean {
     res.locals.faultKind = `status ${fault.status}`;
     const render = res.locals.renderError as (err: SandboxError, res: Response) => void;
     render(
-      new SandboxError(fault.status, 'injected_fault', `fault injected by the sandbox (HTTP ${fault.status})`),
+      new SandboxError(fault.status, 'injected_fault', `fault injected by the sandbox (HTTP ${fault.status})`, {
+        headers: fault.retryAfter === undefined ? undefined : { 'Retry-After': String(fault.retryAfter) },
+      }),
       res,
     );
     return true;

@@ -357,6 +357,19 @@ describe('HTTP core: retries, timeouts and outcomes against sandbox faults', () 
     assert.equal(error.attempts, 1, '409 is not retried');
   });
 
+  it("waits for a 429's Retry-After before the retry, instead of its own short backoff", async () => {
+    const { data } = await legacy.charges.create(await chargeBody());
+    await fault(sb, { path: `/api2/v2/charges/${data.id}`, status: 429, retryAfter: 1 });
+    wire.sent.length = 0;
+    const started = performance.now();
+    const read = await legacy.charges.retrieve(data.id);
+    const waitedMs = performance.now() - started;
+    assert.equal(read.data.id, data.id);
+    assert.equal(wire.sent.filter((s) => s.path === `/api2/v2/charges/${data.id}`).length, 2);
+    // FAST_RETRY's backoff is a few milliseconds: only Retry-After explains a wait of a second.
+    assert.ok(waitedMs >= 950, `retried after ${waitedMs.toFixed(0)} ms, before Retry-After: 1 had passed`);
+  });
+
   it('maps 429 to RateLimitError when retries are exhausted', async () => {
     const { data } = await legacy.charges.create(await chargeBody());
     await fault(sb, { path: `/api2/v2/charges/${data.id}`, status: 429, count: 3 });

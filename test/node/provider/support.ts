@@ -14,6 +14,7 @@ export async function fault(
     path: string;
     method?: string;
     status?: number;
+    retryAfter?: number;
     delayMs?: number;
     reset?: true;
     stallBody?: true;

@@ -44,6 +44,9 @@ describe('sandbox core', () => {
     const fault = await call(`${sb.url}/_sandbox/faults`, { body: { path: '/x', status: 200 } });
     assert.equal(fault.status, 400);
     assert.equal(fault.json.errors[0].field, 'status');
+    const lone = await call(`${sb.url}/_sandbox/faults`, { body: { path: '/x', delayMs: 5, retryAfter: 1 } });
+    assert.equal(lone.status, 400);
+    assert.equal(lone.json.errors[0].field, 'retryAfter');
   });
 
   it('answers malformed, hostile and oversized bodies with a 4xx naming the problem', async () => {
