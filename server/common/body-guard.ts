@@ -9,18 +9,22 @@ import type { IncomingMessage } from 'node:http';
 /** Keys that could reach an object's prototype when a parsed body is merged or spread. */
 export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
-/** What is wrong with a parsed body's shape, and where (`field` is a dotted path). */
+/** What is wrong with a parsed body's shape, where (`field` is a dotted path), and a message for people. */
 export type ShapeProblem =
-  | { readonly kind: 'too_deep'; readonly field: string }
-  | { readonly kind: 'forbidden_key'; readonly field: string; readonly key: string };
+  | { readonly kind: 'too_deep'; readonly field: string; readonly message: string }
+  | { readonly kind: 'forbidden_key'; readonly field: string; readonly key: string; readonly message: string };
 
 /** Finds the first forbidden key or the first place nested deeper than `maxDepth`, if any. */
 export function findShapeProblem(value: unknown, maxDepth: number, path = '', depth = 0): ShapeProblem | undefined {
-  if (depth > maxDepth) return { kind: 'too_deep', field: path || 'body' };
+  if (depth > maxDepth) {
+    return { kind: 'too_deep', field: path || 'body', message: `the body is nested deeper than ${maxDepth} levels` };
+  }
   if (value && typeof value === 'object') {
     for (const [key, v] of Object.entries(value)) {
       const field = path ? `${path}.${key}` : key;
-      if (FORBIDDEN_KEYS.has(key)) return { kind: 'forbidden_key', field, key };
+      if (FORBIDDEN_KEYS.has(key)) {
+        return { kind: 'forbidden_key', field, key, message: `the key ${JSON.stringify(key)} is not allowed` };
+      }
       const problem = findShapeProblem(v, maxDepth, field, depth + 1);
       if (problem) return problem;
     }

@@ -14,16 +14,9 @@ export function cardDataRefused(field: string): HelperHttpError {
 
 function checkShape(value: unknown): void {
   const problem = findShapeProblem(value, MAX_DEPTH);
-  if (problem?.kind === 'too_deep') {
-    throw new HelperHttpError(400, 'TESSERA_BODY_TOO_DEEP', `the body is nested deeper than ${MAX_DEPTH} levels`, {
-      field: problem.field,
-    });
-  }
-  if (problem?.kind === 'forbidden_key') {
-    throw new HelperHttpError(400, 'TESSERA_FORBIDDEN_KEY', `the key ${JSON.stringify(problem.key)} is not allowed`, {
-      field: problem.field,
-    });
-  }
+  if (!problem) return;
+  const code = problem.kind === 'too_deep' ? 'TESSERA_BODY_TOO_DEEP' : 'TESSERA_FORBIDDEN_KEY';
+  throw new HelperHttpError(400, code, problem.message, { field: problem.field });
 }
 
 /** JSON is UTF-8 (RFC 8259 §8.1): a `charset` parameter may only say so, never announce another encoding. */

@@ -36,16 +36,9 @@ function formatOf(type: string): BodyFormat | undefined {
 /** Rejects prototype-polluting keys and absurd nesting anywhere in a parsed body. */
 export function checkShape(value: unknown): void {
   const problem = findShapeProblem(value, MAX_BODY_DEPTH);
-  if (problem?.kind === 'too_deep') {
-    throw new SandboxError(400, 'body_too_deep', `the body is nested deeper than ${MAX_BODY_DEPTH} levels`, {
-      field: problem.field,
-    });
-  }
-  if (problem?.kind === 'forbidden_key') {
-    throw new SandboxError(400, 'forbidden_key', `the key ${JSON.stringify(problem.key)} is not allowed`, {
-      field: problem.field,
-    });
-  }
+  if (!problem) return;
+  const code = problem.kind === 'too_deep' ? 'body_too_deep' : 'forbidden_key';
+  throw new SandboxError(400, code, problem.message, { field: problem.field });
 }
 
 async function readRaw(req: Request, limit: number): Promise<Buffer> {
