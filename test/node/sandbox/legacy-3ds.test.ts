@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { paymentTokenResponseSchema } from '../../../server/provider/schemas/legacy.js';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { call } from '../../support/http.js';
-import { chargeBody, getCharge, postCharge } from './legacy-support.js';
+import { cardToken, chargeBody, getCharge, postCharge } from './legacy-support.js';
 
 /** Submits the challenge form as a browser would; returns status, Location and page text. */
 async function complete(url: string, outcome: string) {
@@ -147,17 +147,8 @@ describe('legacy API: 3-D Secure', () => {
   it('hides /_sandbox/3ds in production mode and plays the issuer under /v2/3ds', async () => {
     const prod = await startSandbox({ mode: 'production' });
     try {
-      const t = await call(`${prod.url}/v2/tokens/card`, {
-        body: {
-          number: '4242424242424242',
-          expiryMonth: 1,
-          expiryYear: prod.clock.now().getUTCFullYear() + 1,
-          cvv: '123',
-        },
-        headers: { authorization: prod.credentials.publicKey },
-      });
       const r = await call(`${prod.url}/v2/charges/token`, {
-        body: { cardToken: t.json.id, value: 100, currency: 'USD', email: 'p@example.com', chargeMode: 2 },
+        body: { cardToken: await cardToken(prod), value: 100, currency: 'USD', email: 'p@example.com', chargeMode: 2 },
         headers: { authorization: prod.credentials.secretKey },
       });
       assert.equal(r.json.liveMode, true);

@@ -390,17 +390,8 @@ describe('legacy API: charges', () => {
   it('serves /v2/charges/token with liveMode true in production mode', async () => {
     const prod = await startSandbox({ mode: 'production' });
     try {
-      const token = await call(`${prod.url}/v2/tokens/card`, {
-        body: {
-          number: '4242424242424242',
-          expiryMonth: 1,
-          expiryYear: prod.clock.now().getUTCFullYear() + 1,
-          cvv: '123',
-        },
-        headers: { authorization: prod.credentials.publicKey },
-      });
       const r = await call(`${prod.url}/v2/charges/token`, {
-        body: { cardToken: token.json.id, value: 100, currency: 'USD', email: 'p@example.com' },
+        body: { cardToken: await cardToken(prod), value: 100, currency: 'USD', email: 'p@example.com' },
         headers: { authorization: prod.credentials.secretKey },
       });
       assert.equal(r.status, 200, r.text);

@@ -6,6 +6,11 @@ import { type Answer, call } from '../../support/http.js';
 
 export const SANDBOX = '/api2/v2';
 
+/** The legacy API's base path for this sandbox's mode: `/api2/v2`, or the live `/v2` in production mode. */
+export function apiBase(sb: RunningSandbox): string {
+  return sb.mode === 'production' ? '/v2' : SANDBOX;
+}
+
 /** A card expiry two years ahead of the sandbox clock. */
 export function futureYear(sb: RunningSandbox): number {
   return sb.clock.now().getUTCFullYear() + 2;
@@ -26,7 +31,7 @@ export function postCardToken(
   body: unknown,
   headers: Record<string, string> = {},
 ): Promise<Answer> {
-  return call(`${sb.url}${SANDBOX}/tokens/card`, {
+  return call(`${sb.url}${apiBase(sb)}/tokens/card`, {
     body,
     headers: { authorization: sb.credentials.publicKey, ...headers },
   });
@@ -40,7 +45,7 @@ export async function cardToken(sb: RunningSandbox, number = '4242424242424242',
 }
 
 export function postCharge(sb: RunningSandbox, body: unknown, headers: Record<string, string> = {}): Promise<Answer> {
-  return call(`${sb.url}${SANDBOX}/charges/token`, {
+  return call(`${sb.url}${apiBase(sb)}/charges/token`, {
     body,
     headers: { authorization: sb.credentials.secretKey, ...headers },
   });
@@ -71,7 +76,7 @@ export async function charge(sb: RunningSandbox, number = '4242424242424242', ex
 }
 
 export function getCharge(sb: RunningSandbox, id: string, headers: Record<string, string> = {}): Promise<Answer> {
-  return call(`${sb.url}${SANDBOX}/charges/${id}`, {
+  return call(`${sb.url}${apiBase(sb)}/charges/${id}`, {
     headers: { authorization: sb.credentials.secretKey, ...headers },
   });
 }
