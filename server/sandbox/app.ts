@@ -1,4 +1,4 @@
-import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import type { RequestListener } from 'node:http';
 import { accountsArea } from './accounts/area.js';
 import { VirtualClock } from './clock.js';
 import { checkCredentials, credentialsFromEnv, type SandboxCredentials, type SandboxMode } from './config.js';
@@ -7,6 +7,7 @@ import { newId, type SandboxContext } from './core/context.js';
 import { controlsArea } from './core/controls.js';
 import { SandboxError } from './core/errors.js';
 import { FaultTable } from './core/faults.js';
+import { decorate, type Request, type Response } from './core/http.js';
 import { forLog, type LoggedRequest, pathForLog, RequestLog } from './core/request-log.js';
 import { legacyArea } from './legacy/index.js';
 import { oauthArea } from './oauth/area.js';
@@ -26,12 +27,15 @@ export interface SandboxAppOptions {
 }
 
 export interface SandboxApp {
-  readonly app: Express;
+  /** The request listener: give it to `http.createServer` / `https.createServer`. */
+  readonly app: RequestListener;
   readonly context: SandboxContext;
 }
 
 function authKind(header: string | undefined, creds: SandboxCredentials): LoggedRequest['auth'] {
   if (!header) return 'none';
+  if (header === creds.secretKey) return 'secret_key';
+  if (header === creds.publicKey) return 'public_key';
   const raw = header.replace(/^Bearer\s+/i, '');
   if (raw === creds.publicKey) return 'public_key';
   if (raw === creds.secretKey) return 'secret_key';
@@ -39,7 +43,7 @@ function authKind(header: string | undefined, creds: SandboxCredentials): Logged
   return 'unknown';
 }
 
-/** Builds the sandbox's Express app and its shared context, without listening. */
+/** Builds the sandbox's request listener and its shared context, without listening. */
 export function createSandboxApp(options: SandboxAppOptions = {}): SandboxApp {
   const resets: (() => void)[] = [];
   const clock = options.clock ?? new VirtualClock();
@@ -67,43 +71,44 @@ export function createSandboxApp(options: SandboxAppOptions = {}): SandboxApp {
     },
   };
 
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  app.set('query parser', 'simple');
+  const areas = AREAS.map((factory) => {
+    const area = factory(context);
+    return { claims: area.claims, handle: mountArea(area, context) };
+  });
 
-  // Request id on every response (DESIGN.md: Svc-Request-Id on success and error alike).
-  app.use((req: Request, res: Response, next: NextFunction) => {
+  const app: RequestListener = (incoming, outgoing) => {
+    const [req, res] = decorate(incoming, outgoing);
+    // Request id on every response (DESIGN.md: Svc-Request-Id on success and error alike).
     const requestId = newId('req_');
     res.locals.requestId = requestId;
     res.setHeader('Svc-Request-Id', requestId);
-    const started = process.hrtime.bigint();
-    if (!req.path.startsWith('/_sandbox')) {
-      const entry: LoggedRequest = {
-        requestId,
-        at: clock.now().toISOString(),
-        method: req.method,
-        path: pathForLog(req.originalUrl),
-        auth: authKind(req.headers.authorization, context.credentials),
-        status: 0,
-        durationMs: 0,
-      };
-      res.once('close', () => {
-        entry.status = res.headersSent ? res.statusCode : 0;
-        entry.durationMs = Number(process.hrtime.bigint() - started) / 1e6;
-        entry.requestBody = forLog(req.body);
-        entry.responseBody = forLog(res.locals.responseBody);
-        if (res.locals.faultKind) entry.fault = res.locals.faultKind;
-        log.add(entry);
-      });
-    }
-    next();
-  });
-
-  for (const factory of AREAS) app.use(mountArea(factory(context), context));
-
-  app.use((req: Request, res: Response) => {
+    if (!req.path.startsWith('/_sandbox')) logExchange(req, res, requestId);
+    for (const area of areas) if (area.claims(req.path)) return area.handle(req, res);
     renderDefaultError(new SandboxError(404, 'not_found', `no route for ${req.method} ${req.path}`), req, res);
-  });
+  };
+
+  /** Adds the exchange to the request log once it ends (masked: see request-log.ts). */
+  function logExchange(req: Request, res: Response, requestId: string): void {
+    const started = performance.now();
+    const atMs = clock.nowMs();
+    const entry: Omit<LoggedRequest, 'at'> = {
+      requestId,
+      method: req.method,
+      path: pathForLog(req.originalUrl),
+      auth: authKind(req.headers.authorization, context.credentials),
+      status: 0,
+      durationMs: 0,
+    };
+    res.once('close', () => {
+      entry.status = res.headersSent ? res.statusCode : 0;
+      entry.durationMs = performance.now() - started;
+      entry.requestBody = forLog(req.body);
+      const text = res.locals.responseText;
+      if (text === undefined) entry.responseBody = forLog(res.locals.responseBody);
+      if (res.locals.faultKind) entry.fault = res.locals.faultKind;
+      log.add(entry, atMs, text);
+    });
+  }
+
   return { app, context };
 }

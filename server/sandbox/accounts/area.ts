@@ -1,7 +1,7 @@
-import express, { type NextFunction, type Request, type Response } from 'express';
 import type { SandboxArea } from '../core/area.js';
 import { parseBody } from '../core/body.js';
 import type { SandboxContext } from '../core/context.js';
+import { type NextFunction, type Request, type Response, Router } from '../core/http.js';
 import { createIdempotency } from '../core/idempotency.js';
 import { hostPrefixRule } from '../oauth/host.js';
 import { accountControlRoutes } from './controls.js';
@@ -36,7 +36,7 @@ export function accountsArea(ctx: SandboxContext): SandboxArea {
   ctx.onReset(load);
 
   const deps: AccountsDeps = { ctx, store, postBody: createIdempotency(ctx).wrap(parseBody(['json'])) };
-  const router = express.Router();
+  const router = new Router();
   const hostRule = hostPrefixRule(ctx);
   router.use(svcVersion, (req: Request, res: Response, next: NextFunction) =>
     req.path.startsWith('/_sandbox/') ? next() : hostRule(req, res, next),

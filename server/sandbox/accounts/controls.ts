@@ -1,6 +1,6 @@
-import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
 import { parseBody } from '../core/body.js';
+import type { Request, Response, Router } from '../core/http.js';
 import { respond } from '../core/respond.js';
 import type { AccountsDeps } from './http.js';
 import { testCardsView } from './test-cards.js';

@@ -1,5 +1,5 @@
-import type { NextFunction, Request, Response } from 'express';
 import { type SandboxError, SandboxValidationError } from '../core/errors.js';
+import type { NextFunction, Request, Response } from '../core/http.js';
 import { writeBody } from '../core/respond.js';
 
 /** `Svc-Version` on every Account Services and OAuth response: the spec's reference version (Versioning). */

@@ -1,7 +1,7 @@
-import type { Request, RequestHandler, Response } from 'express';
 import type { AccountScope } from '../../provider/schemas/accounts.js';
 import type { SandboxContext } from '../core/context.js';
 import { SandboxError } from '../core/errors.js';
+import type { Request, RequestHandler, Response } from '../core/http.js';
 import type { AuthRule } from '../oauth/auth.js';
 import type { AccountsStore, EntityRecord } from './store.js';
 

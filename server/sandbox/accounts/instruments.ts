@@ -1,7 +1,7 @@
-import type { Request, Response, Router } from 'express';
 import { createInstrumentRequestSchema } from '../../provider/schemas/accounts.js';
 import type { SandboxContext, VaultCard } from '../core/context.js';
 import { SandboxError } from '../core/errors.js';
+import type { Request, Response, Router } from '../core/http.js';
 import { respond } from '../core/respond.js';
 import { requireAuth } from '../oauth/auth.js';
 import { storedCard, storedCardView } from './cards.js';

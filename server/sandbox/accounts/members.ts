@@ -1,7 +1,7 @@
-import type { Request, Response, Router } from 'express';
 import { reinviteRequestSchema } from '../../provider/schemas/accounts.js';
 import { parseBody } from '../core/body.js';
 import { SandboxError } from '../core/errors.js';
+import type { Request, Response, Router } from '../core/http.js';
 import { respond } from '../core/respond.js';
 import { requireAuth } from '../oauth/auth.js';
 import { type AccountsDeps, AUTH, entityOf, pathId, requireBody } from './http.js';

@@ -1,10 +1,10 @@
-import type { Request, Response, Router } from 'express';
 import {
   createPaymentInstrumentRequestSchema,
   updatePaymentInstrumentRequestSchema,
 } from '../../provider/schemas/accounts.js';
 import { parseBody } from '../core/body.js';
 import { SandboxError } from '../core/errors.js';
+import type { Request, Response, Router } from '../core/http.js';
 import { respond } from '../core/respond.js';
 import { requireAuth } from '../oauth/auth.js';
 import { storedCard } from './cards.js';

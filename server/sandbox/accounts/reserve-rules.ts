@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { Request, Response, Router } from 'express';
 import { reserveRuleRequestSchema } from '../../provider/schemas/accounts.js';
 import { parseBody } from '../core/body.js';
 import { SandboxError } from '../core/errors.js';
+import type { Request, Response, Router } from '../core/http.js';
 import { respond } from '../core/respond.js';
 import { requireAuth } from '../oauth/auth.js';
 import { type AccountsDeps, AUTH, entityOf, href, pathId, requireBody } from './http.js';

@@ -1,6 +1,6 @@
-import type { Request, Response, Router } from 'express';
 import { accountUpdaterRequestSchema } from '../../provider/schemas/accounts.js';
 import { SandboxError } from '../core/errors.js';
+import type { Request, Response, Router } from '../core/http.js';
 import { respond } from '../core/respond.js';
 import { requireAuth } from '../oauth/auth.js';
 import { encryptCardNumber, fingerprintOf, isUpdaterNetwork, networkOf } from './cards.js';

@@ -1,5 +1,6 @@
-import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { SandboxError, SandboxValidationError } from './errors.js';
+import type { FaultTable } from './faults.js';
+import { chain, type Request, type RequestHandler, type Response, type Router } from './http.js';
 import { applyFault, negotiate, type ResponseFormat, writeBody } from './respond.js';
 
 /**
@@ -46,91 +47,81 @@ export function renderDefaultError(err: SandboxError, _req: Request, res: Respon
   );
 }
 
-/** Wraps an area in its own router: claim check, format negotiation, faults, routes, error rendering. */
-export function mountArea(area: SandboxArea, ctx: { faults: import('./faults.js').FaultTable }): Router {
-  const outer = express.Router();
-  outer.use((req, res, next) => {
-    if (!area.claims(req.path)) return next('router');
-    res.locals.renderError = (err: SandboxError, r: Response) => area.renderError(err, req, r);
-    next();
-  });
-  if (area.prepare) outer.use(area.prepare);
-  outer.use(negotiate(area.formats));
-  if (area.faultable) {
-    outer.use((req: Request, res: Response, next: NextFunction) => {
-      const fault = ctx.faults.take(req.method, req.path);
-      if (!fault) return next();
-      res.locals.fault = fault;
-      const go = () => {
-        if (res.destroyed) return;
-        if (fault.phase === 'before') {
-          res.locals.faultApplied = true;
-          if (applyFault(res, fault)) return;
-        }
-        next();
-      };
-      if (fault.delayMs) setTimeout(go, fault.delayMs).unref();
-      else go();
-    });
-  }
-  outer.use(area.router);
-  outer.use((req: Request, _res: Response, next: NextFunction) => {
-    // A path the area serves, asked with another method: 405 with Allow (RFC 9110 §15.5.6), not 404.
-    // See docs/DECISIONS.md#wrong-method.
-    const allow = allowedMethods(area.router, req.path);
-    if (allow.length > 0) {
-      next(
-        new SandboxError(
-          405,
-          'method_not_allowed',
-          `${req.method} is not allowed on ${req.path}; use ${allow.join(', ')}`,
-          {
-            field: 'method',
-            headers: { Allow: allow.join(', ') },
-          },
-        ),
-      );
-      return;
-    }
-    next(new SandboxError(404, 'not_found', `no route for ${req.method} ${req.path}`));
-  });
-  outer.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    area.renderError(toSandboxError(err), req, res);
-  });
-  return outer;
-}
+/** Answers one request an area has claimed. */
+export type AreaHandler = (req: Request, res: Response) => void;
 
-/** The parts of an Express 5 router layer that {@link allowedMethods} reads. */
-interface RouteLayer {
-  readonly route?: { _methods(): string[] };
-  match(path: string): unknown;
-}
-
-/** The methods `router`'s routes answer on `path` (HEAD with GET), sorted; empty when none match. */
-export function allowedMethods(router: Router, path: string): string[] {
-  const methods = new Set<string>();
-  for (const layer of router.stack as unknown as RouteLayer[]) {
-    if (!layer.route) continue;
-    let hit: unknown = false;
+/**
+ * Wraps an area in the core pipeline: its `prepare` step, format negotiation, pending faults, its routes, then
+ * 405/404 for what no route answered, and every error rendered in the area's shape.
+ */
+export function mountArea(area: SandboxArea, ctx: { faults: FaultTable }): AreaHandler {
+  const fail = (err: unknown, req: Request, res: Response) => {
     try {
-      hit = layer.match(path);
-    } catch {
-      // A parameter that does not percent-decode matches nothing.
+      area.renderError(toSandboxError(err), req, res);
+    } catch (e) {
+      // Rendering itself failed: still answer, never leave the connection hanging.
+      console.error('[tessera sandbox] could not render an error:', e);
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
+      res.end('{"errorCode":"internal_error","message":"internal error in the sandbox"}');
     }
-    if (hit) for (const m of layer.route._methods()) methods.add(m);
-  }
-  return [...methods].sort();
+  };
+
+  const unmatched = (req: Request, res: Response) => {
+    // A path the area serves, asked with another method: 405 with Allow (RFC 9110 §15.5.6), not 404.
+    // OPTIONS on such a path lists the methods. See docs/DECISIONS.md#wrong-method.
+    const allow = area.router.allowedMethods(req.path);
+    if (allow.length === 0) {
+      fail(new SandboxError(404, 'not_found', `no route for ${req.method} ${req.path}`), req, res);
+    } else if (req.method === 'OPTIONS') {
+      res.writeHead(204, { Allow: allow.join(', ') });
+      res.end();
+    } else {
+      const message = `${req.method} is not allowed on ${req.path}; use ${allow.join(', ')}`;
+      const headers = { Allow: allow.join(', ') };
+      fail(new SandboxError(405, 'method_not_allowed', message, { field: 'method', headers }), req, res);
+    }
+  };
+
+  const route = (req: Request, res: Response) =>
+    area.router.handle(req, res, (err) => (err === undefined ? unmatched(req, res) : fail(err, req, res)));
+
+  const faulted = (req: Request, res: Response) => {
+    const fault = ctx.faults.take(req.method, req.path);
+    if (!fault) return route(req, res);
+    res.locals.fault = fault;
+    const go = () => {
+      if (res.destroyed) return;
+      if (fault.phase === 'before') {
+        res.locals.faultApplied = true;
+        if (applyFault(res, fault)) return;
+      }
+      route(req, res);
+    };
+    if (fault.delayMs) setTimeout(go, fault.delayMs).unref();
+    else go();
+  };
+  const afterNegotiation = area.faultable ? faulted : route;
+
+  const negotiated = (req: Request, res: Response) => {
+    const refused = negotiate(area.formats, req, res);
+    if (refused) fail(refused, req, res);
+    else afterNegotiation(req, res);
+  };
+
+  // One function per area, not one per request: the response knows its request.
+  const renderError = (err: SandboxError, res: Response) => area.renderError(err, res.req as Request, res);
+  return (req, res) => {
+    res.locals.renderError = renderError;
+    if (!area.prepare) return negotiated(req, res);
+    chain([area.prepare], req, res, (err) => (err === undefined ? negotiated(req, res) : fail(err, req, res)));
+  };
 }
 
 /** Maps anything thrown to a SandboxError; unexpected errors are logged and become a generic 500. */
 export function toSandboxError(err: unknown): SandboxError {
   if (err instanceof SandboxError) return err;
   const e = err as { type?: string; status?: number; message?: string };
-  // Express's router could not percent-decode a path parameter (`/charges/%E0%A4%A`).
-  if (err instanceof URIError && e.status === 400) {
-    return new SandboxError(400, 'path_malformed', 'the path holds malformed percent-encoding', { field: 'path' });
-  }
-  // Errors raised by Express/body parsers carry a 4xx status of their own.
+  // Errors raised by Node's streams or other libraries may carry a 4xx status of their own.
   if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
     return new SandboxError(e.status, 'bad_request', e.message ?? 'bad request');
   }

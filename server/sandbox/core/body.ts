@@ -1,7 +1,7 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { BodyReadError, findShapeProblem, readBounded } from '../../common/body-guard.js';
+import { type BodyReadError, collectBody, findShapeProblem } from '../../common/body-guard.js';
 import { decodeXml, XmlCodecError } from '../../provider/codec/xml.js';
 import { SandboxError } from './errors.js';
+import type { NextFunction, Request, RequestHandler, Response } from './http.js';
 
 /** Wire formats a route accepts for its request body. */
 export type BodyFormat = 'json' | 'xml' | 'form';
@@ -41,15 +41,10 @@ export function checkShape(value: unknown): void {
   throw new SandboxError(400, code, problem.message, { field: problem.field });
 }
 
-async function readRaw(req: Request, limit: number): Promise<Buffer> {
-  try {
-    return await readBounded(req, limit);
-  } catch (e) {
-    if (!(e instanceof BodyReadError)) throw e;
-    throw e.reason === 'too_large'
-      ? new SandboxError(413, 'body_too_large', e.message, { field: 'body' })
-      : new SandboxError(400, 'body_unreadable', e.message);
-  }
+function readError(e: BodyReadError): SandboxError {
+  return e.reason === 'too_large'
+    ? new SandboxError(413, 'body_too_large', e.message, { field: 'body' })
+    : new SandboxError(400, 'body_unreadable', e.message);
 }
 
 /**
@@ -59,73 +54,84 @@ async function readRaw(req: Request, limit: number): Promise<Buffer> {
  * UTF-8, a DOCTYPE, `__proto__`-style keys, deep nesting or a form parameter sent twice. An empty body is `{}`.
  */
 export function parseBody(formats: readonly BodyFormat[], limit = MAX_BODY_BYTES): RequestHandler {
-  return async (req: Request, res: Response, next: NextFunction) => {
-    try {
-      const raw = await readRaw(req, limit);
-      res.locals.rawBodyBytes = raw.length;
-      if (raw.length === 0) {
-        req.body = {};
-        return next();
-      }
-      const type = mediaType(req);
-      const format = formatOf(type);
-      if (!format || !formats.includes(format)) {
-        const allowed = formats.map((f) => (f === 'form' ? 'application/x-www-form-urlencoded' : `application/${f}`));
-        throw new SandboxError(415, 'unsupported_media_type', `Content-Type must be ${allowed.join(' or ')}`, {
-          field: 'Content-Type',
-        });
-      }
-      const charset = charsetOf(req);
-      if (charset !== undefined && !UTF8_CHARSETS.has(charset)) {
-        throw new SandboxError(415, 'charset_unsupported', `the body must be UTF-8, not ${JSON.stringify(charset)}`, {
-          field: 'Content-Type',
-        });
-      }
-      res.locals.bodyFormat = format;
-      let text: string;
-      try {
-        text = utf8.decode(raw);
-      } catch {
-        throw new SandboxError(400, 'body_encoding', 'the body is not valid UTF-8', { field: 'body' });
-      }
+  return (req: Request, res: Response, next: NextFunction) => {
+    collectBody(req, limit, (err, raw) => {
+      if (err) return next(readError(err));
       let body: unknown;
-      if (format === 'json') {
-        try {
-          body = JSON.parse(text);
-        } catch {
-          throw new SandboxError(400, 'body_malformed', 'the body is not valid JSON', { field: 'body' });
-        }
-      } else if (format === 'xml') {
-        try {
-          body = decodeXml(text);
-        } catch (e) {
-          if (e instanceof XmlCodecError) throw new SandboxError(400, e.code, e.message, { field: 'body' });
-          throw e;
-        }
-      } else {
-        const params = new URLSearchParams(text);
-        // A null-prototype object keeps a `__proto__` field as a plain key, so checkShape refuses it
-        // exactly as it does in JSON instead of the assignment being silently dropped.
-        const form: Record<string, string> = Object.create(null);
-        for (const [k, v] of params) {
-          // RFC 6749 §3.1: "Request and response parameters MUST NOT be included more than once."
-          if (Object.hasOwn(form, k)) {
-            throw new SandboxError(400, 'duplicate_parameter', `the parameter ${JSON.stringify(k)} is sent twice`, {
-              field: k,
-            });
-          }
-          form[k] = v;
-        }
-        body = form;
+      try {
+        body = parseRaw(formats, req, res, raw!);
+      } catch (error) {
+        return next(error);
       }
-      if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-        throw new SandboxError(400, 'body_not_object', 'the body must be an object', { field: 'body' });
-      }
-      checkShape(body);
       req.body = body;
       next();
-    } catch (error) {
-      next(error);
-    }
+    });
   };
+}
+
+/** Parses a body read in full, as {@link parseBody} describes; throws a SandboxError for what it refuses. */
+function parseRaw(formats: readonly BodyFormat[], req: Request, res: Response, raw: Buffer): unknown {
+  res.locals.rawBodyBytes = raw.length;
+  if (raw.length === 0) return {};
+  const type = mediaType(req);
+  const format = formatOf(type);
+  if (!format || !formats.includes(format)) {
+    const allowed = formats.map((f) => (f === 'form' ? 'application/x-www-form-urlencoded' : `application/${f}`));
+    throw new SandboxError(415, 'unsupported_media_type', `Content-Type must be ${allowed.join(' or ')}`, {
+      field: 'Content-Type',
+    });
+  }
+  const charset = charsetOf(req);
+  if (charset !== undefined && !UTF8_CHARSETS.has(charset)) {
+    throw new SandboxError(415, 'charset_unsupported', `the body must be UTF-8, not ${JSON.stringify(charset)}`, {
+      field: 'Content-Type',
+    });
+  }
+  res.locals.bodyFormat = format;
+  let text: string;
+  try {
+    text = utf8.decode(raw);
+  } catch {
+    throw new SandboxError(400, 'body_encoding', 'the body is not valid UTF-8', { field: 'body' });
+  }
+  let body: unknown;
+  if (format === 'json') {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new SandboxError(400, 'body_malformed', 'the body is not valid JSON', { field: 'body' });
+    }
+  } else if (format === 'xml') {
+    try {
+      body = decodeXml(text);
+    } catch (e) {
+      if (e instanceof XmlCodecError) throw new SandboxError(400, e.code, e.message, { field: 'body' });
+      throw e;
+    }
+  } else {
+    body = parseForm(text);
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new SandboxError(400, 'body_not_object', 'the body must be an object', { field: 'body' });
+  }
+  checkShape(body);
+  return body;
+}
+
+/** A form body; a parameter sent twice is refused (RFC 6749 §3.1). */
+function parseForm(text: string): Record<string, string> {
+  const params = new URLSearchParams(text);
+  // A null-prototype object keeps a `__proto__` field as a plain key, so checkShape refuses it
+  // exactly as it does in JSON instead of the assignment being silently dropped.
+  const form: Record<string, string> = Object.create(null);
+  for (const [k, v] of params) {
+    // RFC 6749 §3.1: "Request and response parameters MUST NOT be included more than once."
+    if (Object.hasOwn(form, k)) {
+      throw new SandboxError(400, 'duplicate_parameter', `the parameter ${JSON.stringify(k)} is sent twice`, {
+        field: k,
+      });
+    }
+    form[k] = v;
+  }
+  return form;
 }

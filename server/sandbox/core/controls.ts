@@ -1,10 +1,10 @@
-import express from 'express';
 import { z } from 'zod';
 import type { SandboxArea } from './area.js';
 import { renderDefaultError } from './area.js';
 import { parseBody } from './body.js';
 import type { SandboxContext } from './context.js';
 import { faultRuleSchema } from './faults.js';
+import { Router } from './http.js';
 import { respond } from './respond.js';
 import { parseWith } from './validate.js';
 
@@ -23,7 +23,7 @@ const advanceSchema = z
  * All 404 in production mode (DESIGN.md: sandbox-only controls).
  */
 export function controlsArea(ctx: SandboxContext): SandboxArea {
-  const router = express.Router();
+  const router = new Router();
   const json = parseBody(['json']);
 
   router.get('/_sandbox/clock', (_req, res) => respond(res, 200, { now: ctx.clock.now().toISOString() }));

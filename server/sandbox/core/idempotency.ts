@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { SandboxContext } from './context.js';
 import { SandboxError } from './errors.js';
+import type { NextFunction, Request, RequestHandler, Response } from './http.js';
 import { onRespond, respond } from './respond.js';
 
 /**
@@ -61,6 +61,12 @@ interface Held {
 
 const KEY = /^[\x20-\x7e]{1,255}$/;
 
+/** A request header by its lower-case name; one sent twice reads as Node joins it (`a, b`). */
+function headerValue(req: Request, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
 function sha256(text: string): string {
   return createHash('sha256').update(text).digest('base64url');
 }
@@ -77,6 +83,7 @@ function canonical(value: unknown): string {
 
 export function createIdempotency(ctx: SandboxContext, options: IdempotencyOptions = {}): Idempotency {
   const header = options.header ?? 'Idempotency-Key';
+  const headerName = header.toLowerCase();
   const ttlMs = (options.ttlSeconds ?? 24 * 3600) * 1000;
   const maxKeys = options.maxKeys ?? 100_000;
   if (!(ttlMs > 0) || !Number.isFinite(ttlMs)) {
@@ -107,14 +114,14 @@ export function createIdempotency(ctx: SandboxContext, options: IdempotencyOptio
   };
 
   const reserve: RequestHandler = (req: Request, res: Response, next: NextFunction) => {
-    const key = req.get(header);
+    const key = headerValue(req, headerName);
     if (key === undefined) return next();
     if (!KEY.test(key)) {
       throw new SandboxError(400, 'idempotency_key_invalid', `${header} must be 1 to 255 printable ASCII characters`, {
         field: header,
       });
     }
-    const caller = (res.locals.principal as string | undefined) ?? sha256(req.get('authorization') ?? '');
+    const caller = res.locals.principal ?? sha256(req.headers.authorization ?? '');
     const scope = `${caller} ${req.method} ${req.path} ${key}`;
     const found = live(scope);
     if (found && !found.response) {

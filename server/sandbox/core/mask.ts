@@ -18,7 +18,8 @@ export function maskPan(digits: string): string {
 
 /** Masks every 12–19 digit run in free text (numbers typed into any field, URLs, messages). */
 export function maskText(text: string): string {
-  return text.replace(PAN_RUN, (run) => maskPan(run));
+  // Most strings are too short to hold a card number: skip the Unicode scan for them.
+  return text.length < 12 ? text : text.replace(PAN_RUN, (run) => maskPan(run));
 }
 
 /** A deep copy of `value` that is safe to keep: no card number, no CVV, no secret. */
@@ -30,9 +31,9 @@ export function maskValue(value: unknown, depth = 0): unknown {
   if (Array.isArray(value)) return value.map((v) => maskValue(v, depth + 1));
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
+    for (const k of Object.keys(value)) {
       if (CVV_KEY.test(k)) continue;
-      out[k] = SECRET_KEY.test(k) ? '[redacted]' : maskValue(v, depth + 1);
+      out[k] = SECRET_KEY.test(k) ? '[redacted]' : maskValue((value as Record<string, unknown>)[k], depth + 1);
     }
     return out;
   }

@@ -1,7 +1,8 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import Negotiator from 'negotiator';
 import { encodeXml } from '../../provider/codec/xml.js';
 import { SandboxError } from './errors.js';
 import type { FaultRule } from './faults.js';
+import type { Request, Response } from './http.js';
 
 /** Wire formats an area answers in. */
 export type ResponseFormat = 'json' | 'xml';
@@ -9,39 +10,33 @@ export type ResponseFormat = 'json' | 'xml';
 /** Called after a route's answer is decided (idempotency records it, for instance). */
 export type RespondHook = (status: number, body: unknown, headers: Record<string, string>) => void;
 
+const MEDIA_TYPES: Readonly<Record<ResponseFormat, string>> = { json: 'application/json', xml: 'application/xml' };
+const CONTENT_TYPES: Readonly<Record<ResponseFormat, string>> = {
+  json: 'application/json; charset=utf-8',
+  xml: 'application/xml; charset=utf-8',
+};
+
 /**
- * Chooses the response format from `Accept` among `formats` (the first is the
- * default for `*\/*` or no Accept). An Accept that allows none of them gets 406.
+ * Chooses the response format from `Accept` among `formats` (the first is the default for `*\/*` or no Accept)
+ * into `res.locals.responseFormat`. Returns a 406 error when Accept allows none of them.
  */
-export function negotiate(formats: readonly ResponseFormat[]): RequestHandler {
-  return (req: Request, res: Response, next: NextFunction) => {
-    res.locals.responseFormat = formats[0];
-    const accept = req.headers.accept;
-    if (!accept) return next();
-    const types = formats.map((f) => `application/${f}`);
-    let chosen = req.accepts(types);
-    if (!chosen && accept.includes(';')) {
-      // Media-type parameters other than q (Account Services' `schema_version=3.0`) must not defeat the format
-      // match: Express's negotiator only matches a range with parameters to a type with the same parameters.
-      req.headers.accept = accept.replace(/;\s*(?!q=)[^;,]*/gi, '');
-      chosen = req.accepts(types);
-      req.headers.accept = accept;
-    }
-    if (!chosen) {
-      return next(
-        new SandboxError(
-          406,
-          'not_acceptable',
-          `Accept must allow ${formats.map((f) => `application/${f}`).join(' or ')}`,
-          {
-            field: 'Accept',
-          },
-        ),
-      );
-    }
-    res.locals.responseFormat = chosen === 'application/xml' ? 'xml' : 'json';
-    next();
-  };
+export function negotiate(formats: readonly ResponseFormat[], req: Request, res: Response): SandboxError | undefined {
+  res.locals.responseFormat = formats[0] ?? 'json';
+  const accept = req.headers.accept;
+  if (!accept || accept === '*/*' || accept === MEDIA_TYPES[formats[0]!]) return undefined;
+  const types = formats.map((f) => MEDIA_TYPES[f]);
+  let chosen = new Negotiator(req).mediaType(types);
+  if (!chosen && accept.includes(';')) {
+    // Media-type parameters other than q (Account Services' `schema_version=3.0`) must not defeat the format
+    // match: the negotiator only matches a range with parameters to a type with the same parameters.
+    const bare = accept.replace(/;\s*(?!q=)[^;,]*/gi, '');
+    chosen = new Negotiator({ headers: { accept: bare } }).mediaType(types);
+  }
+  if (!chosen) {
+    return new SandboxError(406, 'not_acceptable', `Accept must allow ${types.join(' or ')}`, { field: 'Accept' });
+  }
+  res.locals.responseFormat = chosen === MEDIA_TYPES.xml ? 'xml' : 'json';
+  return undefined;
 }
 
 /**
@@ -51,8 +46,9 @@ export function negotiate(formats: readonly ResponseFormat[]): RequestHandler {
  */
 export function respond(res: Response, status: number, body?: unknown, headers: Record<string, string> = {}): void {
   res.locals.responseBody = body;
-  for (const hook of (res.locals.respondHooks as RespondHook[] | undefined) ?? []) hook(status, body, headers);
-  const fault = res.locals.fault as FaultRule | undefined;
+  const hooks = res.locals.respondHooks;
+  if (hooks) for (const hook of hooks) hook(status, body, headers);
+  const fault = res.locals.fault;
   if (fault && fault.phase === 'after' && !res.locals.faultApplied) {
     res.locals.faultApplied = true;
     if (applyFault(res, fault)) return;
@@ -63,23 +59,29 @@ export function respond(res: Response, status: number, body?: unknown, headers: 
 /** Writes without hooks or faults (used by fault rendering itself). */
 export function writeBody(res: Response, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) return;
-  res.status(status).set(headers);
+  res.statusCode = status;
+  for (const name in headers) res.setHeader(name, headers[name]!);
   if (body === undefined || status === 204) {
     res.end();
     return;
   }
-  if (res.locals.responseFormat === 'xml') {
-    res.type('application/xml; charset=utf-8').send(encodeXml(body as Record<string, unknown>));
-  } else {
-    res.type('application/json; charset=utf-8').send(JSON.stringify(body));
+  const format: ResponseFormat = res.locals.responseFormat === 'xml' ? 'xml' : 'json';
+  res.setHeader('Content-Type', CONTENT_TYPES[format]);
+  if (format === 'xml') {
+    res.end(encodeXml(body as Record<string, unknown>));
+    return;
   }
+  const text = JSON.stringify(body);
+  // The request log keeps the text as sent and masks it when read (request-log.ts).
+  res.locals.responseText = text;
+  res.end(text);
 }
 
 /** Adds a hook that runs when the route answers. */
 export function onRespond(res: Response, hook: RespondHook): void {
-  const hooks = (res.locals.respondHooks as RespondHook[] | undefined) ?? [];
-  hooks.push(hook);
-  res.locals.respondHooks = hooks;
+  const hooks = res.locals.respondHooks;
+  if (hooks) hooks.push(hook);
+  else res.locals.respondHooks = [hook];
 }
 
 /**
@@ -100,7 +102,7 @@ export function applyFault(res: Response, fault: FaultRule): boolean {
   }
   if (fault.status !== undefined) {
     res.locals.faultKind = `status ${fault.status}`;
-    const render = res.locals.renderError as (err: SandboxError, res: Response) => void;
+    const render = res.locals.renderError!;
     render(
       new SandboxError(fault.status, 'injected_fault', `fault injected by the sandbox (HTTP ${fault.status})`, {
         headers: fault.retryAfter === undefined ? undefined : { 'Retry-After': String(fault.retryAfter) },

@@ -1,9 +1,12 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { timingSafeEqual } from 'node:crypto';
 import type { SandboxCredentials } from '../config.js';
 import { SandboxError } from '../core/errors.js';
+import type { NextFunction, Request, RequestHandler, Response } from '../core/http.js';
 
-const digest = (s: string) => createHash('sha256').update(s).digest();
+/** Constant-time for equal lengths; keys have public, fixed shapes, so only their length can show. */
+function sameKey(sent: Buffer, key: Buffer): boolean {
+  return sent.length === key.length && timingSafeEqual(sent, key);
+}
 
 /**
  * The legacy API's authentication (legacy-card-api.md, Authentication): `Authorization` carries the raw key. Card
@@ -11,9 +14,8 @@ const digest = (s: string) => createHash('sha256').update(s).digest();
  * 401 with a body that says which key is needed and never repeats what was sent.
  */
 export function requireKey(credentials: SandboxCredentials, kind: 'public' | 'secret'): RequestHandler {
-  // Digests of equal length make the comparison constant-time whatever was sent; the keys' are computed once.
-  const wanted = digest(kind === 'public' ? credentials.publicKey : credentials.secretKey);
-  const other = digest(kind === 'public' ? credentials.secretKey : credentials.publicKey);
+  const wanted = Buffer.from(kind === 'public' ? credentials.publicKey : credentials.secretKey);
+  const other = Buffer.from(kind === 'public' ? credentials.secretKey : credentials.publicKey);
   const field = 'Authorization';
   return (req: Request, res: Response, next: NextFunction) => {
     const value = req.headers.authorization;
@@ -22,8 +24,8 @@ export function requireKey(credentials: SandboxCredentials, kind: 'public' | 'se
         field,
       });
     }
-    const sent = digest(value);
-    if (timingSafeEqual(sent, wanted)) {
+    const sent = Buffer.from(value);
+    if (sameKey(sent, wanted)) {
       res.locals.principal = `${kind}_key`;
       return next();
     }
@@ -35,7 +37,7 @@ export function requireKey(credentials: SandboxCredentials, kind: 'public' | 'se
         { field },
       );
     }
-    if (timingSafeEqual(sent, other)) {
+    if (sameKey(sent, other)) {
       throw new SandboxError(
         401,
         kind === 'public' ? 'public_key_required' : 'secret_key_required',

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { Request, Response } from 'express';
 import { brandById, checkExpiry, detectBrand } from '../../../widget/card/index.js';
 import { type Address, type CardSummary, cardTokenRequestSchema } from '../../provider/schemas/legacy.js';
 import type { SandboxContext, VaultCard } from '../core/context.js';
 import { SandboxError } from '../core/errors.js';
+import type { Request, Response } from '../core/http.js';
 import { respond } from '../core/respond.js';
 import { parseLegacy } from './parse.js';
 import type { CardTokenRecord, LegacyStore } from './store.js';
@@ -69,7 +69,7 @@ export function createCardToken(ctx: SandboxContext, store: LegacyStore) {
       number: body.number,
       expiryMonth: body.expiryMonth,
       expiryYear: body.expiryYear,
-      ...(body.name ? { name: body.name } : {}),
+      name: body.name || undefined,
       brand: brand.id,
       bin: body.number.slice(0, 6),
       last4: body.number.slice(-4),

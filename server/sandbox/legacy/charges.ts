@@ -1,21 +1,23 @@
-import type { Request, Response } from 'express';
-import { chargeRequestSchema, type ParsedChargeRequest } from '../../provider/schemas/legacy.js';
+import { chargeRequestSchema, type ParsedChargeRequest, type Product } from '../../provider/schemas/legacy.js';
 import type { SandboxContext } from '../core/context.js';
 import { SandboxError } from '../core/errors.js';
+import type { Request, Response } from '../core/http.js';
 import { respond } from '../core/respond.js';
 import { consumeCardToken, fullAddress, peekCardToken } from './card-tokens.js';
-import { authorise, decide, settle } from './charge-rules.js';
+import { authorise, decide, pendingChallenge, settle } from './charge-rules.js';
 import { chargeView } from './charge-view.js';
 import { parseLegacy } from './parse.js';
 import type { LegacyPaths } from './paths.js';
 import type { ChargeRecord, CustomerRecord, LegacyStore } from './store.js';
-import { RESPONSE_CODES } from './test-cards.js';
 
 const HOST = /^[A-Za-z0-9.\-:[\]]{1,255}$/;
 
+/** A charge without products shares this empty list (it is never changed). */
+const NO_PRODUCTS: Product[] = Object.freeze([]) as unknown as Product[];
+
 /** Absolute URL of the challenge page, on the host the caller used to reach the sandbox. */
 function challengeUrl(req: Request, paths: LegacyPaths, reference: string): string {
-  const host = req.get('host');
+  const host = req.headers.host;
   const origin = host && HOST.test(host) ? host : `${req.socket.localAddress}:${req.socket.localPort}`;
   return `${req.protocol}://${origin}${paths.challenge}/${reference}`;
 }
@@ -79,16 +81,18 @@ export function createCharge(ctx: SandboxContext, store: LegacyStore, paths: Leg
 
     // Every check passed: from here on the request takes effect.
     consumeCardToken(ctx, store, body.cardToken);
-    const { cardToken: _used, ...request } = body;
     const nowMs = ctx.clock.nowMs();
     const threeDs = body.chargeMode === 2;
     const cust = customer();
+    const result = threeDs ? pendingChallenge() : decide(token.card, 'none');
+    // Built as one literal (no spreads): this is the sandbox's hot path.
     const charge: ChargeRecord = {
       id: ctx.newId('charge_'),
       reference: threeDs ? ctx.newId('pay_tok_') : undefined,
       createdMs: nowMs,
       authorisedMs: undefined,
-      request,
+      // The request as validated; its cardToken is never shown again.
+      request: body,
       autoCapture: body.autoCapture ?? 'y',
       autoCapTime: body.autoCapTime ?? 0,
       chargeMode: body.chargeMode ?? 1,
@@ -100,15 +104,12 @@ export function createCharge(ctx: SandboxContext, store: LegacyStore, paths: Leg
       // "when omitted the billing address is taken as the shipping address"
       billingDetails: fullAddress(body.billingDetails) ?? token.billingDetails ?? fullAddress(body.shippingDetails),
       cvvPresented: token.cvvPresented,
-      products: body.products ?? [],
-      ...(threeDs
-        ? {
-            status: 'Pending' as const,
-            ...RESPONSE_CODES.pending3ds,
-            responseAdvancedInfo: 'Waiting for the cardholder to complete the 3-D Secure challenge',
-            authCode: '',
-          }
-        : decide(token.card, 'none')),
+      products: body.products ?? NO_PRODUCTS,
+      status: result.status,
+      responseCode: result.responseCode,
+      responseMessage: result.responseMessage,
+      responseAdvancedInfo: result.responseAdvancedInfo,
+      authCode: result.authCode,
     };
     store.charges.set(charge.id, charge);
     if (body.trackId) store.trackIds.set(body.trackId, charge.id);

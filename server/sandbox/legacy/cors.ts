@@ -1,4 +1,4 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from '../core/http.js';
 
 /**
  * CORS for the card-token endpoint only: browsers call it straight from the merchant's page with the public key,
@@ -14,6 +14,7 @@ export function cardTokenCors(path: string): RequestHandler {
     res.setHeader('Access-Control-Allow-Methods', 'POST, OPTIONS');
     res.setHeader('Access-Control-Allow-Headers', 'Authorization, Content-Type, Accept, Idempotency-Key');
     res.setHeader('Access-Control-Max-Age', '600');
-    res.status(204).end();
+    res.statusCode = 204;
+    res.end();
   };
 }

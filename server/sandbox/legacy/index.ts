@@ -1,8 +1,8 @@
-import express, { type Request, type Response } from 'express';
 import type { SandboxArea } from '../core/area.js';
 import { renderDefaultError } from '../core/area.js';
 import { parseBody } from '../core/body.js';
 import type { SandboxContext } from '../core/context.js';
+import { type Request, type Response, Router } from '../core/http.js';
 import { createIdempotency } from '../core/idempotency.js';
 import { respond } from '../core/respond.js';
 import { requireKey } from './auth.js';
@@ -38,7 +38,7 @@ export function legacyArea(ctx: SandboxContext): SandboxArea {
   const body = parseBody(['json', 'xml']);
   const publicKey = requireKey(ctx.credentials, 'public');
   const secretKey = requireKey(ctx.credentials, 'secret');
-  const router = express.Router();
+  const router = new Router();
   const cors = cardTokenCors(paths.cardTokens);
 
   router.post(paths.cardTokens, publicKey, ...idem.wrap(body), createCardToken(ctx, store));

@@ -1,6 +1,6 @@
-import type { Request, Response } from 'express';
 import type { z } from 'zod';
 import { coerceFromXml } from '../../provider/codec/coerce.js';
+import type { Request, Response } from '../core/http.js';
 import { parseWith } from '../core/validate.js';
 
 /** Validates a legacy request body with its schema; an XML body is first given the schema's types. */

@@ -1,6 +1,6 @@
-import type { Request, Response } from 'express';
 import { paymentTokenRequestSchema } from '../../provider/schemas/legacy.js';
 import type { SandboxContext } from '../core/context.js';
+import type { Request, Response } from '../core/http.js';
 import { respond } from '../core/respond.js';
 import { parseLegacy } from './parse.js';
 import type { LegacyStore } from './store.js';

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { Request, Response } from 'express';
 import { z } from 'zod';
 import type { SandboxContext } from '../core/context.js';
 import { SandboxError } from '../core/errors.js';
+import type { Request, Response } from '../core/http.js';
 import { parseWith } from '../core/validate.js';
 import { authorise, decide, failedChallenge, settle } from './charge-rules.js';
 import type { ChargeRecord, LegacyStore } from './store.js';
@@ -34,16 +34,14 @@ function sendPage(res: Response, status: number, title: string, content: string,
   // form-action also governs where the form's redirect may lead, so it names the merchant's URLs.
   const targets = [originOf(charge.request.successUrl), originOf(charge.request.failUrl)].filter(Boolean).join(' ');
   res.locals.responseBody = { page: title };
-  res
-    .status(status)
-    .set({
-      'Content-Type': 'text/html; charset=utf-8',
-      'Content-Security-Policy': `default-src 'none'; style-src 'nonce-${nonce}'; form-action 'self' ${targets}; base-uri 'none'; frame-ancestors *`,
-      'Cache-Control': 'no-store',
-      'Referrer-Policy': 'no-referrer',
-      'X-Content-Type-Options': 'nosniff',
-    })
-    .send(`<!doctype html>
+  res.writeHead(status, {
+    'Content-Type': 'text/html; charset=utf-8',
+    'Content-Security-Policy': `default-src 'none'; style-src 'nonce-${nonce}'; form-action 'self' ${targets}; base-uri 'none'; frame-ancestors *`,
+    'Cache-Control': 'no-store',
+    'Referrer-Policy': 'no-referrer',
+    'X-Content-Type-Options': 'nosniff',
+  });
+  res.end(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
 <style nonce="${nonce}">body{font:16px/1.5 system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem}
@@ -116,7 +114,8 @@ export function completeChallenge(ctx: SandboxContext, store: LegacyStore) {
       const url = new URL(target);
       url.searchParams.set('cko-payment-token', charge.reference!);
       res.locals.responseBody = { redirect: url.origin };
-      res.redirect(303, url.href);
+      res.writeHead(303, { Location: url.href, 'Content-Type': 'text/plain; charset=utf-8' });
+      res.end(`See Other: ${url.href}`);
       return;
     }
     sendPage(

@@ -1,11 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import express, { type Request, type Response } from 'express';
 import { tokenRequestSchema } from '../../provider/schemas/accounts.js';
 import { SVC_VERSION, svcVersion } from '../accounts/errors.js';
 import type { SandboxArea } from '../core/area.js';
 import { parseBody } from '../core/body.js';
 import type { SandboxContext } from '../core/context.js';
 import { SandboxError } from '../core/errors.js';
+import { type Request, type Response, Router } from '../core/http.js';
 import { respond, writeBody } from '../core/respond.js';
 import { clientScopes } from './client.js';
 import { hostPrefixRule } from './host.js';
@@ -72,7 +72,7 @@ function clientCredentials(req: Request, form: { client_id?: string; client_secr
  */
 export function oauthArea(ctx: SandboxContext): SandboxArea {
   const issuer = tokenIssuerFor(ctx);
-  const router = express.Router();
+  const router = new Router();
   router.use(svcVersion, hostPrefixRule(ctx));
   router.post('/connect/token', parseBody(['form']), async (req: Request, res: Response) => {
     const parsed = tokenRequestSchema.safeParse(req.body);

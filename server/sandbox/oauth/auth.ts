@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { AccountScope } from '../../provider/schemas/accounts.js';
 import type { SandboxContext } from '../core/context.js';
+import type { NextFunction, Request, RequestHandler, Response } from '../core/http.js';
 import { forbidden, tokenIssuerFor, unauthorized } from './tokens.js';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
@@ -9,9 +9,6 @@ const digest = (s: string) => createHash('sha256').update(s).digest();
 function sameKey(presented: string, real: string): boolean {
   return timingSafeEqual(digest(presented), digest(real));
 }
-
-/** Who a request authenticated as (`res.locals.auth`). */
-export type Caller = { readonly kind: 'token'; readonly scopes: readonly string[] } | { readonly kind: 'secret_key' };
 
 export interface AuthRule {
   /** Any one of these OAuth scopes is enough. */
@@ -38,7 +35,6 @@ export function requireAuth(ctx: SandboxContext, rule: AuthRule): RequestHandler
       if (sameKey(credential, secretKey)) {
         if (!rule.secretKey)
           throw forbidden('secret_key_not_allowed', 'this endpoint needs an OAuth access token', rule.scopes);
-        res.locals.auth = { kind: 'secret_key' } satisfies Caller;
         res.locals.principal = 'secret_key';
         return next();
       }
@@ -50,7 +46,6 @@ export function requireAuth(ctx: SandboxContext, rule: AuthRule): RequestHandler
       if (!rule.scopes.some((s) => grant.scopes.includes(s))) {
         throw forbidden('scope_required', `the access token lacks the scope ${rule.scopes.join(' or ')}`, rule.scopes);
       }
-      res.locals.auth = { kind: 'token', scopes: grant.scopes } satisfies Caller;
       // Idempotency keys belong to the client, not to one access token (core/idempotency.ts).
       res.locals.principal = `client:${grant.clientId}`;
       next();

@@ -1,8 +1,8 @@
 import { isIP } from 'node:net';
-import type { NextFunction, Request, Response } from 'express';
 import { clientPrefix } from '../config.js';
 import type { SandboxContext } from '../core/context.js';
 import { SandboxError } from '../core/errors.js';
+import type { NextFunction, Request, Response } from '../core/http.js';
 
 /** The host name of a Host header, without port or IPv6 brackets, lower case. */
 export function hostName(host: string): string {

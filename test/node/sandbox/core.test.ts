@@ -1,7 +1,29 @@
 import assert from 'node:assert/strict';
+import { type IncomingHttpHeaders, request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { call } from '../../support/http.js';
+
+/** A request exactly as given (method, request target), for what fetch will not send: HEAD bodies, absolute-form. */
+function raw(
+  sb: RunningSandbox,
+  method: string,
+  target: string,
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  const { port } = new URL(sb.url);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method, path: target }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        body += chunk;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 describe('sandbox core', () => {
   let sb: RunningSandbox;
@@ -182,6 +204,44 @@ describe('sandbox core', () => {
     });
     assert.equal(accounts.status, 400, accounts.text);
     assert.deepEqual(accounts.json.error_codes, ['path_malformed']);
+  });
+
+  it('routes HEAD like GET without a body, lists methods for OPTIONS, and takes a trailing slash and an absolute-form target', async () => {
+    const head = await raw(sb, 'HEAD', '/_sandbox/clock');
+    assert.equal(head.status, 200);
+    assert.equal(head.body, '');
+    assert.match(head.headers['content-type'] ?? '', /^application\/json/);
+    const options = await raw(sb, 'OPTIONS', '/_sandbox/faults');
+    assert.equal(options.status, 204);
+    assert.equal(options.headers.allow, 'DELETE, GET, HEAD, POST');
+    assert.equal((await raw(sb, 'OPTIONS', '/_sandbox/nowhere')).status, 404);
+    const slash = await raw(sb, 'GET', '/_sandbox/clock/');
+    assert.equal(slash.status, 200, slash.body);
+    assert.ok(JSON.parse(slash.body).now);
+    // A proxy-style request target (RFC 9112 §3.2.2) routes by its path.
+    const absolute = await raw(sb, 'GET', `${sb.url}/_sandbox/clock?x=1`);
+    assert.equal(absolute.status, 200, absolute.body);
+    assert.ok(JSON.parse(absolute.body).now);
+  });
+
+  it('keeps the last 200 requests, newest first, each answer as it was sent, errors included', async () => {
+    await call(`${sb.url}/_sandbox/reset`, { method: 'POST' });
+    await call(`${sb.url}/first-of-many`);
+    for (let i = 0; i < 200; i++) await call(`${sb.url}/later-${i}`);
+    const log = await call(`${sb.url}/_sandbox/requests?limit=200`);
+    assert.equal(log.json.data.length, 200);
+    assert.equal(log.json.data[0].path, '/later-199');
+    assert.equal(log.json.data[199].path, '/later-0');
+    assert.ok(!log.text.includes('/first-of-many'), 'the oldest request is dropped');
+    const entry = log.json.data[0];
+    assert.equal(entry.status, 404);
+    assert.equal(entry.responseBody.errorCode, 'not_found');
+    assert.equal(entry.responseBody.requestId, entry.requestId);
+    assert.ok(!Number.isNaN(Date.parse(entry.at)));
+    assert.deepEqual(
+      (await call(`${sb.url}/_sandbox/requests?limit=2`)).json.data.map((e: { path: string }) => e.path),
+      ['/later-199', '/later-198'],
+    );
   });
 
   it('applies a fault to the next matching request only', async () => {

@@ -255,6 +255,22 @@ describe('legacy API: charges', () => {
     assert.match(log.text, /378282\*+0005/);
   });
 
+  it('logs a charge answer as it was sent, not as the charge is now', async () => {
+    const body = await chargeBody(sb, '4242424242424242', { autoCapTime: 2 });
+    const made = await postCharge(sb, body);
+    assert.equal(made.json.status, 'Authorised', made.text);
+    await advance(sb, 3 * 3600);
+    assert.equal((await getCharge(sb, made.json.id)).json.status, 'Captured');
+    const log = await call(`${sb.url}/_sandbox/requests?limit=200`);
+    const entry = log.json.data.find(
+      (e: { method: string; responseBody?: { id?: string } }) =>
+        e.method === 'POST' && e.responseBody?.id === made.json.id,
+    );
+    assert.ok(entry, 'the charge is in the log');
+    assert.equal(entry.responseBody.status, 'Authorised');
+    assert.deepEqual(entry.requestBody, body);
+  });
+
   it('creates a customer on the first charge by email and finds it again by email or id', async () => {
     const first = await charge(sb, '4242424242424242', { email: 'Repeat@Example.com', customerName: 'First' });
     const second = await charge(sb, '5555555555554444', { email: 'repeat@example.com', customerName: 'Other' });

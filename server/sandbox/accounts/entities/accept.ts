@@ -1,6 +1,6 @@
-import type { Request } from 'express';
 import { SCHEMA_VERSIONS, type SchemaVersion } from '../../../provider/schemas/accounts.js';
 import { SandboxError } from '../../core/errors.js';
+import type { Request } from '../../core/http.js';
 
 const JSON_RANGES = new Set(['application/json', 'application/*', '*/*']);
 

@@ -1,5 +1,5 @@
-import type { Request } from 'express';
 import type { SchemaVersion } from '../../../provider/schemas/accounts.js';
+import type { Request } from '../../core/http.js';
 import { href } from '../http.js';
 import type { EntityRecord } from '../store.js';
 import { dateToV2, mapDates } from './dates.js';

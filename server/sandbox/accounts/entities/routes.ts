@@ -1,5 +1,5 @@
-import type { Request, Response, Router } from 'express';
 import { SandboxError } from '../../core/errors.js';
+import type { Request, Response, Router } from '../../core/http.js';
 import { respond } from '../../core/respond.js';
 import { requireAuth } from '../../oauth/auth.js';
 import { type AccountsDeps, AUTH, entityOf, href } from '../http.js';

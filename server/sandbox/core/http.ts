@@ -1,0 +1,246 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parse as parseQuery } from 'node:querystring';
+import type { TLSSocket } from 'node:tls';
+import type { BodyFormat } from './body.js';
+import { SandboxError } from './errors.js';
+import type { FaultRule } from './faults.js';
+import type { RespondHook, ResponseFormat } from './respond.js';
+
+/**
+ * The sandbox's HTTP layer: a request and response as the routes see them, and a small ordered router over
+ * `node:http`. Express was the sandbox's framework until its own cost per request (measured in
+ * docs/benchmarks.md) was more than the sandbox's throughput target allowed; the routes kept Express's shape
+ * (`(req, res, next)`, `router.post(path, ...handlers)`, `res.locals`), so they did not change with it.
+ * See docs/DECISIONS.md#sandbox-http.
+ */
+
+/** A request, decorated once by {@link decorate}. */
+export interface Request extends IncomingMessage {
+  method: string;
+  url: string;
+  /** The URL's path as sent (not percent-decoded), without the query. */
+  path: string;
+  /** The request target as sent. */
+  originalUrl: string;
+  /** The query string, parsed (null prototype); repeated names give arrays. */
+  query: Record<string, string | string[] | undefined>;
+  /** The matched route's parameters, percent-decoded. */
+  params: Record<string, string>;
+  /** The parsed request body (set by the body parser; undefined before it runs). */
+  // biome-ignore lint/suspicious/noExplicitAny: bodies are validated by each route's schema before use.
+  body: any;
+  protocol: 'http' | 'https';
+}
+
+/**
+ * Per-request state shared along the pipeline. A class with every field declared, so each request's state has
+ * one shape (property reads stay monomorphic on the hot path) and each field has one type.
+ */
+export class Locals {
+  /** `req_…`, also sent as `Svc-Request-Id`. */
+  requestId = '';
+  /** The negotiated answer format. */
+  responseFormat: ResponseFormat = 'json';
+  /** The request body's format, once parsed. */
+  bodyFormat: BodyFormat | undefined = undefined;
+  /** Size of the request body as received (0 when empty or not read). */
+  rawBodyBytes = 0;
+  /** Who the caller is, as the area's auth decided: a key kind or `client:<id>` (idempotency scopes by it). */
+  principal: string | undefined = undefined;
+  /** The fault rule this request took, and whether it has been applied. */
+  fault: FaultRule | undefined = undefined;
+  faultApplied = false;
+  /** How an injected fault ended the exchange, for the request log. */
+  faultKind: string | undefined = undefined;
+  /** The idempotency record this request holds (core/idempotency.ts). */
+  idempotency: unknown = undefined;
+  /** Run when a route answers through `respond` (idempotency records the answer). */
+  respondHooks: RespondHook[] | undefined = undefined;
+  /** The answer as given to `respond`, and its JSON text as sent (for the request log). */
+  responseBody: unknown = undefined;
+  responseText: string | undefined = undefined;
+  /** Renders an error in the shape of the area that claimed the request. */
+  renderError: ((err: SandboxError, res: Response) => void) | undefined = undefined;
+}
+
+/** A response with per-request state shared along the pipeline. */
+export interface Response extends ServerResponse {
+  locals: Locals;
+}
+
+export type NextFunction = (err?: unknown) => void;
+export type RequestHandler = (req: Request, res: Response, next: NextFunction) => unknown;
+
+const NO_QUERY: Record<string, string | string[] | undefined> = Object.freeze(Object.create(null));
+const NO_PARAMS: Record<string, string> = Object.freeze({});
+
+/** The path of a request target: origin-form as is; absolute-form (`http://host/p`) by its path. */
+function pathOf(target: string): string {
+  const q = target.indexOf('?');
+  const path = q === -1 ? target : target.slice(0, q);
+  if (path.startsWith('/')) return path;
+  try {
+    return new URL(target).pathname;
+  } catch {
+    return path;
+  }
+}
+
+/** Gives a plain `node:http` request and response the fields the routes use. */
+export function decorate(incoming: IncomingMessage, outgoing: ServerResponse): [Request, Response] {
+  const req = incoming as Request;
+  const res = outgoing as Response;
+  const target = req.url ?? '/';
+  const q = target.indexOf('?');
+  req.originalUrl = target;
+  req.path = pathOf(target);
+  req.query = q === -1 ? NO_QUERY : parseQuery(target.slice(q + 1));
+  req.params = NO_PARAMS;
+  req.body = undefined;
+  req.protocol = (req.socket as TLSSocket).encrypted ? 'https' : 'http';
+  res.locals = new Locals();
+  return [req, res];
+}
+
+/** Runs one handler: a throw or a rejected promise goes to `next` as an error. */
+function invoke(handler: RequestHandler, req: Request, res: Response, next: NextFunction): void {
+  try {
+    const result = handler(req, res, next) as { then?: unknown } | undefined;
+    if (result && typeof result.then === 'function') {
+      (result as Promise<unknown>).then(undefined, (e: unknown) => next(e ?? new Error('handler rejected')));
+    }
+  } catch (e) {
+    next(e);
+  }
+}
+
+/** Runs `handlers` in order, each calling `next()` to go on; `done` gets the first error, or nothing at the end. */
+export function chain(handlers: readonly RequestHandler[], req: Request, res: Response, done: NextFunction): void {
+  let i = 0;
+  const next: NextFunction = (err) => {
+    if (err !== undefined) return done(err);
+    const handler = handlers[i++];
+    if (handler === undefined) return done();
+    invoke(handler, req, res, next);
+  };
+  next();
+}
+
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+interface RouteLayer {
+  readonly method: Method;
+  readonly pattern: RegExp;
+  readonly keys: readonly string[];
+  readonly handlers: readonly RequestHandler[];
+}
+type Layer = RouteLayer | { readonly method?: undefined; readonly handlers: readonly RequestHandler[] };
+
+/** `/charges/:id` → a case-insensitive pattern with one group per parameter and an optional trailing slash. */
+function compile(path: string): { pattern: RegExp; keys: string[] } {
+  const keys: string[] = [];
+  const source = path
+    .split('/')
+    .map((part) => {
+      if (!part.startsWith(':')) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      keys.push(part.slice(1));
+      return '([^/]+)';
+    })
+    .join('/');
+  return { pattern: new RegExp(`^${source}/?$`, 'i'), keys };
+}
+
+function decodeParam(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    throw new SandboxError(400, 'path_malformed', 'the path holds malformed percent-encoding', { field: 'path' });
+  }
+}
+
+/** The parameters of `layer` for `path`, or undefined when it does not match. */
+function matchRoute(layer: RouteLayer, path: string): Record<string, string> | undefined {
+  const m = layer.pattern.exec(path);
+  if (!m) return undefined;
+  if (layer.keys.length === 0) return NO_PARAMS;
+  const params: Record<string, string> = {};
+  for (let k = 0; k < layer.keys.length; k++) params[layer.keys[k]!] = decodeParam(m[k + 1]!);
+  return params;
+}
+
+/**
+ * Middleware and routes, run in the order they were added: a middleware (`use`) runs for every request that
+ * reaches it; a route runs when its method (GET also for HEAD) and path match, and sets `req.params`. The first
+ * handler that answers ends the walk; `next(err)` ends it with an error. {@link Router.handle} calls `done()` when
+ * nothing answered, so the caller decides between 404 and 405 ({@link Router.allowedMethods}).
+ */
+export class Router {
+  readonly #layers: Layer[] = [];
+
+  use(...handlers: RequestHandler[]): this {
+    this.#layers.push({ handlers });
+    return this;
+  }
+
+  get(path: string, ...handlers: RequestHandler[]): this {
+    return this.#route('GET', path, handlers);
+  }
+
+  post(path: string, ...handlers: RequestHandler[]): this {
+    return this.#route('POST', path, handlers);
+  }
+
+  put(path: string, ...handlers: RequestHandler[]): this {
+    return this.#route('PUT', path, handlers);
+  }
+
+  patch(path: string, ...handlers: RequestHandler[]): this {
+    return this.#route('PATCH', path, handlers);
+  }
+
+  delete(path: string, ...handlers: RequestHandler[]): this {
+    return this.#route('DELETE', path, handlers);
+  }
+
+  #route(method: Method, path: string, handlers: RequestHandler[]): this {
+    this.#layers.push({ method, ...compile(path), handlers });
+    return this;
+  }
+
+  handle(req: Request, res: Response, done: NextFunction): void {
+    const layers = this.#layers;
+    const method = req.method === 'HEAD' ? 'GET' : req.method;
+    let i = 0;
+    const next: NextFunction = (err) => {
+      if (err !== undefined) return done(err);
+      while (i < layers.length) {
+        const layer = layers[i++]!;
+        if (layer.method !== undefined) {
+          if (layer.method !== method) continue;
+          let params: Record<string, string> | undefined;
+          try {
+            params = matchRoute(layer, req.path);
+          } catch (e) {
+            return done(e);
+          }
+          if (params === undefined) continue;
+          req.params = params;
+        }
+        return chain(layer.handlers, req, res, next);
+      }
+      done();
+    };
+    next();
+  }
+
+  /** The methods this router's routes answer on `path` (HEAD with GET), sorted; empty when none match. */
+  allowedMethods(path: string): string[] {
+    const methods = new Set<string>();
+    for (const layer of this.#layers) {
+      if (layer.method === undefined || !layer.pattern.test(path)) continue;
+      methods.add(layer.method);
+      if (layer.method === 'GET') methods.add('HEAD');
+    }
+    return [...methods].sort();
+  }
+}
