@@ -42,11 +42,13 @@ export class BodyReadError extends Error {
   }
 }
 
+const EMPTY = Buffer.alloc(0);
+
 /**
  * Reads a request body of at most `limit` bytes and calls `done` once: with the body, or with a BodyReadError.
  * A larger body (declared by `Content-Length` or found while streaming) fails with `too_large` at once; the rest
- * is drained, not buffered, so the connection can answer. A stream error fails with `unreadable`. Callback-based
- * because it runs on every POST of the sandbox's hot path; {@link readBounded} is the promise form.
+ * is drained, not buffered, so the connection can answer. A stream error fails with `unreadable`. Callback-based,
+ * not a promise: it runs on every POST of the sandbox's and the helper's hot paths.
  */
 export function collectBody(
   req: IncomingMessage,
@@ -89,11 +91,4 @@ export function collectBody(
     finished = true;
     done(new BodyReadError('unreadable', `the body could not be read: ${e.message}`));
   });
-}
-
-const EMPTY = Buffer.alloc(0);
-
-/** {@link collectBody} as a promise. */
-export function readBounded(req: IncomingMessage, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => collectBody(req, limit, (err, body) => (err ? reject(err) : resolve(body!))));
 }

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { BodyReadError, findShapeProblem, readBounded } from '../common/body-guard.js';
+import { type BodyReadError, collectBody, findShapeProblem } from '../common/body-guard.js';
 import { HelperHttpError } from './errors.js';
 import { containsPan, findPan, MAX_DEPTH } from './pan-guard.js';
 
@@ -29,15 +29,10 @@ function utf8Charset(params: readonly string[]): boolean {
   return true;
 }
 
-async function readRaw(req: Request, limit: number): Promise<Buffer> {
-  try {
-    return await readBounded(req, limit);
-  } catch (e) {
-    if (!(e instanceof BodyReadError)) throw e;
-    throw e.reason === 'too_large'
-      ? new HelperHttpError(413, 'TESSERA_BODY_TOO_LARGE', e.message, { field: 'body' })
-      : new HelperHttpError(400, 'TESSERA_BODY_UNREADABLE', 'the body could not be read', { field: 'body' });
-  }
+function readError(e: BodyReadError): HelperHttpError {
+  return e.reason === 'too_large'
+    ? new HelperHttpError(413, 'TESSERA_BODY_TOO_LARGE', e.message, { field: 'body' })
+    : new HelperHttpError(400, 'TESSERA_BODY_UNREADABLE', 'the body could not be read', { field: 'body' });
 }
 
 /**
@@ -49,59 +44,68 @@ async function readRaw(req: Request, limit: number): Promise<Buffer> {
  * An empty body is `{}`. See docs/DECISIONS.md#helper-body.
  */
 export function jsonBody(limit: number): RequestHandler {
-  return async (req: Request, _res: Response, next: NextFunction) => {
-    try {
-      // A body parser the app mounted before the helper (express.json()) has read the stream already:
-      // check what it parsed instead of waiting for a stream that has ended.
-      if (req.readableEnded || (req as { _body?: boolean })._body) {
-        const parsed: unknown = req.body ?? {};
-        const panField = findPan(parsed);
-        if (panField !== undefined) throw cardDataRefused(panField || 'body');
-        if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
-          throw new HelperHttpError(400, 'TESSERA_BODY_NOT_OBJECT', 'the body must be a JSON object', {
-            field: 'body',
-          });
-        }
-        checkShape(parsed);
-        return next();
-      }
-      const [mediaType = '', ...params] = (req.headers['content-type'] ?? '').split(';');
-      const type = mediaType.trim().toLowerCase();
-      const raw = await readRaw(req, limit);
-      if (raw.length === 0) {
-        req.body = {};
-        return next();
-      }
-      if (type !== 'application/json' || !utf8Charset(params)) {
-        throw new HelperHttpError(415, 'TESSERA_UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json in UTF-8', {
-          field: 'content-type',
-        });
-      }
-      let text: string;
+  return (req: Request, _res: Response, next: NextFunction) => {
+    // A body parser the app mounted before the helper (express.json()) has read the stream already:
+    // check what it parsed instead of waiting for a stream that has ended.
+    if (req.readableEnded || (req as { _body?: boolean })._body) {
       try {
-        text = utf8.decode(raw);
-      } catch {
-        throw new HelperHttpError(400, 'TESSERA_BODY_ENCODING', 'the body is not valid UTF-8', { field: 'body' });
+        checkParsed(req.body ?? {});
+      } catch (err) {
+        return next(err);
       }
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        // Even a malformed body must not reach a log or an echo when it carries a card number.
-        if (containsPan(text)) throw cardDataRefused('body');
-        throw new HelperHttpError(400, 'TESSERA_BODY_MALFORMED', 'the body is not valid JSON', { field: 'body' });
-      }
-      const panField = findPan(parsed);
-      // The raw text also catches numbers JSON.parse rounds (19 digits) and anything past MAX_DEPTH.
-      if (panField !== undefined || containsPan(text)) throw cardDataRefused(panField || 'body');
-      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
-        throw new HelperHttpError(400, 'TESSERA_BODY_NOT_OBJECT', 'the body must be a JSON object', { field: 'body' });
-      }
-      checkShape(parsed);
-      req.body = parsed;
-      next();
-    } catch (err) {
-      next(err);
+      return next();
     }
+    collectBody(req, limit, (err, raw) => {
+      if (err) return next(readError(err));
+      try {
+        req.body = parseJson(req, raw!);
+      } catch (error) {
+        return next(error);
+      }
+      next();
+    });
   };
+}
+
+/** What another parser left in `req.body`, held to the same rules. */
+function checkParsed(parsed: unknown): void {
+  const panField = findPan(parsed);
+  if (panField !== undefined) throw cardDataRefused(panField || 'body');
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new HelperHttpError(400, 'TESSERA_BODY_NOT_OBJECT', 'the body must be a JSON object', { field: 'body' });
+  }
+  checkShape(parsed);
+}
+
+/** The body read in full, parsed and checked as {@link jsonBody} describes. */
+function parseJson(req: Request, raw: Buffer): unknown {
+  if (raw.length === 0) return {};
+  const [mediaType = '', ...params] = (req.headers['content-type'] ?? '').split(';');
+  if (mediaType.trim().toLowerCase() !== 'application/json' || !utf8Charset(params)) {
+    throw new HelperHttpError(415, 'TESSERA_UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json in UTF-8', {
+      field: 'content-type',
+    });
+  }
+  let text: string;
+  try {
+    text = utf8.decode(raw);
+  } catch {
+    throw new HelperHttpError(400, 'TESSERA_BODY_ENCODING', 'the body is not valid UTF-8', { field: 'body' });
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // Even a malformed body must not reach a log or an echo when it carries a card number.
+    if (containsPan(text)) throw cardDataRefused('body');
+    throw new HelperHttpError(400, 'TESSERA_BODY_MALFORMED', 'the body is not valid JSON', { field: 'body' });
+  }
+  const panField = findPan(parsed);
+  // The raw text also catches numbers JSON.parse rounds (19 digits) and anything past MAX_DEPTH.
+  if (panField !== undefined || containsPan(text)) throw cardDataRefused(panField || 'body');
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new HelperHttpError(400, 'TESSERA_BODY_NOT_OBJECT', 'the body must be a JSON object', { field: 'body' });
+  }
+  checkShape(parsed);
+  return parsed;
 }

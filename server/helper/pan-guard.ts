@@ -64,6 +64,8 @@ const isCard = (digits: string) => digits.charCodeAt(0) !== 48 && luhnValid(digi
  * dots and slashes count only in card layouts. See docs/DECISIONS.md#helper-pan-guard.
  */
 export function containsPan(text: string): boolean {
+  // Too short to hold 12 digits: most strings a request carries (ids, codes, names) stop here.
+  if (text.length < 12) return false;
   for (const [run] of text.matchAll(DIGIT_RUN)) {
     if (run.charCodeAt(0) === 43 /* + */ || run.length < 12) continue;
     const groups = run.split(SEPARATORS).map(asciiDigits);
