@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { type IncomingHttpHeaders, request } from 'node:http';
+import { createServer, type IncomingHttpHeaders, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
+import { createSandboxApp, type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { call } from '../../support/http.js';
 
 /** A request exactly as given (method, request target), for what fetch will not send: HEAD bodies, absolute-form. */
@@ -242,6 +243,26 @@ describe('sandbox core', () => {
       (await call(`${sb.url}/_sandbox/requests?limit=2`)).json.data.map((e: { path: string }) => e.path),
       ['/later-199', '/later-198'],
     );
+  });
+
+  it('serves as a plain request listener on a server of your own', async () => {
+    const { app, context } = createSandboxApp();
+    const server = createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const clock = await call(`${base}/_sandbox/clock`);
+      assert.equal(clock.status, 200);
+      const token = await call(`${base}/api2/v2/tokens/card`, {
+        headers: { authorization: context.credentials.publicKey },
+        body: { number: '4242424242424242', expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 1, cvv: '123' },
+      });
+      assert.equal(token.status, 200, token.text);
+      assert.match(token.json.id, /^card_tok_/);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('applies a fault to the next matching request only', async () => {
