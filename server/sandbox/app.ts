@@ -2,7 +2,7 @@ import type { RequestListener } from 'node:http';
 import { accountsArea } from './accounts/area.js';
 import { VirtualClock } from './clock.js';
 import { checkCredentials, credentialsFromEnv, type SandboxCredentials, type SandboxMode } from './config.js';
-import { mountArea, renderDefaultError, type SandboxArea } from './core/area.js';
+import { mountArea, renderDefaultError, type SandboxArea, toSandboxError } from './core/area.js';
 import { newId, type SandboxContext } from './core/context.js';
 import { controlsArea } from './core/controls.js';
 import { SandboxError } from './core/errors.js';
@@ -82,9 +82,14 @@ export function createSandboxApp(options: SandboxAppOptions = {}): SandboxApp {
     const requestId = newId('req_');
     res.locals.requestId = requestId;
     res.setHeader('Svc-Request-Id', requestId);
-    if (!req.path.startsWith('/_sandbox')) logExchange(req, res, requestId);
-    for (const area of areas) if (area.claims(req.path)) return area.handle(req, res);
-    renderDefaultError(new SandboxError(404, 'not_found', `no route for ${req.method} ${req.path}`), req, res);
+    try {
+      if (!req.path.startsWith('/_sandbox')) logExchange(req, res, requestId);
+      for (const area of areas) if (area.claims(req.path)) return area.handle(req, res);
+      renderDefaultError(new SandboxError(404, 'not_found', `no route for ${req.method} ${req.path}`), req, res);
+    } catch (err) {
+      // Nothing the pipeline throws outside a route may take the process down: answer it (toSandboxError logs it).
+      renderDefaultError(toSandboxError(err), req, res);
+    }
   };
 
   /** Adds the exchange to the request log once it ends (masked: see request-log.ts). */
