@@ -108,12 +108,13 @@ export function mountArea(area: SandboxArea, ctx: { faults: FaultTable }): AreaH
     else afterNegotiation(req, res);
   };
 
+  const prepare = area.prepare ? [area.prepare] : undefined;
   // One function per area, not one per request: the response knows its request.
   const renderError = (err: SandboxError, res: Response) => area.renderError(err, res.req as Request, res);
   return (req, res) => {
     res.locals.renderError = renderError;
-    if (!area.prepare) return negotiated(req, res);
-    chain([area.prepare], req, res, (err) => (err === undefined ? negotiated(req, res) : fail(err, req, res)));
+    if (!prepare) return negotiated(req, res);
+    chain(prepare, req, res, (err) => (err === undefined ? negotiated(req, res) : fail(err, req, res)));
   };
 }
 
