@@ -85,17 +85,23 @@ describe('Account Services auth', () => {
   it('expires access tokens on the sandbox clock', async () => {
     const token = await accessToken(sb, 'accounts');
     const path = `${sb.url}/accounts/entities/ent_fixture_a/members`;
-    assert.equal((await call(path, { headers: authed(token) })).status, 200);
-    sb.clock.advance(3599);
-    assert.equal((await call(path, { headers: authed(token) })).status, 200);
-    sb.clock.advance(2);
-    const r = await call(path, { headers: authed(token) });
-    assert.equal(r.status, 401);
-    assert.deepEqual(r.json.error_codes, ['token_expired']);
-    assert.match(r.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
-    all = await accessToken(sb);
-    accountsOnly = await accessToken(sb, 'accounts');
-    updaterOnly = await accessToken(sb, 'vault:real-time-account-updater');
+    try {
+      assert.equal((await call(path, { headers: authed(token) })).status, 200);
+      // iat/exp are whole seconds, so a token issued at x.9 s lives 3599.1 s of clock time: check it one second
+      // before its hour is up (3599 s raced the wall clock's sub-second part), then just after.
+      sb.clock.advance(3598);
+      assert.equal((await call(path, { headers: authed(token) })).status, 200);
+      sb.clock.advance(3);
+      const r = await call(path, { headers: authed(token) });
+      assert.equal(r.status, 401);
+      assert.deepEqual(r.json.error_codes, ['token_expired']);
+      assert.match(r.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
+    } finally {
+      // The clock moved past the shared tokens' hour: the tests after this one need fresh ones either way.
+      all = await accessToken(sb);
+      accountsOnly = await accessToken(sb, 'accounts');
+      updaterOnly = await accessToken(sb, 'vault:real-time-account-updater');
+    }
   });
 
   it('answers 403 for valid credentials without the permission, 200 with it', async () => {
