@@ -22,6 +22,20 @@ export interface TesseraStore {
   hit(key: string, windowMs: number): Promise<{ count: number; resetAtMs: number }>;
   /** The counter's count in its current window and when it ends, without adding (`{count: 0, resetAtMs: 0}` when absent or ended). */
   count(key: string): Promise<{ count: number; resetAtMs: number }>;
+  /**
+   * Takes back one hit of the counter `key` in its current window (never below zero; nothing when the window has
+   * ended). A limit is reserved with {@link hit} before a provider call and given back this way when the outcome
+   * turns out not to count, so concurrent requests cannot all pass a check made before any of them is recorded.
+   */
+  unhit(key: string): Promise<void>;
+  /**
+   * Saves `value` under `key` for `ttlMs` milliseconds only when no live value is there, atomically for every
+   * user of the store (Redis: `SET key value NX PX ttlMs`), and answers whether this call saved it. The helper
+   * claims a card token this way, so that one process alone calls the provider for it.
+   */
+  claim(key: string, value: string, ttlMs: number): Promise<boolean>;
+  /** Removes `key` when its value is still `value` (an owner giving its claim back); answers whether it did. */
+  release(key: string, value: string): Promise<boolean>;
 }
 
 interface Entry {
@@ -95,5 +109,23 @@ export class MemoryStore implements TesseraStore {
   async count(key: string): Promise<{ count: number; resetAtMs: number }> {
     const entry = this.#live(key);
     return entry ? { count: entry.count, resetAtMs: entry.expiresAtMs } : { count: 0, resetAtMs: 0 };
+  }
+
+  async unhit(key: string): Promise<void> {
+    const entry = this.#live(key);
+    if (entry && entry.count > 0) entry.count--;
+  }
+
+  async claim(key: string, value: string, ttlMs: number): Promise<boolean> {
+    if (this.#live(key)) return false;
+    this.#put(key, { value, count: 0, expiresAtMs: this.#now() + ttlMs });
+    return true;
+  }
+
+  async release(key: string, value: string): Promise<boolean> {
+    const entry = this.#live(key);
+    if (!entry || entry.value !== value) return false;
+    this.#map.delete(key);
+    return true;
   }
 }
