@@ -38,14 +38,13 @@ function sameOriginOnly(req: Request, _res: Response, next: NextFunction): void 
       foreign = true;
     }
   }
-  if (foreign) {
-    return next(
-      new SandboxError(403, 'origin_refused', 'sandbox controls only answer requests from the sandbox origin', {
-        field: 'Origin',
-      }),
-    );
-  }
-  next();
+  next(
+    foreign
+      ? new SandboxError(403, 'origin_refused', 'sandbox controls only answer requests from the sandbox origin', {
+          field: 'Origin',
+        })
+      : undefined,
+  );
 }
 
 /**

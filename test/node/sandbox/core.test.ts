@@ -276,7 +276,7 @@ describe('sandbox core', () => {
     const before = (await call(`${sb.url}/_sandbox/clock`)).json.now;
     for (const [method, path, body] of controls) {
       // A page on evil.example posting a simple (no-preflight) request, and the Fetch Metadata form of it.
-      for (const headers of [
+      for (const headers of <Record<string, string>[]>[
         { origin: 'https://evil.example', 'content-type': 'text/plain' },
         { origin: 'http://localhost:3000', 'content-type': 'text/plain' },
         { origin: 'null', 'content-type': 'text/plain' },
