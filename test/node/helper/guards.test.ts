@@ -67,9 +67,10 @@ describe('card-number guard', () => {
   it('names the path of a card number anywhere in a value, keys and numbers included', () => {
     assert.equal(findPan({ a: { b: ['x', 'pay 4242424242424242'] } }), 'a.b.1');
     assert.equal(findPan({ n: 4242424242424242 }), 'n');
-    assert.equal(findPan({ '4242424242424242': 1 }), '4242424242424242');
+    // A key is named by its place, never by itself: the refusal must not echo the number back.
+    assert.equal(findPan({ '4242424242424242': 1 }), '[key]');
     assert.equal(findPan({ a: 'fine', b: [1, 2, 3] }), undefined);
-    assert.equal(findPan({ a: { '４２４２４２４２４２４２４２４２': 'x' } }), 'a.４２４２４２４２４２４２４２４２');
+    assert.equal(findPan({ a: { '４２４２４２４２４２４２４２４２': 'x' } }), 'a.[key]');
     assert.equal(findPan({ note: 'card 4242.4242.4242.4242 please' }), 'note');
   });
 });
