@@ -3,7 +3,13 @@ import { join } from 'node:path';
 import express from 'express';
 import helmet from 'helmet';
 import pino from 'pino';
-import { type HelperLogger, redactingLogger, tesseraCsp, tesseraHelper, widgetScriptTag } from '../server/helper/index.js';
+import {
+  type HelperLogger,
+  redactingLogger,
+  tesseraCsp,
+  tesseraHelper,
+  widgetScriptTag,
+} from '../server/helper/index.js';
 import { packageRoot } from '../server/helper/package-root.js';
 import { createAccountsClient } from '../server/provider/accounts/client.js';
 import { createLegacyClient } from '../server/provider/legacy/client.js';

@@ -41,7 +41,7 @@ interface Group {
   barred: boolean;
 }
 
-const enum Kind {
+enum Kind {
   Digit,
   /** `a`–`f`, `A`–`F` (and their full-width forms). */
   Hex,

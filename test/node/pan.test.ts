@@ -171,7 +171,10 @@ describe('card numbers by digit content (server/common/pan.ts)', () => {
       ['digits and hex letters', fill('4a')],
       ['zero-width spaces', fill('4\u200b')],
       ['circled digits', fill('④ ')],
-      ['distinct non-ASCII characters', Array.from({ length: size }, (_, i) => String.fromCodePoint(0x4e00 + i)).join('')],
+      [
+        'distinct non-ASCII characters',
+        Array.from({ length: size }, (_, i) => String.fromCodePoint(0x4e00 + i)).join(''),
+      ],
     ] as const) {
       const started = performance.now();
       containsPan(text);

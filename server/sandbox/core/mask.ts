@@ -40,7 +40,9 @@ export function maskValue(value: unknown, depth = 0): unknown {
     for (const k of Object.keys(value)) {
       if (CVV_KEY.test(k)) continue;
       // A key can hold a card number too (`{"4242 4242 4242 4242": "x"}`).
-      out[maskText(k)] = SECRET_KEY.test(k) ? '[redacted]' : maskValue((value as Record<string, unknown>)[k], depth + 1);
+      out[maskText(k)] = SECRET_KEY.test(k)
+        ? '[redacted]'
+        : maskValue((value as Record<string, unknown>)[k], depth + 1);
     }
     return out;
   }
