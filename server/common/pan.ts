@@ -11,23 +11,24 @@ import { luhnValid } from '../../widget/card/luhn.js';
  * lengths and pass the Luhn check, written either
  * - as one unbroken run of digits, or
  * - as groups in a card layout: 4-4-4-4, 4-4-4-1…4, 4-4-4-4-1…3, 4-6-4 or 4-6-5,
- * where the groups may be parted by up to {@link MAX_GAP} characters of anything that is not a digit or a hex
- * letter: spaces of any kind, tabs, newlines, dashes, `_ , : | . /`, other letters (`4242x4242y4242z4242`).
+ * where the groups may be parted by white space of any kind and length, and up to {@link MAX_GAP} other characters:
+ * dashes, `_ , : | . /`, letters (`4242x4242y4242z4242`, `4242 then 4242 …`).
  *
  * What the scan reads through: digits of every script (`４２`, `٤٢`, `४२`), compatibility digits (superscript
  * `⁴²`, circled `④②`, through NFKC), and invisible format characters (U+200B, U+00AD soft hyphen, U+2060…),
  * which are skipped as if absent.
  *
  * What keeps ordinary identifiers out:
- * - a run of digits touching a hex letter (`a`–`f`) is part of a hex identifier (a UUID, an ObjectId, a hash)
- *   and is never a card number nor a group of one; so hex letters do not part groups;
+ * - a word (letters and digits) made only of digits and hex letters (`a`–`f`) is a hex identifier (a UUID, an
+ *   ObjectId, a hash): its digits are never a card number nor a group of one, unless the word is nothing but
+ *   4-digit groups parted by single letters (`4242a4242b4242c4242`), a shape random ids practically never have;
  * - a run right after `+` is a phone number (E.164);
  * - brand prefixes and lengths: nothing starting with 0, 1, 7, 8 or 9 is a card (timestamps, snowflake ids);
  * - 12-digit numbers are not looked for (the last group of a UUID is 12 characters, and all digits in 0.4% of them),
  *   and neither are runs of more than 19 digits or groups in other layouts (8-4-4-4-12, dates, IP addresses).
  */
 
-/** The most characters that may part two groups of one number. */
+/** The most characters other than white space that may part two groups of one number. */
 export const MAX_GAP = 8;
 
 /** A digit group: its digits (ASCII), where it starts and ends in the text (UTF-16 offsets, end exclusive). */
@@ -50,7 +51,9 @@ enum Kind {
   Plus,
   /** Invisible: format characters and combining marks, read as if absent. */
   Skip,
-  /** Spaces, punctuation, symbols: what parts words. */
+  /** White space of any kind: parts words, and does not count toward a gap. */
+  Space,
+  /** Punctuation, symbols: parts words. */
   Other,
 }
 
@@ -61,6 +64,7 @@ interface Class {
 }
 
 const OTHER: Class = { kind: Kind.Other, digits: '' };
+const SPACE: Class = { kind: Kind.Space, digits: '' };
 const HEX: Class = { kind: Kind.Hex, digits: '' };
 const LETTER: Class = { kind: Kind.Letter, digits: '' };
 const PLUS: Class = { kind: Kind.Plus, digits: '' };
@@ -77,17 +81,43 @@ for (let c = 0; c < 128; c++) {
           ? LETTER
           : ch === '+'
             ? PLUS
-            : OTHER,
+            : /\s/.test(ch)
+              ? SPACE
+              : OTHER,
   );
 }
 
 const ND = /\p{Nd}/u;
-const FORMAT = /[\p{Cf}\p{Mn}\p{Me}]/u;
-const LETTERS = /\p{L}/u;
+/** One test for the categories that matter, by capture group: decimal digit, invisible, letter, white space. */
+const CATEGORY = /(\p{Nd})|([\p{Cf}\p{Mn}\p{Me}])|(\p{L})|(\s)/u;
 const ALL_DIGITS = /^[0-9]+$/;
-/** Non-ASCII classes, cached up to a bound (text can hold a million distinct code points). */
+/** NFKC forms of enclosed digits: `⑷` is `(4)`, `⒋` is `4.`. */
+const ENCLOSED = /^\(?([0-9]{1,2})[.)]?$/;
+/** Non-ASCII classes, cached (bounded: text can hold every code point there is). */
 const cache = new Map<number, Class>();
-const CACHE_MAX = 4096;
+const CACHE_MAX = 1 << 16;
+
+/**
+ * Blocks whose characters NFKC may turn into ASCII digits, letters or spaces: Latin-1 (`¹`, no-break space),
+ * super- and subscripts, number forms and enclosed alphanumerics (`④`, `⑷`), dingbat digits, enclosed CJK
+ * numbers, full-width forms, mathematical alphanumerics (`𝟒`), enclosed supplement, segmented digits. Only these
+ * are normalised, so other text costs one category test per new character.
+ */
+function mayFold(cp: number): boolean {
+  return (
+    (cp >= 0xa0 && cp <= 0xbf) ||
+    (cp >= 0x2000 && cp <= 0x200a) ||
+    (cp >= 0x2070 && cp <= 0x209f) ||
+    (cp >= 0x2150 && cp <= 0x24ff) ||
+    (cp >= 0x2776 && cp <= 0x2793) ||
+    (cp >= 0x3200 && cp <= 0x33ff) ||
+    (cp >= 0xff00 && cp <= 0xffef) ||
+    (cp >= 0x1d400 && cp <= 0x1d7ff) ||
+    (cp >= 0x1f100 && cp <= 0x1f1ff) ||
+    (cp >= 0x1fbf0 && cp <= 0x1fbf9)
+  );
+}
+
 /** Code point → digit value for every non-ASCII `\p{Nd}` character, built on first need. */
 let digitValues: Map<number, number> | undefined;
 
@@ -111,16 +141,20 @@ function classify(cp: number): Class {
   const hit = cache.get(cp);
   if (hit) return hit;
   const ch = String.fromCodePoint(cp);
-  let out: Class;
-  const value = ND.test(ch) ? digitValue(cp) : -1;
-  if (value >= 0) out = { kind: Kind.Digit, digits: String(value) };
-  else if (FORMAT.test(ch)) out = SKIP;
-  else {
-    const folded = ch.normalize('NFKC');
-    if (ALL_DIGITS.test(folded)) out = { kind: Kind.Digit, digits: folded };
-    else if (folded.length === 1 && folded.charCodeAt(0) < 128) out = ASCII[folded.charCodeAt(0)]!;
-    else out = LETTERS.test(ch) ? LETTER : OTHER;
+  let out: Class | undefined;
+  const category = CATEGORY.exec(ch);
+  if (category?.[1]) {
+    const value = digitValue(cp);
+    if (value >= 0) out = { kind: Kind.Digit, digits: String(value) };
   }
+  if (!out && mayFold(cp)) {
+    const folded = ch.normalize('NFKC');
+    const enclosed = folded.length > 1 ? ENCLOSED.exec(folded) : null;
+    if (ALL_DIGITS.test(folded)) out = { kind: Kind.Digit, digits: folded };
+    else if (enclosed) out = { kind: Kind.Digit, digits: enclosed[1]! };
+    else if (folded.length === 1 && folded.charCodeAt(0) < 128) out = ASCII[folded.charCodeAt(0)]!;
+  }
+  out ??= category?.[2] ? SKIP : category?.[3] ? LETTER : category?.[4] ? SPACE : OTHER;
   if (cache.size < CACHE_MAX) cache.set(cp, out);
   return out;
 }
@@ -140,10 +174,14 @@ function groupsOf(text: string): Group[] {
   let gap = MAX_GAP + 1;
   let hardSinceLast = true;
   let previous: Kind = Kind.Other;
-  // The current word: where its groups start in `groups`, and what letters it has.
+  // The current word: where its groups start in `groups`, what letters it has, and whether it has the shape of a
+  // card number parted by single letters (`4242a4242b4242c4242`: digits first and last, 4-digit groups).
+  let inWord = false;
   let wordFirstGroup = -1;
   let wordHex = false;
   let wordLetter = false;
+  let wordLetterRun = 0;
+  let wordSpaced = true;
   const closeRun = () => {
     if (start < 0) return;
     // A run of more than 19 digits is no card number and no group of one, but it still parts what is around it.
@@ -154,15 +192,25 @@ function groupsOf(text: string): Group[] {
     start = -1;
     gap = 0;
   };
-  const closeWord = () => {
+  /** A hex word that is 4-digit groups parted by single letters, 13 digits or more: a card number, not an id. */
+  const cardShaped = (endsWithDigit: boolean) => {
+    const n = groups.length - wordFirstGroup;
+    if (!wordSpaced || !endsWithDigit || n < 4) return false;
+    for (let k = wordFirstGroup; k < groups.length - 1; k++) if (groups[k]!.digits.length !== 4) return false;
+    return groups[groups.length - 1]!.digits.length <= 4;
+  };
+  const closeWord = (endsWithDigit: boolean) => {
     closeRun();
-    if (wordFirstGroup >= 0 && wordHex && !wordLetter) {
+    if (wordFirstGroup >= 0 && wordHex && !wordLetter && !cardShaped(endsWithDigit)) {
       for (let k = wordFirstGroup; k < groups.length; k++) groups[k]!.barred = true;
       hardSinceLast = true;
-    } else if (wordHex && !wordLetter) hardSinceLast = true;
+    }
+    inWord = false;
     wordFirstGroup = -1;
     wordHex = false;
     wordLetter = false;
+    wordLetterRun = 0;
+    wordSpaced = true;
   };
   for (let i = 0; i < text.length; ) {
     const cp = text.codePointAt(i)!;
@@ -176,21 +224,27 @@ function groupsOf(text: string): Group[] {
         afterPlus = previous === Kind.Plus;
         if (wordFirstGroup < 0) wordFirstGroup = groups.length;
       }
+      inWord = true;
+      wordLetterRun = 0;
       // Cap a run's kept digits: past 19 it is barred anyway, and an attacker's megabyte of digits stays cheap.
       if (digits.length < 20) digits += cls.digits;
       end = i;
     } else if (cls.kind === Kind.Hex || cls.kind === Kind.Letter) {
       closeRun();
+      // Letters before the word's first digit, or two in a row, are not the single-letter card shape.
+      if (!inWord || ++wordLetterRun > 1) wordSpaced = false;
+      inWord = true;
       if (cls.kind === Kind.Hex) wordHex = true;
       else wordLetter = true;
       gap++;
     } else {
-      closeWord();
-      gap++;
+      closeWord(previous === Kind.Digit);
+      // White space parts groups at no cost (`4242         4242`); punctuation counts toward the gap.
+      if (cls.kind !== Kind.Space) gap++;
     }
     previous = cls.kind;
   }
-  closeWord();
+  closeWord(previous === Kind.Digit);
   return groups;
 }
 
@@ -225,8 +279,10 @@ interface Hit {
 /** The card number starting at group `i`, if one does (longest layout first). */
 function hitAt(groups: readonly Group[], i: number): Hit | undefined {
   const g = groups[i]!;
-  if (g.barred) return undefined;
-  if (g.digits.length >= 13 && isCardNumber(g.digits)) return { first: i, last: i };
+  const n = g.digits.length;
+  // Every layout starts with a 4-digit group; anything else must be a whole number on its own.
+  if (g.barred || (n !== 4 && n < 13)) return undefined;
+  if (n >= 13) return isCardNumber(g.digits) ? { first: i, last: i } : undefined;
   for (const [fixed, lo, hi] of LAYOUTS) {
     let digits = '';
     let j = i;
@@ -307,8 +363,8 @@ function fragmentGroups(text: string): Group[] | undefined {
  * The dotted path of the first key or value in `value` that holds a card number (`billingDetails.addressLine1`,
  * `items.0`), `''` for the top level, or undefined when there is none. Numbers are read by their decimal text;
  * a key that holds one is named by its parent's path with `[key]` (never by the key itself, which would echo the
- * number). A number split over neighbouring values (`{"a":"4242 4242","b":"4242 4242"}`) is found too: values
- * that are nothing but digit groups are read as one text, in document order, and the path names the last.
+ * number). A number split over neighbouring string values (`{"a":"4242 4242","b":"4242 4242"}`) is found too:
+ * strings that are nothing but digit groups are read as one text, in document order, and the path names the last.
  */
 export function findPan(value: unknown): string | undefined {
   const state: { fragments: Group[]; hit: string | undefined } = { fragments: [], hit: undefined };
@@ -318,7 +374,13 @@ export function findPan(value: unknown): string | undefined {
 
 function walk(value: unknown, path: string, depth: number, state: { fragments: Group[]; hit: string | undefined }) {
   if (state.hit !== undefined || depth > MAX_DEPTH) return;
-  if (typeof value === 'number' || typeof value === 'bigint') value = String(value);
+  if (typeof value === 'number' || typeof value === 'bigint') {
+    // A number is read whole; numbers never join into a split card number: `[4299, 1999, 2499, 5998]` is a list
+    // of prices, not a card (one list in ten would pass Luhn).
+    if (containsPan(String(value))) state.hit = path;
+    state.fragments = [];
+    return;
+  }
   if (typeof value === 'string') {
     if (containsPan(value)) {
       state.hit = path;
@@ -351,4 +413,30 @@ function walk(value: unknown, path: string, depth: number, state: { fragments: G
       if (state.hit !== undefined) return;
     }
   }
+}
+
+/**
+ * Whether JSON text holds, outside its strings, a number of 13–19 digits that is a card number: what
+ * `JSON.parse` rounds away (a 19-digit number loses its last digits) and {@link findPan} therefore cannot see.
+ * Strings are skipped (they are checked parsed), so a hex id in a string is not read digit by digit. Linear.
+ */
+export function jsonNumbersHoldPan(text: string): boolean {
+  let inString = false;
+  let run = 0;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 32;
+    if (inString) {
+      if (c === 92 /* \\ */) i++;
+      else if (c === 34 /* " */) inString = false;
+      continue;
+    }
+    if (c >= 48 && c <= 57) {
+      run++;
+      continue;
+    }
+    if (run >= 13 && run <= 19 && isCardNumber(text.slice(i - run, i))) return true;
+    run = 0;
+    if (c === 34) inString = true;
+  }
+  return false;
 }
