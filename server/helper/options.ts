@@ -295,8 +295,10 @@ const optionsSchema = z
         (v) =>
           !!v &&
           typeof v === 'object' &&
-          ['get', 'set', 'hit', 'count'].every((m) => typeof (v as Record<string, unknown>)[m] === 'function'),
-        { message: 'must implement TesseraStore (get, set, hit, count)' },
+          ['get', 'set', 'hit', 'count', 'unhit', 'claim', 'release'].every(
+            (m) => typeof (v as Record<string, unknown>)[m] === 'function',
+          ),
+        { message: 'must implement TesseraStore (get, set, hit, count, unhit, claim, release)' },
       )
       .optional(),
     onCardUpdated: fn<NonNullable<TesseraHelperOptions['onCardUpdated']>>('`(event) => void`').optional(),
