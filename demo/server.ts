@@ -3,7 +3,13 @@ import { join } from 'node:path';
 import express from 'express';
 import helmet from 'helmet';
 import pino from 'pino';
-import { type HelperLogger, tesseraCsp, tesseraHelper, widgetScriptTag } from '../server/helper/index.js';
+import {
+  type HelperLogger,
+  redactingLogger,
+  tesseraCsp,
+  tesseraHelper,
+  widgetScriptTag,
+} from '../server/helper/index.js';
 import { packageRoot } from '../server/helper/package-root.js';
 import { createAccountsClient } from '../server/provider/accounts/client.js';
 import { createLegacyClient } from '../server/provider/legacy/client.js';
@@ -73,9 +79,14 @@ function checkOptions(options: DemoOptions): void {
 export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo> {
   checkOptions(options);
   const host = options.host ?? '127.0.0.1';
-  const log: HelperLogger = options.logger ?? pino({ name: 'tessera-demo', level: process.env.LOG_LEVEL ?? 'info' });
   const sandbox = await startSandbox({ port: options.sandboxPort ?? 4010, host, fixtures: demoFixtures() });
   const creds = sandbox.credentials;
+  // Every line the demo writes goes through the helper's redaction, its own request lines included: a card number
+  // typed into a URL (`GET /api/4242424242424242`) must not reach the log (docs/DECISIONS.md#helper-logging).
+  const log: HelperLogger = redactingLogger(
+    options.logger ?? pino({ name: 'tessera-demo', level: process.env.LOG_LEVEL ?? 'info' }),
+    [creds.secretKey, creds.clientSecret],
+  );
   const now = () => sandbox.clock.nowMs();
   const state = new ShopState();
   const legacy = createLegacyClient({ secretKey: creds.secretKey, baseUrl: sandbox.url, logger: log });

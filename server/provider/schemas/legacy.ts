@@ -131,7 +131,12 @@ export const cardTokenRequestSchema = z
     number: z
       .string({ error: 'must be a string of digits' })
       .max(40, { error: 'is not a card number' })
-      .transform((n) => n.replace(/[\s-]/g, ''))
+      // Digits, optionally in groups parted by one ASCII space or hyphen ("4242 4242 4242 4242"); the spec shows
+      // plain digits and says no more, so tabs, runs of spaces, no-break or zero-width spaces and other scripts'
+      // digits are refused rather than guessed at (docs/DECISIONS.md#legacy-card-token). Linear: the group needs
+      // its separator, so there is one way to match.
+      .refine((n) => /^[0-9]+(?:[ -][0-9]+)*$/.test(n), { message: 'must contain only the digits 0-9' })
+      .transform((n) => n.replace(/[ -]/g, ''))
       .superRefine((n, ctx) => {
         const { problem } = checkNumber(n);
         if (!problem) return;

@@ -4,7 +4,10 @@
  * Applied to parsed bodies, so it sees every field whatever the wire format.
  */
 
-const CVV_KEY = /^(cvv2?|cvc2?|csc|security_?code)$/i;
+import { maskPans } from '../../common/pan.js';
+
+// Any key that names a card verification code, however it is spelled around (`card_cvv`, `CVV_code`, `cvc2`).
+const CVV_KEY = /cvv|cvc|csc|security.?code|card.?verification/i;
 const SECRET_KEY =
   /(secret|password|authorization|access_token|refresh_token|client_secret|encrypted_card_number|api_?key)/i;
 // Any decimal digits (full-width ones too: a refused number is still logged), optionally separated.
@@ -16,10 +19,13 @@ export function maskPan(digits: string): string {
   return `${d.slice(0, 6).join('')}${'*'.repeat(Math.max(0, d.length - 10))}${d.slice(-4).join('')}`;
 }
 
-/** Masks every 12–19 digit run in free text (numbers typed into any field, URLs, messages). */
+/**
+ * Masks card numbers in free text by their digit content (server/common/pan.ts: any script, any separator, split
+ * by letters or invisible characters), then every other 12–19 digit run written plainly, card or not.
+ */
 export function maskText(text: string): string {
-  // Most strings are too short to hold a card number: skip the Unicode scan for them.
-  return text.length < 12 ? text : text.replace(PAN_RUN, (run) => maskPan(run));
+  // Most strings are too short to hold a card number: skip the scans for them.
+  return text.length < 12 ? text : maskPans(text, maskPan).replace(PAN_RUN, (run) => maskPan(run));
 }
 
 /** A deep copy of `value` that is safe to keep: no card number, no CVV, no secret. */
@@ -33,7 +39,10 @@ export function maskValue(value: unknown, depth = 0): unknown {
     const out: Record<string, unknown> = {};
     for (const k of Object.keys(value)) {
       if (CVV_KEY.test(k)) continue;
-      out[k] = SECRET_KEY.test(k) ? '[redacted]' : maskValue((value as Record<string, unknown>)[k], depth + 1);
+      // A key can hold a card number too (`{"4242 4242 4242 4242": "x"}`).
+      out[maskText(k)] = SECRET_KEY.test(k)
+        ? '[redacted]'
+        : maskValue((value as Record<string, unknown>)[k], depth + 1);
     }
     return out;
   }
