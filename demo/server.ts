@@ -19,7 +19,7 @@ import { DemoError, errorHandler } from './errors.js';
 import { demoFixtures } from './fixtures.js';
 import { createHostIssuer, HOST_ALGORITHM, HOST_AUDIENCE, HOST_ISSUER } from './host-tokens.js';
 import { platformRoutes } from './platform.js';
-import { shopLegacyClient } from './provider.js';
+import { recordCharge } from './provider.js';
 import { sessionOf, sessions } from './session.js';
 import { resolveCharge, shopRoutes } from './shop.js';
 import type { TestCardRow } from './shop-pages.js';
@@ -90,7 +90,6 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
   const now = () => sandbox.clock.nowMs();
   const state = new ShopState();
   const legacy = createLegacyClient({ secretKey: creds.secretKey, baseUrl: sandbox.url, logger: log });
-  const shopLegacy = shopLegacyClient(legacy, state, now);
   // The demo back end's own reads (reserve rules, saved cards): what a merchant's server reads for its pages.
   const accounts = createAccountsClient({
     clientId: creds.clientId,
@@ -105,16 +104,19 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
   const helper = tesseraHelper({
     environment: 'sandbox',
     publicKey: creds.publicKey,
-    legacyClient: shopLegacy,
+    secretKey: creds.secretKey,
     legacyBaseUrl: sandbox.url,
     clientId: creds.clientId,
     clientSecret: creds.clientSecret,
     accountsBaseUrl: sandbox.url,
     authBaseUrl: sandbox.url,
     resolveCharge: resolveCharge(state, sessionOf),
+    // Orders are marked paid here, on the server, from the provider's answer (README "Fulfilling an order").
+    onCharge: recordCharge(state, now),
     hostAuth: { issuer: HOST_ISSUER, audience: HOST_AUDIENCE, algorithms: [HOST_ALGORITHM], key: issuer.publicJwk },
     // Everyone trying the demo shares 127.0.0.1: the per-IP limits are raised, the per-session ones kept.
     rateLimits: {
+      requestsPerIp: { max: 1000, windowMs: 600_000 },
       chargesPerIp: { max: 200, windowMs: 600_000 },
       declinesPerIp: { max: 50, windowMs: 600_000 },
     },
@@ -162,14 +164,14 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
   app.use(
     shopRoutes({
       state,
-      legacy: shopLegacy,
+      legacy,
       testCards,
       now,
       widgetTag: (nonce) => widgetScriptTag({ src: '/api/widget.js', nonce }),
     }),
   );
   app.use(platformRoutes({ accounts, issuer, now, log }));
-  app.use(consoleRoutes({ sandboxUrl: sandbox.url, state, legacy: shopLegacy }));
+  app.use(consoleRoutes({ sandboxUrl: sandbox.url, state, legacy }));
   app.use((_req, _res, next) => next(new DemoError(404, 'DEMO_NOT_FOUND', 'There is no page here.')));
   app.use(errorHandler(log));
 

@@ -4,7 +4,14 @@ export { type ErrorBody, HelperHttpError } from './errors.js';
 export { type TesseraHelper, tesseraHelper } from './helper.js';
 export type { HostAlgorithm, HostAuthOptions, HostClaims, HostKey } from './host-auth.js';
 export { type HelperLogger, redactingLogger } from './log.js';
-export type { CardUpdatedEvent, ChargeDetails, ChargeRequestBody, TesseraHelperOptions } from './options.js';
+export type {
+  CardUpdatedEvent,
+  ChargeDetails,
+  ChargeEvent,
+  ChargeRequestBody,
+  OnChargeContext,
+  TesseraHelperOptions,
+} from './options.js';
 export type { Limit } from './rate-limit.js';
 export { MemoryStore, type MemoryStoreOptions, type TesseraStore } from './store.js';
 export { loadWidgetAsset, WIDGET_FILE, type WidgetAsset, widgetVersion } from './widget-asset.js';

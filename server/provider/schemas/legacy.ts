@@ -10,6 +10,7 @@
  */
 import { z } from 'zod';
 import { checkCvv, checkNumber, detectBrand, groupNumber } from '../../../widget/card/index.js';
+import { EMAIL } from '../../common/email.js';
 import { isIso4217 } from './currencies.js';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -258,7 +259,12 @@ export const chargeRequestSchema = z
       .regex(/^card_tok_[A-Za-z0-9]{1,64}$/, { error: 'must be a card token (card_tok_…)' }),
     currency: currencySchema,
     value: valueSchema,
-    email: z.email({ error: 'must be an email address' }).max(254).nullish(),
+    // The spec says only "string": the browser's `type=email` rule (server/common/email.ts), as the helper uses.
+    email: z
+      .string({ error: 'must be an email address' })
+      .max(254)
+      .regex(EMAIL, { error: 'must be an email address' })
+      .nullish(),
     customerId: z
       .string({ error: 'must be a customer id (cust_…)' })
       .regex(/^cust_[A-Za-z0-9]{1,64}$/, { error: 'must be a customer id (cust_…)' })

@@ -179,8 +179,23 @@ describe('POST /charges against the sandbox', () => {
       assert.equal(r.json.message, answers[0]!.json.message);
       assert.ok(!/cvv|number|fund/i.test(r.json.message), r.json.message);
     }
+    // The issuer's code would tell a card tester which cards are live: the browser never sees it by default.
+    for (const r of answers) assert.equal(r.json.responseCode, undefined, r.text);
+    const exposing = await helper({ exposeDeclineCodes: true });
+    const codes: unknown[] = [];
+    for (const number of ['4000000000000002', '4000000000000119', '4000000000009995']) {
+      const r = await pay(exposing, {
+        cardToken: await cardToken(sb, number),
+        orderReference: 'order-1',
+        email: 'a@shop.example',
+      });
+      codes.push(r.json.responseCode);
+    }
+    assert.deepEqual(codes, ['20005', '20014', '20051']);
+    // The merchant's log line keeps it.
+    const logged = h.log.lines.filter((l) => l.event === 'tessera.request' && l.status === 402);
     assert.deepEqual(
-      answers.map((r) => r.json.responseCode),
+      logged.map((l) => l.responseCode),
       ['20005', '20014', '20051'],
     );
   });
