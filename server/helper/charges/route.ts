@@ -157,7 +157,8 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
     }
     if (limits.declinesPerSession && session) {
       counters.push({
-        key: `declines:session:${session}`,
+        // Session ids are bearer secrets: keys hold their hash, since a shared store's keys can end up in its logs.
+        key: `declines:session:${sha256(session)}`,
         limit: limits.declinesPerSession,
         name: 'declinesPerSession',
       });
@@ -395,7 +396,7 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
     if (limits.chargesPerSession && session) {
       await consume(
         store,
-        `charges:session:${session}`,
+        `charges:session:${sha256(session)}`,
         limits.chargesPerSession,
         now,
         'payment attempts',
