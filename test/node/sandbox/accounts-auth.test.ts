@@ -86,9 +86,11 @@ describe('Account Services auth', () => {
     const token = await accessToken(sb, 'accounts');
     const path = `${sb.url}/accounts/entities/ent_fixture_a/members`;
     assert.equal((await call(path, { headers: authed(token) })).status, 200);
-    sb.clock.advance(3599);
+    // iat/exp are whole seconds (floored), so a token issued late in a second has up to one second
+    // less: 3598 s stays clear of the boundary on a slow machine, 3 more seconds cross it.
+    sb.clock.advance(3598);
     assert.equal((await call(path, { headers: authed(token) })).status, 200);
-    sb.clock.advance(2);
+    sb.clock.advance(3);
     const r = await call(path, { headers: authed(token) });
     assert.equal(r.status, 401);
     assert.deepEqual(r.json.error_codes, ['token_expired']);
