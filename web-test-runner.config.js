@@ -1,20 +1,9 @@
-// Browser tests: @web/test-runner + @open-wc/testing in Debian's headless Chromium.
+// Browser tests: @web/test-runner + @open-wc/testing in Chromium, Firefox ESR and WebKitGTK, all from
+// Debian packages (scripts/engines.js, scripts/wtr-launchers.js); $TESSERA_BROWSERS narrows the engines.
 import { createHash } from 'node:crypto';
 import { esbuildPlugin } from '@web/dev-server-esbuild';
-import { playwrightLauncher } from '@web/test-runner-playwright';
 import { tsImport } from 'tsx/esm/api';
-import { findChromium } from './scripts/chromium.js';
-
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+import { keyActions, launchers } from './scripts/wtr-launchers.js';
 
 const sri = (/** @type {string} */ text) => `sha384-${createHash('sha384').update(text).digest('base64')}`;
 
@@ -153,7 +142,11 @@ function cspPagePlugin() {
 
 /**
  * `paste`: puts text on the clipboard and presses Ctrl+V in the page, so the widget sees a real
- * `insertFromPaste` input event.
+ * `insertFromPaste` input event. Chromium: playwright's clipboard permission and key press.
+ * Firefox: puppeteer over WebDriver BiDi grants no clipboard permission, so the text goes on the
+ * clipboard from a real key press's user activation (Firefox allows `clipboard.writeText` then).
+ * WebKit: `clipboard.writeText` is refused without a user gesture, so the text is copied from a scratch
+ * textarea with a real Ctrl+C, focus and caret go back to the field, and Ctrl+V pastes it.
  *
  * @returns {import('@web/test-runner').TestRunnerPlugin}
  */
@@ -162,11 +155,48 @@ function pastePlugin() {
     name: 'tessera-paste',
     async executeCommand({ command, payload, session }) {
       if (command !== 'paste') return undefined;
-      const launcher = /** @type {import('@web/test-runner-playwright').PlaywrightLauncher} */ (session.browser);
-      const page = launcher.getPage(session.id);
-      await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
-      await page.evaluate((/** @type {string} */ text) => navigator.clipboard.writeText(text), payload.text);
-      await page.keyboard.press('Control+V');
+      /** @type {any} */
+      const launcher = session.browser;
+      if (launcher.type === 'playwright') {
+        const page = launcher.getPage(session.id);
+        await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+        await page.evaluate((/** @type {string} */ text) => navigator.clipboard.writeText(text), payload.text);
+        await page.keyboard.press('Control+V');
+        return true;
+      }
+      if (launcher.type === 'puppeteer') {
+        const page = launcher.getPage(session.id);
+        await page.evaluate((/** @type {string} */ text) => navigator.clipboard.writeText(text), payload.text);
+        await page.keyboard.down('Control');
+        await page.keyboard.press('v');
+        await page.keyboard.up('Control');
+        return true;
+      }
+      const driver = launcher.driver;
+      const chord = async (/** @type {string} */ keys) => {
+        await driver.performActions([{ type: 'key', id: 'keyboard', actions: keyActions([keys]) }]);
+        await driver.releaseActions();
+      };
+      // Copy from a scratch textarea with a real Ctrl+C, then give focus and caret back and press Ctrl+V.
+      await driver.execute((/** @type {string} */ text) => {
+        let active = document.activeElement;
+        while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
+        const field = /** @type {HTMLInputElement} */ (active);
+        /** @type {any} */ (window).__pasteBack = { field, start: field.selectionStart, end: field.selectionEnd };
+        const scratch = document.createElement('textarea');
+        scratch.id = '__paste-scratch';
+        scratch.value = text;
+        document.body.append(scratch);
+        scratch.select();
+      }, payload.text);
+      await chord('Control+c');
+      await driver.execute(() => {
+        document.getElementById('__paste-scratch')?.remove();
+        const { field, start, end } = /** @type {any} */ (window).__pasteBack;
+        field.focus();
+        field.setSelectionRange(start, end);
+      });
+      await chord('Control+v');
       return true;
     },
   };
@@ -175,6 +205,9 @@ function pastePlugin() {
 /**
  * `ime`: composes `payload.text` one character at a time through Chromium's IME (CDP
  * `Input.imeSetComposition`, as a Japanese keyboard does for full-width digits), then commits it.
+ * Firefox and WebKit offer no IME composition to automation (WebDriver has no composition
+ * actions and neither engine speaks CDP), so there the command answers `false` and the test
+ * checks the same characters arriving as committed text (what an IME's commit inserts).
  *
  * @returns {import('@web/test-runner').TestRunnerPlugin}
  */
@@ -183,7 +216,9 @@ function imePlugin() {
     name: 'tessera-ime',
     async executeCommand({ command, payload, session }) {
       if (command !== 'ime') return undefined;
-      const launcher = /** @type {import('@web/test-runner-playwright').PlaywrightLauncher} */ (session.browser);
+      /** @type {any} */
+      const launcher = session.browser;
+      if (launcher.type !== 'playwright') return false;
       const page = launcher.getPage(session.id);
       const cdp = await page.context().newCDPSession(page);
       let text = '';
@@ -193,6 +228,26 @@ function imePlugin() {
       }
       await cdp.send('Input.insertText', { text });
       await cdp.detach();
+      return true;
+    },
+  };
+}
+
+/**
+ * `color-scheme`: emulates prefers-color-scheme where the automation can (Chromium through playwright)
+ * and answers false elsewhere, so the test can fall back (see robustness.test.ts).
+ *
+ * @returns {import('@web/test-runner').TestRunnerPlugin}
+ */
+function colorSchemePlugin() {
+  return {
+    name: 'tessera-color-scheme',
+    async executeCommand({ command, payload, session }) {
+      if (command !== 'color-scheme') return undefined;
+      /** @type {any} */
+      const launcher = session.browser;
+      if (launcher.type !== 'playwright') return false;
+      await launcher.getPage(session.id).emulateMedia({ colorScheme: payload.colorScheme });
       return true;
     },
   };
@@ -210,11 +265,7 @@ export default {
     cspPagePlugin(),
     pastePlugin(),
     imePlugin(),
+    colorSchemePlugin(),
   ],
-  browsers: [
-    playwrightLauncher({
-      product: 'chromium',
-      launchOptions: { executablePath: findChromium(), args: CHROMIUM_ARGS, headless: true },
-    }),
-  ],
+  browsers: launchers(),
 };

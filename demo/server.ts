@@ -25,6 +25,10 @@ import { resolveCharge, shopRoutes } from './shop.js';
 import type { TestCardRow } from './shop-pages.js';
 import { ShopState } from './state.js';
 
+/** The demo's icon: a card in the demo's accent colour (SVG, which every engine takes as a favicon). */
+const FAVICON =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect x="2" y="7" width="28" height="19" rx="3" fill="#1a73e8"/><rect x="2" y="11" width="28" height="4" fill="#0b3d91"/></svg>';
+
 export interface DemoOptions {
   /** Port of the demo site (default 3000); 0 picks a free one. */
   readonly port?: number;
@@ -160,6 +164,10 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
     '/static',
     express.static(join(packageRoot(), 'demo', 'public'), { index: false, fallthrough: true, maxAge: '5m' }),
   );
+  // Browsers ask every origin for /favicon.ico; a 404 there was a console error on every demo page.
+  app.get('/favicon.ico', (_req, res) => {
+    res.type('image/svg+xml').set('Cache-Control', 'public, max-age=86400').send(FAVICON);
+  });
   app.use(helmet({ contentSecurityPolicy: false }), tesseraCsp({ cardTokenUrl: helper.cardTokenUrl }));
   app.use(
     shopRoutes({

@@ -57,7 +57,9 @@ describe('<tessera-card-form>', () => {
     for (const [field, label, autocomplete, mode] of expected) {
       const i = input(el, field);
       expect(i.labels?.[0]?.textContent?.trim(), field).to.equal(label);
-      expect(i.autocomplete, field).to.equal(autocomplete);
+      // The attribute, not the IDL property: Firefox's `autocomplete` property reads '' for tokens its
+      // own autofill does not use (cc-csc), though the attribute is what password managers read.
+      expect(i.getAttribute('autocomplete'), field).to.equal(autocomplete);
       expect(i.inputMode, field).to.equal(mode);
       expect(i.getAttribute('part'), field).to.equal(`input ${field}-input`);
       expect(i.labels?.[0]?.getAttribute('part'), field).to.equal(`label ${field}-label`);

@@ -31,6 +31,16 @@ export async function type(el: TesseraCardForm, field: CardField, text: string):
 
 /** Presses one key (or a chord such as `Shift+Tab`) in the focused element. */
 export async function press(key: string): Promise<void> {
+  // puppeteer (Firefox) presses one key at a time: a chord is its modifiers held down around the key.
+  // playwright (Chromium) and our WebDriver launcher (WebKit) take the chord whole.
+  const keys = key.split('+');
+  if (keys.length > 1 && navigator.userAgent.includes('Firefox/')) {
+    const last = keys.pop()!;
+    for (const k of keys) await sendKeys({ down: k });
+    await sendKeys({ press: last });
+    for (const k of keys.reverse()) await sendKeys({ up: k });
+    return;
+  }
   await sendKeys({ press: key });
 }
 

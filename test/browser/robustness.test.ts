@@ -1,5 +1,5 @@
 import { expect, fixture, html } from '@open-wc/testing';
-import { emulateMedia } from '@web/test-runner-commands';
+import { executeServerCommand } from '@web/test-runner-commands';
 import {
   errorOf,
   fillCard,
@@ -53,19 +53,27 @@ describe('<tessera-card-form> robustness', () => {
       text: luminance(getComputedStyle(input(el, 'number')).color),
       error: getComputedStyle(errorOf(el, 'number')).color,
     });
+    // Only Chromium's automation emulates prefers-color-scheme (playwright over CDP); puppeteer over
+    // WebDriver BiDi (Firefox) and WebDriver classic (WebKit) cannot. There the `color-scheme` command
+    // answers false and the page forces the scheme on the host instead (what a merchant's
+    // `tessera-card-form { color-scheme: dark }` does), which drives the same light-dark() colours.
+    const scheme = async (colorScheme: 'dark' | 'light' | 'no-preference') => {
+      if (await executeServerCommand<boolean, unknown>('color-scheme', { colorScheme })) return;
+      el.style.colorScheme = colorScheme === 'no-preference' ? '' : colorScheme;
+    };
     try {
-      await emulateMedia({ colorScheme: 'dark' });
+      await scheme('dark');
       const dark = look();
       expect(dark.background).to.be.below(0.2);
       expect(dark.text).to.be.above(0.8);
       expect(dark.error).to.equal('rgb(242, 139, 130)');
-      await emulateMedia({ colorScheme: 'light' });
+      await scheme('light');
       const light = look();
       expect(light.background).to.be.above(0.8);
       expect(light.text).to.be.below(0.2);
       expect(light.error).to.equal('rgb(197, 34, 31)');
     } finally {
-      await emulateMedia({ colorScheme: 'no-preference' });
+      await scheme('no-preference');
     }
   });
 

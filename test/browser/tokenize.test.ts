@@ -87,6 +87,7 @@ describe('<tessera-card-form> tokenizing with the sandbox', () => {
     const form = await fixture<HTMLFormElement>(html`<form>
       <input aria-label="Email" name="email" />
       <tessera-card-form public-key=${publicKey} token-url=${tokenUrl}></tessera-card-form>
+      <button type="button">Back</button>
     </form>`);
     const el = form.querySelector('tessera-card-form')!;
     let submitted: FormData | undefined;

@@ -1,5 +1,15 @@
 import { expect, fixture, html } from '@open-wc/testing';
-import { errorOf, fillCard, futureExpiry, input, leave, liveRegion, type TesseraCardForm, type } from './helpers.js';
+import {
+  errorOf,
+  fillCard,
+  futureExpiry,
+  input,
+  leave,
+  liveRegion,
+  oneEvent,
+  type TesseraCardForm,
+  type,
+} from './helpers.js';
 
 const year2 = (offset: number) => String((new Date().getFullYear() + offset) % 100).padStart(2, '0');
 
@@ -52,6 +62,39 @@ describe('<tessera-card-form> validation', () => {
   it('rejects a brand that accepted-brands leaves out, naming it', async () => {
     el.acceptedBrands = ['visa', 'mastercard'];
     expect(await messageAfter(el, 'number', '378282246310005')).to.equal('American Express cards are not accepted.');
+  });
+
+  it('normalises accepted brands set as a property like the attribute (case, spaces, one string)', async () => {
+    el.acceptedBrands = ['Visa', ' MasterCard '] as never;
+    await el.updateComplete;
+    expect(el.acceptedBrands).to.deep.equal(['visa', 'mastercard']);
+    expect(await messageAfter(el, 'number', '5555555555554444')).to.equal('');
+    el.acceptedBrands = 'VISA, Amex' as never;
+    await el.updateComplete;
+    expect(el.acceptedBrands).to.deep.equal(['visa', 'amex']);
+    expect(el.getAttribute('accepted-brands')).to.equal(null);
+  });
+
+  it('refuses a brand left out of accepted brands set as a mixed-case property, naming it', async () => {
+    el.acceptedBrands = ['VISA'] as never;
+    expect(await messageAfter(el, 'number', '378282246310005')).to.equal('American Express cards are not accepted.');
+  });
+
+  it('moves focus to the first invalid field after a failed submit in a novalidate form', async () => {
+    const form = await fixture<HTMLFormElement>(
+      html`<form novalidate><tessera-card-form></tessera-card-form><button>Pay</button></form>`,
+    );
+    const card = form.querySelector('tessera-card-form')!;
+    // Never navigate the test page away, whatever happens (the widget holds the submit itself).
+    form.addEventListener('submit', (e) => e.preventDefault());
+    await type(card, 'number', '4242424242424242');
+    form.querySelector('button')!.focus();
+    const failed = oneEvent(card, 'tessera-error');
+    form.requestSubmit();
+    expect((await failed).detail).to.include({ code: 'validation', field: 'expiry' });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(card.shadowRoot!.activeElement).to.equal(input(card, 'expiry'));
+    expect(document.activeElement).to.equal(card);
   });
 
   it('accepts a brand that accepted-brands lists', async () => {

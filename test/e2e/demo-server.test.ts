@@ -18,6 +18,13 @@ describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
     await demo?.close();
   });
 
+  it('answers /favicon.ico with an icon (no 404 and console error on every page)', async () => {
+    const icon = await call(`${demo.url}/favicon.ico`);
+    assert.equal(icon.status, 200);
+    assert.equal(icon.headers.get('content-type'), 'image/svg+xml; charset=utf-8');
+    assert.match(icon.text, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg".*<\/svg>$/s);
+  });
+
   it('serves every page with the helper’s strict CSP (nonce scripts, Trusted Types) and the widget with its SRI hash', async () => {
     const cookie = (await call(`${demo.url}/`)).headers.get('set-cookie')!.split(';')[0]!;
     await call(`${demo.url}/cart`, { method: 'POST', headers: { ...FORM, cookie }, raw: 'product=mug&action=add' });

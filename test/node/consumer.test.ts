@@ -43,6 +43,34 @@ console.log(JSON.stringify({ server: Object.keys(server).sort(), provider: Objec
     assert.ok(out.sandbox.includes('VirtualClock'), JSON.stringify(out.sandbox));
   });
 
+  it('is required from CommonJS (require(esm), Node ^20.19, ^22.12, >=24), every Node subpath and the widget asset', () => {
+    writeFileSync(
+      join(scratch, 'use.cjs'),
+      `const server = require('tessera/server');
+const provider = require('tessera/provider');
+const sandbox = require('tessera/sandbox');
+const asset = server.loadWidgetAsset();
+console.log(JSON.stringify({
+  server: Object.keys(server).sort(),
+  provider: Object.keys(provider).sort(),
+  sandbox: Object.keys(sandbox).sort(),
+  helper: typeof server.tesseraHelper,
+  clock: new sandbox.VirtualClock().now() instanceof Date,
+  error: new provider.TesseraError('TESSERA_X', 'x').code,
+  integrity: asset.integrity,
+}));`,
+    );
+    // Node 20 and 22 print an ExperimentalWarning for require(esm) on stderr; stdout is the answer.
+    const out = JSON.parse(run(process.execPath, ['use.cjs'], scratch));
+    assert.ok(out.server.includes('loadWidgetAsset'), JSON.stringify(out.server));
+    assert.ok(out.provider.includes('TesseraError'), JSON.stringify(out.provider));
+    assert.ok(out.sandbox.includes('VirtualClock'), JSON.stringify(out.sandbox));
+    assert.equal(out.helper, 'function');
+    assert.equal(out.clock, true);
+    assert.equal(out.error, 'TESSERA_X');
+    assert.match(out.integrity, /^sha384-[A-Za-z0-9+/]{64}$/);
+  });
+
   it('finds the built widget bundle and its SRI hash from the installed package', () => {
     const out = run(
       process.execPath,

@@ -54,6 +54,16 @@ function warnOnce(code: string, hint: string): void {
   console.warn(`[tessera] ${code}: ${hint}`);
 }
 
+/**
+ * Brand ids from the attribute or the property alike: a string or an array (an array's String() joins
+ * it with commas), lower-cased, split on spaces and commas.
+ */
+const brandList = (value: unknown): BrandId[] =>
+  String(value ?? '')
+    .toLowerCase()
+    .split(/[\s,]+/)
+    .filter(Boolean) as BrandId[];
+
 /** Locale files already loaded (or loading), shared by every instance on the page. */
 const locales = new Map<string, Promise<readonly [string, Strings]>>();
 
@@ -106,14 +116,8 @@ export class TesseraCardForm extends ReactiveElement {
     configUrl: { attribute: 'config-url' },
     locale: {},
     name: {},
-    acceptedBrands: {
-      attribute: 'accepted-brands',
-      converter: (value: string | null) =>
-        (value ?? '')
-          .toLowerCase()
-          .split(/[\s,]+/)
-          .filter(Boolean),
-    },
+    // A string from the attribute, or whatever a script assigns: normalised in willUpdate either way.
+    acceptedBrands: { attribute: 'accepted-brands' },
     hideName: { type: Boolean, attribute: 'hide-name' },
     disabled: { type: Boolean, reflect: true },
   };
@@ -247,6 +251,7 @@ export class TesseraCardForm extends ReactiveElement {
       const shown = this.#shown as Record<string, string>;
       for (const f in shown) shown[f] = problems[f as CardField]?.message ?? shown[f]!;
     }
+    if (changed.has('acceptedBrands')) this.acceptedBrands = brandList(this.acceptedBrands);
     if (changed.has('acceptedBrands') || changed.has('name')) this.#sync();
   }
 
@@ -311,8 +316,8 @@ export class TesseraCardForm extends ReactiveElement {
     </div>`;
   }
 
-  #input(f: CardField): HTMLInputElement | null | undefined {
-    return this.shadowRoot?.getElementById(f) as HTMLInputElement | null | undefined;
+  #input(f?: CardField): HTMLInputElement | null | undefined {
+    return this.shadowRoot?.getElementById(f!) as HTMLInputElement | null | undefined;
   }
 
   // While an IME composes (full-width digits on a Japanese keyboard) the value is left alone: rewriting it
@@ -390,9 +395,9 @@ export class TesseraCardForm extends ReactiveElement {
           form.requestSubmit();
         }
       },
-      () => {
-        // Already reported: messages under the fields and a tessera-error event.
-      },
+      // Already reported (messages under the fields, a tessera-error event); the browser moves focus to the
+      // first invalid field only when it validates the form itself, so a `novalidate` form gets it here.
+      (error: TesseraCardError) => this.#input(error.field)?.focus(),
     );
   };
 
@@ -524,7 +529,7 @@ export class TesseraCardForm extends ReactiveElement {
     const safe = url && secureUrl(url, document.baseURI);
     if (!safe) {
       throw url
-        ? this.#misconfigured('TESSERA_INSECURE_URL', 'token URL must be https (http only to loopback).')
+        ? this.#misconfigured('TESSERA_INSECURE_URL', 'token-url must be https, or http to loopback.')
         : this.#misconfigured('TESSERA_NO_TOKEN_URL', 'set token-url or config-url.');
     }
     return [key, safe];
@@ -533,16 +538,15 @@ export class TesseraCardForm extends ReactiveElement {
   async #loadConfig(): Promise<RemoteConfig> {
     const url = secureUrl(this.configUrl, document.baseURI);
     try {
-      if (!url) throw new Error('insecure');
-      const response = await fetch(url, { credentials: 'same-origin' });
-      if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      const config = (await response.json()) as RemoteConfig;
-      return config && typeof config === 'object' ? config : {};
+      const response = url && (await fetch(url, { credentials: 'same-origin' }));
+      const config = response && ((await response.json()) as RemoteConfig);
+      if (response?.ok && config && typeof config === 'object') return config;
     } catch {
-      this.#config = undefined;
-      warnOnce('TESSERA_CONFIG_FAILED', 'config-url must answer JSON over https.');
-      return {};
+      // Unreachable or not JSON: warned below, as an insecure URL is.
     }
+    this.#config = undefined;
+    warnOnce('TESSERA_CONFIG_FAILED', 'config-url gave no JSON.');
+    return {};
   }
 
   async #tokenize(): Promise<CardToken> {
