@@ -6,7 +6,7 @@ import { guardServer, type ServerTimeouts, serverOptions } from '../common/serve
 import { createSandboxApp } from './app.js';
 import type { VirtualClock } from './clock.js';
 import type { SandboxCredentials, SandboxMode } from './config.js';
-import type { SandboxContext } from './core/context.js';
+import type { SandboxContext, StoreLimits } from './core/context.js';
 
 export interface SandboxOptions {
   /** Port to listen on; 0 (the default) picks a free one. */
@@ -26,6 +26,8 @@ export interface SandboxOptions {
    * 5 000); a request slower than these is answered 408 and its connection closed.
    */
   readonly timeouts?: ServerTimeouts;
+  /** Caps on stored tokens, customers and charges (docs/DECISIONS.md#sandbox-memory). */
+  readonly limits?: StoreLimits;
 }
 
 export interface RunningSandbox {
@@ -94,6 +96,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       mode: options.mode,
       credentials: options.credentials,
       fixtures: loadFixtures(options.fixtures),
+      limits: options.limits,
     }),
   );
   const server: Server = options.tls
