@@ -1,8 +1,10 @@
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import express from 'express';
 import helmet from 'helmet';
 import pino from 'pino';
+import { guardServer, type ServerTimeouts, serverOptions } from '../server/common/server-guard.js';
 import {
   type HelperLogger,
   redactingLogger,
@@ -38,6 +40,8 @@ export interface DemoOptions {
   readonly host?: string;
   /** Where the helper and the demo server log (default: pino at `LOG_LEVEL`, else `info`, on stdout). */
   readonly logger?: HelperLogger;
+  /** Connection timeouts in ms for the demo and its embedded sandbox (docs/DECISIONS.md#server-timeouts). */
+  readonly timeouts?: ServerTimeouts;
 }
 
 export interface RunningDemo {
@@ -83,7 +87,12 @@ function checkOptions(options: DemoOptions): void {
 export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo> {
   checkOptions(options);
   const host = options.host ?? '127.0.0.1';
-  const sandbox = await startSandbox({ port: options.sandboxPort ?? 4010, host, fixtures: demoFixtures() });
+  const sandbox = await startSandbox({
+    port: options.sandboxPort ?? 4010,
+    host,
+    fixtures: demoFixtures(),
+    timeouts: options.timeouts,
+  });
   const creds = sandbox.credentials;
   // Every line the demo writes goes through the helper's redaction, its own request lines included: a card number
   // typed into a URL (`GET /api/4242424242424242`) must not reach the log (docs/DECISIONS.md#helper-logging).
@@ -183,7 +192,9 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
   app.use((_req, _res, next) => next(new DemoError(404, 'DEMO_NOT_FOUND', 'There is no page here.')));
   app.use(errorHandler(log));
 
-  const server = app.listen(options.port ?? 3000, host);
+  const server = createServer(serverOptions(options.timeouts), app).listen(options.port ?? 3000, host);
+  // Slow or endless requests are cut off, and Node's own 400/408/431/417 carry the demo's JSON error body.
+  guardServer(server, (_status, code, message) => ({ code, message }), options.timeouts);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve);

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /**
  * Request-body safety shared by the Express helper and the sandbox (docs/DECISIONS.md#server-common): a bounded
@@ -46,19 +46,25 @@ const EMPTY = Buffer.alloc(0);
 
 /**
  * Reads a request body of at most `limit` bytes and calls `done` once: with the body, or with a BodyReadError.
- * A larger body (declared by `Content-Length` or found while streaming) fails with `too_large` at once; the rest
- * is drained, not buffered, so the connection can answer. A stream error fails with `unreadable`. Callback-based,
- * not a promise: it runs on every POST of the sandbox's and the helper's hot paths.
+ * A larger body (declared by `Content-Length` or found while streaming) fails with `too_large` at once. With `res`
+ * (every server of ours passes it), the rest of that body is not read: the stream is paused, the answer carries
+ * `Connection: close` and Node closes the socket once the answer is flushed, so a client cannot make the server
+ * read megabytes after the 413 (docs/DECISIONS.md#server-timeouts). Without `res` the rest is drained. A stream
+ * error fails with `unreadable`. Callback-based, not a promise: it runs on every POST of the sandbox's and the
+ * helper's hot paths.
  */
 export function collectBody(
   req: IncomingMessage,
   limit: number,
   done: (err: BodyReadError | null, body?: Buffer) => void,
+  res?: ServerResponse,
 ): void {
-  const tooLarge = () => new BodyReadError('too_large', `the body is larger than ${limit} bytes`);
+  const tooLarge = () => {
+    stopReading(req, res);
+    return new BodyReadError('too_large', `the body is larger than ${limit} bytes`);
+  };
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
-    req.resume();
     done(tooLarge());
     return;
   }
@@ -70,7 +76,6 @@ export function collectBody(
     size += chunk.length;
     if (size > limit) {
       req.off('data', onData);
-      req.resume();
       finished = true;
       done(tooLarge());
       return;
@@ -91,4 +96,26 @@ export function collectBody(
     finished = true;
     done(new BodyReadError('unreadable', `the body could not be read: ${e.message}`));
   });
+}
+
+/**
+ * Gives up on the rest of a request body. With the response at hand: pause the stream (the socket stops being
+ * read once its buffer is full), mark the answer `Connection: close` so Node ends the socket after flushing it,
+ * and destroy the socket when the answer is done, before Node's own clean-up could resume and drain the body.
+ */
+function stopReading(req: IncomingMessage, res: ServerResponse | undefined): void {
+  if (!res) {
+    req.resume();
+    return;
+  }
+  req.pause();
+  if (!res.headersSent) res.setHeader('Connection', 'close');
+  res.shouldKeepAlive = false;
+  const socket = req.socket;
+  res.once('finish', () => {
+    // Half-close first so the answer is sent in full, then drop the connection: nothing more is read.
+    socket.end();
+    setImmediate(() => socket.destroy());
+  });
+  res.once('close', () => socket.destroy());
 }

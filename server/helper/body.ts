@@ -44,7 +44,7 @@ function readError(e: BodyReadError): HelperHttpError {
  * An empty body is `{}`. See docs/DECISIONS.md#helper-body.
  */
 export function jsonBody(limit: number): RequestHandler {
-  return (req: Request, _res: Response, next: NextFunction) => {
+  return (req: Request, res: Response, next: NextFunction) => {
     // A body parser the app mounted before the helper (express.json()) has read the stream already:
     // check what it parsed instead of waiting for a stream that has ended.
     if (req.readableEnded || (req as { _body?: boolean })._body) {
@@ -55,15 +55,20 @@ export function jsonBody(limit: number): RequestHandler {
       }
       return next();
     }
-    collectBody(req, limit, (err, raw) => {
-      if (err) return next(readError(err));
-      try {
-        req.body = parseJson(req, raw!);
-      } catch (error) {
-        return next(error);
-      }
-      next();
-    });
+    collectBody(
+      req,
+      limit,
+      (err, raw) => {
+        if (err) return next(readError(err));
+        try {
+          req.body = parseJson(req, raw!);
+        } catch (error) {
+          return next(error);
+        }
+        next();
+      },
+      res,
+    );
   };
 }
 

@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import { type AccountsClient, createAccountsClient } from '../provider/accounts/client.js';
 import { createLegacyClient, type LegacyClient } from '../provider/legacy/client.js';
-import { DEFAULT_SANDBOX_URL } from '../provider/urls.js';
+import { DEFAULT_SANDBOX_URL, trimTrailingSlashes } from '../provider/urls.js';
 import { accountRoutes } from './accounts/routes.js';
 import { chargeRoutes } from './charges/route.js';
 import type { HelperContext } from './context.js';
@@ -22,7 +22,7 @@ export interface HelperProvider {
  */
 export function createProvider(o: ValidatedOptions, log: HelperLogger): HelperProvider {
   const live = o.environment === 'production';
-  const base = (o.legacyBaseUrl ?? DEFAULT_SANDBOX_URL).replace(/\/+$/, '');
+  const base = trimTrailingSlashes(o.legacyBaseUrl ?? DEFAULT_SANDBOX_URL);
   const http = {
     logger: log,
     // A shopper waits on these calls: 10 s per attempt instead of the clients' 30 s (docs/DECISIONS.md#helper-upstream).

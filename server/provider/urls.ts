@@ -68,5 +68,15 @@ export function resolveBaseUrl(factory: string, option: string, template: unknow
   if (url.search || url.hash) {
     throw optionError(factory, option, show(template), 'must not carry a query or a fragment');
   }
-  return url.href.replace(/\/+$/, '');
+  return trimTrailingSlashes(url.href);
+}
+
+/**
+ * `s` without its trailing slashes, by a scan from the end: `/\/+$/` retries from every slash of a long run and
+ * is quadratic in it.
+ */
+export function trimTrailingSlashes(s: string): string {
+  let end = s.length;
+  while (end > 0 && s.charCodeAt(end - 1) === 0x2f) end--;
+  return s.slice(0, end);
 }

@@ -3,6 +3,7 @@ import { accountsArea } from './accounts/area.js';
 import { VirtualClock } from './clock.js';
 import { checkCredentials, credentialsFromEnv, type SandboxCredentials, type SandboxMode } from './config.js';
 import { mountArea, renderDefaultError, type SandboxArea, toSandboxError } from './core/area.js';
+import type { StoreLimits } from './core/context.js';
 import { newId, type SandboxContext } from './core/context.js';
 import { controlsArea } from './core/controls.js';
 import { SandboxError } from './core/errors.js';
@@ -24,6 +25,8 @@ export interface SandboxAppOptions {
   readonly credentials?: Partial<SandboxCredentials>;
   readonly fixtures?: Record<string, unknown>;
   readonly clock?: VirtualClock;
+  /** Caps on stored tokens, customers and charges (docs/DECISIONS.md#sandbox-memory). */
+  readonly limits?: StoreLimits;
 }
 
 export interface SandboxApp {
@@ -60,6 +63,7 @@ export function createSandboxApp(options: SandboxAppOptions = {}): SandboxApp {
     faults,
     log,
     fixtures: options.fixtures ?? {},
+    storeLimits: options.limits ?? {},
     services: {},
     newId,
     onReset: (fn) => resets.push(fn),

@@ -2,10 +2,11 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { guardServer, type ServerTimeouts, serverOptions } from '../common/server-guard.js';
 import { createSandboxApp } from './app.js';
 import type { VirtualClock } from './clock.js';
 import type { SandboxCredentials, SandboxMode } from './config.js';
-import type { SandboxContext } from './core/context.js';
+import type { SandboxContext, StoreLimits } from './core/context.js';
 
 export interface SandboxOptions {
   /** Port to listen on; 0 (the default) picks a free one. */
@@ -20,6 +21,13 @@ export interface SandboxOptions {
   readonly credentials?: Partial<SandboxCredentials>;
   /** Fixtures: an object, or the path of a JSON file. */
   readonly fixtures?: Record<string, unknown> | string;
+  /**
+   * Connection timeouts in ms (defaults: `requestTimeout` 30 000, `headersTimeout` 10 000, `keepAliveTimeout`
+   * 5 000); a request slower than these is answered 408 and its connection closed.
+   */
+  readonly timeouts?: ServerTimeouts;
+  /** Caps on stored tokens, customers and charges (docs/DECISIONS.md#sandbox-memory). */
+  readonly limits?: StoreLimits;
 }
 
 export interface RunningSandbox {
@@ -88,15 +96,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       mode: options.mode,
       credentials: options.credentials,
       fixtures: loadFixtures(options.fixtures),
+      limits: options.limits,
     }),
   );
   const server: Server = options.tls
-    ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, app)
-    : createHttpServer(app);
-  // Slow or endless request bodies must not hold a connection forever.
-  server.requestTimeout = 30_000;
-  server.headersTimeout = 10_000;
-  server.keepAliveTimeout = 5_000;
+    ? createHttpsServer({ ...serverOptions(options.timeouts), cert: options.tls.cert, key: options.tls.key }, app)
+    : createHttpServer(serverOptions(options.timeouts), app);
+  // Slow or endless requests must not hold a connection forever, and Node's own refusals (400/408/431/417)
+  // carry the sandbox's error body (docs/DECISIONS.md#server-timeouts).
+  guardServer(server, (_status, errorCode, message) => ({ errorCode, message, errors: [] }), options.timeouts);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {

@@ -55,17 +55,22 @@ function readError(e: BodyReadError): SandboxError {
  */
 export function parseBody(formats: readonly BodyFormat[], limit = MAX_BODY_BYTES): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    collectBody(req, limit, (err, raw) => {
-      if (err) return next(readError(err));
-      let body: unknown;
-      try {
-        body = parseRaw(formats, req, res, raw!);
-      } catch (error) {
-        return next(error);
-      }
-      req.body = body;
-      next();
-    });
+    collectBody(
+      req,
+      limit,
+      (err, raw) => {
+        if (err) return next(readError(err));
+        let body: unknown;
+        try {
+          body = parseRaw(formats, req, res, raw!);
+        } catch (error) {
+          return next(error);
+        }
+        req.body = body;
+        next();
+      },
+      res,
+    );
   };
 }
 

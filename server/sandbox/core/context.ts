@@ -40,6 +40,8 @@ export interface SandboxContext {
   readonly log: RequestLog;
   /** Parsed fixtures given at start (`--fixtures FILE`); each area reads its own part. */
   readonly fixtures: Readonly<Record<string, unknown>>;
+  /** Caps on what the stores keep (docs/DECISIONS.md#sandbox-memory); each unset one has its default. */
+  readonly storeLimits: StoreLimits;
   /** Cross-area services; read them at request time, not in a factory (areas start in any order). */
   readonly services: SandboxServices;
   /** A new object id: `prefix` + 26 lowercase base32 characters (`charge_…`, `ent_…`). */
@@ -66,4 +68,14 @@ export function newId(prefix: string): string {
   for (let i = offset; i < offset + 26; i++) out += ALPHABET[pool[i]! & 31];
   offset += 26;
   return out;
+}
+
+/** Caps on what the sandbox keeps (docs/DECISIONS.md#sandbox-memory); beyond a cap the oldest record is dropped. */
+export interface StoreLimits {
+  readonly maxCardTokens?: number;
+  readonly maxPaymentTokens?: number;
+  readonly maxCustomers?: number;
+  readonly maxCharges?: number;
+  /** How long a card token is kept after it expired, used or not (default 24 h, the idempotency window). */
+  readonly spentTokenRetentionMs?: number;
 }

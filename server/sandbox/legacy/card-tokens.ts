@@ -86,7 +86,7 @@ export function createCardToken(ctx: SandboxContext, store: LegacyStore) {
       cvvPresented: true,
       used: false,
     };
-    store.cardTokens.set(record.id, record);
+    store.addCardToken(record, createdMs);
     respond(res, 200, {
       id: record.id,
       liveMode: ctx.mode === 'production',

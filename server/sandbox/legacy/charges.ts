@@ -45,8 +45,7 @@ function findCustomer(ctx: SandboxContext, store: LegacyStore, body: ParsedCharg
   if (known) return () => store.customers.get(known)!;
   return () => {
     const customer: CustomerRecord = { id: ctx.newId('cust_'), email, name: body.customerName ?? null };
-    store.customers.set(customer.id, customer);
-    store.customersByEmail.set(email.toLowerCase(), customer.id);
+    store.addCustomer(customer);
     return customer;
   };
 }
@@ -111,10 +110,8 @@ export function createCharge(ctx: SandboxContext, store: LegacyStore, paths: Leg
       responseAdvancedInfo: result.responseAdvancedInfo,
       authCode: result.authCode,
     };
-    store.charges.set(charge.id, charge);
-    if (body.trackId) store.trackIds.set(body.trackId, charge.id);
+    store.addCharge(charge, body.trackId ?? undefined);
     if (charge.reference) {
-      store.chargesByReference.set(charge.reference, charge.id);
       respond(res, 200, { id: charge.reference, liveMode, redirectUrl: challengeUrl(req, paths, charge.reference) });
       return;
     }

@@ -42,5 +42,6 @@ export function loadLegacyFixtures(fixtures: Readonly<Record<string, unknown>>, 
     }
     store.customers.set(c.id, { id: c.id, email: c.email, name: c.name ?? null });
     store.customersByEmail.set(key, c.id);
+    store.pinnedCustomers.add(c.id);
   }
 }

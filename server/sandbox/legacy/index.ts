@@ -24,7 +24,7 @@ import { completeChallenge, showChallenge } from './three-ds.js';
  */
 export function legacyArea(ctx: SandboxContext): SandboxArea {
   const paths = legacyPaths(ctx.mode);
-  const store = new LegacyStore();
+  const store = new LegacyStore(ctx.storeLimits);
   loadLegacyFixtures(ctx.fixtures, store);
   ctx.onReset(() => {
     store.clear();

@@ -10,7 +10,7 @@ export function createPaymentToken(ctx: SandboxContext, store: LegacyStore) {
   return (req: Request, res: Response) => {
     const body = parseLegacy(paymentTokenRequestSchema, req, res);
     const id = ctx.newId('pay_tok_');
-    store.paymentTokens.set(id, {
+    store.addPaymentToken({
       id,
       value: body.value,
       currency: body.currency,

@@ -1,5 +1,5 @@
 import type { Address, ChargeStatus, ParsedChargeRequest, Product } from '../../provider/schemas/legacy.js';
-import type { VaultCard } from '../core/context.js';
+import type { StoreLimits, VaultCard } from '../core/context.js';
 
 /** A `card_tok_`: the card behind it (never its CVV), and whether it was used. */
 export interface CardTokenRecord {
@@ -58,8 +58,40 @@ export interface ChargeRecord extends ChargeOutcome {
   readonly products: Product[];
 }
 
-/** Everything the legacy area holds; `clear()` on sandbox reset. */
+/**
+ * How much the legacy store keeps (docs/DECISIONS.md#sandbox-memory): beyond a cap the oldest record goes first;
+ * a card token, used or not, is kept until `spentTokenRetentionMs` after it expired, so a retry still answers
+ * "used" or "expired" rather than "unknown" while it matters.
+ */
+export type LegacyStoreLimits = Required<StoreLimits>;
+
+export const DEFAULT_LEGACY_LIMITS: LegacyStoreLimits = {
+  maxCardTokens: 20_000,
+  maxPaymentTokens: 20_000,
+  maxCustomers: 20_000,
+  maxCharges: 20_000,
+  // The idempotency window (24 h): a retry within it still learns the token was used or expired.
+  spentTokenRetentionMs: 24 * 60 * 60 * 1000,
+};
+
+/** Drops the first (oldest) entries of `map` beyond `max`, calling `dropped` for each. */
+function capOldest<K, V>(map: Map<K, V>, max: number, dropped?: (key: K, value: V) => void): void {
+  while (map.size > max) {
+    const first = map.entries().next().value as [K, V];
+    map.delete(first[0]);
+    dropped?.(first[0], first[1]);
+  }
+}
+
+/** Everything the legacy area holds; `clear()` on sandbox reset; every map bounded by {@link LegacyStoreLimits}. */
 export class LegacyStore {
+  readonly limits: LegacyStoreLimits;
+  /** Customers from fixtures: never dropped by the cap. */
+  readonly pinnedCustomers = new Set<string>();
+  constructor(limits: StoreLimits = {}) {
+    const given = Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined));
+    this.limits = { ...DEFAULT_LEGACY_LIMITS, ...given };
+  }
   readonly cardTokens = new Map<string, CardTokenRecord>();
   readonly paymentTokens = new Map<string, PaymentTokenRecord>();
   readonly customers = new Map<string, CustomerRecord>();
@@ -77,8 +109,50 @@ export class LegacyStore {
     this.customers.clear();
     this.customersByEmail.clear();
     this.charges.clear();
+    this.pinnedCustomers.clear();
     this.chargesByReference.clear();
     this.trackIds.clear();
+  }
+
+  /** Keeps a new card token; drops tokens past their retention (oldest first) and the oldest beyond the cap. */
+  addCardToken(record: CardTokenRecord, nowMs: number): void {
+    this.cardTokens.set(record.id, record);
+    // Tokens are kept in creation order and live equally long, so the spent ones are at the front.
+    for (const [id, t] of this.cardTokens) {
+      if (t.expiresMs + this.limits.spentTokenRetentionMs > nowMs) break;
+      this.cardTokens.delete(id);
+    }
+    capOldest(this.cardTokens, this.limits.maxCardTokens);
+  }
+
+  addPaymentToken(record: PaymentTokenRecord): void {
+    this.paymentTokens.set(record.id, record);
+    capOldest(this.paymentTokens, this.limits.maxPaymentTokens);
+  }
+
+  addCustomer(record: CustomerRecord): void {
+    this.customers.set(record.id, record);
+    this.customersByEmail.set(record.email.toLowerCase(), record.id);
+    capOldest(this.customers, this.limits.maxCustomers + this.pinnedCustomers.size, (id, c) => {
+      if (this.pinnedCustomers.has(id)) {
+        this.customers.set(id, c);
+        return;
+      }
+      if (this.customersByEmail.get(c.email.toLowerCase()) === c.id)
+        this.customersByEmail.delete(c.email.toLowerCase());
+    });
+  }
+
+  /** Keeps a charge (and its trackId and 3-D Secure reference); the oldest beyond the cap go with their indexes. */
+  addCharge(charge: ChargeRecord, trackId: string | undefined): void {
+    this.charges.set(charge.id, charge);
+    if (trackId) this.trackIds.set(trackId, charge.id);
+    if (charge.reference) this.chargesByReference.set(charge.reference, charge.id);
+    capOldest(this.charges, this.limits.maxCharges, (id, c) => {
+      if (c.reference) this.chargesByReference.delete(c.reference);
+      const track = c.request.trackId;
+      if (track && this.trackIds.get(track) === id) this.trackIds.delete(track);
+    });
   }
 
   /** A charge by `charge_…` id or by its 3-D Secure `pay_tok_…` reference. */

@@ -1,0 +1,142 @@
+/**
+ * Every regular expression that reads request or response text outside the card-number rule, the redactors and
+ * the XML codec (tested in their own files), run on its worst-case input: each must answer in well under a second.
+ * Functions are called directly with ~100 KB; what only arrives in headers is sent over HTTP to a real sandbox at
+ * just under Node's 16 KiB header limit.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { parseRetryAfter } from '../../server/provider/http/backoff.js';
+import { wellSpaced } from '../../server/provider/schemas/legacy.js';
+import { isLoopbackHost, resolveBaseUrl, trimTrailingSlashes } from '../../server/provider/urls.js';
+import { maskText, maskValue } from '../../server/sandbox/core/mask.js';
+import { type RunningSandbox, startSandbox } from '../../server/sandbox/index.js';
+import { hostName } from '../../server/sandbox/oauth/host.js';
+import { isLoopback } from '../../server/sandbox/start.js';
+
+const N = 100_000;
+const BOUND_MS = 1_000;
+
+function timed(fn: () => unknown): number {
+  const start = performance.now();
+  fn();
+  return performance.now() - start;
+}
+
+const direct: [string, () => unknown][] = [
+  [
+    'urls: trailing slashes of a base URL (was /\\/+$/)',
+    () => resolveBaseUrl('f', 'baseUrl', `http://127.0.0.1:4010/${'/'.repeat(N)}a`),
+  ],
+  ['urls: trimTrailingSlashes', () => assert.equal(trimTrailingSlashes(`a${'/'.repeat(N)}`), 'a')],
+  ['urls: isLoopbackHost /^127\\.\\d{1,3}…$/', () => isLoopbackHost(`127.${'1'.repeat(N)}`)],
+  ['urls: isLoopbackHost bracket strip', () => isLoopbackHost('['.repeat(N))],
+  ['sandbox start: isLoopback', () => isLoopback(`127.0.0.${'1'.repeat(N)}x`)],
+  ['legacy schema: wellSpaced GROUPED, digits then junk', () => assert.equal(wellSpaced(`${'1'.repeat(N)}x`), false)],
+  [
+    'legacy schema: wellSpaced GROUPED, spaced groups then junk',
+    () => assert.equal(wellSpaced(`${'1 '.repeat(N / 2)}-`), false),
+  ],
+  [
+    'legacy schema: wellSpaced GROUPED, dashed groups then junk',
+    () => assert.equal(wellSpaced(`${'1-'.repeat(N / 2)} `), false),
+  ],
+  ['backoff: Retry-After digits then a letter', () => assert.equal(parseRetryAfter(`${'1'.repeat(N)}x`), undefined)],
+  ['backoff: Retry-After letters', () => parseRetryAfter('a'.repeat(N))],
+  ['oauth host: /:\\d*$/ over colons', () => hostName(`${':'.repeat(N)}x`)],
+  ['oauth host: /:\\d*$/ over colon-digit runs', () => hostName(`${':1'.repeat(N / 2)}x`)],
+  [
+    'request log: CVV_KEY /cvv|cvc|csc|security.?code/ over a long key',
+    () => maskValue({ [`${'security'.repeat(N / 8)}x`]: 'a' }),
+  ],
+  [
+    'request log: NUMBER_KEY and CVV_LIKE',
+    () => maskValue({ number: `${' '.repeat(N)}1x`, cvv: `${' '.repeat(N)}12x` }),
+  ],
+  ['request log: maskText', () => maskText('1 '.repeat(N / 2))],
+];
+
+describe('regular expressions on worst-case input (direct)', () => {
+  for (const [name, fn] of direct) {
+    it(name, () => {
+      const ms = timed(fn);
+      assert.ok(ms < BOUND_MS, `${name} took ${Math.round(ms)} ms`);
+    });
+  }
+});
+
+describe('regular expressions on worst-case headers and paths (sandbox over HTTP)', () => {
+  let sb: RunningSandbox;
+  before(async () => {
+    sb = await startSandbox();
+  });
+  after(() => sb.close());
+  const H = 15_000;
+  const cases: [string, () => [string, RequestInit], number][] = [
+    [
+      'body: charset parameter /;\\s*charset\\s*=…/',
+      () => [
+        `${sb.url}/api2/v2/tokens/card`,
+        {
+          method: 'POST',
+          headers: {
+            authorization: sb.credentials.publicKey,
+            'content-type': `application/json;${' ;'.repeat(H / 2)}charset="x`,
+          },
+          body: '{}',
+        },
+      ],
+      415,
+    ],
+    [
+      'respond: Accept parameters /;\\s*(?!q=)[^;,]*/',
+      () => [
+        `${sb.url}/api2/v2/charges/x`,
+        { headers: { accept: `application/json;${' '.repeat(H)}q=`, authorization: sb.credentials.secretKey } },
+      ],
+      -1,
+    ],
+    [
+      'router: a long path against /^…\\/([^/]+)\\/?$/',
+      () => [`${sb.url}/api2/v2/charges/${'a/'.repeat(H / 2)}x`, {}],
+      -1,
+    ],
+    [
+      'oauth: Basic credentials /^Basic +([A-Za-z0-9+/=]+)$/',
+      () => [
+        `${sb.url}/oauth/token`,
+        { method: 'POST', headers: { authorization: `Basic ${' '.repeat(H / 2)}${'A'.repeat(H / 2)}!` } },
+      ],
+      -1,
+    ],
+    [
+      'bearer: /^Bearer +([\\x21-\\x7e]+)$/ and /^Bearer\\s+/',
+      () => [
+        `${sb.url}/accounts/entities`,
+        { headers: { authorization: `Bearer ${' '.repeat(H / 2)}${'a'.repeat(H / 2)} ` } },
+      ],
+      -1,
+    ],
+    [
+      'oauth host: Host header /:\\d*$/',
+      () => [`${sb.url}/oauth/token`, { method: 'POST', headers: { 'x-forwarded-host': `${':1'.repeat(H / 2)}x` } }],
+      -1,
+    ],
+  ];
+  for (const [name, make, status] of cases) {
+    it(name, async () => {
+      const [url, init] = make();
+      const start = performance.now();
+      const r = await fetch(url, init);
+      await r.arrayBuffer();
+      const ms = performance.now() - start;
+      assert.ok(r.status >= 400 && r.status < 500, `${name}: ${r.status}`);
+      if (status !== -1) assert.equal(r.status, status);
+      assert.ok(ms < BOUND_MS, `${name} took ${Math.round(ms)} ms`);
+      // And the server answers the next request at once.
+      const next = performance.now();
+      assert.equal((await fetch(`${sb.url}/_sandbox/clock`)).status, 200);
+      assert.ok(performance.now() - next < BOUND_MS);
+    });
+  }
+});

@@ -1,0 +1,131 @@
+/** Slow, endless and oversized connections against a real sandbox over raw sockets (docs/DECISIONS.md#server-timeouts). */
+import assert from 'node:assert/strict';
+import { connect, type Socket } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
+
+const PATH = '/api2/v2/tokens/card';
+
+/** A raw connection: everything the server sent, and a promise that settles when the socket closes. */
+function open(sb: RunningSandbox): { socket: Socket; received: () => string; closed: Promise<number> } {
+  const { port } = new URL(sb.url);
+  const socket = connect(Number(port), '127.0.0.1');
+  let text = '';
+  socket.on('data', (d) => {
+    text += d.toString('latin1');
+  });
+  socket.on('error', () => {});
+  const started = Date.now();
+  const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(Date.now() - started)));
+  return { socket, received: () => text, closed };
+}
+
+function head(sb: RunningSandbox, extra: string): string {
+  return `POST ${PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${sb.credentials.publicKey}\r\nContent-Type: application/json\r\n${extra}\r\n`;
+}
+
+/** The JSON body of a raw HTTP answer. */
+function jsonOf(raw: string): Record<string, unknown> {
+  return JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
+}
+
+describe('sandbox connections', () => {
+  let sb: RunningSandbox;
+  before(async () => {
+    sb = await startSandbox({ timeouts: { requestTimeout: 800, headersTimeout: 500, keepAliveTimeout: 500 } });
+  });
+  after(() => sb.close());
+
+  it('cuts off a never-ending chunked body at the request timeout with a JSON 408', async () => {
+    const c = open(sb);
+    c.socket.write(head(sb, 'Transfer-Encoding: chunked\r\n'));
+    const drip = setInterval(() => c.socket.writable && c.socket.write('1\r\n \r\n'), 50);
+    const ms = await c.closed;
+    clearInterval(drip);
+    assert.ok(ms < 5_000, `closed after ${ms} ms`);
+    assert.match(c.received(), /^HTTP\/1\.1 408 /);
+    assert.equal(jsonOf(c.received()).errorCode, 'request_timeout');
+  });
+
+  it('cuts off a short body under a large Content-Length', async () => {
+    const c = open(sb);
+    c.socket.write(`${head(sb, 'Content-Length: 60000\r\n')}{"number":`);
+    const ms = await c.closed;
+    assert.ok(ms < 5_000, `closed after ${ms} ms`);
+    assert.match(c.received(), /^HTTP\/1\.1 408 /);
+  });
+
+  it('cuts off a request whose headers never end', async () => {
+    const c = open(sb);
+    c.socket.write(`POST ${PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\n`);
+    const drip = setInterval(() => c.socket.writable && c.socket.write('X-Slow: 1\r\n'), 50);
+    const ms = await c.closed;
+    clearInterval(drip);
+    assert.ok(ms < 5_000, `closed after ${ms} ms`);
+    assert.match(c.received(), /^HTTP\/1\.1 408 /);
+  });
+
+  for (const [name, extra] of [
+    ['declared by Content-Length', `Content-Length: ${64 * 1024 * 1024}\r\n`],
+    ['found while streaming a chunked body', 'Transfer-Encoding: chunked\r\n'],
+  ] as const) {
+    it(`stops reading an oversize body after the 413 (${name}) and closes the connection`, async () => {
+      const c = open(sb);
+      const chunked = extra.startsWith('Transfer');
+      const piece = Buffer.alloc(64 * 1024, 'a');
+      const frame = chunked
+        ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')])
+        : piece;
+      let written = 0;
+      let done = false;
+      c.closed.then(() => {
+        done = true;
+      });
+      c.socket.write(head(sb, extra));
+      // Write as fast as the server takes it, up to 64 MiB; before the fix the server read all of it.
+      while (!done && written < 64 * 1024 * 1024) {
+        const ok = c.socket.write(frame);
+        written += frame.length;
+        if (!ok) {
+          await Promise.race([new Promise((r) => c.socket.once('drain', r)), c.closed]);
+        }
+      }
+      const ms = await Promise.race([c.closed, new Promise<number>((r) => setTimeout(() => r(-1), 10_000))]);
+      assert.notEqual(ms, -1, 'the connection stayed open');
+      assert.match(c.received(), /^HTTP\/1\.1 413 /);
+      assert.match(c.received(), /\r\nconnection: close\r\n/i);
+      assert.equal(jsonOf(c.received()).errorCode, 'body_too_large');
+      assert.ok(written < 16 * 1024 * 1024, `the server took ${written} bytes after its 413`);
+    });
+  }
+
+  it('answers headers that are too large with a JSON 431', async () => {
+    const c = open(sb);
+    c.socket.write(`GET /_sandbox/clock HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    await c.closed;
+    assert.match(c.received(), /^HTTP\/1\.1 431 /);
+    assert.match(c.received(), /\r\ncontent-type: application\/json/i);
+    assert.equal(jsonOf(c.received()).errorCode, 'headers_too_large');
+  });
+
+  it('answers malformed HTTP with a JSON 400', async () => {
+    const c = open(sb);
+    c.socket.write('NOT HTTP AT ALL\r\n\r\n');
+    await c.closed;
+    assert.match(c.received(), /^HTTP\/1\.1 400 /);
+    assert.equal(jsonOf(c.received()).errorCode, 'bad_request');
+  });
+
+  it('answers an unsupported Expect with a JSON 417', async () => {
+    const c = open(sb);
+    c.socket.write('GET /_sandbox/clock HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: teapot\r\n\r\n');
+    await c.closed;
+    assert.match(c.received(), /^HTTP\/1\.1 417 /);
+    assert.equal(jsonOf(c.received()).errorCode, 'expectation_failed');
+  });
+
+  it('still answers an ordinary request on a keep-alive connection', async () => {
+    const r = await fetch(`${sb.url}/_sandbox/clock`);
+    assert.equal(r.status, 200);
+  });
+});
