@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import express from 'express';
 import helmet from 'helmet';
 import pino from 'pino';
-import { type HelperLogger, tesseraCsp, tesseraHelper, widgetScriptTag } from '../server/helper/index.js';
+import { type HelperLogger, tesseraCsp, tesseraHelper } from '../server/helper/index.js';
 import { packageRoot } from '../server/helper/package-root.js';
 import { createAccountsClient } from '../server/provider/accounts/client.js';
 import { createLegacyClient } from '../server/provider/legacy/client.js';
@@ -93,6 +93,8 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
 
   const helper = tesseraHelper({
     environment: 'sandbox',
+    // The one place the helper's path is written: the pages get their URLs from helper.page().
+    mountPath: '/api',
     publicKey: creds.publicKey,
     legacyClient: shopLegacy,
     legacyBaseUrl: sandbox.url,
@@ -142,7 +144,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
     next();
   });
   app.use(sessions());
-  app.use('/api', helper);
+  app.use(helper.mountPath!, helper);
   app.use(
     '/static',
     express.static(join(packageRoot(), 'demo', 'public'), { index: false, fallthrough: true, maxAge: '5m' }),
@@ -154,10 +156,10 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
       legacy: shopLegacy,
       testCards,
       now,
-      widgetTag: (nonce) => widgetScriptTag({ src: '/api/widget.js', nonce }),
+      helperPage: helper.page,
     }),
   );
-  app.use(platformRoutes({ accounts, issuer, now, log }));
+  app.use(platformRoutes({ accounts, issuer, now, log, helperUrl: (req) => helper.page(req).baseUrl }));
   app.use(consoleRoutes({ sandboxUrl: sandbox.url, state, legacy: shopLegacy }));
   app.use((_req, _res, next) => next(new DemoError(404, 'DEMO_NOT_FOUND', 'There is no page here.')));
   app.use(errorHandler(log));

@@ -7,6 +7,7 @@ import { errorBody, HelperHttpError } from './errors.js';
 import { createHostVerifier } from './host-auth.js';
 import { defaultLogger, redactingLogger } from './log.js';
 import { type TesseraHelperOptions, validateOptions } from './options.js';
+import { type HelperPage, pageBuilder } from './page.js';
 import { containsPan } from './pan-guard.js';
 import { createProvider } from './provider.js';
 import { securityHeaders, sendJson } from './respond.js';
@@ -19,6 +20,20 @@ export interface TesseraHelper extends Router {
   readonly cardTokenUrl: string;
   /** `sandbox` or `production`. */
   readonly environment: 'sandbox' | 'production';
+  /** The `mountPath` option: where to mount the helper, `app.use(helper.mountPath, helper)`. */
+  readonly mountPath: string | undefined;
+  /**
+   * For the merchant's page route: the widget's script tag (SRI, and the nonce from `res.locals.cspNonce`), its
+   * config URL and the charge URL, all built from `mountPath` (after the path of the app it is mounted on), so
+   * the path is written once. Needs the `mountPath` option.
+   *
+   * @example
+   * app.use(payments.mountPath, payments);
+   * app.get('/checkout', tesseraCsp({ cardTokenUrl: payments.cardTokenUrl }), (req, res) => {
+   *   const { scriptTag, configUrl, chargesUrl } = payments.page(req, res);
+   * });
+   */
+  page(req: Request, res?: Response): HelperPage;
 }
 
 const MISUSE =
@@ -121,6 +136,7 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
     verifyHost: o.hostAuth ? createHostVerifier(o.hostAuth, now) : undefined,
   };
 
+  const pages = pageBuilder(o.mountPath, ctx.widget, log);
   const router = express.Router() as TesseraHelper;
   // helmet's headers on every response, errors included (taken once: see securityHeaders).
   const headers = securityHeaders();
@@ -130,6 +146,7 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
     const requestId = `hreq_${randomUUID()}`;
     res.locals.tesseraRequestId = requestId;
     res.setHeader('X-Request-Id', requestId);
+    pages.check(req);
     const started = process.hrtime.bigint();
     res.once('finish', () => {
       const line: Record<string, unknown> = {
@@ -176,6 +193,8 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
   Object.defineProperties(router, {
     cardTokenUrl: { value: ctx.cardTokenUrl, enumerable: true },
     environment: { value: environment, enumerable: true },
+    mountPath: { value: o.mountPath, enumerable: true },
+    page: { value: pages.page, enumerable: true },
   });
   return router;
 }

@@ -5,6 +5,7 @@ export { type TesseraHelper, tesseraHelper } from './helper.js';
 export type { HostAlgorithm, HostAuthOptions, HostClaims, HostKey } from './host-auth.js';
 export type { HelperLogger } from './log.js';
 export type { CardUpdatedEvent, ChargeDetails, ChargeRequestBody, TesseraHelperOptions } from './options.js';
+export type { HelperPage } from './page.js';
 export type { Limit } from './rate-limit.js';
 export { MemoryStore, type MemoryStoreOptions, type TesseraStore } from './store.js';
 export { loadWidgetAsset, WIDGET_FILE, type WidgetAsset, widgetVersion } from './widget-asset.js';
