@@ -5,6 +5,7 @@ import { DEFAULT_LIMITS, type HelperContext, type ResolvedLimits } from './conte
 import { cors } from './cors.js';
 import { errorBody, HelperHttpError } from './errors.js';
 import { createHostVerifier } from './host-auth.js';
+import type { KeyCheckResult } from './key-check.js';
 import { defaultLogger, redactingLogger } from './log.js';
 import { type TesseraHelperOptions, validateOptions } from './options.js';
 import { type HelperPage, pageBuilder } from './page.js';
@@ -34,6 +35,12 @@ export interface TesseraHelper extends Router {
    * });
    */
   page(req: Request, res?: Response): HelperPage;
+  /**
+   * The startup key check (option `startupKeyCheck`, on by default): resolves, never rejects, once the provider
+   * answered for each configured key set (`accepted`, `refused` or `unchecked`); a refused or unchecked set was
+   * logged once as a warning. Resolves to `{}` when the check is off.
+   */
+  readonly keyCheck: Promise<KeyCheckResult>;
 }
 
 const MISUSE =
@@ -190,11 +197,16 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
     sendJson(res, known.status, errorBody(known, res.locals.tesseraRequestId as string));
   });
 
+  // Started now, answered in the background: a provider that is slow or down never holds up startup.
+  const keyCheck: Promise<KeyCheckResult> =
+    o.startupKeyCheck === false ? Promise.resolve({}) : provider.checkKeys().catch(() => ({}));
+
   Object.defineProperties(router, {
     cardTokenUrl: { value: ctx.cardTokenUrl, enumerable: true },
     environment: { value: environment, enumerable: true },
     mountPath: { value: o.mountPath, enumerable: true },
     page: { value: pages.page, enumerable: true },
+    keyCheck: { value: keyCheck, enumerable: true },
   });
   return router;
 }

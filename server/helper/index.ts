@@ -3,6 +3,7 @@ export { type CspOptions, tesseraCsp } from './csp.js';
 export { type ErrorBody, HelperHttpError } from './errors.js';
 export { type TesseraHelper, tesseraHelper } from './helper.js';
 export type { HostAlgorithm, HostAuthOptions, HostClaims, HostKey } from './host-auth.js';
+export type { KeyCheckOutcome, KeyCheckResult } from './key-check.js';
 export type { HelperLogger } from './log.js';
 export type { CardUpdatedEvent, ChargeDetails, ChargeRequestBody, TesseraHelperOptions } from './options.js';
 export type { HelperPage } from './page.js';

@@ -190,6 +190,11 @@ export interface TesseraHelperOptions {
   /** Clock in epoch ms (default `Date.now`); tests pass the sandbox's virtual clock. */
   readonly now?: () => number;
   /**
+   * Check the keys with the provider once at startup and log a warning for each set it refuses (default true;
+   * docs/DECISIONS.md#helper-key-check). The result is `helper.keyCheck`.
+   */
+  readonly startupKeyCheck?: boolean;
+  /**
    * Where you mount the helper (`app.use(helper.mountPath, helper)`), e.g. `/payments`: the one place the path is
    * written; `helper.page(req, res)` builds the page's script tag, config and charge URLs from it.
    */
@@ -261,6 +266,7 @@ const optionsSchema = z
     redirectOrigins: z.array(origin).optional(),
     bodyLimitBytes: z.number().int().min(1024).max(1_048_576).optional(),
     now: fn<() => number>('returning epoch milliseconds').optional(),
+    startupKeyCheck: z.boolean().optional(),
     mountPath: z
       .string()
       .regex(MOUNT_PATH, { message: 'must be a plain path such as "/payments" (no trailing slash, no patterns)' })
