@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { forwardRejections } from './async-routes.js';
 import { cardDataRefused } from './body.js';
 import { DEFAULT_LIMITS, type HelperContext, type ResolvedLimits } from './context.js';
 import { cors } from './cors.js';
@@ -144,7 +145,8 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
   };
 
   const pages = pageBuilder(o.mountPath, ctx.widget, log);
-  const router = express.Router() as TesseraHelper;
+  // Async route handlers reject into the error handler on Express 4 too (docs/DECISIONS.md#express-versions).
+  const router = forwardRejections(express.Router()) as TesseraHelper;
   // helmet's headers on every response, errors included (taken once: see securityHeaders).
   const headers = securityHeaders();
   router.use((req: Request, res: Response, next: NextFunction) => {
