@@ -60,14 +60,16 @@ export interface DashboardData {
   readonly rules: readonly ReserveRule[] | undefined;
   readonly cards: ReadonlyMap<string, StoredInstrument | undefined>;
   readonly nowMs: number;
+  /** Where the helper answers (`helper.page(req).baseUrl`). */
+  readonly helperUrl: string;
 }
 
 export function dashboardBody(d: DashboardData): Safe {
   return html`<h1>Platform dashboard</h1>
 <p class="whoami">Signed in as <strong>${d.user.name}</strong> (<code>${d.user.id}</code>), managing ${d.user.entityLabel} (<code>${d.user.entity}</code>). <a href="/platform">Switch user</a></p>
-<div id="dashboard" class="dashboard" data-user="${d.user.id}" data-entity="${d.user.entity}" data-other-entity="${d.other.entity}">
+<div id="dashboard" class="dashboard" data-user="${d.user.id}" data-entity="${d.user.entity}" data-other-entity="${d.other.entity}" data-helper-url="${d.helperUrl}">
 <section aria-labelledby="instruments-title" class="wide"><h2 id="instruments-title">Payout instruments</h2>
-<p>Read and changed through the helper (<code>/api/entities/${d.user.entity}/payment-instruments</code>) with this user's host token.</p>
+<p>Read and changed through the helper (<code>${d.helperUrl}/entities/${d.user.entity}/payment-instruments</code>) with this user's host token.</p>
 <div id="instruments-message" class="message" role="status" aria-atomic="true"></div>
 <div id="instruments" aria-busy="true"><p>Loading…</p></div>
 </section>

@@ -1,4 +1,4 @@
-import express, { Router } from 'express';
+import express, { type Request, Router } from 'express';
 import type { AccountsClient } from '../server/provider/accounts/client.js';
 import type { ReserveRule, StoredInstrument } from '../server/provider/accounts/types.js';
 import { invalid } from './errors.js';
@@ -11,6 +11,8 @@ export interface PlatformDeps {
   readonly issuer: HostIssuer;
   readonly now: () => number;
   readonly log: { warn(obj: object, msg?: string): void };
+  /** Where the helper answers for this request (`helper.page(req).baseUrl`). */
+  readonly helperUrl: (req: Request) => string;
 }
 
 /**
@@ -39,7 +41,7 @@ export function platformRoutes(deps: PlatformDeps): Router {
         nonce,
         current: 'platform',
         head: pageScript('platform.js', nonce),
-        body: dashboardBody({ user, other, rules, cards, nowMs: deps.now() }),
+        body: dashboardBody({ user, other, rules, cards, nowMs: deps.now(), helperUrl: deps.helperUrl(req) }),
       }),
     );
   });

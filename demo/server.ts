@@ -5,13 +5,7 @@ import express from 'express';
 import helmet from 'helmet';
 import pino from 'pino';
 import { guardServer, type ServerTimeouts, serverOptions } from '../server/common/server-guard.js';
-import {
-  type HelperLogger,
-  redactingLogger,
-  tesseraCsp,
-  tesseraHelper,
-  widgetScriptTag,
-} from '../server/helper/index.js';
+import { type HelperLogger, redactingLogger, tesseraCsp, tesseraHelper } from '../server/helper/index.js';
 import { packageRoot } from '../server/helper/package-root.js';
 import { createAccountsClient } from '../server/provider/accounts/client.js';
 import { createLegacyClient } from '../server/provider/legacy/client.js';
@@ -116,6 +110,8 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
 
   const helper = tesseraHelper({
     environment: 'sandbox',
+    // The one place the helper's path is written: the pages get their URLs from helper.page().
+    mountPath: '/api',
     publicKey: creds.publicKey,
     secretKey: creds.secretKey,
     legacyBaseUrl: sandbox.url,
@@ -168,7 +164,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
     next();
   });
   app.use(sessions());
-  app.use('/api', helper);
+  app.use(helper.mountPath!, helper);
   app.use(
     '/static',
     express.static(join(packageRoot(), 'demo', 'public'), { index: false, fallthrough: true, maxAge: '5m' }),
@@ -184,10 +180,10 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
       legacy,
       testCards,
       now,
-      widgetTag: (nonce) => widgetScriptTag({ src: '/api/widget.js', nonce }),
+      helperPage: helper.page,
     }),
   );
-  app.use(platformRoutes({ accounts, issuer, now, log }));
+  app.use(platformRoutes({ accounts, issuer, now, log, helperUrl: (req) => helper.page(req).baseUrl }));
   app.use(consoleRoutes({ sandboxUrl: sandbox.url, state, legacy }));
   app.use((_req, _res, next) => next(new DemoError(404, 'DEMO_NOT_FOUND', 'There is no page here.')));
   app.use(errorHandler(log));

@@ -64,7 +64,11 @@ ${
 ${testCardList(cards)}`;
 }
 
-export function checkoutBody(order: Order, cards: readonly TestCardRow[]): Safe {
+export function checkoutBody(
+  order: Order,
+  cards: readonly TestCardRow[],
+  helper: { configUrl: string; chargesUrl: string },
+): Safe {
   const threeDs = order.total >= THREE_DS_FROM;
   return html`<h1>Checkout</h1>
 <div class="checkout">
@@ -73,11 +77,11 @@ ${lineTable(order.lines, order.total, `Order ${order.id}`)}
 ${threeDs ? html`<p>Your bank will ask you to confirm this payment (3-D Secure).</p>` : ''}
 </section>
 <section aria-labelledby="pay-title"><h2 id="pay-title">Payment</h2>
-<form id="pay" class="pay" novalidate data-order="${order.id}">
+<form id="pay" class="pay" novalidate data-order="${order.id}" data-charges-url="${helper.chargesUrl}">
 <label for="email">Email for the receipt</label>
 <input id="email" name="email" type="email" autocomplete="email" required value="shopper@example.com">
 <fieldset><legend>Card</legend>
-<tessera-card-form config-url="/api/config" hide-name></tessera-card-form>
+<tessera-card-form config-url="${helper.configUrl}" hide-name></tessera-card-form>
 </fieldset>
 <div id="pay-message" class="message" role="alert" aria-atomic="true"></div>
 <button type="submit" class="primary" id="pay-button">Pay ${money(order.total)}</button>

@@ -1,6 +1,6 @@
 import express, { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
-import type { ChargeDetails } from '../server/helper/index.js';
+import type { ChargeDetails, HelperPage } from '../server/helper/index.js';
 import { NotFoundError } from '../server/provider/errors.js';
 import type { LegacyClient } from '../server/provider/legacy/client.js';
 import { CAPTURE_AFTER_HOURS, PRODUCTS, THREE_DS_FROM } from './catalogue.js';
@@ -24,8 +24,8 @@ export interface ShopDeps {
   readonly legacy: LegacyClient;
   readonly testCards: () => Promise<readonly TestCardRow[]>;
   readonly now: () => number;
-  /** `<script>` tag of the widget bundle with its SRI hash and the page's nonce. */
-  readonly widgetTag: (nonce: string) => string;
+  /** The helper's `page(req, res)`: the widget's script tag (SRI, nonce), config and charge URLs. */
+  readonly helperPage: (req: Request, res: Response) => HelperPage;
 }
 
 /**
@@ -62,9 +62,9 @@ function ownOrder(deps: ShopDeps, req: Request, res: Response): Order {
 export function shopRoutes(deps: ShopDeps): Router {
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '2kb', parameterLimit: 10 });
-  const page = (res: Response, title: string, body: Safe, script?: string) => {
+  const page = (res: Response, title: string, body: Safe, script?: { name: string; helper: HelperPage }) => {
     const nonce = String(res.locals.cspNonce);
-    const head = script ? `${deps.widgetTag(nonce)}\n${pageScript(script, nonce)}` : '';
+    const head = script ? `${script.helper.scriptTag}\n${pageScript(script.name, nonce)}` : '';
     res
       .type('html')
       .set('Cache-Control', 'no-store')
@@ -97,7 +97,8 @@ export function shopRoutes(deps: ShopDeps): Router {
       res.redirect(303, `/orders/${order.id}`);
       return;
     }
-    page(res, 'Checkout', checkoutBody(order, await deps.testCards()), 'checkout.js');
+    const helper = deps.helperPage(req, res);
+    page(res, 'Checkout', checkoutBody(order, await deps.testCards(), helper), { name: 'checkout.js', helper });
   });
 
   router.get('/orders/:id', async (req, res) => {

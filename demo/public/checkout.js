@@ -1,5 +1,5 @@
 // The checkout page's script: the widget tokenizes the card when the form is submitted, then this handler
-// sends only the token and the order reference to the helper (POST /api/charges) and follows its answer.
+// sends only the token and the order reference to the helper (POST to the URL the page names: helper.page's chargesUrl) and follows its answer.
 // No amount leaves the page: the server prices the order. Served with the page's CSP nonce.
 
 const form = /** @type {HTMLFormElement} */ (document.getElementById('pay'));
@@ -8,6 +8,7 @@ const button = /** @type {HTMLButtonElement} */ (document.getElementById('pay-bu
 const message = /** @type {HTMLElement} */ (document.getElementById('pay-message'));
 const email = /** @type {HTMLInputElement} */ (document.getElementById('email'));
 const order = form.dataset.order ?? '';
+const chargesUrl = form.dataset.chargesUrl ?? '';
 const resultUrl = `/orders/${order}`;
 
 let busy = false;
@@ -90,7 +91,7 @@ form.addEventListener('submit', async (event) => {
   show('Paying…', 'info');
   let leaving = false;
   try {
-    const res = await fetch('/api/charges', {
+    const res = await fetch(chargesUrl, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
       body: JSON.stringify({

@@ -6,6 +6,7 @@ const root = /** @type {HTMLElement} */ (document.getElementById('dashboard'));
 const user = root.dataset.user ?? '';
 const entity = root.dataset.entity ?? '';
 const otherEntity = root.dataset.otherEntity ?? '';
+const helperUrl = root.dataset.helperUrl ?? '';
 const list = /** @type {HTMLElement} */ (document.getElementById('instruments'));
 const listMessage = /** @type {HTMLElement} */ (document.getElementById('instruments-message'));
 
@@ -37,7 +38,7 @@ function hostToken(fresh = false) {
  */
 async function api(method, path, body) {
   for (let attempt = 0; ; attempt++) {
-    const res = await fetch(`/api${path}`, {
+    const res = await fetch(`${helperUrl}${path}`, {
       method,
       headers: {
         Authorization: `Bearer ${await hostToken(attempt > 0)}`,

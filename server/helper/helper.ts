@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { forwardRejections } from './async-routes.js';
 import { cardDataRefused } from './body.js';
 import { DEFAULT_LIMITS, type HelperContext, type ResolvedLimits } from './context.js';
 import { cors } from './cors.js';
 import { errorBody, HelperHttpError } from './errors.js';
 import { createHostVerifier } from './host-auth.js';
+import type { KeyCheckResult } from './key-check.js';
 import { defaultLogger, redactingLogger } from './log.js';
 import { type TesseraHelperOptions, validateOptions } from './options.js';
+import { type HelperPage, pageBuilder } from './page.js';
 import { containsPan } from './pan-guard.js';
 import { createProvider } from './provider.js';
 import { securityHeaders, sendJson } from './respond.js';
@@ -19,6 +22,26 @@ export interface TesseraHelper extends Router {
   readonly cardTokenUrl: string;
   /** `sandbox` or `production`. */
   readonly environment: 'sandbox' | 'production';
+  /** The `mountPath` option: where to mount the helper, `app.use(helper.mountPath, helper)`. */
+  readonly mountPath: string | undefined;
+  /**
+   * For the merchant's page route: the widget's script tag (SRI, and the nonce from `res.locals.cspNonce`), its
+   * config URL and the charge URL, all built from `mountPath` (after the path of the app it is mounted on), so
+   * the path is written once. Needs the `mountPath` option.
+   *
+   * @example
+   * app.use(payments.mountPath, payments);
+   * app.get('/checkout', tesseraCsp({ cardTokenUrl: payments.cardTokenUrl }), (req, res) => {
+   *   const { scriptTag, configUrl, chargesUrl } = payments.page(req, res);
+   * });
+   */
+  page(req: Request, res?: Response): HelperPage;
+  /**
+   * The startup key check (option `startupKeyCheck`, on by default): resolves, never rejects, once the provider
+   * answered for each configured key set (`accepted`, `refused` or `unchecked`); a refused or unchecked set was
+   * logged once as a warning. Resolves to `{}` when the check is off.
+   */
+  readonly keyCheck: Promise<KeyCheckResult>;
 }
 
 const MISUSE =
@@ -121,7 +144,9 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
     verifyHost: o.hostAuth ? createHostVerifier(o.hostAuth, now) : undefined,
   };
 
-  const router = express.Router() as TesseraHelper;
+  const pages = pageBuilder(o.mountPath, ctx.widget, log);
+  // Async route handlers reject into the error handler on Express 4 too (docs/DECISIONS.md#express-versions).
+  const router = forwardRejections(express.Router()) as TesseraHelper;
   // helmet's headers on every response, errors included (taken once: see securityHeaders).
   const headers = securityHeaders();
   router.use((req: Request, res: Response, next: NextFunction) => {
@@ -130,6 +155,7 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
     const requestId = `hreq_${randomUUID()}`;
     res.locals.tesseraRequestId = requestId;
     res.setHeader('X-Request-Id', requestId);
+    pages.check(req);
     const started = process.hrtime.bigint();
     res.once('finish', () => {
       const line: Record<string, unknown> = {
@@ -173,9 +199,16 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
     sendJson(res, known.status, errorBody(known, res.locals.tesseraRequestId as string));
   });
 
+  // Started now, answered in the background: a provider that is slow or down never holds up startup.
+  const keyCheck: Promise<KeyCheckResult> =
+    o.startupKeyCheck === false ? Promise.resolve({}) : provider.checkKeys().catch(() => ({}));
+
   Object.defineProperties(router, {
     cardTokenUrl: { value: ctx.cardTokenUrl, enumerable: true },
     environment: { value: environment, enumerable: true },
+    mountPath: { value: o.mountPath, enumerable: true },
+    page: { value: pages.page, enumerable: true },
+    keyCheck: { value: keyCheck, enumerable: true },
   });
   return router;
 }

@@ -40,8 +40,19 @@ export interface HostAuthOptions {
   readonly key?: HostKey;
   /** Leeway for `exp`/`nbf`/`iat`, 0–30 seconds (default 5). */
   readonly clockToleranceSeconds?: number;
-  /** When set, tokens also need `iat` and must be younger than this. */
+  /** When set, tokens must also be younger than this (`now − iat`). */
   readonly maxAgeSeconds?: number;
+  /**
+   * Longest lifetime a token may have, 60–86 400 seconds (default 3600): `exp − iat` and `exp − now` may not
+   * exceed it, and `iat` is required (docs/DECISIONS.md#helper-host-jwt).
+   */
+  readonly maxLifetimeSeconds?: number;
+  /**
+   * Refuse ES256/ES384/ES512 signatures whose `s` is above half the curve order (the "high-s" twin every ECDSA
+   * signature has). Off by default: OpenSSL, Node and jose sign high-s about half the time, so only turn it on
+   * when your issuer normalises to low-s (docs/DECISIONS.md#helper-host-jwt-low-s).
+   */
+  readonly requireLowS?: boolean;
   /** How long one JWKS fetch may take before the request answers 503 (default 5000 ms, 100–30000). */
   readonly jwksTimeoutMs?: number;
 }
@@ -81,8 +92,51 @@ export function importHostKey(key: HostKey): KeyObject {
 const stringList = (v: unknown): v is string[] =>
   Array.isArray(v) && v.length <= 1000 && v.every((s) => typeof s === 'string');
 
+/** Default of `maxLifetimeSeconds`: an hour (docs/DECISIONS.md#helper-host-jwt). */
+export const DEFAULT_HOST_TOKEN_LIFETIME_SECONDS = 3600;
+
+/** Orders of the curves of ES256/ES384/ES512 (SEC 2 §2.4.2, §2.5.1, §2.6.1) and the byte length of each half. */
+const CURVE_ORDERS: Readonly<Record<string, { n: bigint; size: number }>> = {
+  ES256: { n: 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n, size: 32 },
+  ES384: {
+    n: 0xffffffffffffffffffffffffffffffffffffffffffffffffc7634d81f4372ddf581a0db248b0a77aecec196accc52973n,
+    size: 48,
+  },
+  ES512: {
+    n: 0x01fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffa51868783bf2f966b7fcc0148f709a5d03bb5c9b8899c47aebb6fb71e91386409n,
+    size: 66,
+  },
+};
+
+/**
+ * True when `token` is an ES256/384/512 JWS whose `s` lies above n/2: the twin `(r, n − s)` of a valid signature
+ * verifies too (ECDSA malleability). Other algorithms, and tokens too broken to read, are left to jose.
+ */
+export function isHighS(token: string): boolean {
+  const [header, , signature] = token.split('.');
+  if (header === undefined || signature === undefined) return false;
+  let alg: unknown;
+  try {
+    alg = (JSON.parse(Buffer.from(header, 'base64url').toString('utf8')) as { alg?: unknown }).alg;
+  } catch {
+    return false;
+  }
+  const curve = typeof alg === 'string' ? CURVE_ORDERS[alg] : undefined;
+  if (!curve) return false;
+  const bytes = Buffer.from(signature, 'base64url');
+  if (bytes.length !== curve.size * 2) return false;
+  const s = BigInt(`0x${bytes.subarray(curve.size).toString('hex')}`);
+  return s > curve.n >> 1n;
+}
+
 function reasonOf(err: unknown): string {
   if (err instanceof errors.JWTExpired) return 'the host token has expired';
+  if (err instanceof errors.JWTClaimValidationFailed && err.reason === 'lifetime') {
+    return "the host token's lifetime is longer than the helper accepts";
+  }
+  if (err instanceof errors.JWSSignatureVerificationFailed && err.message.includes('high-s')) {
+    return "the host token's signature is not in low-s form";
+  }
   if (err instanceof errors.JWTClaimValidationFailed) {
     return err.claim === 'typ'
       ? "the host token's typ header is not JWT"
@@ -95,9 +149,17 @@ function reasonOf(err: unknown): string {
 /**
  * What jose leaves to the caller (docs/DECISIONS.md#helper-host-jwt): a `typ` header, when present, must say JWT
  * (RFC 8725 §3.11: an access token, logout token or other typed JWT of the same issuer is not a host token), and
- * `iat` may not lie in the future beyond the tolerance even without `maxAgeSeconds`.
+ * `iat` may not lie in the future beyond the tolerance even without `maxAgeSeconds`, and the token may not live longer
+ * than `maxLifetimeSeconds` (`exp − iat`, and `exp − now`).
  */
-function checkExtras(typ: unknown, iat: unknown, toleranceSeconds: number, nowMs: number): void {
+function checkExtras(
+  typ: unknown,
+  payload: { iat?: unknown; exp?: unknown },
+  toleranceSeconds: number,
+  maxLifetimeSeconds: number,
+  nowMs: number,
+): void {
+  const { iat, exp } = payload;
   if (typ !== undefined && (typeof typ !== 'string' || !/^(application\/)?jwt$/i.test(typ))) {
     throw new errors.JWTClaimValidationFailed('unexpected "typ" JWT header value', {}, 'typ', 'check_failed');
   }
@@ -107,6 +169,20 @@ function checkExtras(typ: unknown, iat: unknown, toleranceSeconds: number, nowMs
       {},
       'iat',
       'check_failed',
+    );
+  }
+  // A token that lives longer than the limit is refused even when it is young: a leaked token must die soon.
+  const nowSeconds = nowMs / 1000;
+  if (
+    typeof iat === 'number' &&
+    typeof exp === 'number' &&
+    (exp - iat > maxLifetimeSeconds || exp - nowSeconds > maxLifetimeSeconds + toleranceSeconds)
+  ) {
+    throw new errors.JWTClaimValidationFailed(
+      `"exp" lies more than ${maxLifetimeSeconds} seconds after "iat" or now`,
+      {},
+      'exp',
+      'lifetime',
     );
   }
 }
@@ -137,15 +213,25 @@ export function createHostVerifier(options: HostAuthOptions, now: () => number) 
         audience: typeof options.audience === 'string' ? options.audience : [...options.audience],
         clockTolerance: options.clockToleranceSeconds ?? 5,
         currentDate: new Date(now()),
-        requiredClaims: ['exp', 'sub'],
+        requiredClaims: ['exp', 'iat', 'sub'],
         ...(options.maxAgeSeconds === undefined ? {} : { maxTokenAge: options.maxAgeSeconds }),
       };
+      // Checked before jose, so a refused twin costs no key lookup (docs/DECISIONS.md#helper-host-jwt-low-s).
+      if (options.requireLowS && isHighS(match[1]!)) {
+        throw new errors.JWSSignatureVerificationFailed('high-s ECDSA signature');
+      }
       const result =
         typeof getKey === 'function'
           ? await jwtVerify(match[1]!, getKey, verifyOptions)
           : await jwtVerify(match[1]!, getKey, verifyOptions);
       payload = result.payload;
-      checkExtras(result.protectedHeader.typ, payload.iat, verifyOptions.clockTolerance, now());
+      checkExtras(
+        result.protectedHeader.typ,
+        payload,
+        verifyOptions.clockTolerance,
+        options.maxLifetimeSeconds ?? DEFAULT_HOST_TOKEN_LIFETIME_SECONDS,
+        now(),
+      );
     } catch (err) {
       if (err instanceof errors.JWKSTimeout || !(err instanceof errors.JOSEError)) {
         throw new HelperHttpError(503, 'TESSERA_HOST_AUTH_UNAVAILABLE', 'the host token cannot be checked right now', {

@@ -3,6 +3,7 @@ export { type CspOptions, tesseraCsp } from './csp.js';
 export { type ErrorBody, HelperHttpError } from './errors.js';
 export { type TesseraHelper, tesseraHelper } from './helper.js';
 export type { HostAlgorithm, HostAuthOptions, HostClaims, HostKey } from './host-auth.js';
+export type { KeyCheckOutcome, KeyCheckResult } from './key-check.js';
 export { type HelperLogger, redactingLogger } from './log.js';
 export type {
   CardUpdatedEvent,
@@ -12,6 +13,7 @@ export type {
   OnChargeContext,
   TesseraHelperOptions,
 } from './options.js';
+export type { HelperPage } from './page.js';
 export type { Limit } from './rate-limit.js';
 export { MemoryStore, type MemoryStoreOptions, type TesseraStore } from './store.js';
 export { loadWidgetAsset, WIDGET_FILE, type WidgetAsset, widgetVersion } from './widget-asset.js';

@@ -4,6 +4,7 @@ import type { AccountsClient } from '../provider/accounts/client.js';
 import type { LegacyClient } from '../provider/legacy/client.js';
 import { HOST_ALGORITHMS, type HostAuthOptions } from './host-auth.js';
 import type { HelperLogger } from './log.js';
+import { MOUNT_PATH } from './page.js';
 import type { Limit } from './rate-limit.js';
 import type { TesseraStore } from './store.js';
 import { closest } from './suggest.js';
@@ -71,6 +72,8 @@ const hostAuthSchema = z
       .optional(),
     clockToleranceSeconds: z.number().int().min(0).max(30).optional(),
     maxAgeSeconds: z.number().int().min(1).max(86_400).optional(),
+    maxLifetimeSeconds: z.number().int().min(60).max(86_400).optional(),
+    requireLowS: z.boolean().optional(),
     jwksTimeoutMs: z.number().int().min(100).max(30_000).optional(),
   })
   .refine((a) => (a.jwksUrl === undefined) !== (a.key === undefined), {
@@ -238,6 +241,16 @@ export interface TesseraHelperOptions {
   readonly bodyLimitBytes?: number;
   /** Clock in epoch ms (default `Date.now`); tests pass the sandbox's virtual clock. */
   readonly now?: () => number;
+  /**
+   * Check the keys with the provider once at startup and log a warning for each set it refuses (default true;
+   * docs/DECISIONS.md#helper-key-check). The result is `helper.keyCheck`.
+   */
+  readonly startupKeyCheck?: boolean;
+  /**
+   * Where you mount the helper (`app.use(helper.mountPath, helper)`), e.g. `/payments`: the one place the path is
+   * written; `helper.page(req, res)` builds the page's script tag, config and charge URLs from it.
+   */
+  readonly mountPath?: string;
 }
 
 const origin = z.string().refine(
@@ -309,6 +322,11 @@ const optionsSchema = z
     redirectOrigins: z.array(origin).optional(),
     bodyLimitBytes: z.number().int().min(1024).max(1_048_576).optional(),
     now: fn<() => number>('returning epoch milliseconds').optional(),
+    startupKeyCheck: z.boolean().optional(),
+    mountPath: z
+      .string()
+      .regex(MOUNT_PATH, { message: 'must be a plain path such as "/payments" (no trailing slash, no patterns)' })
+      .optional(),
   })
   .superRefine((o, ctx) => {
     const need = (cond: boolean, path: string, message: string) => {

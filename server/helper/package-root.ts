@@ -1,26 +1,2 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-let cached: string | undefined;
-
-/**
- * The folder of the installed `tessera` package (the repository when run from
- * source, `node_modules/tessera` when installed), found by walking up from this
- * file. Works the same from `server/` through tsx and from `dist/server/`.
- */
-export function packageRoot(): string {
-  if (cached) return cached;
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const manifest = join(dir, 'package.json');
-    if (existsSync(manifest) && JSON.parse(readFileSync(manifest, 'utf8')).name === 'tessera') {
-      cached = dir;
-      return dir;
-    }
-    const parent = dirname(dir);
-    if (parent === dir)
-      throw new Error('tessera: cannot find the package root above ' + fileURLToPath(import.meta.url));
-    dir = parent;
-  }
-}
+// The helper finds the widget bundle through the package root; the rule lives in server/common (the sandbox's CLI needs it too).
+export { packageRoot } from '../common/package-root.js';

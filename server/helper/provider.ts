@@ -1,10 +1,12 @@
 import type { Router } from 'express';
 import { type AccountsClient, createAccountsClient } from '../provider/accounts/client.js';
 import { createLegacyClient, type LegacyClient } from '../provider/legacy/client.js';
+import { createTokenSource } from '../provider/oauth/token-source.js';
 import { DEFAULT_SANDBOX_URL, trimTrailingSlashes } from '../provider/urls.js';
 import { accountRoutes } from './accounts/routes.js';
 import { chargeRoutes } from './charges/route.js';
 import type { HelperContext } from './context.js';
+import { checkKeys, type KeyCheckResult, keyProbes, probeLogger } from './key-check.js';
 import type { HelperLogger } from './log.js';
 import type { ValidatedOptions } from './options.js';
 
@@ -13,6 +15,8 @@ export interface HelperProvider {
   readonly cardTokenUrl: string;
   /** Registers the routes that call the provider on `router`. */
   mount(router: Router, ctx: HelperContext): void;
+  /** Asks the provider once whether it accepts the configured keys; logs what it refuses, never rejects. */
+  checkKeys(): Promise<KeyCheckResult>;
 }
 
 /**
@@ -48,6 +52,33 @@ export function createProvider(o: ValidatedOptions, log: HelperLogger): HelperPr
     mount: (router, ctx) => {
       chargeRoutes(ctx, legacy, router);
       if (accounts) accountRoutes(ctx, accounts, router);
+    },
+    checkKeys: async () => {
+      // Clients of their own, one attempt each, logging only at debug, closed after (docs/DECISIONS.md#helper-key-check).
+      const quiet = { logger: probeLogger(log), timeoutMs: http.timeoutMs, maxRetries: 0 };
+      const paths = live ? ('live' as const) : ('sandbox' as const);
+      const secret = o.secretKey
+        ? createLegacyClient({ secretKey: o.secretKey, baseUrl: base, paths, ...quiet })
+        : legacy;
+      const pub = o.publicKey
+        ? createLegacyClient({ publicKey: o.publicKey, baseUrl: base, paths, ...quiet })
+        : undefined;
+      const oauth =
+        o.clientId && o.clientSecret
+          ? createTokenSource({
+              clientId: o.clientId,
+              clientSecret: o.clientSecret,
+              ...(o.authBaseUrl === undefined ? {} : { authUrl: o.authBaseUrl }),
+              ...(o.now === undefined ? {} : { now: o.now }),
+              ...quiet,
+            })
+          : accounts?.tokens;
+      try {
+        return await checkKeys(keyProbes({ secret, public: pub, oauth }), log);
+      } finally {
+        const own = [secret === legacy ? undefined : secret, pub, oauth === accounts?.tokens ? undefined : oauth];
+        await Promise.all(own.map((c) => c?.close().catch(() => undefined)));
+      }
     },
   };
 }

@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { packageRoot } from '../common/package-root.js';
 import type { SandboxMode } from './config.js';
 import { legacyPaths } from './legacy/paths.js';
 import { type RunningSandbox, startSandbox } from './start.js';
@@ -14,7 +16,8 @@ Options:
   --mode M              sandbox (default: /api2/v2 paths, sandbox controls) or production (live paths, liveMode true)
   --tls-cert FILE       serve HTTPS with this PEM certificate (needs --tls-key)
   --tls-key FILE        the certificate's PEM private key
-  --fixtures FILE       JSON file of start-up state (see README "The sandbox")
+  --fixtures FILE|NAME  JSON file of start-up state, relative to the current folder (see README "The sandbox"),
+                        or "demo": the demo platform shipped with the package (write ./demo for a file so named)
   -h, --help            show this help
 
 Credentials come from TESSERA_SANDBOX_PUBLIC_KEY, TESSERA_SANDBOX_SECRET_KEY, TESSERA_SANDBOX_CLIENT_ID and
@@ -39,6 +42,17 @@ function readOption(option: string, file: string): Buffer {
   } catch (e) {
     throw new UsageError(`${option}: cannot read ${JSON.stringify(file)} (${(e as NodeJS.ErrnoException).code})`);
   }
+}
+
+/** Fixture sets shipped in the package, by the name `--fixtures` takes. */
+export const NAMED_FIXTURES: Readonly<Record<string, readonly string[]>> = Object.freeze({
+  demo: ['demo', 'fixtures', 'platform.json'],
+});
+
+/** `--fixtures` value → absolute path: a shipped set by name, else a file relative to `cwd`. */
+export function fixturesPath(value: string, cwd: string = process.cwd()): string {
+  const named = Object.hasOwn(NAMED_FIXTURES, value) ? NAMED_FIXTURES[value] : undefined;
+  return named ? join(packageRoot(), ...named) : resolve(cwd, value);
 }
 
 /** Parses and checks the command line; throws UsageError naming the option at fault. */
@@ -79,7 +93,9 @@ export function parseSandboxArgs(args: string[], env: NodeJS.ProcessEnv = proces
   if ((certFile === undefined) !== (keyFile === undefined)) {
     throw new UsageError('--tls-cert and --tls-key go together: give both or neither');
   }
-  const fixtures = values.fixtures as string | undefined;
+  const given = values.fixtures as string | undefined;
+  if (given === '') throw new UsageError('--fixtures must name a file or "demo"');
+  const fixtures = given === undefined ? undefined : fixturesPath(given);
   if (fixtures !== undefined) readOption('--fixtures', fixtures);
   return {
     port: Number(rawPort),

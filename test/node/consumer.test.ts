@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
 // Packs the package as `npm publish` would, installs the tarball into a scratch
@@ -137,5 +137,31 @@ export { integrity, err, now, key, brand };
       () => run(tsc, ['-p', '.'], scratch),
       (e: { stdout?: string }) => /bad\.ts.*TS2345/s.test(e.stdout ?? ''),
     );
+  });
+
+  it('ships no source map that points at a file it does not ship, and no reference to a missing map', () => {
+    const root = join(scratch, 'node_modules', 'tessera');
+    const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).map((f) => join(root, f));
+    const maps = files.filter((f) => f.endsWith('.map'));
+    const broken: string[] = [];
+    for (const map of maps) {
+      const { sources = [], sourcesContent = [], sourceRoot = '' } = JSON.parse(readFileSync(map, 'utf8'));
+      sources.forEach((source: string, i: number) => {
+        if (typeof sourcesContent[i] === 'string') return;
+        if (!existsSync(resolve(dirname(map), sourceRoot, source))) broken.push(`${relative(root, map)} → ${source}`);
+      });
+    }
+    assert.deepEqual(broken, [], 'maps whose sources are neither shipped nor embedded');
+    // The widget bundle keeps its map (complete: every source embedded); the server build ships none.
+    assert.deepEqual(
+      maps.map((m) => relative(root, m)),
+      [join('dist', 'widget', 'tessera-card-form.js.map')],
+    );
+    for (const file of files.filter((f) => /\.(?:js|d\.ts)$/.test(f))) {
+      const ref = /\/\/# sourceMappingURL=(\S+)\s*$/.exec(readFileSync(file, 'utf8'))?.[1];
+      if (ref && !ref.startsWith('data:')) {
+        assert.ok(existsSync(resolve(dirname(file), ref)), `${relative(root, file)} names a missing map ${ref}`);
+      }
+    }
   });
 });

@@ -165,4 +165,94 @@ describe('host JWT verification', () => {
       /option `hostAuth.key` must be an asymmetric public key/,
     );
   });
+
+  it('refuses a token that lives longer than an hour by default (year 3000), or without iat', async () => {
+    const verify = createHostVerifier(options, now);
+    const seconds = Math.floor(now() / 1000);
+    const year3000 = Date.UTC(3000, 0, 1) / 1000;
+    const noIat = await new SignJWT({ iss: issuer.issuer, aud: issuer.audience, sub: 'usr_1' })
+      .setProtectedHeader({ alg: 'ES256', kid: 'host-1' })
+      .setExpirationTime(seconds + 300)
+      .sign(issuer.privateKey);
+    const cases: [string, string, RegExp][] = [
+      ['exp in the year 3000', await issuer.sign({}, { exp: year3000 }), /lifetime/],
+      ['exp one hour and a minute after iat', await issuer.sign({}, { exp: seconds + 3660 }), /lifetime/],
+      // Issued long ago (no maxAgeSeconds), so exp − iat is long even though exp − now is short.
+      ['issued 2 h before it expires', await issuer.sign({}, { iat: seconds - 7000, exp: seconds + 200 }), /lifetime/],
+      ['no iat', noIat, /iat claim/],
+    ];
+    for (const [name, token, message] of cases) {
+      await refused(verify(`Bearer ${token}`), 401, 'TESSERA_HOST_AUTH_INVALID', message).catch((err) => {
+        throw new Error(`${name}: ${err.message}`);
+      });
+    }
+    assert.equal((await verify(`Bearer ${await issuer.sign({}, { exp: seconds + 3600 })}`)).sub, 'usr_1');
+  });
+
+  it('takes maxLifetimeSeconds to allow longer or demand shorter tokens', async () => {
+    const seconds = Math.floor(now() / 1000);
+    const day = await issuer.sign({}, { exp: seconds + 86_400 });
+    assert.equal(
+      (await createHostVerifier({ ...options, maxLifetimeSeconds: 86_400 }, now)(`Bearer ${day}`)).sub,
+      'usr_1',
+    );
+    const fiveMinutes = await issuer.sign({}, { exp: seconds + 300 });
+    const strict = createHostVerifier({ ...options, maxLifetimeSeconds: 120 }, now);
+    await refused(strict(`Bearer ${fiveMinutes}`), 401, 'TESSERA_HOST_AUTH_INVALID', /lifetime/);
+  });
+
+  describe('ECDSA high-s twins', () => {
+    const CURVES = {
+      ES256: { curve: 'P-256', size: 32, n: 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n },
+      ES384: {
+        curve: 'P-384',
+        size: 48,
+        n: 0xffffffffffffffffffffffffffffffffffffffffffffffffc7634d81f4372ddf581a0db248b0a77aecec196accc52973n,
+      },
+      ES512: {
+        curve: 'P-521',
+        size: 66,
+        n: 0x01fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffa51868783bf2f966b7fcc0148f709a5d03bb5c9b8899c47aebb6fb71e91386409n,
+      },
+    } as const;
+    const hex = (v: bigint, size: number) => Buffer.from(v.toString(16).padStart(size * 2, '0'), 'hex');
+
+    /** The same token with s replaced by n − s: a second signature that verifies under the same key. */
+    function twin(token: string, alg: keyof typeof CURVES): { s: bigint; twin: string } {
+      const { size, n } = CURVES[alg];
+      const [h, p, sig] = token.split('.');
+      const bytes = Buffer.from(sig!, 'base64url');
+      const s = BigInt(`0x${bytes.subarray(size).toString('hex')}`);
+      const flipped = Buffer.concat([bytes.subarray(0, size), hex(n - s, size)]).toString('base64url');
+      return { s, twin: `${h}.${p}.${flipped}` };
+    }
+
+    /** A valid token of `alg` whose own signature is low-s, and its high-s twin. */
+    async function lowAndHigh(alg: keyof typeof CURVES) {
+      const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: CURVES[alg].curve });
+      const seconds = Math.floor(now() / 1000);
+      for (;;) {
+        const token = await new SignJWT({ iss: issuer.issuer, aud: issuer.audience, sub: 'usr_1' })
+          .setProtectedHeader({ alg })
+          .setIssuedAt(seconds)
+          .setExpirationTime(seconds + 300)
+          .sign(privateKey);
+        const t = twin(token, alg);
+        if (t.s <= CURVES[alg].n >> 1n) return { low: token, high: t.twin, publicKey };
+      }
+    }
+
+    for (const alg of Object.keys(CURVES) as (keyof typeof CURVES)[]) {
+      it(`${alg}: with requireLowS the high-s twin of a valid token is refused, the token itself accepted`, async () => {
+        const { low, high, publicKey } = await lowAndHigh(alg);
+        const base = { ...options, jwksUrl: undefined, key: publicKey, algorithms: [alg] };
+        // Without the option both verify: that is what ECDSA (and jose) accept.
+        const lenient = createHostVerifier(base, now);
+        assert.equal((await lenient(`Bearer ${high}`)).sub, 'usr_1');
+        const strict = createHostVerifier({ ...base, requireLowS: true }, now);
+        assert.equal((await strict(`Bearer ${low}`)).sub, 'usr_1');
+        await refused(strict(`Bearer ${high}`), 401, 'TESSERA_HOST_AUTH_INVALID', /low-s/);
+      });
+    }
+  });
 });

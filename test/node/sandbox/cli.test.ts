@@ -7,15 +7,20 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { DEFAULT_CREDENTIALS } from '../../../server/sandbox/index.js';
 import { call } from '../../support/http.js';
+import { accessToken, authed, V3 } from './accounts-support.js';
 import { TEST_TLS_CERT, TEST_TLS_KEY } from './tls-fixture.js';
 
-// Runs `tessera <args>` from the sources (server/cli/main.ts through tsx), so no build is needed.
-const RUN =
-  "const { main } = await import('./server/cli/main.ts'); process.exitCode = await main(process.argv.slice(1));";
-const nodeArgs = (args: string[]) => ['--import', 'tsx', '--input-type=module', '-e', RUN, '--', ...args];
+// Runs `tessera <args>` from the sources (server/cli/main.ts through tsx), so no build is needed; the import is
+// absolute so the command can run from any folder, as `npx tessera` does.
+const MAIN = new URL('../../../server/cli/main.ts', import.meta.url).href;
+const RUN = `const { main } = await import(${JSON.stringify(MAIN)}); process.exitCode = await main(process.argv.slice(1));`;
+// tsx by absolute URL too: from another folder a bare `tsx` would not resolve.
+const TSX = import.meta.resolve('tsx');
+const nodeArgs = (args: string[]) => ['--import', TSX, '--input-type=module', '-e', RUN, '--', ...args];
 
-function tessera(args: string[], env: Record<string, string> = {}) {
+function tessera(args: string[], env: Record<string, string> = {}, cwd?: string) {
   return spawnSync(process.execPath, nodeArgs(args), {
+    ...(cwd ? { cwd } : {}),
     encoding: 'utf8',
     timeout: 20_000,
     env: { ...process.env, ...env },
@@ -31,8 +36,11 @@ interface Running {
 }
 
 /** Starts `tessera sandbox <args>` and resolves once it printed its URL. */
-function startCli(args: string[], env: Record<string, string> = {}): Promise<Running> {
-  const child = spawn(process.execPath, nodeArgs(['sandbox', ...args]), { env: { ...process.env, ...env } });
+function startCli(args: string[], env: Record<string, string> = {}, cwd?: string): Promise<Running> {
+  const child = spawn(process.execPath, nodeArgs(['sandbox', ...args]), {
+    env: { ...process.env, ...env },
+    ...(cwd ? { cwd } : {}),
+  });
   let out = '';
   let err = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -89,6 +97,7 @@ describe('tessera sandbox (CLI)', () => {
       [['--tls-cert', 'cert.pem'], {}, /--tls-cert and --tls-key go together/],
       [['--tls-cert', '/nonexistent/c.pem', '--tls-key', '/nonexistent/k.pem'], {}, /--tls-cert: cannot read/],
       [['--fixtures', '/nonexistent/f.json'], {}, /--fixtures: cannot read "\/nonexistent\/f.json"/],
+      [['--fixtures', ''], {}, /--fixtures must name a file or "demo"/],
       [['--colour'], {}, /Unknown option '--colour'/],
       [['extra'], {}, /Unexpected argument 'extra'/],
       [['--host', '0.0.0.0', '--port', '0'], {}, /refusing to bind "0\.0\.0\.0" without TLS/],
@@ -179,5 +188,72 @@ describe('tessera sandbox (CLI)', () => {
     const open = await startCli(['--port', '0', '--host', '0.0.0.0', '--tls-cert', cert, '--tls-key', key]);
     assert.match(open.url, /^https:\/\/0\.0\.0\.0:\d+$/);
     await open.stop();
+  });
+
+  describe('--fixtures from another folder', () => {
+    /** `GET path` of the Account Services API with an access token of the default OAuth client. */
+    async function accountsGet(url: string, path: string) {
+      const token = await accessToken({ url, credentials: DEFAULT_CREDENTIALS });
+      return call(`${url}${path}`, { headers: authed(token, { accept: V3 }) });
+    }
+
+    it('`--fixtures demo` loads the demo platform shipped in the package, whatever the current folder', async () => {
+      const elsewhere = mkdtempSync(join(tmpdir(), 'tessera-cwd-'));
+      const sb = await startCli(['--port', '0', '--fixtures', 'demo'], {}, elsewhere);
+      try {
+        for (const id of ['ent_demo_a', 'ent_demo_b']) {
+          assert.equal((await accountsGet(sb.url, `/accounts/entities/${id}`)).status, 200, id);
+        }
+        const rule = await accountsGet(sb.url, '/accounts/entities/ent_demo_b/reserve-rules/rsv_demo_b_active');
+        assert.equal(rule.status, 200, rule.text);
+        const pi = await accountsGet(
+          sb.url,
+          '/accounts/entities/ent_demo_a/payment-instruments/ppi_demo_a_bank_verified',
+        );
+        assert.equal(pi.status, 200, pi.text);
+      } finally {
+        assert.equal(await sb.stop(), 0);
+        rmSync(elsewhere, { recursive: true, force: true });
+      }
+    });
+
+    it('reads a relative --fixtures path from the folder of the caller, and names the resolved path when it is missing', async () => {
+      const elsewhere = mkdtempSync(join(tmpdir(), 'tessera-cwd-'));
+      try {
+        writeFileSync(
+          join(elsewhere, 'mine.json'),
+          JSON.stringify({ legacy: { customers: [{ id: 'cust_fromcwd1', email: 'cwd@example.com' }] } }),
+        );
+        const sb = await startCli(['--port', '0', '--fixtures', 'mine.json'], {}, elsewhere);
+        try {
+          const token = await call(`${sb.url}/api2/v2/tokens/card`, {
+            body: {
+              number: '4242424242424242',
+              expiryMonth: 12,
+              expiryYear: new Date().getUTCFullYear() + 1,
+              cvv: '123',
+            },
+            headers: { authorization: DEFAULT_CREDENTIALS.publicKey },
+          });
+          const charge = await call(`${sb.url}/api2/v2/charges/token`, {
+            body: { cardToken: token.json.id, value: 100, currency: 'USD', customerId: 'cust_fromcwd1' },
+            headers: { authorization: DEFAULT_CREDENTIALS.secretKey },
+          });
+          assert.equal(charge.json.email, 'cwd@example.com', 'the customer of the file in the folder of the caller');
+        } finally {
+          assert.equal(await sb.stop(), 0);
+        }
+        // `demo/fixtures/platform.json` is a path of the repository, not of the caller's folder.
+        const r = tessera(['sandbox', '--port', '0', '--fixtures', 'demo/fixtures/platform.json'], {}, elsewhere);
+        assert.equal(r.status, 2);
+        assert.ok(
+          r.stderr.includes(`cannot read ${JSON.stringify(join(elsewhere, 'demo/fixtures/platform.json'))}`),
+          r.stderr,
+        );
+        assert.match(r.stderr, /"demo": the demo platform/, 'the help names the shortcut');
+      } finally {
+        rmSync(elsewhere, { recursive: true, force: true });
+      }
+    });
   });
 });

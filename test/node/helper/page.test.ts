@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import express from 'express';
+import { tesseraCsp, tesseraHelper } from '../../../server/helper/index.js';
+import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
+import { call } from '../../support/http.js';
+import { captureLogger, cardToken } from './support.js';
+
+/**
+ * A merchant app that writes the mount path once (`mountPath`) and builds its page from `helper.page()`;
+ * `parent` mounts the whole app under a prefix, as a shop inside a bigger site would be.
+ */
+async function merchant(sb: RunningSandbox, mountPath: string, parent?: string, mountAt?: string) {
+  const { logger, log } = captureLogger();
+  const helper = tesseraHelper({
+    mountPath,
+    publicKey: sb.credentials.publicKey,
+    secretKey: sb.credentials.secretKey,
+    legacyBaseUrl: sb.url,
+    now: () => sb.clock.nowMs(),
+    resolveCharge: () => ({ amount: 1000, currency: 'EUR' }),
+    logger,
+  });
+  const app = express();
+  app.use(mountAt ?? helper.mountPath!, helper);
+  app.get('/checkout', tesseraCsp({ cardTokenUrl: helper.cardTokenUrl }), (req, res) => {
+    const page = helper.page(req, res);
+    res.json({ ...page, nonce: res.locals.cspNonce });
+  });
+  const root = parent ? express().use(parent, app) : app;
+  const server = createServer(root);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    origin,
+    log,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+describe('helper.page: one mount path for the script tag, config and charge URLs', () => {
+  let sb: RunningSandbox;
+  before(async () => {
+    sb = await startSandbox();
+  });
+  after(() => sb.close());
+
+  for (const [mountPath, parent, expected] of [
+    ['/api', undefined, '/api'],
+    ['/pay/v1', undefined, '/pay/v1'],
+    ['/pay/v1', '/shop', '/shop/pay/v1'],
+  ] as const) {
+    it(`mounted at ${mountPath}${parent ? ` in an app under ${parent}` : ''}: every URL it builds answers`, async () => {
+      const m = await merchant(sb, mountPath, parent);
+      try {
+        const page = (await call(`${m.origin}${parent ?? ''}/checkout`)).json;
+        assert.equal(page.baseUrl, expected);
+        assert.equal(page.configUrl, `${expected}/config`);
+        assert.equal(page.chargesUrl, `${expected}/charges`);
+        // The tag loads the URL it names, with the SRI of the bundle it gets and the page's nonce.
+        const src = /src="([^"]+)"/.exec(page.scriptTag)![1]!.replace(/&amp;/g, '&');
+        assert.equal(src, page.widgetUrl);
+        assert.ok(page.scriptTag.includes(`nonce="${page.nonce}"`), page.scriptTag);
+        const bundle = await call(`${m.origin}${src}`);
+        assert.equal(bundle.status, 200);
+        assert.match(bundle.headers.get('cache-control')!, /immutable/);
+        const config = await call(`${m.origin}${page.configUrl}`);
+        assert.equal(config.status, 200);
+        assert.equal(config.json.publicKey, sb.credentials.publicKey);
+        assert.ok(page.scriptTag.includes(`integrity="${config.json.widgetIntegrity}"`));
+        const charge = await call(`${m.origin}${page.chargesUrl}`, {
+          body: { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@shop.example' },
+        });
+        assert.equal(charge.status, 201, charge.text);
+        assert.equal(m.log.lines.filter((l) => l.event === 'tessera.mount_mismatch').length, 0);
+      } finally {
+        await m.close();
+      }
+    });
+  }
+
+  it('warns once in the log when the helper is mounted somewhere other than mountPath', async () => {
+    const m = await merchant(sb, '/api', undefined, '/elsewhere');
+    try {
+      assert.equal((await call(`${m.origin}/elsewhere/config`)).status, 200);
+      assert.equal((await call(`${m.origin}/elsewhere/config`)).status, 200);
+      const warnings = m.log.lines.filter((l) => l.event === 'tessera.mount_mismatch');
+      assert.equal(warnings.length, 1);
+      assert.equal(warnings[0]!.baseUrl, '/elsewhere');
+      assert.equal(warnings[0]!.mountPath, '/api');
+    } finally {
+      await m.close();
+    }
+  });
+
+  it('refuses a mountPath that is not a plain path, and page() without one', () => {
+    const base = {
+      publicKey: sb.credentials.publicKey,
+      secretKey: sb.credentials.secretKey,
+      legacyBaseUrl: sb.url,
+      resolveCharge: () => undefined,
+      logger: captureLogger().logger,
+    };
+    for (const mountPath of ['api', '/api/', '/:id', '/pay*', '/a b', '', '//api', `/${'a'.repeat(101)}`]) {
+      assert.throws(() => tesseraHelper({ ...base, mountPath }), /mountPath/, mountPath);
+    }
+    const helper = tesseraHelper(base);
+    assert.equal(helper.mountPath, undefined);
+    assert.throws(() => helper.page({ app: express() } as never), /needs the `mountPath` option/);
+  });
+});
