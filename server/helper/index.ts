@@ -6,6 +6,7 @@ export type { HostAlgorithm, HostAuthOptions, HostClaims, HostKey } from './host
 export type { HelperLogger } from './log.js';
 export type { CardUpdatedEvent, ChargeDetails, ChargeRequestBody, TesseraHelperOptions } from './options.js';
 export type { Limit } from './rate-limit.js';
+export { RedisStore, type RedisStoreOptions, StoreUnavailableError } from './redis-store.js';
 export { MemoryStore, type MemoryStoreOptions, type TesseraStore } from './store.js';
 export { loadWidgetAsset, WIDGET_FILE, type WidgetAsset, widgetVersion } from './widget-asset.js';
 export { type WidgetScriptTagOptions, widgetScriptTag } from './widget-tag.js';
