@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import express from 'express';
 import helmet from 'helmet';
 import pino from 'pino';
-import { type HelperLogger, tesseraCsp, tesseraHelper, widgetScriptTag } from '../server/helper/index.js';
+import { type HelperLogger, RedisStore, tesseraCsp, tesseraHelper, widgetScriptTag } from '../server/helper/index.js';
 import { packageRoot } from '../server/helper/package-root.js';
 import { createAccountsClient } from '../server/provider/accounts/client.js';
 import { createLegacyClient } from '../server/provider/legacy/client.js';
@@ -28,6 +28,11 @@ export interface DemoOptions {
   readonly host?: string;
   /** Where the helper and the demo server log (default: pino at `LOG_LEVEL`, else `info`, on stdout). */
   readonly logger?: HelperLogger;
+  /**
+   * `redis://…` (or `rediss://…`): the helper keeps its state in this Redis (`RedisStore`), as several instances
+   * would; without it, in the process's memory. The CLI takes it from `TESSERA_REDIS_URL`.
+   */
+  readonly redisUrl?: string;
 }
 
 export interface RunningDemo {
@@ -57,6 +62,9 @@ function checkOptions(options: DemoOptions): void {
   const logger = options.logger as unknown as Record<string, unknown> | undefined;
   if (logger !== undefined && !['debug', 'info', 'warn', 'error'].every((m) => typeof logger?.[m] === 'function')) {
     throw new TypeError('startDemo: option `logger` must be a pino-compatible logger (debug, info, warn, error)');
+  }
+  if (options.redisUrl !== undefined && !/^rediss?:\/\/[^\s]+$/.test(String(options.redisUrl))) {
+    throw new TypeError('startDemo: option `redisUrl` must be a redis:// or rediss:// URL');
   }
 }
 
@@ -90,6 +98,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
     logger: log,
   });
   const issuer = await createHostIssuer(now);
+  const store = options.redisUrl ? new RedisStore({ url: options.redisUrl }) : undefined;
 
   const helper = tesseraHelper({
     environment: 'sandbox',
@@ -110,6 +119,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
     sessionId: sessionOf,
     logger: log,
     now,
+    ...(store ? { store } : {}),
   });
 
   let cards: Promise<readonly TestCardRow[]> | undefined;
@@ -169,6 +179,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
       server.once('error', reject);
     });
   } catch (err) {
+    await store?.close();
     await sandbox.close();
     throw err;
   }
@@ -182,7 +193,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
         server.close(() => resolve());
         server.closeAllConnections();
       });
-      await Promise.all([legacy.close(), accounts.close()]);
+      await Promise.all([legacy.close(), accounts.close(), store?.close()]);
       await sandbox.close();
     },
   };
