@@ -1,50 +1,17 @@
-import { type Charge, isThreeDSecureRedirect, type LegacyClient } from '../server/provider/legacy/client.js';
-import { CAPTURE_AFTER_HOURS } from './catalogue.js';
-import type { Order, ShopState } from './state.js';
-
-const APPROVED = new Set(['Authorised', 'Captured', 'Flagged']);
-
-/** Marks the order paid when `charge` (one of its own, by `trackId`) was approved. */
-function notePaid(state: ShopState, charge: Charge): void {
-  const order = charge.trackId ? state.order(charge.trackId) : undefined;
-  if (order && !order.paidBy && APPROVED.has(charge.status)) order.paidBy = charge.id;
-}
-
-function record(order: Order, id: string, atMs: number, redirectUrl?: string): void {
-  if (order.attempts.some((a) => a.id === id)) return; // a replayed answer (retry, double click): same charge
-  order.attempts.push({ id, atMs, ...(redirectUrl ? { redirectUrl } : {}) });
-}
+import type { ChargeEvent } from '../server/helper/index.js';
+import type { ShopState } from './state.js';
 
 /**
- * The legacy client the demo gives the helper (its `legacyClient` option): the shop's capture policy, which the
- * helper's `resolveCharge` has no field for, and a record of each order's charges for the result page and the
- * sandbox console. Ordinary orders are captured {@link CAPTURE_AFTER_HOURS} hours after authorisation (when the
- * parcel ships); an order with a pre-order item is only authorised (`autoCapture: "n"`). Both leave a charge
- * `Authorised` for a while, so the sandbox console can show the clock capture it, or the authorisation lapse.
+ * The shop's `onCharge`: the helper calls it on this server once per charge whose outcome is final (approved,
+ * declined, flagged; after 3-D Secure too), before the shopper's answer is sent. The order named by the charge's
+ * `trackId` records the attempt, for the result page and the sandbox console, and is marked paid when the charge
+ * was approved: the shop never takes the browser's word (`?chargeId=…`) for it.
  */
-export function shopLegacyClient(legacy: LegacyClient, state: ShopState, now: () => number): LegacyClient {
-  return {
-    ...legacy,
-    charges: {
-      async create(body, options) {
-        const order = body.trackId ? state.order(body.trackId) : undefined;
-        const capture = order?.preorder ? { autoCapture: 'n' } : { autoCapture: 'y', autoCapTime: CAPTURE_AFTER_HOURS };
-        const result = await legacy.charges.create({ ...body, ...capture }, options);
-        const data = result.data;
-        if (order) {
-          if (isThreeDSecureRedirect(data)) record(order, data.id, now(), data.redirectUrl);
-          else {
-            record(order, data.id, now());
-            notePaid(state, data);
-          }
-        }
-        return result;
-      },
-      async retrieve(id, options) {
-        const result = await legacy.charges.retrieve(id, options);
-        notePaid(state, result.data);
-        return result;
-      },
-    },
+export function recordCharge(state: ShopState, now: () => number) {
+  return (charge: ChargeEvent): void => {
+    const order = state.order(charge.trackId ?? charge.orderReference);
+    if (!order) return;
+    if (!order.attempts.some((a) => a.id === charge.id)) order.attempts.push({ id: charge.id, atMs: now() });
+    if (charge.approved && !order.paidBy) order.paidBy = charge.id;
   };
 }

@@ -3,7 +3,14 @@ import { join } from 'node:path';
 import express from 'express';
 import helmet from 'helmet';
 import pino from 'pino';
-import { type HelperLogger, RedisStore, tesseraCsp, tesseraHelper, widgetScriptTag } from '../server/helper/index.js';
+import {
+  type HelperLogger,
+  RedisStore,
+  redactingLogger,
+  tesseraCsp,
+  tesseraHelper,
+  widgetScriptTag,
+} from '../server/helper/index.js';
 import { packageRoot } from '../server/helper/package-root.js';
 import { createAccountsClient } from '../server/provider/accounts/client.js';
 import { createLegacyClient } from '../server/provider/legacy/client.js';
@@ -13,7 +20,7 @@ import { DemoError, errorHandler } from './errors.js';
 import { demoFixtures } from './fixtures.js';
 import { createHostIssuer, HOST_ALGORITHM, HOST_AUDIENCE, HOST_ISSUER } from './host-tokens.js';
 import { platformRoutes } from './platform.js';
-import { shopLegacyClient } from './provider.js';
+import { recordCharge } from './provider.js';
 import { sessionOf, sessions } from './session.js';
 import { resolveCharge, shopRoutes } from './shop.js';
 import type { TestCardRow } from './shop-pages.js';
@@ -81,13 +88,17 @@ function checkOptions(options: DemoOptions): void {
 export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo> {
   checkOptions(options);
   const host = options.host ?? '127.0.0.1';
-  const log: HelperLogger = options.logger ?? pino({ name: 'tessera-demo', level: process.env.LOG_LEVEL ?? 'info' });
   const sandbox = await startSandbox({ port: options.sandboxPort ?? 4010, host, fixtures: demoFixtures() });
   const creds = sandbox.credentials;
+  // Every line the demo writes goes through the helper's redaction, its own request lines included: a card number
+  // typed into a URL (`GET /api/4242424242424242`) must not reach the log (docs/DECISIONS.md#helper-logging).
+  const log: HelperLogger = redactingLogger(
+    options.logger ?? pino({ name: 'tessera-demo', level: process.env.LOG_LEVEL ?? 'info' }),
+    [creds.secretKey, creds.clientSecret],
+  );
   const now = () => sandbox.clock.nowMs();
   const state = new ShopState();
   const legacy = createLegacyClient({ secretKey: creds.secretKey, baseUrl: sandbox.url, logger: log });
-  const shopLegacy = shopLegacyClient(legacy, state, now);
   // The demo back end's own reads (reserve rules, saved cards): what a merchant's server reads for its pages.
   const accounts = createAccountsClient({
     clientId: creds.clientId,
@@ -103,16 +114,19 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
   const helper = tesseraHelper({
     environment: 'sandbox',
     publicKey: creds.publicKey,
-    legacyClient: shopLegacy,
+    secretKey: creds.secretKey,
     legacyBaseUrl: sandbox.url,
     clientId: creds.clientId,
     clientSecret: creds.clientSecret,
     accountsBaseUrl: sandbox.url,
     authBaseUrl: sandbox.url,
     resolveCharge: resolveCharge(state, sessionOf),
+    // Orders are marked paid here, on the server, from the provider's answer (README "Fulfilling an order").
+    onCharge: recordCharge(state, now),
     hostAuth: { issuer: HOST_ISSUER, audience: HOST_AUDIENCE, algorithms: [HOST_ALGORITHM], key: issuer.publicJwk },
     // Everyone trying the demo shares 127.0.0.1: the per-IP limits are raised, the per-session ones kept.
     rateLimits: {
+      requestsPerIp: { max: 1000, windowMs: 600_000 },
       chargesPerIp: { max: 200, windowMs: 600_000 },
       declinesPerIp: { max: 50, windowMs: 600_000 },
     },
@@ -161,14 +175,14 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
   app.use(
     shopRoutes({
       state,
-      legacy: shopLegacy,
+      legacy,
       testCards,
       now,
       widgetTag: (nonce) => widgetScriptTag({ src: '/api/widget.js', nonce }),
     }),
   );
   app.use(platformRoutes({ accounts, issuer, now, log }));
-  app.use(consoleRoutes({ sandboxUrl: sandbox.url, state, legacy: shopLegacy }));
+  app.use(consoleRoutes({ sandboxUrl: sandbox.url, state, legacy }));
   app.use((_req, _res, next) => next(new DemoError(404, 'DEMO_NOT_FOUND', 'There is no page here.')));
   app.use(errorHandler(log));
 

@@ -97,10 +97,9 @@ const HEADINGS: Record<string, [string, string]> = {
   Flagged: ['Thank you: payment received', 'Your payment was approved and is being reviewed.'],
   Declined: ['Payment declined', 'The payment was declined. Check the card details or use another card.'],
   Expired: ['Authorisation expired', 'The authorisation lapsed before the shop captured it.'],
-  Pending: ['Waiting for 3-D Secure', 'Your bank has not confirmed this payment yet.'],
 };
 
-export function resultBody(order: Order, charge: Charge, redirectUrl: string | undefined): Safe {
+export function resultBody(order: Order, charge: Charge): Safe {
   const [title, text] = HEADINGS[charge.status] ?? [`Payment ${charge.status}`, ''];
   const declined = charge.status === 'Declined';
   const card = charge.card;
@@ -117,7 +116,6 @@ export function resultBody(order: Order, charge: Charge, redirectUrl: string | u
 <dt>Card</dt><dd data-card>${card.paymentMethod} •••• ${card.last4}, expires ${String(card.expiryMonth).padStart(2, '0')}/${card.expiryYear}</dd>
 </dl>
 ${declined ? html`<p><a class="button primary" href="/checkout/${order.id}">Try another card</a></p>` : ''}
-${charge.status === 'Pending' && redirectUrl ? html`<p><a class="button primary" href="${redirectUrl}">Continue to your bank</a></p>` : ''}
 ${declined ? '' : html`<p><a href="/">Back to the shop</a> · <a href="/sandbox">Watch this charge on the sandbox console</a></p>`}
 </div>`;
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { ChargeDetails } from '../server/helper/index.js';
 import { NotFoundError } from '../server/provider/errors.js';
 import type { LegacyClient } from '../server/provider/legacy/client.js';
-import { PRODUCTS, THREE_DS_FROM } from './catalogue.js';
+import { CAPTURE_AFTER_HOURS, PRODUCTS, THREE_DS_FROM } from './catalogue.js';
 import { DemoError, invalid } from './errors.js';
 import { layout, pageScript, Safe } from './html.js';
 import { checkoutBody, resultBody, shopBody, type TestCardRow } from './shop-pages.js';
@@ -44,6 +44,9 @@ export function resolveCharge(state: ShopState, sessionOf: (req: Request) => str
       description: `Tessera demo shop order ${order.id}`,
       metadata: { order: order.id },
       threeDSecure: order.total >= THREE_DS_FROM,
+      // The capture policy: ordinary orders are captured when the parcel ships, a pre-order is only authorised
+      // (it lapses after 7 days unless captured), so the sandbox console can show the clock do either.
+      ...(order.preorder ? { autoCapture: false } : { autoCapture: true, autoCapTime: CAPTURE_AFTER_HOURS }),
     };
   };
 }
@@ -113,7 +116,7 @@ export function shopRoutes(deps: ShopDeps): Router {
       }
       throw new DemoError(502, 'DEMO_PROVIDER', 'The payment provider could not be reached; reload in a moment.');
     }
-    page(res, 'Your order', resultBody(order, charge, attempt.redirectUrl));
+    page(res, 'Your order', resultBody(order, charge));
   });
 
   return router;

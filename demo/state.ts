@@ -7,12 +7,10 @@ export interface Line {
   readonly quantity: number;
 }
 
-/** What the provider answered for one payment attempt of an order (recorded by `shopLegacyClient`). */
+/** One final charge of an order (recorded by the helper's `onCharge`, see `recordCharge`). */
 export interface Attempt {
-  /** `charge_…`, or the `pay_tok_…` of a 3-D Secure charge (the provider reads a charge by either). */
+  /** `charge_…` */
   readonly id: string;
-  /** The 3-D Secure challenge URL, while the charge waits for it. */
-  readonly redirectUrl?: string;
   readonly atMs: number;
 }
 

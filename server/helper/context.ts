@@ -8,6 +8,7 @@ import type { WidgetAsset } from './widget-asset.js';
 
 /** The resolved limits; `undefined` means switched off. */
 export interface ResolvedLimits {
+  readonly requestsPerIp: Limit | undefined;
   readonly chargesPerIp: Limit | undefined;
   readonly chargesPerSession: Limit | undefined;
   readonly declinesPerIp: Limit | undefined;
@@ -17,6 +18,7 @@ export interface ResolvedLimits {
 
 /** Defaults of `rateLimits` (docs/DECISIONS.md#helper-rate-limits). */
 export const DEFAULT_LIMITS: ResolvedLimits = Object.freeze({
+  requestsPerIp: { max: 100, windowMs: 10 * 60_000 },
   chargesPerIp: { max: 20, windowMs: 10 * 60_000 },
   chargesPerSession: { max: 10, windowMs: 10 * 60_000 },
   declinesPerIp: { max: 5, windowMs: 10 * 60_000 },

@@ -10,6 +10,8 @@ export class HelperHttpError extends TesseraError {
   readonly field: string | undefined;
   readonly outcomeKnown: boolean | undefined;
   readonly headers: Readonly<Record<string, string>>;
+  /** Extra fields of the answer (e.g. `chargeId`, or the `limit` and `option` of a 429). */
+  readonly details: Readonly<Record<string, string>>;
 
   constructor(
     status: number,
@@ -19,6 +21,7 @@ export class HelperHttpError extends TesseraError {
       field?: string;
       outcomeKnown?: boolean;
       headers?: Record<string, string>;
+      details?: Record<string, string>;
       cause?: unknown;
     } = {},
   ) {
@@ -27,6 +30,7 @@ export class HelperHttpError extends TesseraError {
     this.field = extra.field;
     this.outcomeKnown = extra.outcomeKnown;
     this.headers = extra.headers ?? {};
+    this.details = extra.details ?? {};
   }
 }
 
@@ -36,6 +40,11 @@ export interface ErrorBody {
   readonly message: string;
   readonly field?: string;
   readonly outcomeKnown?: boolean;
+  /** A charge the answer is about (`TESSERA_ON_CHARGE_FAILED`): for the shopper to quote to support. */
+  readonly chargeId?: string;
+  /** The limit a 429 hit (`declinesPerSession`) and the option that sets it (`rateLimits.declinesPerSession`). */
+  readonly limit?: string;
+  readonly option?: string;
   readonly requestId: string;
 }
 
@@ -45,6 +54,7 @@ export function errorBody(err: HelperHttpError, requestId: string): ErrorBody {
     message: err.message,
     ...(err.field === undefined ? {} : { field: err.field }),
     ...(err.outcomeKnown === undefined ? {} : { outcomeKnown: err.outcomeKnown }),
+    ...err.details,
     requestId,
   };
 }

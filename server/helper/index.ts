@@ -3,8 +3,15 @@ export { type CspOptions, tesseraCsp } from './csp.js';
 export { type ErrorBody, HelperHttpError } from './errors.js';
 export { type TesseraHelper, tesseraHelper } from './helper.js';
 export type { HostAlgorithm, HostAuthOptions, HostClaims, HostKey } from './host-auth.js';
-export type { HelperLogger } from './log.js';
-export type { CardUpdatedEvent, ChargeDetails, ChargeRequestBody, TesseraHelperOptions } from './options.js';
+export { type HelperLogger, redactingLogger } from './log.js';
+export type {
+  CardUpdatedEvent,
+  ChargeDetails,
+  ChargeEvent,
+  ChargeRequestBody,
+  OnChargeContext,
+  TesseraHelperOptions,
+} from './options.js';
 export type { Limit } from './rate-limit.js';
 export { RedisStore, type RedisStoreOptions, StoreUnavailableError } from './redis-store.js';
 export { MemoryStore, type MemoryStoreOptions, type TesseraStore } from './store.js';

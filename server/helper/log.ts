@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { containsPan } from './pan-guard.js';
+import { maskPans } from './pan-guard.js';
 
 /** The part of a pino logger the helper uses; any pino-compatible logger fits. */
 export interface HelperLogger {
@@ -11,27 +11,32 @@ export interface HelperLogger {
 
 const SECRET_KEY = /(secret|password|authorization|cookie|token|jwt|api_?key|encrypted_card_number|cvv|cvc|^number$)/i;
 const JWT_LIKE = /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g;
-/** Digit runs of any script with the separators the card-number guard knows; it decides which are card numbers. */
-const DIGIT_RUN = /\p{Nd}(?:[\s\p{Pd}./]{0,3}\p{Nd})+/gu;
+
+const redactedCard = () => '[redacted-card]';
 
 /**
  * Wraps `logger` so nothing it is given can leak: keys that name a secret,
  * token or card field are replaced by `[redacted]`, JWT-shaped strings and the
  * configured secret values are cut out of every string, and anything the card-number
- * guard takes for a card number (any script, any separator it knows) is replaced. The helper only ever logs fields it chose
- * (route, status, codes, ids), so this is the second line, not the first.
+ * guard takes for a card number (any script, any separator it knows) is replaced; ids are left exactly as they are.
+ * The helper only ever logs fields it chose (route, status, codes, ids), so this is the second line, not the first.
+ * Exported so a merchant can wrap the logger of its own routes the same way.
+ *
+ * @example
+ * const log = redactingLogger(pino(), [process.env.TESSERA_SECRET_KEY!]);
+ * app.use((req, _res, next) => (log.info({ path: req.path }, 'request'), next()));
  * See docs/DECISIONS.md#helper-logging.
  */
 export function redactingLogger(logger: HelperLogger, secrets: readonly string[]): HelperLogger {
   const known = secrets.filter((s) => s.length >= 8);
-  // Shorter text holds no secret (each is 8 characters or more), no JWT and no 12-digit card number.
-  const shortest = Math.min(12, ...known.map((s) => s.length));
+  // Shorter text holds no secret (each is 8 characters or more), no JWT and no card number (13 digits or more).
+  const shortest = Math.min(13, ...known.map((s) => s.length));
   const scrubText = (text: string): string => {
     if (text.length < shortest) return text;
     let out = text;
     for (const s of known) if (out.includes(s)) out = out.split(s).join('[redacted]');
     out = out.replace(JWT_LIKE, '[redacted-jwt]');
-    return out.replace(DIGIT_RUN, (run) => (containsPan(run) ? '[redacted-card]' : run));
+    return maskPans(out, redactedCard);
   };
   const scrub = (value: unknown, depth: number): unknown => {
     if (typeof value === 'string') return scrubText(value);

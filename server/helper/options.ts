@@ -44,6 +44,7 @@ const limitSchema = z
   .or(z.literal(false));
 
 const rateLimitsSchema = z.strictObject({
+  requestsPerIp: limitSchema.optional(),
   chargesPerIp: limitSchema.optional(),
   chargesPerSession: limitSchema.optional(),
   declinesPerIp: limitSchema.optional(),
@@ -95,6 +96,45 @@ export interface ChargeDetails {
   readonly metadata?: Readonly<Record<string, string>>;
   /** Ask for 3-D Secure (`chargeMode: 2`). */
   readonly threeDSecure?: boolean;
+  /**
+   * Capture automatically (`true`, the provider's default) after {@link autoCapTime} hours, or only authorise
+   * (`false`): the charge stays `Authorised` until you capture it, and lapses after 168 hours.
+   */
+  readonly autoCapture?: boolean;
+  /** Hours from 0 to 168 (decimals allowed: 0.5 is 30 minutes) before an automatic capture; required with `autoCapture: true`. */
+  readonly autoCapTime?: number;
+}
+
+/** What `onCharge` receives: a charge whose outcome is final, as the provider answered it. */
+export interface ChargeEvent {
+  /** The provider's charge id (`charge_…`). */
+  readonly id: string;
+  /** `Authorised`, `Captured`, `Flagged` (all approved) or `Declined`. */
+  readonly status: string;
+  readonly approved: boolean;
+  /** The issuer's response code (`10000` approved, `20051` insufficient funds, …); never sent to the browser unless `exposeDeclineCodes`. */
+  readonly responseCode: string;
+  /** Amount in minor units and ISO 4217 currency, as charged. */
+  readonly amount: number;
+  readonly currency: string;
+  readonly trackId?: string;
+  /** The `orderReference` the page sent (and `resolveCharge` accepted). */
+  readonly orderReference: string;
+  /** Safe summary of the card (never the number). */
+  readonly card: {
+    readonly brand: string;
+    readonly last4: string;
+    readonly expiryMonth: number;
+    readonly expiryYear: number;
+  };
+}
+
+/** Where `onCharge` was called from. */
+export interface OnChargeContext {
+  /** The request that learned the outcome (the shopper's `POST /charges` or 3-D Secure return). */
+  readonly req: Request;
+  /** `charge`: a `POST /charges` (the first one or a retry); `3ds-return`: the provider's 3-D Secure return. */
+  readonly source: 'charge' | '3ds-return';
 }
 
 /** The validated charge request body as `resolveCharge` sees it (never an amount). */
@@ -160,8 +200,20 @@ export interface TesseraHelperOptions {
   ) => ChargeDetails | null | undefined | Promise<ChargeDetails | null | undefined>;
   /** Verification of host-page JWTs for the dashboard routes. */
   readonly hostAuth?: HostAuthOptions;
+  /**
+   * Called on your server once per charge when its outcome is final (approved, declined or flagged), before the
+   * shopper's answer is sent: record the order as paid here, never from what the browser says. Called exactly
+   * once per charge across retries, double submits and instances (with a shared `store`). When it throws (or
+   * rejects), the shopper gets 503 `TESSERA_ON_CHARGE_FAILED` (never "paid"), the error is logged, and the next
+   * retry of the same card token (or of the 3-D Secure return) calls it again. docs/DECISIONS.md#helper-on-charge
+   */
+  readonly onCharge?: (charge: ChargeEvent, context: OnChargeContext) => void | Promise<void>;
+  /** Send the issuer's `responseCode` of a declined charge to the browser (default false: one generic decline). */
+  readonly exposeDeclineCodes?: boolean;
   /** Limits; each may be `false` to switch it off. Defaults in docs/DECISIONS.md#helper-rate-limits. */
   readonly rateLimits?: {
+    /** Every `POST /charges` of one IP, valid or not, counted before its body is read. */
+    readonly requestsPerIp?: Limit | false;
     readonly chargesPerIp?: Limit | false;
     readonly chargesPerSession?: Limit | false;
     readonly declinesPerIp?: Limit | false;
@@ -243,11 +295,15 @@ const optionsSchema = z
         (v) =>
           !!v &&
           typeof v === 'object' &&
-          ['get', 'set', 'hit', 'count'].every((m) => typeof (v as Record<string, unknown>)[m] === 'function'),
-        { message: 'must implement TesseraStore (get, set, hit, count)' },
+          ['get', 'set', 'hit', 'count', 'unhit', 'claim', 'release'].every(
+            (m) => typeof (v as Record<string, unknown>)[m] === 'function',
+          ),
+        { message: 'must implement TesseraStore (get, set, hit, count, unhit, claim, release)' },
       )
       .optional(),
     onCardUpdated: fn<NonNullable<TesseraHelperOptions['onCardUpdated']>>('`(event) => void`').optional(),
+    onCharge: fn<NonNullable<TesseraHelperOptions['onCharge']>>('`(charge, context) => void`').optional(),
+    exposeDeclineCodes: z.boolean().optional(),
     corsOrigins: z.array(origin).optional(),
     publicUrl: httpsUrl('https://shop.example/payments').optional(),
     redirectOrigins: z.array(origin).optional(),

@@ -8,14 +8,37 @@ export interface Limit {
   readonly windowMs: number;
 }
 
-function tooMany(code: string, message: string, resetAtMs: number, now: number): HelperHttpError {
+/** The name of a limit of `rateLimits`, for the 429 answer (which names it and the option that sets it). */
+export type LimitName =
+  | 'requestsPerIp'
+  | 'chargesPerIp'
+  | 'chargesPerSession'
+  | 'declinesPerIp'
+  | 'declinesPerSession'
+  | 'hostRequestsPerUser';
+
+export function tooMany(
+  code: string,
+  message: string,
+  name: LimitName,
+  resetAtMs: number,
+  now: number,
+): HelperHttpError {
   const retryAfter = Math.max(1, Math.ceil((resetAtMs - now) / 1000));
-  return new HelperHttpError(429, code, message, { headers: { 'Retry-After': String(retryAfter) } });
+  return new HelperHttpError(
+    429,
+    code,
+    `${message} (limit \`${name}\`, set by the helper option \`rateLimits.${name}\`)`,
+    {
+      headers: { 'Retry-After': String(retryAfter) },
+      details: { limit: name, option: `rateLimits.${name}` },
+    },
+  );
 }
 
 /**
  * Counts one request against `limit` under `key` and throws 429 (with
- * `Retry-After`) once the window's count passes `max`. Fixed windows in the
+ * `Retry-After`, naming the limit) once the window's count passes `max`. Fixed windows in the
  * store; see docs/DECISIONS.md#helper-rate-limits.
  */
 export async function consume(
@@ -24,28 +47,83 @@ export async function consume(
   limit: Limit,
   now: number,
   what: string,
+  name: LimitName,
 ): Promise<void> {
   const { count, resetAtMs } = await store.hit(key, limit.windowMs);
   if (count > limit.max) {
-    throw tooMany('TESSERA_RATE_LIMITED', `too many ${what}; try again later`, resetAtMs, now);
+    throw tooMany('TESSERA_RATE_LIMITED', `too many ${what}; try again later`, name, resetAtMs, now);
   }
 }
+
+/** One decline counter: its store key, its limit and its name. */
+export interface DeclineCounter {
+  readonly key: string;
+  readonly limit: Limit;
+  readonly name: 'declinesPerIp' | 'declinesPerSession';
+}
+
+/** How long a charge waits for other charges' reserved declines to settle before it is refused with 429. */
+const RESERVATION_WAIT_MS = 3_000;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * The card-testing defence: once `limit.max` charges declined for one key (an
- * IP or a session) within the window, further charges answer 429 without
- * reaching the provider until the window ends.
+ * The card-testing defence (docs/DECISIONS.md#helper-rate-limits): reserves one decline in each counter before the
+ * provider is called, so concurrent charges cannot all pass a check made before any of them is recorded. A counter
+ * is two store counters: `key` (declines known) and `key:inflight` (charges under way, each of which may be a
+ * decline). A reservation is a hit of `:inflight`; it holds when known + in flight ≤ `max`. When known declines
+ * reach `max`, 429 at once; when only charges under way fill it, this waits for them (at most 3 s), then 429.
+ * Every reservation made here is given back before throwing.
  */
-export async function checkDeclines(store: TesseraStore, key: string, limit: Limit, now: number): Promise<void> {
-  const { count, resetAtMs } = await store.count(key);
-  if (count >= limit.max) {
-    throw tooMany('TESSERA_TOO_MANY_DECLINES', 'too many declined payments; try again later', resetAtMs, now);
+export async function reserveDeclines(
+  store: TesseraStore,
+  counters: readonly DeclineCounter[],
+  now: () => number,
+): Promise<readonly DeclineCounter[]> {
+  const taken: DeclineCounter[] = [];
+  const deadline = Date.now() + RESERVATION_WAIT_MS;
+  for (const c of counters) {
+    for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
+      const inflight = await store.hit(`${c.key}:inflight`, c.limit.windowMs);
+      const known = await store.count(c.key);
+      if (known.count + inflight.count <= c.limit.max) {
+        taken.push(c);
+        break;
+      }
+      await store.unhit(`${c.key}:inflight`);
+      if (known.count >= c.limit.max || Date.now() + delay > deadline) {
+        await releaseDeclines(store, taken);
+        const resetAtMs = known.count >= c.limit.max ? known.resetAtMs : inflight.resetAtMs;
+        throw tooMany(
+          'TESSERA_TOO_MANY_DECLINES',
+          'too many declined payments; try again later',
+          c.name,
+          resetAtMs,
+          now(),
+        );
+      }
+      await sleep(delay);
+    }
+  }
+  return taken;
+}
+
+/** Gives reservations back: the charge was not a decline. */
+export async function releaseDeclines(store: TesseraStore, counters: readonly DeclineCounter[]): Promise<void> {
+  for (const c of counters) await store.unhit(`${c.key}:inflight`);
+}
+
+/** Turns reservations into declines (counted first, then the reservation given back, so the sum never dips). */
+export async function commitDeclines(store: TesseraStore, counters: readonly DeclineCounter[]): Promise<void> {
+  for (const c of counters) {
+    await store.hit(c.key, c.limit.windowMs);
+    await store.unhit(`${c.key}:inflight`);
   }
 }
 
-/** Records one declined charge for `key`. */
-export async function recordDecline(store: TesseraStore, key: string, limit: Limit): Promise<void> {
-  await store.hit(key, limit.windowMs);
+/** Records one declined charge in each counter (a decline learned later, through 3-D Secure). */
+export async function recordDeclines(store: TesseraStore, counters: readonly DeclineCounter[]): Promise<void> {
+  for (const c of counters) await store.hit(c.key, c.limit.windowMs);
 }
 
 /**

@@ -5,6 +5,8 @@
  * numbers, CVVs, keys, client secrets, access tokens and card/payment tokens never reach a log line.
  */
 
+import { maskPans } from '../common/pan.js';
+
 type LogFn = (obj: object, msg?: string) => void;
 
 /** The subset of pino's logger the clients call. `pino()` and `console`-like adapters both fit. */
@@ -18,7 +20,6 @@ export interface ProviderLogger {
 const CVV_KEY = /^(cvv2?|cvc2?|csc|security_?code|card_?verification)$/i;
 const SECRET_KEY =
   /(secret|password|authorization|access_?token|refresh_?token|api_?key|public_?key|private_?key|encrypted_card_number|^number$|card_?number|^pan$|^token$|card_?token|client_?assertion|^cookie$)/i;
-const PAN_RUN = /\d(?:[ -]?\d){11,18}/g;
 const OBJECT_TOKEN = /\b((?:card_tok|pay_tok)_)([A-Za-z0-9]{4,})/g;
 const JWT = /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g;
 const KEY_LIKE = /\b(?:sk|pk)_[A-Za-z0-9_]{8,}/g;
@@ -26,7 +27,7 @@ const KEY_LIKE = /\b(?:sk|pk)_[A-Za-z0-9_]{8,}/g;
 /** `4242424242424242` → `************4242`. */
 export function maskPan(run: string): string {
   const digits = run.replace(/\D/g, '');
-  return `${'*'.repeat(digits.length - 4)}${digits.slice(-4)}`;
+  return `${'*'.repeat(Math.max(0, digits.length - 4))}${digits.slice(-4)}`;
 }
 
 /** Masks card tokens and payment tokens to their prefix and last four characters (`card_tok_…wxyz`). */
@@ -49,10 +50,8 @@ export function createRedactor(secrets: readonly (string | undefined)[] = []): C
   const text = (value: string): string => {
     let out = value;
     for (const secret of known) if (out.includes(secret)) out = out.split(secret).join('[redacted]');
-    return maskObjectTokens(out.replace(JWT, '[redacted jwt]').replace(KEY_LIKE, '[redacted key]')).replace(
-      PAN_RUN,
-      maskPan,
-    );
+    // Card numbers by the one rule of server/common/pan.ts (any script, any separator, ids left alone).
+    return maskPans(maskObjectTokens(out.replace(JWT, '[redacted jwt]').replace(KEY_LIKE, '[redacted key]')), maskPan);
   };
   const redact = (value: unknown, depth = 0): unknown => {
     if (depth > 32) return '[too deep]';

@@ -107,7 +107,7 @@ export function createSandboxApp(options: SandboxAppOptions = {}): SandboxApp {
     res.once('close', () => {
       entry.status = res.headersSent ? res.statusCode : 0;
       entry.durationMs = performance.now() - started;
-      entry.requestBody = forLog(req.body);
+      entry.requestBody = forLog(req.body, req.path);
       const text = res.locals.responseText;
       if (text === undefined) entry.responseBody = forLog(res.locals.responseBody);
       if (res.locals.faultKind) entry.fault = res.locals.faultKind;

@@ -215,3 +215,35 @@ describe('tessera demo (the command)', { timeout: 60_000 }, () => {
     await assert.rejects(fetch(`${shop}/`), 'the site no longer answers');
   });
 });
+
+describe('the demo server’s own log lines', { timeout: 60_000 }, () => {
+  it('never hold a card number typed into a URL, in any spelling', async () => {
+    const lines: string[] = [];
+    const capture = (obj: object, msg?: string) => {
+      lines.push(JSON.stringify({ ...obj, msg }));
+    };
+    const demo = await startDemo({
+      port: 0,
+      sandboxPort: 0,
+      logger: { debug: capture, info: capture, warn: capture, error: capture },
+    });
+    try {
+      for (const path of [
+        '/api/4242424242424242',
+        '/4242-4242-4242-4242',
+        '/static/4242%204242%204242%204242.js',
+        '/orders/5555_5555_5555_4444/receipt',
+        '/x/4242%E2%80%8B4242%E2%80%8B4242%E2%80%8B4242',
+      ]) {
+        const r = await call(`${demo.url}${path}`);
+        assert.ok(r.status >= 400 && r.status < 500, `${path}: ${r.status}`);
+      }
+      const requestLines = lines.filter((l) => l.includes('demo.request') || l.includes('tessera.request'));
+      assert.ok(requestLines.length >= 5, `logged ${requestLines.length} request lines`);
+      const digits = lines.join('\n').replace(/\D/g, '');
+      for (const pan of ['4242424242424242', '5555555555554444']) assert.ok(!digits.includes(pan), `log holds ${pan}`);
+    } finally {
+      await demo.close();
+    }
+  });
+});

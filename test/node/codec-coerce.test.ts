@@ -140,7 +140,40 @@ describe('coerceFromXml', () => {
     const numbers = z.object({ n: z.number(), b: z.boolean() });
     assert.deepEqual(coerceFromXml(numbers, { n: '12abc', b: 'yes' }), { n: '12abc', b: 'yes' });
     assert.deepEqual(coerceFromXml(numbers, { n: ' 42 ', b: 'false' }), { n: 42, b: false });
-    assert.deepEqual(coerceFromXml(numbers, { n: '-1.5e3', b: 'true' }), { n: -1500, b: true });
+    assert.deepEqual(coerceFromXml(numbers, { n: '-1.5', b: 'true' }), { n: -1.5, b: true });
+    // One number rule for XML and JSON text (docs/DECISIONS.md#legacy-xml-coercion): plain decimals only.
+    for (const n of ['-1.5e3', '1e3', '+1', '.5', '1.', '0x10', 'Infinity', '1'.repeat(17)]) {
+      assert.deepEqual(coerceFromXml(numbers, { n, b: 'true' }), { n, b: true }, n);
+    }
+  });
+
+  it('reads text for a union that takes text by its string rule, as a JSON string is read', () => {
+    // `value` is a number or a digit string: `1e3` and `1999.000` are refused like "1e3" in JSON, not charged.
+    for (const value of ['1e3', '1999.000', '+1000', ' 1000x', '.5e1']) {
+      const coerced = coerceFromXml(paymentTokenRequestSchema, { value, currency: 'EUR' });
+      const xml = paymentTokenRequestSchema.safeParse(coerced);
+      const json = paymentTokenRequestSchema.safeParse({ value, currency: 'EUR' });
+      assert.equal(xml.success, false, `XML ${value}`);
+      assert.equal(json.success, false, `JSON ${value}`);
+      assert.deepEqual(
+        xml.error?.issues.map((i) => i.path.join('.')),
+        ['value'],
+      );
+    }
+    assert.equal(
+      paymentTokenRequestSchema.parse(coerceFromXml(paymentTokenRequestSchema, { value: '1999', currency: 'EUR' }))
+        .value,
+      1999,
+    );
+  });
+
+  it('coerces numbers in linear time: a 64 KiB run of digits is refused at once', () => {
+    const numbers = z.object({ n: z.number() });
+    for (const n of [`${'1'.repeat(65_536)}x`, `1.${'1'.repeat(65_536)}x`, `-${'0'.repeat(65_536)}`]) {
+      const started = performance.now();
+      assert.deepEqual(coerceFromXml(numbers, { n }), { n });
+      assert.ok(performance.now() - started < 100, `${n.length} characters`);
+    }
   });
 
   it('keeps null (nil="true") as null and does not modify its input', () => {

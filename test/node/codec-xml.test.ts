@@ -139,4 +139,44 @@ describe('XML codec: encodeXml / decodeXml', () => {
   it('leaves unknown entities as text and decodes numeric references within Unicode', () => {
     assert.deepEqual(decodeXml('<data><a>&#x1F9FE;&#65;</a><b>&#1114112;</b></data>'), { a: '🧾A', b: '&#1114112;' });
   });
+
+  it('decodes in linear time: 1 MB of each hostile shape is refused in well under a second', () => {
+    const MB = 1 << 20;
+    const fill = (head: string, unit: string) => head + unit.repeat(Math.ceil((MB - head.length) / unit.length));
+    // Each shape once cost the pre-scan's regular expression cubic or quadratic time (`<a` ×3,000 took 15 s).
+    const shapes: [string, string, XmlCodecError['code']][] = [
+      ['`<a` flood', fill('<data>', '<a'), 'xml_malformed'],
+      ['`<` flood', fill('<data>', '<'), 'xml_malformed'],
+      ['`</a` flood', fill('<data>', '</a'), 'xml_malformed'],
+      ['unclosed attribute value', fill('<data><a b="', 'x'), 'xml_malformed'],
+      ['unclosed attribute values', fill('<data>', '<a b="<'), 'xml_malformed'],
+      ['attributes without an end', fill('<data><a ', 'b="x" '), 'xml_malformed'],
+      ['`/` and `=` inside a tag', fill('<data><a b', '=/'), 'xml_malformed'],
+      ['unclosed comment', fill('<data><!--', '-'), 'xml_malformed'],
+      ['comment openers', fill('<data>', '<!--'), 'xml_malformed'],
+      ['CDATA openers', fill('<data>', '<![CDATA['), 'xml_malformed'],
+      ['processing-instruction openers', fill('<data>', '<?x'), 'xml_malformed'],
+      ['deep nesting', fill('<data>', '<a>'), 'xml_too_deep'],
+      ['deep nesting hidden in quoted `/>`', fill('<data>', '<a b="/>">'), 'xml_too_deep'],
+      ['many elements', fill('<data>', '<a/>'), 'xml_too_many_elements'],
+      ['entity-like text', `<data><a>${'&#x'.repeat(MB / 3)}</a></data>`, 'xml_malformed'],
+    ];
+    for (const [name, text, code] of shapes) {
+      const started = performance.now();
+      assert.throws(
+        () => decodeXml(text),
+        (e: unknown) => e instanceof XmlCodecError && e.code === code,
+        name,
+      );
+      const ms = performance.now() - started;
+      assert.ok(ms < 500, `${name}: ${ms.toFixed(0)} ms for 1 MB`);
+    }
+  });
+
+  it('reads a quoted `>` or `/>` in an attribute as part of the value, not as the end of the tag', () => {
+    assert.deepEqual(decodeXml('<data><item key="a/>b">1</item><item key=\'x>y\'>2</item></data>'), {
+      'a/>b': '1',
+      'x>y': '2',
+    });
+  });
 });

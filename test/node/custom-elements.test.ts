@@ -33,4 +33,22 @@ describe('custom-elements.json', () => {
       rmSync(scratch, { recursive: true, force: true });
     }
   });
+
+  it('is what docs/widget.md documents (the page is generated from it)', async () => {
+    const { renderWidgetDocs, WIDGET_DOCS } = await import('../../scripts/widget-docs.js');
+    const manifest = JSON.parse(readFileSync(resolve('custom-elements.json'), 'utf8'));
+    const page = renderWidgetDocs(manifest) as string;
+    assert.equal(
+      readFileSync(WIDGET_DOCS, 'utf8'),
+      page,
+      'docs/widget.md is stale: run `node scripts/widget-docs.js` and commit the result',
+    );
+    // Every attribute, event, part and custom property of the element is on the page.
+    const el = manifest.modules
+      .flatMap((m: { declarations?: unknown[] }) => m.declarations ?? [])
+      .find((d: { tagName?: string }) => d.tagName === 'tessera-card-form');
+    for (const list of [el.attributes, el.events, el.cssParts, el.cssProperties]) {
+      for (const item of list) assert.ok(page.includes(`\`${item.name}\``), item.name);
+    }
+  });
 });

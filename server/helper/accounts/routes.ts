@@ -87,7 +87,8 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
     requireHost(verify),
     async (_req: Request, res: Response, next: (err?: unknown) => void) => {
       try {
-        if (limit) await consume(ctx.store, `host:${claimsOf(res).sub}`, limit, ctx.now(), 'requests');
+        if (limit)
+          await consume(ctx.store, `host:${claimsOf(res).sub}`, limit, ctx.now(), 'requests', 'hostRequestsPerUser');
         next();
       } catch (err) {
         next(err);

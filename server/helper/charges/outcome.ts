@@ -1,4 +1,14 @@
 import type { Charge } from '../../provider/legacy/client.js';
+import type { ChargeEvent } from '../options.js';
+
+/**
+ * Who made a charge, so that its stored answer is replayed only to them (docs/DECISIONS.md#helper-charges):
+ * the SHA-256 of the session id when there was a session, else the client's IP key (IPv4, or IPv6 /64).
+ */
+export interface ResultOwner {
+  readonly session?: string;
+  readonly ip: string;
+}
 
 /**
  * What one card token's charge answered, kept in the store so a retry or a
@@ -12,6 +22,10 @@ export interface ChargeOutcome {
   readonly orderReference: string;
   /** The `pay_tok_…` of a pending 3-D Secure charge. */
   readonly paymentToken?: string;
+  /** The final charge as `onCharge` receives it (absent while 3-D Secure is pending). */
+  readonly event?: ChargeEvent;
+  /** Absent in answers stored before owners were recorded: then anyone with the token and order may read it. */
+  readonly owner?: ResultOwner;
 }
 
 const APPROVED = new Set(['Authorised', 'Captured', 'Flagged']);
@@ -19,12 +33,33 @@ const APPROVED = new Set(['Authorised', 'Captured', 'Flagged']);
 /** The message a shopper may see; deliberately the same for every decline reason. */
 export const DECLINED_MESSAGE = 'The payment was declined. Check the card details or use another card.';
 
+/** What `onCharge` receives for a final charge. */
+export function chargeEvent(charge: Charge, orderReference: string): ChargeEvent {
+  return {
+    id: charge.id,
+    status: charge.status,
+    approved: APPROVED.has(charge.status),
+    responseCode: charge.responseCode,
+    amount: charge.value,
+    currency: charge.currency,
+    ...(charge.trackId ? { trackId: charge.trackId } : {}),
+    orderReference,
+    card: {
+      brand: charge.card.paymentMethod,
+      last4: charge.card.last4,
+      expiryMonth: Number(charge.card.expiryMonth),
+      expiryYear: Number(charge.card.expiryYear),
+    },
+  };
+}
+
 /**
  * The small, safe answer for a charge: id, status, responseCode, approved,
  * brand, last4 and a generic message. Nothing else of the provider's charge
- * (customer, addresses, bin, fingerprint, metadata) leaves the server.
+ * (customer, addresses, bin, fingerprint, metadata) leaves the server; the
+ * response code of a decline is taken out again by {@link answerBody}.
  */
-export function outcomeOf(charge: Charge, orderReference: string): ChargeOutcome {
+export function outcomeOf(charge: Charge, orderReference: string, owner?: ResultOwner): ChargeOutcome {
   const approved = APPROVED.has(charge.status);
   const common = {
     id: charge.id,
@@ -34,15 +69,43 @@ export function outcomeOf(charge: Charge, orderReference: string): ChargeOutcome
     brand: charge.card.paymentMethod,
     last4: charge.card.last4,
   };
-  if (approved) return { status: 201, orderReference, body: { ...common, message: 'The payment was approved.' } };
+  const event = chargeEvent(charge, orderReference);
+  const who = owner ? { owner } : {};
+  if (approved) {
+    return { status: 201, orderReference, event, ...who, body: { ...common, message: 'The payment was approved.' } };
+  }
   return {
     status: 402,
     orderReference,
-    body: { code: 'TESSERA_CARD_DECLINED', ...common, message: DECLINED_MESSAGE },
+    event,
+    ...who,
+    body: { code: 'TESSERA_CARD_DECLINED', ...common, status: 'Declined', message: DECLINED_MESSAGE },
   };
 }
 
+/**
+ * The body the browser gets: a decline is one generic `Declined` without the issuer's response code (which
+ * tells a card tester which cards are live), unless the merchant set `exposeDeclineCodes`
+ * (docs/DECISIONS.md#helper-charges). The code stays in the log line and in `onCharge`.
+ */
+export function answerBody(outcome: ChargeOutcome, exposeDeclineCodes: boolean): Record<string, unknown> {
+  if (outcome.status !== 402 || exposeDeclineCodes) return { ...outcome.body };
+  const { responseCode: _hidden, ...rest } = outcome.body;
+  return rest;
+}
+
 /** The 202 answer of a charge waiting for the shopper's 3-D Secure challenge. */
-export function pendingOutcome(redirectUrl: string, paymentToken: string, orderReference: string): ChargeOutcome {
-  return { status: 202, orderReference, paymentToken, body: { status: 'Pending', redirectUrl } };
+export function pendingOutcome(
+  redirectUrl: string,
+  paymentToken: string,
+  orderReference: string,
+  owner?: ResultOwner,
+): ChargeOutcome {
+  return {
+    status: 202,
+    orderReference,
+    paymentToken,
+    ...(owner ? { owner } : {}),
+    body: { status: 'Pending', redirectUrl },
+  };
 }

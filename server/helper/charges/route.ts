@@ -1,17 +1,26 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
-import { type Request, type Response, Router } from 'express';
+import { type NextFunction, type Request, type Response, Router } from 'express';
 import { ValidationError } from '../../provider/errors.js';
 import { type Charge, isThreeDSecureRedirect, type LegacyClient } from '../../provider/legacy/client.js';
 import { jsonBody } from '../body.js';
 import type { HelperContext } from '../context.js';
 import { badRequest, HelperHttpError } from '../errors.js';
 import type { ChargeRequestBody } from '../options.js';
-import { checkDeclines, consume, ipKey, recordDecline } from '../rate-limit.js';
+import {
+  commitDeclines,
+  consume,
+  type DeclineCounter,
+  ipKey,
+  recordDeclines,
+  releaseDeclines,
+  reserveDeclines,
+} from '../rate-limit.js';
 import { sendJson } from '../respond.js';
 import { upstreamError } from '../upstream.js';
 import { parseBody } from '../validate.js';
-import { type ChargeOutcome, outcomeOf, pendingOutcome } from './outcome.js';
+import { deliverCharge } from './on-charge.js';
+import { answerBody, type ChargeOutcome, outcomeOf, pendingOutcome, type ResultOwner } from './outcome.js';
 import { checkReturnTarget, mountUrl } from './redirects.js';
 import { type ChargeBody, chargeBodySchema, parseDetails } from './schema.js';
 import { threeDsReturn } from './three-ds-return.js';
@@ -32,6 +41,13 @@ export const resultKey = (cardToken: string, digest = tokenDigest(cardToken)) =>
 /** Store key of a pending 3-D Secure charge, by its `pay_tok_…`. */
 export const threeDsKey = (paymentToken: string) => `3ds:${createHash('sha256').update(paymentToken).digest('hex')}`;
 
+/** How long a request waits for another request's (or instance's) charge of the same token before answering 503. */
+export const CLAIM_WAIT_MS = 15_000;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
 /** chargeMode 2 with the helper's return endpoint as both URLs (docs/DECISIONS.md#helper-3ds). */
 const threeDsUrls = (returnUrl: string) => ({ chargeMode: 2 as const, successUrl: returnUrl, failUrl: returnUrl });
 
@@ -43,6 +59,8 @@ export interface PendingThreeDs {
   readonly failUrl?: string;
   readonly ip: string;
   readonly session?: string;
+  /** Who may read the answer (absent in records written before owners were kept). */
+  readonly owner?: ResultOwner;
 }
 
 /** The provider's refusals that concern what the shopper sent, answered as 4xx instead of an upstream fault. */
@@ -85,26 +103,89 @@ function shopperError(err: ValidationError): HelperHttpError | undefined {
 }
 
 /**
+ * Warns once when Express's `trust proxy` makes `req.ip` (the key of the per-IP limits) unreliable: `true` lets
+ * any client choose its IP with `X-Forwarded-For`; off while requests carry `X-Forwarded-For` means a proxy in
+ * front whose clients all share its address. See README "Trust proxy" and docs/DECISIONS.md#helper-rate-limits.
+ */
+function trustProxyCheck(ctx: HelperContext): (req: Request) => void {
+  let warnedTrue = false;
+  let warnedOff = false;
+  return (req) => {
+    if (warnedTrue && warnedOff) return;
+    const setting: unknown = req.app?.get('trust proxy');
+    if (setting === true && !warnedTrue) {
+      warnedTrue = true;
+      ctx.log.warn(
+        { event: 'tessera.trust_proxy', trustProxy: true },
+        "Express's `trust proxy` is true: every client can choose its own IP with X-Forwarded-For, so the per-IP " +
+          'card-testing limits do not hold. Set it to the number of proxies in front of this server (e.g. 1) or their addresses.',
+      );
+    } else if (!setting && req.headers['x-forwarded-for'] !== undefined && !warnedOff) {
+      warnedOff = true;
+      ctx.log.warn(
+        { event: 'tessera.trust_proxy', trustProxy: setting ?? false },
+        "requests carry X-Forwarded-For but Express's `trust proxy` is off: X-Forwarded-For is ignored (it could be " +
+          'forged), so if a proxy is in front of this server all its clients share its IP in the per-IP limits. ' +
+          'Set `trust proxy` to the number of proxies you run (e.g. 1) or their addresses; never `true`.',
+      );
+    }
+  };
+}
+
+/**
  * `POST /charges` and `GET /charges/3ds-return`: one card token → at most one
  * charge (docs/DECISIONS.md#helper-charges).
  */
 export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: Router = Router()): Router {
+  // In-process fast path: a double submit to this process shares one promise; the store's claim covers the rest.
   const inFlight = new Map<string, Promise<ChargeOutcome>>();
   const { store, limits, log } = ctx;
+  const exposeCodes = ctx.options.exposeDeclineCodes === true;
+  // A claim outlives the provider call it guards (every attempt and retry), so it only expires when its owner died.
+  const claimTtlMs = (ctx.options.providerTimeoutMs ?? 10_000) * ((ctx.options.providerMaxRetries ?? 2) + 1) + 5_000;
+  const checkProxy = trustProxyCheck(ctx);
+
+  const ownerOf = (req: Request): ResultOwner => {
+    const session = ctx.sessionOf(req);
+    return session ? { session: sha256(session), ip: ipKey(req.ip) } : { ip: ipKey(req.ip) };
+  };
+
+  function declineCounters(ip: string, session: string | undefined): DeclineCounter[] {
+    const counters: DeclineCounter[] = [];
+    if (limits.declinesPerIp) {
+      counters.push({ key: `declines:ip:${ipKey(ip)}`, limit: limits.declinesPerIp, name: 'declinesPerIp' });
+    }
+    if (limits.declinesPerSession && session) {
+      counters.push({
+        // Session ids are bearer secrets: keys hold their hash, since a shared store's keys can end up in its logs.
+        key: `declines:session:${sha256(session)}`,
+        limit: limits.declinesPerSession,
+        name: 'declinesPerSession',
+      });
+    }
+    return counters;
+  }
 
   async function remember(key: string, outcome: ChargeOutcome): Promise<void> {
     await store.set(key, JSON.stringify(outcome), RESULT_TTL_MS);
   }
 
-  async function countDecline(ip: string, session: string | undefined): Promise<void> {
-    if (limits.declinesPerIp) await recordDecline(store, `declines:ip:${ipKey(ip)}`, limits.declinesPerIp);
-    if (limits.declinesPerSession && session) {
-      await recordDecline(store, `declines:session:${session}`, limits.declinesPerSession);
+  /**
+   * Stores the final outcome of a 3-D Secure charge and, for a decline, counts it once against the limits of the
+   * shopper who started it, whichever of the return and a later `POST /charges` learns it first: the first to
+   * claim the token's `:declined` marker counts it, on every instance sharing the store.
+   */
+  async function settle(charge: Charge, pending: PendingThreeDs): Promise<ChargeOutcome> {
+    const outcome = outcomeOf(charge, pending.orderReference, pending.owner);
+    await remember(pending.resultKey, outcome);
+    if (outcome.status === 402 && (await store.claim(`${pending.resultKey}:declined`, '1', RESULT_TTL_MS))) {
+      await recordDeclines(store, declineCounters(pending.ip, pending.session));
     }
+    return outcome;
   }
 
   /** A pending 3-D Secure answer is refreshed from the provider: the shopper may have finished it meanwhile. */
-  async function refreshed(key: string, outcome: ChargeOutcome): Promise<ChargeOutcome> {
+  async function refreshed(outcome: ChargeOutcome): Promise<ChargeOutcome> {
     if (outcome.status !== 202 || !outcome.paymentToken) return outcome;
     let charge: Charge;
     try {
@@ -113,31 +194,12 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
       throw upstreamError(err);
     }
     if (charge.status === 'Pending') return outcome;
-    const final = outcomeOf(charge, outcome.orderReference);
-    await remember(key, final);
-    return final;
+    const saved = await store.get(threeDsKey(outcome.paymentToken));
+    if (!saved) throw upstreamError(new Error('the 3-D Secure record of a pending charge is missing'));
+    return settle(charge, JSON.parse(saved) as PendingThreeDs);
   }
 
-  async function charge(req: Request, body: ChargeBody, key: string, digest: Buffer): Promise<ChargeOutcome> {
-    const ip = req.ip ?? 'unknown';
-    const session = ctx.sessionOf(req);
-    const now = ctx.now();
-    if (limits.declinesPerIp) await checkDeclines(store, `declines:ip:${ipKey(ip)}`, limits.declinesPerIp, now);
-    if (limits.declinesPerSession && session) {
-      await checkDeclines(store, `declines:session:${session}`, limits.declinesPerSession, now);
-    }
-    // The helper's own URL is only needed for return targets and 3-D Secure; most charges have neither.
-    let base: string | undefined;
-    const mount = () => (base ??= mountUrl(req, ctx.options.publicUrl));
-    let successUrl: string | undefined;
-    let failUrl: string | undefined;
-    if (body.successUrl !== undefined || body.failUrl !== undefined) {
-      const ownOrigin = new URL(mount()).origin;
-      const allowed = ctx.options.redirectOrigins ?? [];
-      successUrl = checkReturnTarget('successUrl', body.successUrl, ownOrigin, allowed);
-      failUrl = checkReturnTarget('failUrl', body.failUrl, ownOrigin, allowed);
-    }
-
+  async function resolveDetails(req: Request, body: ChargeBody) {
     const hookBody: ChargeRequestBody = {
       orderReference: body.orderReference,
       ...(body.email === undefined ? {} : { email: body.email }),
@@ -148,91 +210,205 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
       resolved = await ctx.options.resolveCharge(req, hookBody);
     } catch (err) {
       if (err instanceof HelperHttpError) throw err;
+      // The shopper gets a generic 500; the merchant's log gets what went wrong, in full.
+      const cause = err instanceof Error ? err : new Error(String(err));
+      log.error(
+        {
+          event: 'tessera.resolve_charge.failed',
+          code: 'TESSERA_RESOLVE_CHARGE_FAILED',
+          cause: { type: cause.name, message: cause.message, stack: cause.stack },
+        },
+        `resolveCharge threw: ${cause.message}`,
+      );
       throw new HelperHttpError(500, 'TESSERA_RESOLVE_CHARGE_FAILED', 'the order could not be priced', { cause: err });
     }
     if (resolved === undefined || resolved === null) {
       throw badRequest('orderReference', 'orderReference does not name an order to pay', 'TESSERA_UNKNOWN_ORDER');
     }
-    const details = parseDetails(resolved);
-    const request = {
-      cardToken: body.cardToken,
-      value: details.amount,
-      currency: details.currency,
-      ...(body.email === undefined ? {} : { email: body.email }),
-      ...(body.customerId === undefined ? {} : { customerId: body.customerId }),
-      ...(details.trackId === undefined ? {} : { trackId: details.trackId }),
-      ...(details.description === undefined ? {} : { description: details.description }),
-      ...(details.metadata === undefined ? {} : { metadata: details.metadata }),
-      ...(body.billingDetails === undefined ? {} : { billingDetails: body.billingDetails }),
-      ...(body.shippingDetails === undefined ? {} : { shippingDetails: body.shippingDetails }),
-      ...(isIP(ip) ? { customerIp: ip.replace(/^::ffff:/, '') } : {}),
-      ...(details.threeDSecure ? threeDsUrls(`${mount()}/charges/3ds-return`) : {}),
-    };
-    let answer: Awaited<ReturnType<LegacyClient['charges']['create']>>;
     try {
-      answer = await legacy.charges.create(request, { idempotencyKey: idempotencyKeyFor(body.cardToken, digest) });
+      return parseDetails(resolved);
     } catch (err) {
-      const shopper = err instanceof ValidationError ? shopperError(err) : undefined;
-      if (shopper) throw shopper;
-      const mapped = upstreamError(err);
-      log.warn(
-        {
-          event: 'tessera.charge.failed',
-          code: mapped.code,
-          outcomeKnown: mapped.outcomeKnown,
-          providerCode: (err as { code?: unknown }).code,
-          providerRequestId: (err as { requestId?: unknown }).requestId,
-        },
-        'charge failed upstream',
+      log.error(
+        { event: 'tessera.resolve_charge.invalid', field: (err as HelperHttpError).field },
+        (err as Error).message,
       );
-      throw mapped;
+      throw err;
     }
-    const data = answer.data;
-    let outcome: ChargeOutcome;
-    if (isThreeDSecureRedirect(data)) {
-      outcome = pendingOutcome(data.redirectUrl, data.id, body.orderReference);
-      const pending: PendingThreeDs = {
-        resultKey: key,
-        orderReference: body.orderReference,
-        ip,
-        ...(session ? { session } : {}),
-        ...(successUrl ? { successUrl } : {}),
-        ...(failUrl ? { failUrl } : {}),
-      };
-      await store.set(threeDsKey(data.id), JSON.stringify(pending), RESULT_TTL_MS);
-    } else {
-      outcome = outcomeOf(data as Charge, body.orderReference);
-      if (outcome.status === 402) await countDecline(ip, session);
-    }
-    await remember(key, outcome);
-    // One log line per request: the request logger adds these fields to its `tessera.request` line.
-    req.res!.locals.tesseraLog = {
-      chargeStatus: outcome.body.status,
-      chargeId: outcome.body.id,
-      responseCode: outcome.body.responseCode,
-      providerRequestId: answer.requestId,
-    };
-    return outcome;
   }
 
-  router.post('/charges', jsonBody(ctx.bodyLimit), async (req: Request, res: Response) => {
+  async function charge(req: Request, body: ChargeBody, key: string, digest: Buffer): Promise<ChargeOutcome> {
+    const ip = req.ip ?? 'unknown';
+    const session = ctx.sessionOf(req);
+    const owner = ownerOf(req);
+    // Reserved before anything else, so concurrent charges cannot overshoot; kept only for a decline, or when
+    // the provider may have charged (outcome unknown). docs/DECISIONS.md#helper-rate-limits
+    const reserved = await reserveDeclines(store, declineCounters(ip, session), ctx.now);
+    let keep = false;
+    try {
+      // The helper's own URL is only needed for return targets and 3-D Secure; most charges have neither.
+      let base: string | undefined;
+      const mount = () => (base ??= mountUrl(req, ctx.options.publicUrl));
+      let successUrl: string | undefined;
+      let failUrl: string | undefined;
+      if (body.successUrl !== undefined || body.failUrl !== undefined) {
+        const ownOrigin = new URL(mount()).origin;
+        const allowed = ctx.options.redirectOrigins ?? [];
+        successUrl = checkReturnTarget('successUrl', body.successUrl, ownOrigin, allowed);
+        failUrl = checkReturnTarget('failUrl', body.failUrl, ownOrigin, allowed);
+      }
+      const details = await resolveDetails(req, body);
+      const capture =
+        details.autoCapture === false
+          ? { autoCapture: 'n' }
+          : details.autoCapTime === undefined
+            ? {}
+            : { autoCapture: 'y', autoCapTime: details.autoCapTime };
+      const request = {
+        cardToken: body.cardToken,
+        value: details.amount,
+        currency: details.currency,
+        ...(body.email === undefined ? {} : { email: body.email }),
+        ...(body.customerId === undefined ? {} : { customerId: body.customerId }),
+        ...(details.trackId === undefined ? {} : { trackId: details.trackId }),
+        ...(details.description === undefined ? {} : { description: details.description }),
+        ...(details.metadata === undefined ? {} : { metadata: details.metadata }),
+        ...capture,
+        ...(body.billingDetails === undefined ? {} : { billingDetails: body.billingDetails }),
+        ...(body.shippingDetails === undefined ? {} : { shippingDetails: body.shippingDetails }),
+        ...(isIP(ip) ? { customerIp: ip.replace(/^::ffff:/, '') } : {}),
+        ...(details.threeDSecure ? threeDsUrls(`${mount()}/charges/3ds-return`) : {}),
+      };
+      let answer: Awaited<ReturnType<LegacyClient['charges']['create']>>;
+      try {
+        answer = await legacy.charges.create(request, { idempotencyKey: idempotencyKeyFor(body.cardToken, digest) });
+      } catch (err) {
+        const shopper = err instanceof ValidationError ? shopperError(err) : undefined;
+        if (shopper) throw shopper;
+        const mapped = upstreamError(err);
+        keep = mapped.outcomeKnown !== true;
+        log.warn(
+          {
+            event: 'tessera.charge.failed',
+            code: mapped.code,
+            outcomeKnown: mapped.outcomeKnown,
+            providerCode: (err as { code?: unknown }).code,
+            providerRequestId: (err as { requestId?: unknown }).requestId,
+          },
+          'charge failed upstream',
+        );
+        throw mapped;
+      }
+      const data = answer.data;
+      let outcome: ChargeOutcome;
+      if (isThreeDSecureRedirect(data)) {
+        outcome = pendingOutcome(data.redirectUrl, data.id, body.orderReference, owner);
+        const pending: PendingThreeDs = {
+          resultKey: key,
+          orderReference: body.orderReference,
+          ip,
+          owner,
+          ...(session ? { session } : {}),
+          ...(successUrl ? { successUrl } : {}),
+          ...(failUrl ? { failUrl } : {}),
+        };
+        await store.set(threeDsKey(data.id), JSON.stringify(pending), RESULT_TTL_MS);
+      } else {
+        outcome = outcomeOf(data as Charge, body.orderReference, owner);
+        keep = outcome.status === 402;
+      }
+      await remember(key, outcome);
+      // One log line per request: the request logger adds these fields to its `tessera.request` line.
+      req.res!.locals.tesseraLog = {
+        chargeStatus: outcome.body.status,
+        chargeId: outcome.body.id,
+        responseCode: outcome.body.responseCode,
+        providerRequestId: answer.requestId,
+      };
+      return outcome;
+    } finally {
+      if (keep) await commitDeclines(store, reserved);
+      else await releaseDeclines(store, reserved);
+    }
+  }
+
+  /**
+   * The token's outcome: the stored one (refreshed while 3-D Secure is pending), or a new charge by whoever
+   * claims the token in the store; the others poll the store for its answer, at most {@link CLAIM_WAIT_MS}.
+   * A claim whose owner died expires after `claimTtlMs`; the next request then calls the provider with the same
+   * idempotency key, which replays the first answer (docs/DECISIONS.md#helper-charges).
+   */
+  async function tokenOutcome(req: Request, body: ChargeBody, key: string, digest: Buffer): Promise<ChargeOutcome> {
+    const claimKey = `${key}:claim`;
+    const me = randomUUID();
+    const deadline = Date.now() + CLAIM_WAIT_MS;
+    for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
+      const stored = await store.get(key);
+      if (stored) return refreshed(JSON.parse(stored) as ChargeOutcome);
+      if (await store.claim(claimKey, me, claimTtlMs)) {
+        try {
+          const again = await store.get(key);
+          if (again) return await refreshed(JSON.parse(again) as ChargeOutcome);
+          return await charge(req, body, key, digest);
+        } finally {
+          await store.release(claimKey, me).catch(() => undefined);
+        }
+      }
+      if (Date.now() + delay > deadline) {
+        throw new HelperHttpError(
+          503,
+          'TESSERA_CHARGE_IN_PROGRESS',
+          'this card token is being charged by another request; send the same request again to learn the outcome (it will not be charged twice)',
+          { outcomeKnown: false, headers: { 'Retry-After': '2' } },
+        );
+      }
+      await sleep(delay);
+    }
+  }
+
+  // Counted before the body is read and scanned: a flood of large bodies costs a store hit each, not a scan.
+  const requestBudget = async (req: Request, _res: Response, next: NextFunction) => {
+    try {
+      checkProxy(req);
+      if (limits.requestsPerIp) {
+        await consume(
+          store,
+          `requests:ip:${ipKey(req.ip)}`,
+          limits.requestsPerIp,
+          ctx.now(),
+          'payment requests',
+          'requestsPerIp',
+        );
+      }
+      next();
+    } catch (err) {
+      next(err);
+    }
+  };
+
+  router.post('/charges', requestBudget, jsonBody(ctx.bodyLimit), async (req: Request, res: Response) => {
+    const body = parseBody(chargeBodySchema, req.body);
+    // Only valid requests spend the charge budget (docs/DECISIONS.md#helper-rate-limits).
     const now = ctx.now();
     const session = ctx.sessionOf(req);
-    if (limits.chargesPerIp)
-      await consume(store, `charges:ip:${ipKey(req.ip)}`, limits.chargesPerIp, now, 'payment attempts');
-    if (limits.chargesPerSession && session) {
-      await consume(store, `charges:session:${session}`, limits.chargesPerSession, now, 'payment attempts');
+    if (limits.chargesPerIp) {
+      await consume(store, `charges:ip:${ipKey(req.ip)}`, limits.chargesPerIp, now, 'payment attempts', 'chargesPerIp');
     }
-    const body = parseBody(chargeBodySchema, req.body);
+    if (limits.chargesPerSession && session) {
+      await consume(
+        store,
+        `charges:session:${sha256(session)}`,
+        limits.chargesPerSession,
+        now,
+        'payment attempts',
+        'chargesPerSession',
+      );
+    }
     const digest = tokenDigest(body.cardToken);
     const key = resultKey(body.cardToken, digest);
-    // One promise per token, registered before any await, so a double submit shares it (DESIGN.md invariant).
+    // One promise per token in this process, registered before any await, so a double submit shares it.
     let running = inFlight.get(key);
     if (!running) {
-      running = (async () => {
-        const stored = await store.get(key);
-        return stored ? refreshed(key, JSON.parse(stored) as ChargeOutcome) : charge(req, body, key, digest);
-      })();
+      running = tokenOutcome(req, body, key, digest);
       inFlight.set(key, running);
       running.then(
         () => inFlight.delete(key),
@@ -240,16 +416,34 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
       );
     }
     const outcome = await running;
-    if (outcome.orderReference !== body.orderReference) {
-      throw new HelperHttpError(409, 'TESSERA_CARD_TOKEN_USED', 'cardToken was already used for another order', {
+    if (!mayRead(outcome.owner, ownerOf(req)) || outcome.orderReference !== body.orderReference) {
+      throw new HelperHttpError(409, 'TESSERA_CARD_TOKEN_USED', 'cardToken was already used; ask for the card again', {
         field: 'cardToken',
         outcomeKnown: true,
       });
     }
-    sendJson(res, outcome.status, { ...outcome.body, requestId: res.locals.tesseraRequestId });
+    if (outcome.event) {
+      res.locals.tesseraLog ??= {
+        chargeStatus: outcome.event.status,
+        chargeId: outcome.event.id,
+        responseCode: outcome.event.responseCode,
+      };
+      await deliverCharge(ctx, outcome.event, req, 'charge');
+    }
+    sendJson(res, outcome.status, { ...answerBody(outcome, exposeCodes), requestId: res.locals.tesseraRequestId });
   });
 
-  router.get('/charges/3ds-return', threeDsReturn(ctx, legacy, { threeDs: threeDsKey }, countDecline));
+  router.get('/charges/3ds-return', threeDsReturn(ctx, legacy, { threeDs: threeDsKey, settle }));
 
   return router;
+}
+
+/**
+ * Whether a caller may read a token's stored answer (docs/DECISIONS.md#helper-charges): a charge made with a
+ * session is answered again only to that session; one made without, only to the same IP key (IPv4, IPv6 /64).
+ */
+function mayRead(owner: ResultOwner | undefined, caller: ResultOwner): boolean {
+  if (!owner) return true;
+  if (owner.session) return owner.session === caller.session;
+  return owner.ip === caller.ip;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EMAIL } from '../../common/email.js';
 import { addressSchema, currencySchema, metadataSchema, text } from '../../provider/schemas/legacy.js';
 import { HelperHttpError } from '../errors.js';
 
@@ -13,9 +14,11 @@ export const chargeBodySchema = z
       .string({ error: 'must be a card token (card_tok_…)' })
       .regex(/^card_tok_[A-Za-z0-9]{1,64}$/, { error: 'must be a card token (card_tok_…)' }),
     orderReference: text(100, 1),
+    // The browser's `type=email` rule, so what the page accepted is accepted here (docs/DECISIONS.md#helper-email).
     email: z
-      .email({ error: 'must be an email address' })
+      .string({ error: 'must be an email address' })
       .max(254, { error: 'must be at most 254 characters' })
+      .regex(EMAIL, { error: 'must be an email address' })
       .optional(),
     customerId: z
       .string({ error: 'must be a customer id (cust_…)' })
@@ -33,18 +36,39 @@ export const chargeBodySchema = z
 export type ChargeBody = z.output<typeof chargeBodySchema>;
 
 /** What `resolveCharge` must answer; strict, so a typo (`ammount`) is caught. */
-export const chargeDetailsSchema = z.strictObject({
-  amount: z
-    .number({ error: 'must be a positive integer in minor units' })
-    .int({ error: 'must be a positive integer in minor units' })
-    .min(1, { error: 'must be a positive integer in minor units' })
-    .max(Number.MAX_SAFE_INTEGER),
-  currency: currencySchema,
-  trackId: text(50, 1).optional(),
-  description: text(500).optional(),
-  metadata: metadataSchema.optional(),
-  threeDSecure: z.boolean({ error: 'must be true or false' }).optional(),
-});
+export const chargeDetailsSchema = z
+  .strictObject({
+    amount: z
+      .number({ error: 'must be a positive integer in minor units' })
+      .int({ error: 'must be a positive integer in minor units' })
+      .min(1, { error: 'must be a positive integer in minor units' })
+      .max(Number.MAX_SAFE_INTEGER),
+    currency: currencySchema,
+    trackId: text(50, 1).optional(),
+    description: text(500).optional(),
+    metadata: metadataSchema.optional(),
+    threeDSecure: z.boolean({ error: 'must be true or false' }).optional(),
+    autoCapture: z.boolean({ error: 'must be true or false' }).optional(),
+    autoCapTime: z
+      .number({ error: 'must be a number of hours from 0 to 168' })
+      .min(0, { error: 'must be a number of hours from 0 to 168' })
+      .max(168, { error: 'must be a number of hours from 0 to 168' })
+      .optional(),
+  })
+  .superRefine((d, ctx) => {
+    // The spec: autoCapTime is "required if autoCapture enabled"; with autoCapture off it would mean nothing
+    // (docs/DECISIONS.md#helper-capture).
+    if (d.autoCapture === true && d.autoCapTime === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['autoCapTime'], message: 'is required when autoCapture is true' });
+    }
+    if (d.autoCapture === false && d.autoCapTime !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['autoCapTime'],
+        message: 'must be left out when autoCapture is false (the charge is only authorised)',
+      });
+    }
+  });
 export type ParsedChargeDetails = z.output<typeof chargeDetailsSchema>;
 
 /** Parses what `resolveCharge` answered; a bad answer is the merchant's bug: 500 naming the field. */

@@ -4,7 +4,8 @@ import type { HelperContext } from '../context.js';
 import { badRequest, HelperHttpError } from '../errors.js';
 import { sendJson } from '../respond.js';
 import { upstreamError } from '../upstream.js';
-import { type ChargeOutcome, outcomeOf } from './outcome.js';
+import { deliverCharge } from './on-charge.js';
+import { answerBody, type ChargeOutcome } from './outcome.js';
 import type { PendingThreeDs } from './route.js';
 
 const PAYMENT_TOKEN = /^pay_tok_[A-Za-z0-9]{1,64}$/;
@@ -26,15 +27,18 @@ function wantsJson(req: Request): boolean {
 export function threeDsReturn(
   ctx: HelperContext,
   legacy: LegacyClient,
-  keys: { threeDs(token: string): string },
-  countDecline: (ip: string, session: string | undefined) => Promise<void>,
+  deps: {
+    threeDs(token: string): string;
+    /** Stores the final outcome, counting a decline once (docs/DECISIONS.md#helper-rate-limits). */
+    settle(charge: Charge, pending: PendingThreeDs): Promise<ChargeOutcome>;
+  },
 ) {
   return async (req: Request, res: Response) => {
     const token = req.query['cko-payment-token'];
     if (typeof token !== 'string' || !PAYMENT_TOKEN.test(token)) {
       throw badRequest('cko-payment-token', 'cko-payment-token must be a payment token (pay_tok_…)');
     }
-    const saved = await ctx.store.get(keys.threeDs(token));
+    const saved = await ctx.store.get(deps.threeDs(token));
     if (!saved) {
       throw new HelperHttpError(404, 'TESSERA_UNKNOWN_PAYMENT', 'no 3-D Secure payment of this site has this token', {
         field: 'cko-payment-token',
@@ -53,12 +57,10 @@ export function threeDsReturn(
         outcomeKnown: true,
       });
     }
-    const outcome = outcomeOf(charge, pending.orderReference);
-    const before = await ctx.store.get(pending.resultKey);
-    const firstSettle = !before || (JSON.parse(before) as ChargeOutcome).status === 202;
-    await ctx.store.set(pending.resultKey, JSON.stringify(outcome), 24 * 3600_000);
-    if (firstSettle && outcome.status === 402) await countDecline(pending.ip, pending.session);
+    const outcome = await deps.settle(charge, pending);
     res.locals.tesseraLog = { chargeStatus: charge.status, chargeId: charge.id, responseCode: charge.responseCode };
+    // The merchant's server learns the outcome before the shopper is sent on (docs/DECISIONS.md#helper-on-charge).
+    if (outcome.event) await deliverCharge(ctx, outcome.event, req, '3ds-return');
     const target = outcome.status === 201 ? pending.successUrl : pending.failUrl;
     res.setHeader('Cache-Control', 'no-store');
     if (target && !wantsJson(req)) {
@@ -68,6 +70,9 @@ export function threeDsReturn(
       res.redirect(303, target.startsWith('/') ? `${url.pathname}${url.search}${url.hash}` : url.href);
       return;
     }
-    sendJson(res, outcome.status, { ...outcome.body, requestId: res.locals.tesseraRequestId });
+    sendJson(res, outcome.status, {
+      ...answerBody(outcome, ctx.options.exposeDeclineCodes === true),
+      requestId: res.locals.tesseraRequestId,
+    });
   };
 }

@@ -4,7 +4,8 @@ import type { z } from 'zod';
  * Gives a decoded XML document the types its zod schema expects. XML carries only text, so `decodeXml` returns
  * strings, nested objects, and arrays only where an element repeated. Walking the schema beside the value:
  *
- * - a string where the schema wants a number becomes that number when it is a plain decimal (`"100"` → `100`);
+ * - a string where the schema wants a number becomes that number when it is a plain decimal (`"100"` → `100`,
+ *   `"-0.5"` → `-0.5`; no exponent, no `+`, at most 16 digits on each side of the point);
  * - `"true"`/`"false"` where it wants a boolean become booleans;
  * - a single element where it wants an array becomes a one-item array, and a missing element where it requires
  *   an array becomes `[]` (an empty array writes no element at all);
@@ -12,7 +13,10 @@ import type { z } from 'zod';
  * - a digit string where it wants a numeric literal (`chargeMode`) becomes that number.
  *
  * Anything else is left as it is, for the schema to refuse with the field's name. The input is not modified.
- * Unions are tried option by option: the first option that accepts the (coerced) value wins.
+ * Unions are tried option by option: the first option that accepts the (coerced) value wins, except that text is
+ * never turned into a number for a union that takes text itself (`value`: a number or a digit string): there the
+ * union's own string rule reads it, exactly as it reads a JSON string, so `<value>1e3</value>` is refused like
+ * `"value":"1e3"` (docs/DECISIONS.md#legacy-xml-coercion).
  * See docs/DECISIONS.md#xml-mapping.
  *
  * @example
@@ -45,7 +49,9 @@ interface Def {
 }
 
 const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault', 'catch', 'readonly', 'nonoptional']);
-const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+// Bounded and unambiguous (each part can match in one way only), so linear on any input; the old
+// `\d+\.?\d*` backtracked quadratically on a long run of digits (40,000 digits: 2 s).
+const NUMBER = /^-?[0-9]{1,16}(?:\.[0-9]{1,16})?$/;
 const MAX_DEPTH = 64;
 
 function unwrap(schema: Walkable): Walkable {
@@ -117,6 +123,7 @@ function coerce(schema: Walkable, value: unknown, depth: number): unknown {
     case 'union': {
       const options = def.options ?? [];
       if (options.some((o) => o.safeParse?.(value).success)) return value;
+      if (typeof value === 'string' && options.some((o) => unwrap(o)._zod.def.type === 'string')) return value;
       for (const option of options) {
         const candidate = coerce(option, value, depth + 1);
         if (option.safeParse?.(candidate).success) return candidate;

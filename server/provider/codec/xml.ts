@@ -97,6 +97,8 @@ const parser = new XMLParser({
   ignoreDeclaration: true,
   ignorePiTags: true,
   isArray: () => false,
+  // A second fence behind preScan's depth limit.
+  maxNestedTags: XML_MAX_DEPTH + 1,
 });
 
 const PREDEFINED: Record<string, string> = { '&lt;': '<', '&gt;': '>', '&amp;': '&', '&quot;': '"', '&apos;': "'" };
@@ -142,22 +144,77 @@ export function decodeXml(text: string): Record<string, unknown> {
   return root as Record<string, unknown>;
 }
 
-// Cheap structural limits before handing the text to the parser.
+const LT = 0x3c;
+const GT = 0x3e;
+const SLASH = 0x2f;
+const BANG = 0x21;
+const QUESTION = 0x3f;
+const DQUOTE = 0x22;
+const SQUOTE = 0x27;
+
+function malformed(): never {
+  throw new XmlCodecError('xml_malformed', 'the body is not well-formed XML');
+}
+
+/**
+ * Structural limits (depth, element count) and the grossest malformations, checked in one forward pass before
+ * the text reaches the parser. Linear in the input by construction: every step moves forward, and the only
+ * searches (`indexOf` for a comment's, CDATA section's, processing instruction's or quoted value's end) start
+ * where the scan is and never look at a character twice. A regular expression did this before and backtracked
+ * cubically on `<a<a<a…` (6 KB held the process for 15 s); see docs/DECISIONS.md#xml-mapping.
+ */
 function preScan(text: string): void {
+  const n = text.length;
   let depth = 0;
   let elements = 0;
-  // Any element name (not only ASCII ones: `<é>` nests as deep); `<!…>` and `<?…?>` are not elements.
-  const tag = /<(\/?)([^\s/>!?][^\s/>]*)[^>]*?(\/?)>/g;
-  for (let m = tag.exec(text); m; m = tag.exec(text)) {
-    if (m[1]) depth--;
-    else {
-      elements++;
-      if (!m[3]) depth++;
+  let i = text.indexOf('<');
+  while (i >= 0) {
+    const next = text.charCodeAt(i + 1);
+    if (next === BANG) {
+      // A comment or a CDATA section (a DOCTYPE was refused before); anything else after `<!` is not XML.
+      let end: number;
+      if (text.startsWith('!--', i + 1)) end = text.indexOf('-->', i + 4) + 3;
+      else if (text.startsWith('![CDATA[', i + 1)) end = text.indexOf(']]>', i + 9) + 3;
+      else malformed();
+      if (end < 3) malformed();
+      i = text.indexOf('<', end);
+      continue;
     }
-    if (depth > XML_MAX_DEPTH) throw new XmlCodecError('xml_too_deep', `XML nesting deeper than ${XML_MAX_DEPTH}`);
-    if (elements > XML_MAX_ELEMENTS) {
-      throw new XmlCodecError('xml_too_many_elements', `more than ${XML_MAX_ELEMENTS} XML elements`);
+    if (next === QUESTION) {
+      const end = text.indexOf('?>', i + 2);
+      if (end < 0) malformed();
+      i = text.indexOf('<', end + 2);
+      continue;
     }
+    const closing = next === SLASH;
+    // To the tag's `>`, over quoted attribute values (which may hold `>` and `/`); `<` cannot appear in a tag.
+    let j = closing ? i + 2 : i + 1;
+    let gt = -1;
+    while (j < n) {
+      const c = text.charCodeAt(j);
+      if (c === GT) {
+        gt = j;
+        break;
+      }
+      if (c === LT) malformed();
+      if (c === DQUOTE || c === SQUOTE) {
+        const close = text.indexOf(c === DQUOTE ? '"' : "'", j + 1);
+        if (close < 0) malformed();
+        j = close + 1;
+      } else j++;
+    }
+    if (gt < 0 || gt === (closing ? i + 2 : i + 1)) malformed();
+    if (closing) {
+      if (--depth < 0) malformed();
+    } else {
+      if (++elements > XML_MAX_ELEMENTS) {
+        throw new XmlCodecError('xml_too_many_elements', `more than ${XML_MAX_ELEMENTS} XML elements`);
+      }
+      if (text.charCodeAt(gt - 1) !== SLASH && ++depth > XML_MAX_DEPTH) {
+        throw new XmlCodecError('xml_too_deep', `XML nesting deeper than ${XML_MAX_DEPTH}`);
+      }
+    }
+    i = text.indexOf('<', gt + 1);
   }
 }
 

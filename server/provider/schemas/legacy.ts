@@ -9,7 +9,8 @@
  * broken UTF-16, and count their limits in Unicode code points (docs/DECISIONS.md#legacy-text).
  */
 import { z } from 'zod';
-import { checkCvv, checkNumber, detectBrand } from '../../../widget/card/index.js';
+import { checkCvv, checkNumber, detectBrand, groupNumber } from '../../../widget/card/index.js';
+import { EMAIL } from '../../common/email.js';
 import { isIso4217 } from './currencies.js';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -125,13 +126,37 @@ export type Product = z.output<typeof productSchema>;
  * `POST /tokens/card` with the public key. Checks what needs no clock: number (Luhn, length by brand), month 1–12,
  * a four-digit year, CVV length by brand. Whether the expiry is past is the server's check (its clock).
  */
+/** Digits with one separator kind (a single space or a single dash) between groups: linear, no backtracking. */
+const GROUPED = /^[0-9]+(?:( )[0-9]+(?: [0-9]+)*|(-)[0-9]+(?:-[0-9]+)*)?$/;
+
+/**
+ * Whether a card number is written as the provider accepts it (docs/DECISIONS.md#legacy-card-token): ASCII digits
+ * only, or grouped as the card prints them (4-4-4-4, 4-6-5 for American Express, 4-6-4 for Diners) with one space
+ * or one dash between groups. Other spacing (two spaces, tabs, no-break spaces, mixed separators) is refused.
+ */
+export function wellSpaced(number: string): boolean {
+  const m = GROUPED.exec(number);
+  if (!m) return false;
+  const sep = m[1] ?? m[2];
+  if (sep === undefined) return true;
+  const digits = number.split(sep).join('');
+  return number === groupNumber(digits, detectBrand(digits)).split(' ').join(sep);
+}
+
 export const cardTokenRequestSchema = z
   .object({
     number: z
       .string({ error: 'must be a string of digits' })
       .max(40, { error: 'is not a card number' })
-      .transform((n) => n.replace(/[\s-]/g, ''))
       .superRefine((n, ctx) => {
+        if (!wellSpaced(n)) {
+          ctx.addIssue({
+            code: 'custom',
+            message:
+              'must be digits, or the digits in the groups printed on the card separated by single spaces or dashes',
+          });
+          return;
+        }
         const { problem } = checkNumber(n);
         if (!problem) return;
         const message = {
@@ -142,7 +167,8 @@ export const cardTokenRequestSchema = z
           luhn: 'is not a valid card number (check digit)',
         }[problem];
         ctx.addIssue({ code: 'custom', message });
-      }),
+      })
+      .transform((n) => n.replace(/[ -]/g, '')),
     expiryMonth: integer(1, 12, 'must be a month from 1 to 12'),
     expiryYear: integer(2000, 2099, 'must be a four-digit year'),
     cvv: z.string({ error: 'must be a string of 3 or 4 digits' }).regex(/^[0-9]{3,4}$/, {
@@ -233,7 +259,12 @@ export const chargeRequestSchema = z
       .regex(/^card_tok_[A-Za-z0-9]{1,64}$/, { error: 'must be a card token (card_tok_…)' }),
     currency: currencySchema,
     value: valueSchema,
-    email: z.email({ error: 'must be an email address' }).max(254).nullish(),
+    // The spec says only "string": the browser's `type=email` rule (server/common/email.ts), as the helper uses.
+    email: z
+      .string({ error: 'must be an email address' })
+      .max(254)
+      .regex(EMAIL, { error: 'must be an email address' })
+      .nullish(),
     customerId: z
       .string({ error: 'must be a customer id (cust_…)' })
       .regex(/^cust_[A-Za-z0-9]{1,64}$/, { error: 'must be a customer id (cust_…)' })

@@ -3,7 +3,9 @@ import type { SandboxArea } from './area.js';
 import { renderDefaultError } from './area.js';
 import { parseBody } from './body.js';
 import type { SandboxContext } from './context.js';
+import { SandboxError } from './errors.js';
 import { faultRuleSchema } from './faults.js';
+import type { NextFunction, Request, Response } from './http.js';
 import { Router } from './http.js';
 import { respond } from './respond.js';
 import { parseWith } from './validate.js';
@@ -19,27 +21,55 @@ const advanceSchema = z
   .strip();
 
 /**
+ * Refuses a state-changing control asked from a web page of another origin: any page a developer opens could
+ * otherwise reset or fault their sandbox with a simple cross-origin POST (`text/plain` needs no preflight).
+ * Browsers send `Origin` on every cross-origin POST and DELETE (and `Sec-Fetch-Site` where they support it);
+ * scripts, tests and the demo console (which calls the controls from its server) send neither.
+ * See docs/DECISIONS.md#sandbox-controls.
+ */
+function sameOriginOnly(req: Request, _res: Response, next: NextFunction): void {
+  const site = req.headers['sec-fetch-site'];
+  const origin = req.headers.origin;
+  let foreign = site === 'cross-site' || site === 'same-site';
+  if (!foreign && origin !== undefined) {
+    try {
+      foreign = new URL(origin).host !== (req.headers.host ?? '').toLowerCase();
+    } catch {
+      foreign = true;
+    }
+  }
+  next(
+    foreign
+      ? new SandboxError(403, 'origin_refused', 'sandbox controls only answer requests from the sandbox origin', {
+          field: 'Origin',
+        })
+      : undefined,
+  );
+}
+
+/**
  * `/_sandbox/…`: the controls a developer or a test drives the sandbox with.
- * All 404 in production mode (DESIGN.md: sandbox-only controls).
+ * All 404 in production mode (DESIGN.md: sandbox-only controls). Changes (POST, DELETE) are refused from other
+ * origins, and a body they carry must be JSON (an empty body is fine).
  */
 export function controlsArea(ctx: SandboxContext): SandboxArea {
   const router = new Router();
   const json = parseBody(['json']);
 
   router.get('/_sandbox/clock', (_req, res) => respond(res, 200, { now: ctx.clock.now().toISOString() }));
-  router.post('/_sandbox/clock/advance', json, (req, res) => {
+  router.post('/_sandbox/clock/advance', sameOriginOnly, json, (req, res) => {
     const { seconds } = parseWith(advanceSchema, req.body);
     respond(res, 200, { now: ctx.clock.advance(seconds).toISOString() });
   });
   router.get('/_sandbox/faults', (_req, res) => respond(res, 200, { data: ctx.faults.list() }));
-  router.post('/_sandbox/faults', json, (req, res) => {
+  router.post('/_sandbox/faults', sameOriginOnly, json, (req, res) => {
     respond(res, 201, ctx.faults.add(parseWith(faultRuleSchema, req.body)));
   });
-  router.delete('/_sandbox/faults', (_req, res) => {
+  router.delete('/_sandbox/faults', sameOriginOnly, json, (_req, res) => {
     ctx.faults.clear();
     respond(res, 204);
   });
-  router.post('/_sandbox/reset', (_req, res) => {
+  router.post('/_sandbox/reset', sameOriginOnly, json, (_req, res) => {
     ctx.reset();
     respond(res, 204);
   });

@@ -1,41 +1,89 @@
+import { maskPans } from '../../common/pan.js';
+
 /**
- * Masking for everything the sandbox keeps about a request (the request log):
- * card numbers become bin + last4, CVVs are dropped, secrets are replaced.
- * Applied to parsed bodies, so it sees every field whatever the wire format.
+ * Masking for everything the sandbox keeps about a request (the request log, `GET /_sandbox/requests`), by digit
+ * content rather than by field name or spacing (docs/DECISIONS.md#sandbox-request-log): every card number the
+ * helper's detector finds, in any field, key or path, however it is spaced, becomes bin + last4; CVVs are dropped
+ * under any key that names one; secrets are replaced. Applied to parsed bodies, so it sees every field whatever the
+ * wire format.
  */
 
-const CVV_KEY = /^(cvv2?|cvc2?|csc|security_?code)$/i;
+/** A key that names a card security code: `cvv`, `card_cvv`, `CVV_code`, `cvc2`, `csc`, `securityCode`, … */
+const CVV_KEY = /cvv|cvc|csc|security.?code/i;
 const SECRET_KEY =
   /(secret|password|authorization|access_token|refresh_token|client_secret|encrypted_card_number|api_?key)/i;
-// Any decimal digits (full-width ones too: a refused number is still logged), optionally separated.
-const PAN_RUN = /\p{Nd}(?:[ -]?\p{Nd}){11,18}/gu;
+/** Keys that carry a card number by name: masked whatever they hold (a mistyped number is still card data). */
+const NUMBER_KEY = /^(number|card_?number|pan)$/i;
+/** A value that could be a CVV: 3 or 4 digits, alone. */
+const CVV_LIKE = /^\s*\d{3,4}\s*$/;
+/** The card-token request's own fields; anything else in such a body is unknown (and may be a CVV). */
+const CARD_TOKEN_FIELDS: ReadonlySet<string> = new Set([
+  'number',
+  'expiryMonth',
+  'expiryYear',
+  'cvv',
+  'name',
+  'billingDetails',
+]);
 
 /** `4242424242424242` → `424242******4242`; separators are dropped. */
 export function maskPan(digits: string): string {
   const d = [...digits.replace(/\P{Nd}/gu, '')];
-  return `${d.slice(0, 6).join('')}${'*'.repeat(Math.max(0, d.length - 10))}${d.slice(-4).join('')}`;
+  if (d.length < 10) return '*'.repeat(d.length);
+  return `${d.slice(0, 6).join('')}${'*'.repeat(d.length - 10)}${d.slice(-4).join('')}`;
 }
 
-/** Masks every 12–19 digit run in free text (numbers typed into any field, URLs, messages). */
+/** Masks every card number in free text (numbers typed into any field, URLs, messages, keys). */
 export function maskText(text: string): string {
-  // Most strings are too short to hold a card number: skip the Unicode scan for them.
-  return text.length < 12 ? text : text.replace(PAN_RUN, (run) => maskPan(run));
+  return maskPans(text, maskPan);
 }
 
 /** A deep copy of `value` that is safe to keep: no card number, no CVV, no secret. */
 export function maskValue(value: unknown, depth = 0): unknown {
   if (depth > 40) return '[too deep]';
   if (typeof value === 'string') return maskText(value);
-  if (typeof value === 'number')
-    return Number.isInteger(value) && String(value).length >= 12 ? maskText(String(value)) : value;
+  if (typeof value === 'number') return Number.isInteger(value) ? numberOrMasked(value) : value;
   if (Array.isArray(value)) return value.map((v) => maskValue(v, depth + 1));
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const k of Object.keys(value)) {
       if (CVV_KEY.test(k)) continue;
-      out[k] = SECRET_KEY.test(k) ? '[redacted]' : maskValue((value as Record<string, unknown>)[k], depth + 1);
+      const v = (value as Record<string, unknown>)[k];
+      out[maskText(k)] = SECRET_KEY.test(k)
+        ? '[redacted]'
+        : NUMBER_KEY.test(k) && (typeof v === 'string' || typeof v === 'number')
+          ? maskPan(String(v))
+          : maskValue(v, depth + 1);
     }
     return out;
   }
   return value;
+}
+
+function numberOrMasked(n: number): number | string {
+  const text = String(n);
+  const masked = maskText(text);
+  return masked === text ? n : masked;
+}
+
+/**
+ * A card-token request body for the log: masked as {@link maskValue}, and every 3–4 digit value under a field the
+ * request does not define is dropped too (a CVV sent under a name of its own, `code: "123"`).
+ */
+export function maskCardTokenRequest(body: unknown): unknown {
+  const masked = maskValue(body);
+  if (!masked || typeof masked !== 'object' || Array.isArray(masked)) return masked;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(masked)) out[k] = CARD_TOKEN_FIELDS.has(k) ? v : dropCvvLike(v, 0);
+  return out;
+}
+
+function dropCvvLike(value: unknown, depth: number): unknown {
+  if (typeof value === 'string') return CVV_LIKE.test(value) ? '[redacted]' : value;
+  if (typeof value === 'number') return Number.isInteger(value) && value >= 0 && value <= 9999 ? '[redacted]' : value;
+  if (depth > 40 || !value || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v) => dropCvvLike(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = dropCvvLike(v, depth + 1);
+  return out;
 }

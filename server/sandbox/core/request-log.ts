@@ -1,4 +1,4 @@
-import { maskText, maskValue } from './mask.js';
+import { maskCardTokenRequest, maskText, maskValue } from './mask.js';
 
 /** One request as the sandbox remembers it: masked, never with a CVV or a key. */
 export interface LoggedRequest {
@@ -86,9 +86,13 @@ function parseOrText(text: string): unknown {
   }
 }
 
-/** Masks a body for the log (see mask.ts). */
-export function forLog(body: unknown): unknown {
-  return body === undefined ? undefined : maskValue(body);
+/**
+ * Masks a body for the log (see mask.ts). A card-token request (`path` ends in `/tokens/card`) also loses every
+ * 3–4 digit value under a field it does not define.
+ */
+export function forLog(body: unknown, path = ''): unknown {
+  if (body === undefined) return undefined;
+  return /\/tokens\/card(?:[?#]|$)/.test(path) ? maskCardTokenRequest(body) : maskValue(body);
 }
 
 /** Masks a path (a card number pasted into a URL must not survive either). */

@@ -179,8 +179,23 @@ describe('POST /charges against the sandbox', () => {
       assert.equal(r.json.message, answers[0]!.json.message);
       assert.ok(!/cvv|number|fund/i.test(r.json.message), r.json.message);
     }
+    // The issuer's code would tell a card tester which cards are live: the browser never sees it by default.
+    for (const r of answers) assert.equal(r.json.responseCode, undefined, r.text);
+    const exposing = await helper({ exposeDeclineCodes: true });
+    const codes: unknown[] = [];
+    for (const number of ['4000000000000002', '4000000000000119', '4000000000009995']) {
+      const r = await pay(exposing, {
+        cardToken: await cardToken(sb, number),
+        orderReference: 'order-1',
+        email: 'a@shop.example',
+      });
+      codes.push(r.json.responseCode);
+    }
+    assert.deepEqual(codes, ['20005', '20014', '20051']);
+    // The merchant's log line keeps it.
+    const logged = h.log.lines.filter((l) => l.event === 'tessera.request' && l.status === 402);
     assert.deepEqual(
-      answers.map((r) => r.json.responseCode),
+      logged.map((l) => l.responseCode),
       ['20005', '20014', '20051'],
     );
   });
@@ -311,7 +326,8 @@ describe('POST /charges against the sandbox', () => {
       [{ ...ok, billingDetails: { addressLine1: 'card 5555-5555-5555-4444 pls' } }, 'billingDetails.addressLine1'],
       [{ ...ok, note: { deep: [{ x: '3782 822463 10005' }] } }, 'note.deep.0.x'],
       [{ ...ok, pan: 6011111111111117 }, 'pan'],
-      [{ ...ok, '4242424242424242': true }, '4242424242424242'],
+      [{ ...ok, '4242424242424242': true }, '[key]'],
+      [{ ...ok, billingDetails: { '4111 1111 1111 1111': 'x' } }, 'billingDetails.[key]'],
     ];
     for (const [body, field] of cases) {
       const r = await pay(h, body);
@@ -319,6 +335,8 @@ describe('POST /charges against the sandbox', () => {
       assert.equal(r.json.code, 'TESSERA_CARD_DATA_REFUSED');
       assert.equal(r.json.message, 'card data must not be sent to this server');
       assert.equal(r.json.field, field);
+      // The refusal never repeats the number, as a value or as a key.
+      assert.ok(!/4242|1111 1111|5555|82246|6011/.test(r.text), r.text);
     }
     const raw = await call(`${h.url}/charges`, {
       raw: `{"cardToken":"card_tok_abc","orderReference":"o","email":"a@b.co","n":4242424242424242428}`,

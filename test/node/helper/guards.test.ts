@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { createServer, get } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
@@ -67,9 +68,10 @@ describe('card-number guard', () => {
   it('names the path of a card number anywhere in a value, keys and numbers included', () => {
     assert.equal(findPan({ a: { b: ['x', 'pay 4242424242424242'] } }), 'a.b.1');
     assert.equal(findPan({ n: 4242424242424242 }), 'n');
-    assert.equal(findPan({ '4242424242424242': 1 }), '4242424242424242');
+    // A key is named by its place, never by itself: the refusal must not echo the number back.
+    assert.equal(findPan({ '4242424242424242': 1 }), '[key]');
     assert.equal(findPan({ a: 'fine', b: [1, 2, 3] }), undefined);
-    assert.equal(findPan({ a: { '４２４２４２４２４２４２４２４２': 'x' } }), 'a.４２４２４２４２４２４２４２４２');
+    assert.equal(findPan({ a: { '４２４２４２４２４２４２４２４２': 'x' } }), 'a.[key]');
     assert.equal(findPan({ note: 'card 4242.4242.4242.4242 please' }), 'note');
   });
 });
@@ -80,6 +82,24 @@ describe('helper basics over HTTP', () => {
     h = await startHelper(options);
   });
   after(() => h.close());
+
+  it('lets ordinary ids through in URLs and refuses card numbers there, however they are spelled', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 300; i++) {
+      const uuid = randomUUID();
+      ids.push(uuid, uuid.replaceAll('-', ''), `${Date.now() + i}`, `hreq_${uuid}`);
+    }
+    for (const id of ids) {
+      const r = await call(`${h.url}/config?orderReference=${encodeURIComponent(id)}`);
+      assert.equal(r.status, 200, `${id}: ${r.text}`);
+    }
+    for (const pan of ['4242 4242 4242 4242', '4242x4242y4242z4242', '4242\u200b4242\u200b4242\u200b4242']) {
+      const r = await call(`${h.url}/config?q=${encodeURIComponent(pan)}`);
+      assert.equal(r.status, 400, pan);
+      assert.equal(r.json.code, 'TESSERA_CARD_DATA_REFUSED');
+      assert.ok(!r.text.includes('4242'), r.text);
+    }
+  });
 
   it('GET /config answers what the widget needs and nothing more', async () => {
     const r = await call(`${h.url}/config`);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MemoryStore } from '../../../server/helper/index.js';
-import { checkDeclines, consume, ipKey, recordDecline } from '../../../server/helper/rate-limit.js';
+import { commitDeclines, consume, ipKey, releaseDeclines, reserveDeclines } from '../../../server/helper/rate-limit.js';
 import { storeContract } from './store-contract.js';
 
 /** A clock that moves only when told: VirtualClock follows wall time between advances, so exact times would race. */
@@ -39,42 +39,56 @@ describe('MemoryStore and the limits built on it', () => {
     const clock = manualClock();
     const store = new MemoryStore({ now: () => clock.nowMs() });
     const limit = { max: 2, windowMs: 60_000 };
-    await consume(store, 'ip:1', limit, clock.nowMs(), 'charges');
-    await consume(store, 'ip:1', limit, clock.nowMs(), 'charges');
+    await consume(store, 'ip:1', limit, clock.nowMs(), 'charges', 'chargesPerIp');
+    await consume(store, 'ip:1', limit, clock.nowMs(), 'charges', 'chargesPerIp');
     await assert.rejects(
-      consume(store, 'ip:1', limit, clock.nowMs(), 'charges'),
-      (err: { status: number; code: string; headers: Record<string, string> }) => {
+      consume(store, 'ip:1', limit, clock.nowMs(), 'charges', 'chargesPerIp'),
+      (err: { status: number; code: string; headers: Record<string, string>; details: Record<string, string> }) => {
         assert.equal(err.status, 429);
         assert.equal(err.code, 'TESSERA_RATE_LIMITED');
         assert.equal(err.headers['Retry-After'], '60');
+        assert.deepEqual(err.details, { limit: 'chargesPerIp', option: 'rateLimits.chargesPerIp' });
         return true;
       },
     );
-    await consume(store, 'ip:2', limit, clock.nowMs(), 'charges');
+    await consume(store, 'ip:2', limit, clock.nowMs(), 'charges', 'chargesPerIp');
     clock.advance(61);
-    await consume(store, 'ip:1', limit, clock.nowMs(), 'charges');
+    await consume(store, 'ip:1', limit, clock.nowMs(), 'charges', 'chargesPerIp');
   });
 
-  it('blocks after max declines in the window and unblocks when it ends', async () => {
+  it('reserves declines before the call, gives them back, and blocks past max until the window ends', async () => {
     const clock = manualClock();
     const store = new MemoryStore({ now: () => clock.nowMs() });
-    const limit = { max: 3, windowMs: 600_000 };
-    for (let i = 0; i < 3; i++) {
-      await checkDeclines(store, 'd', limit, clock.nowMs());
-      await recordDecline(store, 'd', limit);
-    }
+    const counters = [{ key: 'd', limit: { max: 3, windowMs: 600_000 }, name: 'declinesPerIp' as const }];
+    // Ten at once: only three reservations can be held; the others wait, then give up (nothing settles them).
+    const all = await Promise.allSettled(
+      Array.from({ length: 10 }, () => reserveDeclines(store, counters, clock.nowMs)),
+    );
+    assert.equal(all.filter((r) => r.status === 'fulfilled').length, 3);
+    assert.equal((await store.count('d:inflight')).count, 3);
+    // One was approved (given back), two declined (counted): one more may try.
+    await releaseDeclines(store, counters);
+    await commitDeclines(store, counters);
+    await commitDeclines(store, counters);
+    assert.deepEqual([(await store.count('d')).count, (await store.count('d:inflight')).count], [2, 0]);
+    const last = await reserveDeclines(store, counters, clock.nowMs);
+    await commitDeclines(store, last);
     clock.advance(100);
+    const started = Date.now();
     await assert.rejects(
-      checkDeclines(store, 'd', limit, clock.nowMs()),
-      (err: { status: number; code: string; headers: Record<string, string> }) => {
+      reserveDeclines(store, counters, clock.nowMs),
+      (err: { status: number; code: string; headers: Record<string, string>; details: Record<string, string> }) => {
         assert.equal(err.status, 429);
         assert.equal(err.code, 'TESSERA_TOO_MANY_DECLINES');
         assert.equal(err.headers['Retry-After'], '500');
+        assert.equal(err.details.option, 'rateLimits.declinesPerIp');
         return true;
       },
     );
+    assert.ok(Date.now() - started < 1000, 'known declines refuse at once, without waiting');
+    assert.equal((await store.count('d:inflight')).count, 0, 'a refused reservation is given back');
     clock.advance(500);
-    await checkDeclines(store, 'd', limit, clock.nowMs());
+    await reserveDeclines(store, counters, clock.nowMs);
   });
 
   it('keys clients by IPv4 address and by IPv6 /64, so fresh addresses of one network share a limit', () => {

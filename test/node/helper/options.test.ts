@@ -52,6 +52,13 @@ describe('tesseraHelper options', () => {
       ],
       [{ logger: console.log }, /option `logger` must be a pino-compatible logger/],
       [{ store: {} }, /option `store` must implement TesseraStore/],
+      [
+        { store: { get() {}, set() {}, hit() {}, count() {} } },
+        /option `store` must implement TesseraStore \(get, set, hit, count, unhit, claim, release\)/,
+      ],
+      [{ onCharge: 'mark paid' }, /option `onCharge` must be a function `\(charge, context\) => void`/],
+      [{ exposeDeclineCodes: 'yes' }, /option `exposeDeclineCodes` must be a boolean/],
+      [{ rateLimits: { requestsPerIp: { max: 0, windowMs: 60_000 } } }, /option `rateLimits.requestsPerIp.max`/],
       [{ clientId: 'cli_abcdefgh1234' }, /option `clientSecret` is required with the other OAuth option/],
       [
         { clientId: 'cli_abcdefgh1234', clientSecret: 'a-long-client-secret' },

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import {
   AuthenticationError,
   createLegacyClient,
+  InvalidResponseError,
   isThreeDSecureRedirect,
   type LegacyClient,
   NotFoundError,
@@ -229,5 +232,31 @@ describe('legacy client on the live paths', () => {
     await assert.rejects(sandboxPaths.paymentTokens.create({ value: 1, currency: 'EUR' }), NotFoundError);
     await sandboxPaths.close();
     await live.close();
+  });
+});
+
+describe('legacy client reading a hostile XML answer', () => {
+  it('fails fast with InvalidResponseError instead of stalling on a crafted body', async () => {
+    // A hostile or broken upstream: `<a` ×25,000 once held charges.retrieve for minutes (the pre-scan backtracked).
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/xml' });
+      res.end(`<?xml version="1.0"?><data>${'<a'.repeat(25_000)}`);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const legacy = createLegacyClient({
+      secretKey: 'sk_sbox_hostile_upstream',
+      baseUrl: `http://127.0.0.1:${port}`,
+      format: 'xml',
+      maxRetries: 0,
+    });
+    try {
+      const started = performance.now();
+      await assert.rejects(legacy.charges.retrieve('pay_tok_abc'), InvalidResponseError);
+      assert.ok(performance.now() - started < 1000, 'answered in well under a second');
+    } finally {
+      await legacy.close();
+      server.close();
+    }
   });
 });

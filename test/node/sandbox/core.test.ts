@@ -265,6 +265,47 @@ describe('sandbox core', () => {
     }
   });
 
+  it('refuses state-changing controls from another origin or with a non-JSON body, so no web page can drive them', async () => {
+    const own = new URL(sb.url).host;
+    const controls: [string, string, string?][] = [
+      ['POST', '/_sandbox/reset'],
+      ['POST', '/_sandbox/faults', '{"path":"/x","status":503}'],
+      ['POST', '/_sandbox/clock/advance', '{"seconds":60}'],
+      ['DELETE', '/_sandbox/faults'],
+    ];
+    const before = (await call(`${sb.url}/_sandbox/clock`)).json.now;
+    for (const [method, path, body] of controls) {
+      // A page on evil.example posting a simple (no-preflight) request, and the Fetch Metadata form of it.
+      for (const headers of <Record<string, string>[]>[
+        { origin: 'https://evil.example', 'content-type': 'text/plain' },
+        { origin: 'http://localhost:3000', 'content-type': 'text/plain' },
+        { origin: 'null', 'content-type': 'text/plain' },
+        { 'sec-fetch-site': 'cross-site', 'content-type': 'text/plain' },
+      ]) {
+        const r = await call(`${sb.url}${path}`, { method, headers, ...(body ? { raw: body } : {}) });
+        assert.equal(r.status, 403, `${method} ${path} ${JSON.stringify(headers)}: ${r.text}`);
+        assert.equal(r.json.errorCode, 'origin_refused');
+      }
+      if (body) {
+        // Same origin, but a form or text body: 415, never read as a command.
+        const r = await call(`${sb.url}${path}`, { method, headers: { 'content-type': 'text/plain' }, raw: body });
+        assert.equal(r.status, 415, `${method} ${path}: ${r.text}`);
+      }
+    }
+    assert.equal((await call(`${sb.url}/_sandbox/faults`)).json.data.length, 0);
+    assert.ok(Date.parse((await call(`${sb.url}/_sandbox/clock`)).json.now) - Date.parse(before) < 30_000);
+    // The sandbox's own origin, scripts without Origin (curl, tests, the demo console's server) still work.
+    const same = await call(`${sb.url}/_sandbox/reset`, { method: 'POST', headers: { origin: `http://${own}` } });
+    assert.equal(same.status, 204);
+    assert.equal((await call(`${sb.url}/_sandbox/reset`, { method: 'POST' })).status, 204);
+    const fault = await call(`${sb.url}/_sandbox/faults`, {
+      body: { path: '/x', status: 503 },
+      headers: { 'sec-fetch-site': 'same-origin' },
+    });
+    assert.equal(fault.status, 201);
+    assert.equal((await call(`${sb.url}/_sandbox/faults`, { method: 'DELETE' })).status, 204);
+  });
+
   it('applies a fault to the next matching request only', async () => {
     const { url } = sb;
     const add = await call(`${url}/_sandbox/faults`, { body: { path: '/api2/**', status: 503 } });

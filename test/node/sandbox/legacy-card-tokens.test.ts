@@ -259,6 +259,43 @@ describe('legacy API: card tokens', () => {
     assert.ok(!log.text.includes(sb.credentials.publicKey));
   });
 
+  it('refuses numbers with odd spacing, and masks card numbers in the log by digit content wherever they are', async () => {
+    // Strict where the spec is silent (docs/DECISIONS.md#legacy-card-token): one ASCII space or hyphen between groups.
+    for (const number of [
+      '4242  4242  4242  4242',
+      '4242\t4242\t4242\t4242',
+      '4242\u00a04242\u00a04242\u00a04242',
+      '4242\u200b4242424242424242'.slice(0, 17),
+      ' 4242424242424242',
+      '4242--4242-4242-4242',
+    ]) {
+      const r = await postCardToken(sb, cardBody(sb, number));
+      assert.equal(r.status, 400, JSON.stringify(number));
+      assert.equal(r.json.errorCode, 'number_invalid', JSON.stringify(number));
+    }
+    assert.equal((await postCardToken(sb, cardBody(sb, '4242-4242-4242-4242'))).status, 200);
+    const hostile = {
+      ...cardBody(sb, '4242  4242  4242  4242'),
+      name: '5555 5555 5555 4444',
+      note: '4242x4242y4242z4242',
+      '3782 822463 10005': 'a key',
+      card_cvv: '918',
+      CVV_code: '917',
+      securityCode: '916',
+    };
+    await postCardToken(sb, hostile);
+    const log = await call(`${sb.url}/_sandbox/requests?limit=200`);
+    const digits = log.text.replace(/\D/g, '');
+    for (const pan of ['4242424242424242', '5555555555554444', '378282246310005']) {
+      assert.ok(!digits.includes(pan), `log holds ${pan}`);
+    }
+    const entry = log.json.data.find((e: { requestBody?: { note?: string } }) => e.requestBody?.note !== undefined);
+    assert.ok(entry, 'the hostile request is in the log');
+    const kept = JSON.stringify(entry.requestBody);
+    assert.ok(!/918|917|916/.test(kept), `a CVV sent under another key is kept: ${kept}`);
+    assert.match(kept, /"name":"555555\*+4444"/);
+  });
+
   it('serves the live path with liveMode true in production mode, and no sandbox paths', async () => {
     const prod = await startSandbox({ mode: 'production' });
     try {

@@ -182,6 +182,11 @@ describe('legacy API: hostile and malformed input', () => {
     const cases: [string, string, string][] = [
       ['<value>1e400</value>', 'value_invalid', 'value'],
       ['<value>ten</value>', 'value_invalid', 'value'],
+      // One rule with JSON text ("value":"1e3" is refused): neither is charged as 1000 or 1999.
+      ['<value>1e3</value>', 'value_invalid', 'value'],
+      ['<value>1999.000</value>', 'value_invalid', 'value'],
+      ['<value>+100</value>', 'value_invalid', 'value'],
+      [`<value>${'1'.repeat(60_000)}x</value>`, 'value_invalid', 'value'],
       ['<value>100</value><chargeMode>9</chargeMode>', 'chargeMode_invalid', 'chargeMode'],
       ['<value>100</value><riskCheck>maybe</riskCheck>', 'riskCheck_invalid', 'riskCheck'],
       ['<value>100</value><products><price>free</price></products>', 'products.price_invalid', 'products.0.price'],
@@ -238,5 +243,27 @@ describe('legacy API: hostile and malformed input', () => {
     });
     assert.equal(unknownFields.status, 200, 'unknown fields are ignored');
     assert.equal(unknownFields.json.favouriteColour, undefined);
+  });
+
+  it('refuses crafted XML card-token bodies at once while answering another request (no ReDoS)', async () => {
+    // The public key is public (the helper's /config shows it) and the endpoint answers CORS: anyone can send these.
+    const fill = (unit: string, bytes: number) => `<data>${unit.repeat(Math.ceil(bytes / unit.length))}`;
+    const bodies = [fill('<a', 6_000), fill('<a', 60_000), fill('<a b="<', 60_000), fill('<!--', 60_000)];
+    for (const raw of bodies) {
+      const started = performance.now();
+      const [hostile, other] = await Promise.all([
+        call(`${sb.url}${SANDBOX}/tokens/card`, {
+          raw,
+          headers: { authorization: sb.credentials.publicKey, 'content-type': XML_TYPE },
+        }),
+        call(`${sb.url}/_sandbox/test-cards`),
+      ]);
+      const ms = performance.now() - started;
+      assert.equal(hostile.status, 400, `${raw.slice(0, 20)}…: ${hostile.text}`);
+      assert.equal(hostile.json.errorCode, 'xml_malformed');
+      assert.equal(hostile.json.errors[0].field, 'body');
+      assert.equal(other.status, 200);
+      assert.ok(ms < 1000, `${raw.length} B of ${raw.slice(6, 10)}: ${ms.toFixed(0)} ms`);
+    }
   });
 });

@@ -1,0 +1,442 @@
+import { BRANDS } from '../../widget/card/brands.js';
+import { luhnValid } from '../../widget/card/luhn.js';
+
+/**
+ * Finding card numbers (PANs) in text a server did not expect them in: the helper refuses bodies, queries and
+ * paths that hold one and redacts its log lines; the provider clients and the sandbox mask what they keep. One
+ * rule for all of them, by digit content, written as a single forward scan (no regular expression), so its cost
+ * is linear in the text whatever an attacker sends. See docs/DECISIONS.md#helper-pan-guard.
+ *
+ * A card number is 13–19 digits that start like a known brand (`widget/card/brands.ts`), have one of that brand's
+ * lengths and pass the Luhn check, written either
+ * - as one unbroken run of digits, or
+ * - as groups in a card layout: 4-4-4-4, 4-4-4-1…4, 4-4-4-4-1…3, 4-6-4 or 4-6-5,
+ * where the groups may be parted by white space of any kind and length, and up to {@link MAX_GAP} other characters:
+ * dashes, `_ , : | . /`, letters (`4242x4242y4242z4242`, `4242 then 4242 …`).
+ *
+ * What the scan reads through: digits of every script (`４２`, `٤٢`, `४२`), compatibility digits (superscript
+ * `⁴²`, circled `④②`, through NFKC), and invisible format characters (U+200B, U+00AD soft hyphen, U+2060…),
+ * which are skipped as if absent.
+ *
+ * What keeps ordinary identifiers out:
+ * - a word (letters and digits) made only of digits and hex letters (`a`–`f`) is a hex identifier (a UUID, an
+ *   ObjectId, a hash): its digits are never a card number nor a group of one, unless the word is nothing but
+ *   4-digit groups parted by single letters (`4242a4242b4242c4242`), a shape random ids practically never have;
+ * - a run right after `+` is a phone number (E.164);
+ * - brand prefixes and lengths: nothing starting with 0, 1, 7, 8 or 9 is a card (timestamps, snowflake ids);
+ * - 12-digit numbers are not looked for (the last group of a UUID is 12 characters, and all digits in 0.4% of them),
+ *   and neither are runs of more than 19 digits or groups in other layouts (8-4-4-4-12, dates, IP addresses).
+ */
+
+/** The most characters other than white space that may part two groups of one number. */
+export const MAX_GAP = 8;
+
+/** A digit group: its digits (ASCII), where it starts and ends in the text (UTF-16 offsets, end exclusive). */
+interface Group {
+  digits: string;
+  start: number;
+  end: number;
+  /** Parted from the group before by more than a short gap, a hex identifier or a `+`: nothing joins across. */
+  broken: boolean;
+  /** Touches a hex letter or follows `+`: not a card number, nor part of one. */
+  barred: boolean;
+}
+
+enum Kind {
+  Digit,
+  /** `a`–`f`, `A`–`F` (and their full-width forms). */
+  Hex,
+  /** Any other letter, of any script. */
+  Letter,
+  Plus,
+  /** Invisible: format characters and combining marks, read as if absent. */
+  Skip,
+  /** White space of any kind: parts words, and does not count toward a gap. */
+  Space,
+  /** Punctuation, symbols: parts words. */
+  Other,
+}
+
+interface Class {
+  kind: Kind;
+  /** The ASCII digits a Digit stands for (`⑩` is two). */
+  digits: string;
+}
+
+const OTHER: Class = { kind: Kind.Other, digits: '' };
+const SPACE: Class = { kind: Kind.Space, digits: '' };
+const HEX: Class = { kind: Kind.Hex, digits: '' };
+const LETTER: Class = { kind: Kind.Letter, digits: '' };
+const PLUS: Class = { kind: Kind.Plus, digits: '' };
+const SKIP: Class = { kind: Kind.Skip, digits: '' };
+const ASCII: Class[] = [];
+for (let c = 0; c < 128; c++) {
+  const ch = String.fromCharCode(c);
+  ASCII.push(
+    c >= 48 && c <= 57
+      ? { kind: Kind.Digit, digits: ch }
+      : /[a-fA-F]/.test(ch)
+        ? HEX
+        : /[a-zA-Z]/.test(ch)
+          ? LETTER
+          : ch === '+'
+            ? PLUS
+            : /\s/.test(ch)
+              ? SPACE
+              : OTHER,
+  );
+}
+
+const ND = /\p{Nd}/u;
+/** One test for the categories that matter, by capture group: decimal digit, invisible, letter, white space. */
+const CATEGORY = /(\p{Nd})|([\p{Cf}\p{Mn}\p{Me}])|(\p{L})|(\s)/u;
+const ALL_DIGITS = /^[0-9]+$/;
+/** NFKC forms of enclosed digits: `⑷` is `(4)`, `⒋` is `4.`. */
+const ENCLOSED = /^\(?([0-9]{1,2})[.)]?$/;
+/** Non-ASCII classes, cached (bounded: text can hold every code point there is). */
+const cache = new Map<number, Class>();
+const CACHE_MAX = 1 << 16;
+
+/**
+ * Blocks whose characters NFKC may turn into ASCII digits, letters or spaces: Latin-1 (`¹`, no-break space),
+ * super- and subscripts, number forms and enclosed alphanumerics (`④`, `⑷`), dingbat digits, enclosed CJK
+ * numbers, full-width forms, mathematical alphanumerics (`𝟒`), enclosed supplement, segmented digits. Only these
+ * are normalised, so other text costs one category test per new character.
+ */
+function mayFold(cp: number): boolean {
+  return (
+    (cp >= 0xa0 && cp <= 0xbf) ||
+    (cp >= 0x2000 && cp <= 0x200a) ||
+    (cp >= 0x2070 && cp <= 0x209f) ||
+    (cp >= 0x2150 && cp <= 0x24ff) ||
+    (cp >= 0x2776 && cp <= 0x2793) ||
+    (cp >= 0x3200 && cp <= 0x33ff) ||
+    (cp >= 0xff00 && cp <= 0xffef) ||
+    (cp >= 0x1d400 && cp <= 0x1d7ff) ||
+    (cp >= 0x1f100 && cp <= 0x1f1ff) ||
+    (cp >= 0x1fbf0 && cp <= 0x1fbf9)
+  );
+}
+
+/** Code point → digit value for every non-ASCII `\p{Nd}` character, built on first need. */
+let digitValues: Map<number, number> | undefined;
+
+function digitValue(cp: number): number {
+  if (!digitValues) {
+    // Unicode encodes every decimal digit set as ten consecutive code points, 0 to 9 (sets may be adjacent).
+    digitValues = new Map();
+    let start = -1;
+    for (let c = 0x80; c < 0x20000; c++) {
+      if (ND.test(String.fromCodePoint(c))) {
+        if (start < 0) start = c;
+        digitValues.set(c, (c - start) % 10);
+      } else start = -1;
+    }
+  }
+  return digitValues.get(cp) ?? -1;
+}
+
+function classify(cp: number): Class {
+  if (cp < 128) return ASCII[cp]!;
+  const hit = cache.get(cp);
+  if (hit) return hit;
+  const ch = String.fromCodePoint(cp);
+  let out: Class | undefined;
+  const category = CATEGORY.exec(ch);
+  if (category?.[1]) {
+    const value = digitValue(cp);
+    if (value >= 0) out = { kind: Kind.Digit, digits: String(value) };
+  }
+  if (!out && mayFold(cp)) {
+    const folded = ch.normalize('NFKC');
+    const enclosed = folded.length > 1 ? ENCLOSED.exec(folded) : null;
+    if (ALL_DIGITS.test(folded)) out = { kind: Kind.Digit, digits: folded };
+    else if (enclosed) out = { kind: Kind.Digit, digits: enclosed[1]! };
+    else if (folded.length === 1 && folded.charCodeAt(0) < 128) out = ASCII[folded.charCodeAt(0)]!;
+  }
+  out ??= category?.[2] ? SKIP : category?.[3] ? LETTER : category?.[4] ? SPACE : OTHER;
+  if (cache.size < CACHE_MAX) cache.set(cp, out);
+  return out;
+}
+
+/**
+ * The digit groups of `text`, in order. Linear: each code point is classified once, and each group is looked at
+ * again once, when the word it is in ends. A word (a run of letters and digits) made only of hex letters and
+ * digits is a hex identifier: its digit runs are barred, and nothing joins across it. In any other word, letters
+ * part groups like spaces do (`card4242424242424242please`, `4242x4242y4242z4242`).
+ */
+function groupsOf(text: string): Group[] {
+  const groups: Group[] = [];
+  let digits = '';
+  let start = -1;
+  let end = -1;
+  let afterPlus = false;
+  let gap = MAX_GAP + 1;
+  let hardSinceLast = true;
+  let previous: Kind = Kind.Other;
+  // The current word: where its groups start in `groups`, what letters it has, and whether it has the shape of a
+  // card number parted by single letters (`4242a4242b4242c4242`: digits first and last, 4-digit groups).
+  let inWord = false;
+  let wordFirstGroup = -1;
+  let wordHex = false;
+  let wordLetter = false;
+  let wordLetterRun = 0;
+  let wordSpaced = true;
+  const closeRun = () => {
+    if (start < 0) return;
+    // A run of more than 19 digits is no card number and no group of one, but it still parts what is around it.
+    const long = digits.length > 19;
+    groups.push({ digits, start, end, broken: hardSinceLast || gap > MAX_GAP, barred: afterPlus || long });
+    hardSinceLast = long;
+    digits = '';
+    start = -1;
+    gap = 0;
+  };
+  /** A hex word that is 4-digit groups parted by single letters, 13 digits or more: a card number, not an id. */
+  const cardShaped = (endsWithDigit: boolean) => {
+    const n = groups.length - wordFirstGroup;
+    if (!wordSpaced || !endsWithDigit || n < 4) return false;
+    for (let k = wordFirstGroup; k < groups.length - 1; k++) if (groups[k]!.digits.length !== 4) return false;
+    return groups[groups.length - 1]!.digits.length <= 4;
+  };
+  const closeWord = (endsWithDigit: boolean) => {
+    closeRun();
+    if (wordFirstGroup >= 0 && wordHex && !wordLetter && !cardShaped(endsWithDigit)) {
+      for (let k = wordFirstGroup; k < groups.length; k++) groups[k]!.barred = true;
+      hardSinceLast = true;
+    }
+    inWord = false;
+    wordFirstGroup = -1;
+    wordHex = false;
+    wordLetter = false;
+    wordLetterRun = 0;
+    wordSpaced = true;
+  };
+  for (let i = 0; i < text.length; ) {
+    const cp = text.codePointAt(i)!;
+    const width = cp > 0xffff ? 2 : 1;
+    const cls = classify(cp);
+    i += width;
+    if (cls.kind === Kind.Skip) continue;
+    if (cls.kind === Kind.Digit) {
+      if (start < 0) {
+        start = i - width;
+        afterPlus = previous === Kind.Plus;
+        if (wordFirstGroup < 0) wordFirstGroup = groups.length;
+      }
+      inWord = true;
+      wordLetterRun = 0;
+      // Cap a run's kept digits: past 19 it is barred anyway, and an attacker's megabyte of digits stays cheap.
+      if (digits.length < 20) digits += cls.digits;
+      end = i;
+    } else if (cls.kind === Kind.Hex || cls.kind === Kind.Letter) {
+      closeRun();
+      // Letters before the word's first digit, or two in a row, are not the single-letter card shape.
+      if (!inWord || ++wordLetterRun > 1) wordSpaced = false;
+      inWord = true;
+      if (cls.kind === Kind.Hex) wordHex = true;
+      else wordLetter = true;
+      gap++;
+    } else {
+      closeWord(previous === Kind.Digit);
+      // White space parts groups at no cost (`4242         4242`); punctuation counts toward the gap.
+      if (cls.kind !== Kind.Space) gap++;
+    }
+    previous = cls.kind;
+  }
+  closeWord(previous === Kind.Digit);
+  return groups;
+}
+
+/** Whether `digits` (ASCII, 13–19 of them) is a card number: a brand's prefix and length, and Luhn. */
+export function isCardNumber(digits: string): boolean {
+  const n = digits.length;
+  if (n < 13 || n > 19) return false;
+  for (const brand of BRANDS) {
+    if (!brand.lengths.includes(n)) continue;
+    for (const p of brand.patterns) {
+      const [lo, hi] = typeof p === 'number' ? [p, p] : p;
+      const head = Number(digits.slice(0, String(lo).length));
+      if (head >= lo && head <= hi) return luhnValid(digits);
+    }
+  }
+  return false;
+}
+
+/** Group lengths of a card number written in groups (the last entry is the range of the last group). */
+const LAYOUTS: readonly (readonly [number[], number, number])[] = [
+  [[4, 4, 4, 4], 1, 3],
+  [[4, 4, 4], 1, 4],
+  [[4, 6], 4, 5],
+];
+
+/** A card number found: the indexes of its first and last group in the list scanned. */
+interface Hit {
+  first: number;
+  last: number;
+}
+
+/** The card number starting at group `i`, if one does (longest layout first). */
+function hitAt(groups: readonly Group[], i: number): Hit | undefined {
+  const g = groups[i]!;
+  const n = g.digits.length;
+  // Every layout starts with a 4-digit group; anything else must be a whole number on its own.
+  if (g.barred || (n !== 4 && n < 13)) return undefined;
+  if (n >= 13) return isCardNumber(g.digits) ? { first: i, last: i } : undefined;
+  for (const [fixed, lo, hi] of LAYOUTS) {
+    let digits = '';
+    let j = i;
+    let ok = true;
+    for (const size of fixed) {
+      const h = groups[j];
+      if (!h || h.barred || h.digits.length !== size || (j > i && h.broken)) {
+        ok = false;
+        break;
+      }
+      digits += h.digits;
+      j++;
+    }
+    if (!ok) continue;
+    const tail = groups[j];
+    // The longest reading first: 4-4-4-4-3 before 4-4-4-4.
+    if (tail && !tail.barred && !tail.broken && tail.digits.length >= lo && tail.digits.length <= hi) {
+      if (isCardNumber(digits + tail.digits)) return { first: i, last: j };
+    }
+    if (fixed.length === 4 && isCardNumber(digits)) return { first: i, last: j - 1 };
+  }
+  return undefined;
+}
+
+function* hitsIn(groups: readonly Group[]): Generator<Hit> {
+  for (let i = 0; i < groups.length; i++) {
+    const hit = hitAt(groups, i);
+    if (hit) {
+      yield hit;
+      i = hit.last;
+    }
+  }
+}
+
+/** Whether `text` holds a card number, as this module defines one. */
+export function containsPan(text: string): boolean {
+  // 13 digits are the fewest a card number has.
+  if (text.length < 13) return false;
+  return !hitsIn(groupsOf(text)).next().done;
+}
+
+/**
+ * `text` with every card number replaced by `mask(digits)` (by default `[card ••••4242]`), separators and all;
+ * everything else, ids included, exactly as it was.
+ */
+export function maskPans(text: string, mask: (digits: string) => string = defaultMask): string {
+  if (text.length < 13) return text;
+  const groups = groupsOf(text);
+  let out = '';
+  let at = 0;
+  for (const { first, last } of hitsIn(groups)) {
+    let digits = '';
+    for (let k = first; k <= last; k++) digits += groups[k]!.digits;
+    out += text.slice(at, groups[first]!.start) + mask(digits);
+    at = groups[last]!.end;
+  }
+  return at === 0 ? text : out + text.slice(at);
+}
+
+const defaultMask = (digits: string) => `[card ••••${digits.slice(-4)}]`;
+
+/** Nesting beyond this is refused by the body guards rather than walked. */
+export const MAX_DEPTH = 32;
+
+/**
+ * Text that is nothing but digits and separators (`"4242 4242"`, at most 40 characters): a fragment a card number
+ * may be split into. One character class under one quantifier: linear.
+ */
+const FRAGMENT = /^[\p{Nd}\s\p{Pd}._,:|/\p{Cf}]{1,40}$/u;
+
+function fragmentGroups(text: string): Group[] | undefined {
+  if (!FRAGMENT.test(text)) return undefined;
+  const groups = groupsOf(text);
+  return groups.length > 0 ? groups : undefined;
+}
+
+/**
+ * The dotted path of the first key or value in `value` that holds a card number (`billingDetails.addressLine1`,
+ * `items.0`), `''` for the top level, or undefined when there is none. Numbers are read by their decimal text;
+ * a key that holds one is named by its parent's path with `[key]` (never by the key itself, which would echo the
+ * number). A number split over neighbouring string values (`{"a":"4242 4242","b":"4242 4242"}`) is found too:
+ * strings that are nothing but digit groups are read as one text, in document order, and the path names the last.
+ */
+export function findPan(value: unknown): string | undefined {
+  const state: { fragments: Group[]; hit: string | undefined } = { fragments: [], hit: undefined };
+  walk(value, '', 0, state);
+  return state.hit;
+}
+
+function walk(value: unknown, path: string, depth: number, state: { fragments: Group[]; hit: string | undefined }) {
+  if (state.hit !== undefined || depth > MAX_DEPTH) return;
+  if (typeof value === 'number' || typeof value === 'bigint') {
+    // A number is read whole; numbers never join into a split card number: `[4299, 1999, 2499, 5998]` is a list
+    // of prices, not a card (one list in ten would pass Luhn).
+    if (containsPan(String(value))) state.hit = path;
+    state.fragments = [];
+    return;
+  }
+  if (typeof value === 'string') {
+    if (containsPan(value)) {
+      state.hit = path;
+      return;
+    }
+    const fragment = fragmentGroups(value);
+    if (!fragment) {
+      state.fragments = [];
+      return;
+    }
+    // Each value starts a new stretch of text: its first group follows the last value's across a short gap.
+    const joined = fragment.map((g, k) => (k === 0 ? { ...g, broken: false } : g));
+    state.fragments = state.fragments.concat(joined).slice(-6);
+    for (let i = 0; i < state.fragments.length; i++) {
+      if (hitAt(state.fragments, i)) {
+        state.hit = path;
+        return;
+      }
+    }
+    return;
+  }
+  if (value && typeof value === 'object') {
+    const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
+    for (const [key, child] of entries) {
+      if (containsPan(key)) {
+        state.hit = path ? `${path}.[key]` : '[key]';
+        return;
+      }
+      walk(child, path ? `${path}.${key}` : key, depth + 1, state);
+      if (state.hit !== undefined) return;
+    }
+  }
+}
+
+/**
+ * Whether JSON text holds, outside its strings, a number of 13–19 digits that is a card number: what
+ * `JSON.parse` rounds away (a 19-digit number loses its last digits) and {@link findPan} therefore cannot see.
+ * Strings are skipped (they are checked parsed), so a hex id in a string is not read digit by digit. Linear.
+ */
+export function jsonNumbersHoldPan(text: string): boolean {
+  let inString = false;
+  let run = 0;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 32;
+    if (inString) {
+      if (c === 92 /* \\ */) i++;
+      else if (c === 34 /* " */) inString = false;
+      continue;
+    }
+    if (c >= 48 && c <= 57) {
+      run++;
+      continue;
+    }
+    if (run >= 13 && run <= 19 && isCardNumber(text.slice(i - run, i))) return true;
+    run = 0;
+    if (c === 34) inString = true;
+  }
+  return false;
+}

@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import type { Request } from 'express';
+import type { HelperContext } from '../context.js';
+import { HelperHttpError } from '../errors.js';
+import type { ChargeEvent } from '../options.js';
+
+/** How long a delivery is remembered: as long as the token's answer (the provider's 24 h idempotency window). */
+const DELIVERED_TTL_MS = 24 * 3600_000;
+/** How long one instance may hold a charge's delivery before another may take it over (a crashed process). */
+const DELIVERY_CLAIM_MS = 30_000;
+/** How long a request waits for another instance's delivery before answering 503. */
+const WAIT_MS = 15_000;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function failed(event: ChargeEvent, message: string, cause?: unknown): HelperHttpError {
+  return new HelperHttpError(503, 'TESSERA_ON_CHARGE_FAILED', message, {
+    outcomeKnown: true,
+    headers: { 'Retry-After': '2' },
+    details: { chargeId: event.id },
+    cause,
+  });
+}
+
+/**
+ * Calls the merchant's `onCharge` for a final charge exactly once across retries, double submits and instances
+ * sharing the store (docs/DECISIONS.md#helper-on-charge): `delivered` is recorded only after the hook resolved,
+ * and a claim around the call keeps two instances from calling it at once. The shopper's answer waits for it;
+ * when the hook throws, the claim is given back and 503 `TESSERA_ON_CHARGE_FAILED` is thrown, so the answer
+ * never says "paid" and the next retry calls the hook again.
+ */
+export async function deliverCharge(
+  ctx: HelperContext,
+  event: ChargeEvent,
+  req: Request,
+  source: 'charge' | '3ds-return',
+): Promise<void> {
+  const hook = ctx.options.onCharge;
+  if (!hook) return;
+  const doneKey = `oncharge:${event.id}`;
+  const claimKey = `${doneKey}:claim`;
+  const deadline = Date.now() + WAIT_MS;
+  const owner = randomUUID();
+  for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
+    if ((await ctx.store.get(doneKey)) === 'delivered') return;
+    if (await ctx.store.claim(claimKey, owner, DELIVERY_CLAIM_MS)) break;
+    if (Date.now() + delay > deadline) {
+      throw failed(event, 'the shop is still recording this payment; send the same request again to learn the outcome');
+    }
+    await sleep(delay);
+  }
+  try {
+    // Delivered meanwhile by the instance whose claim this one followed.
+    if ((await ctx.store.get(doneKey)) === 'delivered') return;
+    try {
+      await hook(event, { req, source });
+    } catch (err) {
+      const cause = err instanceof Error ? err : new Error(String(err));
+      ctx.log.error(
+        {
+          event: 'tessera.on_charge.failed',
+          chargeId: event.id,
+          chargeStatus: event.status,
+          source,
+          cause: { type: cause.name, message: cause.message, stack: cause.stack },
+        },
+        'onCharge threw: the shopper was told to retry, and the next retry calls it again',
+      );
+      throw failed(
+        event,
+        'the payment’s outcome is known but the shop could not record it; send the same request again (it will not be charged twice)',
+        err,
+      );
+    }
+    await ctx.store.set(doneKey, 'delivered', DELIVERED_TTL_MS);
+  } finally {
+    await ctx.store.release(claimKey, owner).catch(() => undefined);
+  }
+}

@@ -1,0 +1,433 @@
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import express from 'express';
+import { resultKey } from '../../../server/helper/charges/route.js';
+import {
+  type ChargeEvent,
+  MemoryStore,
+  type OnChargeContext,
+  type TesseraHelperOptions,
+  tesseraHelper,
+} from '../../../server/helper/index.js';
+import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
+import { type Answer, call } from '../../support/http.js';
+import { captureLogger, cardToken, type RunningHelper, sandboxCharge, sandboxCharges, startHelper } from './support.js';
+
+const DECLINED = '4000000000000002';
+const THREE_DS = '4000000000003220';
+
+const ORDERS: Record<string, Record<string, unknown>> = {
+  'order-1': { amount: 2500, currency: 'EUR' },
+  'order-track': { amount: 2500, currency: 'EUR', trackId: 'trk-1' },
+  'order-3ds': { amount: 4200, currency: 'GBP', threeDSecure: true },
+};
+
+describe('charge outcomes: limits, onCharge, capture and several instances', () => {
+  let sb: RunningSandbox;
+  const running: { close(): Promise<void> }[] = [];
+
+  const base = (): TesseraHelperOptions => ({
+    publicKey: sb.credentials.publicKey,
+    secretKey: sb.credentials.secretKey,
+    legacyBaseUrl: sb.url,
+    providerMaxRetries: 0,
+    providerTimeoutMs: 1500,
+    now: () => sb.clock.nowMs(),
+    resolveCharge: (_req, { orderReference }) => ORDERS[orderReference] as never,
+    rateLimits: { chargesPerIp: false, declinesPerIp: false },
+    sessionId: (req) => req.get('x-session') ?? undefined,
+  });
+
+  async function helper(extra: Partial<TesseraHelperOptions> = {}): Promise<RunningHelper> {
+    const started = await startHelper({ ...base(), ...extra });
+    running.push(started);
+    return started;
+  }
+
+  /** The helper in an app with `trust proxy` set as given (startHelper's app leaves it off). */
+  async function proxied(trustProxy: unknown, extra: Partial<TesseraHelperOptions> = {}) {
+    const { logger, log } = captureLogger();
+    const app = express();
+    app.set('trust proxy', trustProxy);
+    app.use('/payments', tesseraHelper({ ...base(), ...extra, logger }));
+    const server = createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const close = () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    running.push({ close });
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/payments`, log };
+  }
+
+  const pay = (target: { url: string }, body: unknown, headers: Record<string, string> = {}): Promise<Answer> =>
+    call(`${target.url}/charges`, { body, headers });
+  const order = async (number?: string, orderReference = 'order-1') => ({
+    cardToken: await cardToken(sb, number),
+    orderReference,
+    email: 'a@shop.example',
+  });
+  /** The shopper's answer to the 3-D Secure challenge, without following the provider's redirect to the return. */
+  async function challenge(redirectUrl: string, outcome: 'pass' | 'fail'): Promise<string> {
+    const r = await fetch(new URL(redirectUrl, sb.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `outcome=${outcome}`,
+      redirect: 'manual',
+    });
+    assert.equal(r.status, 303);
+    return r.headers.get('location')!;
+  }
+
+  before(async () => {
+    sb = await startSandbox();
+  });
+  beforeEach(() => sb.context.reset());
+  after(async () => {
+    for (const x of running) await x.close();
+    await sb.close();
+  });
+
+  describe('card-testing limits', () => {
+    it('counts a decline learned through 3-D Secure exactly once, from the return or a later POST', async () => {
+      const h = await helper({
+        rateLimits: { chargesPerIp: false, declinesPerSession: { max: 3, windowMs: 600_000 } },
+      });
+      const s = { 'x-session': 'shopper-1' };
+      const start = async () => {
+        const body = await order(THREE_DS, 'order-3ds');
+        const r = await pay(h, body, s);
+        assert.equal(r.status, 202, r.text);
+        return { body, returnUrl: await challenge(r.json.redirectUrl, 'fail') };
+      };
+      // A: the POST learns it first, then the return; B: the other way round; C: the POST only (return skipped).
+      const a = await start();
+      assert.equal((await pay(h, a.body, s)).status, 402);
+      assert.equal((await call(a.returnUrl, { headers: { accept: 'application/json' } })).status, 402);
+      assert.equal((await pay(h, a.body, s)).status, 402);
+      const b = await start();
+      assert.equal((await call(b.returnUrl, { headers: { accept: 'application/json' } })).status, 402);
+      assert.equal((await pay(h, b.body, s)).status, 402);
+      const c = await start();
+      assert.equal((await pay(h, c.body, s)).status, 402);
+      assert.equal((await pay(h, c.body, s)).status, 402, 'a replay is no new decline');
+      const made = (await sandboxCharges(sb)).length;
+      const d = await pay(h, await order(THREE_DS, 'order-3ds'), s);
+      assert.equal(d.status, 429, d.text);
+      assert.equal(d.json.code, 'TESSERA_TOO_MANY_DECLINES');
+      assert.equal(d.json.limit, 'declinesPerSession');
+      assert.equal(d.json.option, 'rateLimits.declinesPerSession');
+      assert.match(d.json.message, /rateLimits\.declinesPerSession/);
+      assert.equal((await sandboxCharges(sb)).length, made, 'the fourth never reached the provider');
+    });
+
+    it('reserves the limit before the provider call: concurrent declines never overshoot it', async () => {
+      const h = await helper({
+        rateLimits: {
+          chargesPerIp: false,
+          declinesPerIp: { max: 5, windowMs: 600_000 },
+          declinesPerSession: { max: 3, windowMs: 600_000 },
+        },
+      });
+      const session = await Promise.all(Array.from({ length: 10 }, () => order(DECLINED)));
+      const bySession = await Promise.all(session.map((b) => pay(h, b, { 'x-session': 'tester' })));
+      assert.equal(bySession.filter((r) => r.status === 402).length, 3);
+      assert.equal(bySession.filter((r) => r.status === 429).length, 7);
+      assert.equal((await sandboxCharges(sb)).length, 3);
+      // Fresh sessions from one IP: the per-IP limit (5) holds too; 3 of its 5 are already used.
+      const ip = await Promise.all(Array.from({ length: 12 }, () => order(DECLINED)));
+      const byIp = await Promise.all(ip.map((b, i) => pay(h, b, { 'x-session': `fresh-${i}` })));
+      assert.equal(byIp.filter((r) => r.status === 402).length, 2);
+      assert.equal((await sandboxCharges(sb)).length, 5);
+    });
+
+    it('gives the reservation back when the charge is approved or refused before any charge', async () => {
+      const h = await helper({ rateLimits: { chargesPerIp: false, declinesPerIp: { max: 2, windowMs: 600_000 } } });
+      const approved = await Promise.all(Array.from({ length: 6 }, () => order()));
+      const answers = await Promise.all(approved.map((b) => pay(h, b)));
+      assert.deepEqual(
+        answers.map((r) => r.status),
+        [201, 201, 201, 201, 201, 201],
+      );
+      for (let i = 0; i < 4; i++) {
+        assert.equal((await pay(h, { ...(await order()), orderReference: 'no-such-order' })).status, 400);
+      }
+      assert.equal((await pay(h, await order(DECLINED))).status, 402);
+      assert.equal((await pay(h, await order(DECLINED))).status, 402);
+      assert.equal((await pay(h, await order(DECLINED))).status, 429);
+    });
+
+    it('keeps the per-IP decline limit with trust proxy off, whatever X-Forwarded-For and session say', async () => {
+      const app = await proxied(false, {
+        rateLimits: { chargesPerIp: false, declinesPerIp: { max: 2, windowMs: 600_000 } },
+      });
+      const statuses: number[] = [];
+      for (let i = 0; i < 6; i++) {
+        const r = await pay(app, await order(DECLINED), {
+          'x-forwarded-for': `198.51.100.${i}`,
+          'x-session': `fresh-${i}`,
+        });
+        statuses.push(r.status);
+      }
+      assert.deepEqual(statuses, [402, 402, 429, 429, 429, 429]);
+      assert.equal((await sandboxCharges(sb)).length, 2);
+      const warnings = app.log.lines.filter((l) => l.event === 'tessera.trust_proxy');
+      assert.equal(warnings.length, 1, 'warned once');
+      assert.match(String(warnings[0]!.msg), /X-Forwarded-For is ignored/);
+    });
+
+    it('warns once when trust proxy is true, since any client then chooses its own IP', async () => {
+      const app = await proxied(true);
+      for (let i = 0; i < 3; i++) await pay(app, {}, { 'x-forwarded-for': `198.51.100.${i}` });
+      const warnings = app.log.lines.filter((l) => l.event === 'tessera.trust_proxy');
+      assert.equal(warnings.length, 1);
+      assert.match(String(warnings[0]!.msg), /trust proxy` is true/);
+    });
+
+    it('counts every request before reading its body, and invalid ones do not spend the charge budget', async () => {
+      const h = await helper({
+        rateLimits: {
+          requestsPerIp: { max: 25, windowMs: 600_000 },
+          chargesPerIp: { max: 2, windowMs: 600_000 },
+          declinesPerIp: false,
+        },
+      });
+      for (let i = 0; i < 20; i++) assert.equal((await pay(h, {})).status, 400);
+      // Twenty invalid bodies later, a shopper behind the same IP still pays.
+      const ok = await pay(h, await order());
+      assert.equal(ok.status, 201, ok.text);
+      for (let i = 0; i < 4; i++) await pay(h, {});
+      // The budget is used up: a body that would be refused as card data is not even read.
+      const flood = await pay(h, { number: '4242 4242 4242 4242', pad: 'x'.repeat(15_000) });
+      assert.equal(flood.status, 429, flood.text);
+      assert.equal(flood.json.code, 'TESSERA_RATE_LIMITED');
+      assert.equal(flood.json.limit, 'requestsPerIp');
+    });
+  });
+
+  describe('who may read a stored result', () => {
+    it('replays a charge to its own session only', async () => {
+      const h = await helper();
+      const body = await order();
+      const first = await pay(h, body, { 'x-session': 'owner' });
+      assert.equal(first.status, 201);
+      const other = await pay(h, body, { 'x-session': 'someone-else' });
+      assert.equal(other.status, 409, other.text);
+      assert.equal(other.json.code, 'TESSERA_CARD_TOKEN_USED');
+      assert.ok(!other.text.includes(first.json.id), 'no detail of the charge');
+      const none = await pay(h, body);
+      assert.equal(none.status, 409);
+      const again = await pay(h, body, { 'x-session': 'owner' });
+      assert.equal(again.status, 201);
+      assert.equal(again.json.id, first.json.id);
+    });
+
+    it('replays a charge made without a session to the same IP only', async () => {
+      const app = await proxied('loopback');
+      const body = await order();
+      const first = await pay(app, body, { 'x-forwarded-for': '203.0.113.5' });
+      assert.equal(first.status, 201);
+      const other = await pay(app, body, { 'x-forwarded-for': '203.0.113.6' });
+      assert.equal(other.status, 409);
+      assert.ok(!other.text.includes(first.json.id));
+      const same = await pay(app, body, { 'x-forwarded-for': '203.0.113.5' });
+      assert.equal(same.json.id, first.json.id);
+    });
+  });
+
+  describe('onCharge', () => {
+    it('is called once per approved or declined charge, with the safe summary, before the answer', async () => {
+      const calls: [ChargeEvent, OnChargeContext['source']][] = [];
+      const h = await helper({
+        onCharge: async (charge, context) => {
+          await new Promise((r) => setTimeout(r, 20));
+          calls.push([charge, context.source]);
+        },
+      });
+      const body = await order(undefined, 'order-track');
+      const answers = await Promise.all([pay(h, body), pay(h, body), pay(h, body)]);
+      assert.equal((await pay(h, body)).status, 201);
+      for (const r of answers) assert.equal(r.status, 201);
+      assert.equal(calls.length, 1);
+      const [event, source] = calls[0]!;
+      assert.equal(source, 'charge');
+      assert.deepEqual(event, {
+        id: answers[0]!.json.id,
+        status: answers[0]!.json.status,
+        approved: true,
+        responseCode: '10000',
+        amount: 2500,
+        currency: 'EUR',
+        trackId: 'trk-1',
+        orderReference: 'order-track',
+        card: { brand: 'Visa', last4: '4242', expiryMonth: 12, expiryYear: 2030 },
+      });
+      const declined = await pay(h, await order(DECLINED));
+      assert.equal(declined.status, 402);
+      assert.equal(calls.length, 2);
+      assert.equal(calls[1]![0].approved, false);
+      assert.equal(calls[1]![0].responseCode, '20005');
+      assert.ok(!JSON.stringify(calls).includes('4242424242424242'));
+    });
+
+    it('after 3-D Secure: from the return, or from a later POST when the return was skipped', async () => {
+      const calls: [ChargeEvent, OnChargeContext['source']][] = [];
+      const h = await helper({ onCharge: (charge, context) => void calls.push([charge, context.source]) });
+      const body = await order(THREE_DS, 'order-3ds');
+      const r = await pay(h, body);
+      assert.equal(calls.length, 0, 'pending is not final');
+      const back = await call(await challenge(r.json.redirectUrl, 'pass'), { headers: { accept: 'application/json' } });
+      assert.equal(back.status, 201);
+      assert.equal((await pay(h, body)).status, 201);
+      assert.deepEqual(
+        calls.map(([e, s]) => [e.id, e.status, s]),
+        [[back.json.id, back.json.status, '3ds-return']],
+      );
+      const skipped = await order(THREE_DS, 'order-3ds');
+      await challenge((await pay(h, skipped)).json.redirectUrl, 'fail');
+      assert.equal((await pay(h, skipped)).status, 402);
+      assert.equal((await pay(h, skipped)).status, 402);
+      assert.equal(calls.length, 2);
+      assert.equal(calls[1]![1], 'charge');
+      assert.equal(calls[1]![0].approved, false);
+    });
+
+    it('when it throws: 503 with the charge id (never "paid"), the cause logged, and a retry calls it again', async () => {
+      let fail = true;
+      const calls: string[] = [];
+      const h = await helper({
+        onCharge: (charge) => {
+          calls.push(charge.id);
+          if (fail) throw new Error('orders table is locked');
+        },
+      });
+      const body = await order();
+      const r = await pay(h, body);
+      assert.equal(r.status, 503, r.text);
+      assert.equal(r.json.code, 'TESSERA_ON_CHARGE_FAILED');
+      assert.equal(r.json.outcomeKnown, true);
+      assert.match(r.json.chargeId, /^charge_/);
+      assert.ok(!/approved|orders table/i.test(r.text), r.text);
+      const line = h.log.lines.find((l) => l.event === 'tessera.on_charge.failed')!;
+      const cause = line.cause as { message: string; stack: string };
+      assert.equal(cause.message, 'orders table is locked');
+      assert.match(cause.stack, /charge-outcomes\.test\.ts/);
+      assert.equal((await pay(h, body)).status, 503, 'still failing: still not "paid"');
+      fail = false;
+      const retry = await pay(h, body);
+      assert.equal(retry.status, 201, retry.text);
+      assert.equal(retry.json.id, r.json.chargeId);
+      assert.equal((await pay(h, body)).status, 201);
+      assert.deepEqual(calls, [r.json.chargeId, r.json.chargeId, r.json.chargeId]);
+      assert.equal((await sandboxCharges(sb)).length, 1);
+    });
+  });
+
+  describe('several instances sharing one store', () => {
+    it('one provider charge and one onCharge for 30 concurrent requests over two instances', async () => {
+      const store = new MemoryStore({ now: () => sb.clock.nowMs() });
+      const calls: string[] = [];
+      const onCharge = (charge: ChargeEvent) => void calls.push(charge.id);
+      const a = await helper({ store, onCharge });
+      const b = await helper({ store, onCharge });
+      const body = await order();
+      const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => pay(i % 2 ? a : b, body)));
+      for (const r of answers) assert.equal(r.status, 201, r.text);
+      assert.equal(new Set(answers.map((r) => r.json.id)).size, 1);
+      assert.equal((await sandboxCharges(sb)).length, 1);
+      assert.deepEqual(calls, [answers[0]!.json.id]);
+    });
+
+    it('a claim left by a dead instance expires, and the next request charges once', async () => {
+      const store = new MemoryStore({ now: () => sb.clock.nowMs() });
+      const h = await helper({ store, providerTimeoutMs: 100, providerMaxRetries: 0 });
+      const body = await order();
+      // What an instance killed in the middle of a charge leaves: a claim and no answer.
+      assert.equal(await store.claim(`${resultKey(body.cardToken)}:claim`, 'dead-instance', 5_100), true);
+      const waiting = pay(h, body);
+      await new Promise((r) => setTimeout(r, 300));
+      sb.clock.advance(6);
+      const r = await waiting;
+      assert.equal(r.status, 201, r.text);
+      assert.equal((await sandboxCharges(sb)).length, 1);
+    });
+  });
+
+  describe('capture control', () => {
+    it('passes autoCapture and autoCapTime to the provider: captured after the time, or authorised until it lapses', async () => {
+      ORDERS['order-later'] = { amount: 900, currency: 'EUR', autoCapture: true, autoCapTime: 1.5 };
+      ORDERS['order-manual'] = { amount: 900, currency: 'EUR', autoCapture: false };
+      const h = await helper();
+      const later = await pay(h, await order(undefined, 'order-later'));
+      const manual = await pay(h, await order(undefined, 'order-manual'));
+      assert.equal(later.status, 201, later.text);
+      assert.equal(manual.status, 201, manual.text);
+      const l = await sandboxCharge(sb, later.json.id);
+      assert.deepEqual([l.autoCapture, l.autoCapTime, l.status], ['y', 1.5, 'Authorised']);
+      const m = await sandboxCharge(sb, manual.json.id);
+      assert.deepEqual([m.autoCapture, m.status], ['n', 'Authorised']);
+      sb.clock.advance(1.4 * 3600);
+      assert.equal((await sandboxCharge(sb, later.json.id)).status, 'Authorised');
+      sb.clock.advance(0.2 * 3600);
+      assert.equal((await sandboxCharge(sb, later.json.id)).status, 'Captured');
+      sb.clock.advance(166 * 3600);
+      assert.equal((await sandboxCharge(sb, manual.json.id)).status, 'Authorised');
+      sb.clock.advance(1 * 3600);
+      assert.equal((await sandboxCharge(sb, manual.json.id)).status, 'Expired');
+    });
+
+    it('refuses a bad capture answer of resolveCharge with a message naming the field, before any charge', async () => {
+      const cases: [Record<string, unknown>, string, RegExp][] = [
+        [{ autoCapture: true }, 'autoCapTime', /required when autoCapture is true/],
+        [{ autoCapture: true, autoCapTime: 169 }, 'autoCapTime', /0 to 168/],
+        [{ autoCapTime: -1 }, 'autoCapTime', /0 to 168/],
+        [{ autoCapTime: '2' }, 'autoCapTime', /hours/],
+        [{ autoCapture: 'y', autoCapTime: 2 }, 'autoCapture', /true or false/],
+        [{ autoCapture: false, autoCapTime: 2 }, 'autoCapTime', /left out when autoCapture is false/],
+      ];
+      for (const [extra, field, message] of cases) {
+        const h = await helper({ resolveCharge: () => ({ amount: 100, currency: 'EUR', ...extra }) as never });
+        const r = await pay(h, await order());
+        assert.equal(r.status, 500, r.text);
+        assert.equal(r.json.code, 'TESSERA_RESOLVE_CHARGE_INVALID');
+        assert.equal(r.json.field, field, JSON.stringify(extra));
+        assert.match(r.json.message, message);
+      }
+      assert.equal((await sandboxCharges(sb)).length, 0);
+    });
+  });
+
+  describe('smaller items', () => {
+    it('logs what resolveCharge threw, message and stack, while the shopper gets a generic 500', async () => {
+      const h = await helper({
+        resolveCharge: () => {
+          throw new Error('db down');
+        },
+      });
+      const r = await pay(h, await order());
+      assert.equal(r.status, 500);
+      assert.equal(r.json.code, 'TESSERA_RESOLVE_CHARGE_FAILED');
+      assert.ok(!r.text.includes('db down'));
+      const line = h.log.lines.find((l) => l.event === 'tessera.resolve_charge.failed')!;
+      const cause = line.cause as { message: string; stack: string };
+      assert.equal(cause.message, 'db down');
+      assert.match(cause.stack, /^Error: db down\n\s+at /);
+    });
+
+    it('accepts every address the browser’s type=email accepts, such as a@b.c', async () => {
+      const h = await helper();
+      for (const email of ['a@b.c', 'a@localhost', "o'brien+tag@shop-1.example"]) {
+        const r = await pay(h, { ...(await order()), email });
+        assert.equal(r.status, 201, `${email}: ${r.text}`);
+      }
+      for (const email of ['a@', '@b.c', 'a@b..c', 'a@-b.c', 'a b@c.d', 'a@b.c-', `a@${'b'.repeat(64)}.c`]) {
+        const r = await pay(h, { cardToken: 'card_tok_abcdefghijkl', orderReference: 'order-1', email });
+        assert.equal(r.status, 400, email);
+        assert.equal(r.json.field, 'email');
+      }
+    });
+  });
+});

@@ -1,0 +1,200 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { containsPan, findPan, isCardNumber, jsonNumbersHoldPan, maskPans } from '../../server/common/pan.js';
+
+/** A small seeded PRNG (mulberry32), so the id corpus is the same on every run. */
+function prng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const HEX = '0123456789abcdef';
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/** 100,000 identifiers of the kinds merchants use as order references, customer ids and request ids. */
+function idCorpus(): string[] {
+  const rand = prng(20261123);
+  const pick = (alphabet: string, n: number) => {
+    let s = '';
+    for (let i = 0; i < n; i++) s += alphabet[Math.floor(rand() * alphabet.length)];
+    return s;
+  };
+  const uuid = () => {
+    const h = pick(HEX, 32);
+    const variant = '89ab'[Math.floor(rand() * 4)];
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+  };
+  const ulid = () => {
+    // 48-bit millisecond time (this decade) in 10 characters, then 80 random bits in 16.
+    let t = 1_700_000_000_000 + Math.floor(rand() * 400_000_000_000);
+    let time = '';
+    for (let i = 0; i < 10; i++) {
+      time = CROCKFORD[t % 32] + time;
+      t = Math.floor(t / 32);
+    }
+    return time + pick(CROCKFORD, 16);
+  };
+  const numeric = () => {
+    const kind = Math.floor(rand() * 3);
+    if (kind === 0) return String(1 + Math.floor(rand() * 9_999_999_999)); // auto-increment, 1–10 digits
+    if (kind === 1) return String(1_600_000_000_000 + Math.floor(rand() * 400_000_000_000)); // epoch ms
+    // A snowflake id: milliseconds since 2010 shifted by 22 bits, plus worker and sequence bits.
+    const ms = BigInt(400_000_000_000 + Math.floor(rand() * 200_000_000_000));
+    return String((ms << 22n) | BigInt(Math.floor(rand() * 4_194_304)));
+  };
+  const makers = [
+    uuid,
+    () => uuid().toUpperCase(),
+    ulid,
+    () => pick(HEX, 24), // ObjectId
+    () => pick(HEX, 32), // MD5, UUID without dashes
+    () => pick(HEX, 40).toUpperCase(), // SHA-1
+    () => pick(HEX, 64), // SHA-256
+    numeric,
+    () => `hreq_${uuid()}`, // the helper's own request ids
+    () => `order_${ulid().toLowerCase()}`,
+  ];
+  const ids: string[] = [];
+  for (let i = 0; i < 100_000; i++) ids.push(makers[i % makers.length]!());
+  return ids;
+}
+
+/** Ways a card number is written or disguised, each of which must be found (4242 4242 4242 4242 unless said). */
+const OBFUSCATIONS: [string, string][] = [
+  ['plain', '4242424242424242'],
+  ['one space', '4242 4242 4242 4242'],
+  ['four spaces', '4242    4242    4242    4242'],
+  ['eight spaces', '4242        4242        4242        4242'],
+  ['tabs', '4242\t4242\t4242\t4242'],
+  ['no-break and narrow spaces', '4242\u00a04242\u202f4242\u20074242'],
+  ['underscores', '4242_4242_4242_4242'],
+  ['commas', '4242,4242,4242,4242'],
+  ['colons', '4242:4242:4242:4242'],
+  ['pipes', '4242|4242|4242|4242'],
+  ['mixed punctuation', '4242 - 4242 | 4242 / 4242'],
+  ['zero-width spaces inside', '42\u200b42\u200b42\u200b42\u200b42\u200b42\u200b42\u200b42'],
+  ['soft hyphens', '4242\u00ad4242\u00ad4242\u00ad4242'],
+  ['word joiners and BOM', '4242\u20604242\ufeff4242\u200d4242'],
+  ['combining marks on digits', '4\u03012\u030142424242424242'],
+  ['letters between groups', '4242x4242y4242z4242'],
+  ['hex letters between groups', '4242a4242b4242c4242'],
+  ['full-width hex letters between groups', '4242ａ4242ｂ4242ｃ4242'],
+  ['one-letter words between groups', '4242 a 4242 b 4242 c 4242'],
+  ['nine spaces', '4242         4242         4242         4242'],
+  ['spaced pipes', '4242 | | | | 4242 | | | | 4242 | | | | 4242'],
+  ['parenthesized digits', '⑷⑵⑷⑵⑷⑵⑷⑵⑷⑵⑷⑵⑷⑵⑷⑵'],
+  ['digits with full stops', '⒋⒉⒋⒉⒋⒉⒋⒉⒋⒉⒋⒉⒋⒉⒋⒉'],
+  ['words between groups', '4242 then 4242 then 4242 then 4242'],
+  ['superscript digits', '⁴²⁴²⁴²⁴²⁴²⁴²⁴²⁴²'],
+  ['subscript digits', '₄₂₄₂₄₂₄₂₄₂₄₂₄₂₄₂'],
+  ['circled digits', '④②④②④②④②④②④②④②④②'],
+  ['full-width digits', '４２４２４２４２４２４２４２４２'],
+  ['Arabic-Indic digits', '٤٢٤٢ ٤٢٤٢ ٤٢٤٢ ٤٢٤٢'],
+  ['Devanagari digits', '४२४२४२४२४२४२४२४२'],
+  ['mathematical bold digits', '𝟒𝟐𝟒𝟐𝟒𝟐𝟒𝟐𝟒𝟐𝟒𝟐𝟒𝟐𝟒𝟐'],
+  ['dotted', '4242.4242.4242.4242'],
+  ['Amex 4-6-5', '3782 822463 10005'],
+  ['Amex with letters', '3782x822463y10005'],
+  ['Diners 4-6-4', '3056 930902 5904'],
+  ['19-digit Visa 4-4-4-4-3', '4242 4242 4242 4242 428'],
+  ['13-digit Visa 4-4-4-1', '4222 2222 2222 2'],
+  ['glued to a word', 'card4242424242424242please'],
+  ['inside a sentence', 'my card is 5555-5555-5555-4444, expires 12/34'],
+  ['after other digits', 'order 12 4242 4242 4242 4242'],
+  ['mixed scripts', '4242 ４２４２ ٤٢٤٢ 4242'],
+];
+
+describe('card numbers by digit content (server/common/pan.ts)', () => {
+  it('finds every written or disguised card number of the obfuscation corpus', () => {
+    const missed = OBFUSCATIONS.filter(([, text]) => !containsPan(text)).map(([name]) => name);
+    assert.deepEqual(missed, [], `missed: ${missed.join(', ')}`);
+    for (const [name, text] of OBFUSCATIONS) {
+      assert.equal(findPan({ order: 'o-1', note: { text } }), 'note.text', name);
+      const masked = maskPans(`before ${text} after`);
+      assert.ok(!containsPan(masked), `${name}: ${masked}`);
+      assert.ok(masked.startsWith('before ') && masked.endsWith(' after'), `${name}: ${masked}`);
+    }
+  });
+
+  it('finds a card number split over neighbouring values, as a key and as a JSON number', () => {
+    assert.equal(findPan({ a: '4242 4242', b: '4242 4242' }), 'b');
+    assert.equal(findPan({ first: '4242', second: '4242', third: '4242', fourth: '4242' }), 'fourth');
+    assert.equal(findPan({ parts: ['5555', '5555', '5555', '4444'] }), 'parts.3');
+    assert.equal(findPan({ a: 4242424242424242 }), 'a');
+    assert.equal(findPan({ '4111 1111 1111 1111': 'x' }), '[key]');
+    assert.equal(findPan({ billing: { '4242x4242y4242z4242': 1 } }), 'billing.[key]');
+    // A value that is not only digits between them breaks the chain, and JSON numbers never join one: a list of
+    // four prices is not a card number, though one list in ten would pass Luhn.
+    assert.equal(findPan({ a: '4242 4242', note: 'hello there', b: '4242 4242' }), undefined);
+    assert.equal(findPan({ prices: [4299, 1999, 2499, 5998] }), undefined);
+    assert.equal(jsonNumbersHoldPan('{"prices":[4299,1999,2499,5998],"id":"a4242424242424242b"}'), false);
+    assert.equal(jsonNumbersHoldPan('{"n":4242424242424242428}'), true);
+    assert.equal(jsonNumbersHoldPan('{"s":"4242424242424242","t":"\\"4242424242424242"}'), false);
+  });
+
+  it('refuses no identifier of 100,000 random UUIDs, ULIDs, hex and numeric ids, and masks none', () => {
+    const ids = idCorpus();
+    const refused: string[] = [];
+    const garbled: string[] = [];
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i]!;
+      if (containsPan(id) || findPan({ orderReference: id, customerId: ids[(i + 1) % ids.length] }) !== undefined) {
+        refused.push(id);
+      }
+      const line = `request ${id} done`;
+      if (maskPans(line) !== line) garbled.push(id);
+    }
+    assert.deepEqual(refused.slice(0, 10), [], `${refused.length} of ${ids.length} refused`);
+    assert.deepEqual(garbled.slice(0, 10), [], `${garbled.length} of ${ids.length} garbled`);
+  });
+
+  it('is not fooled into card numbers by dates, addresses, phone numbers and amounts', () => {
+    for (const text of [
+      '2026-11-23T08:15:30.123Z',
+      'Hauptstraße 12, 1010 Wien, +43 1 234 5678',
+      '+1 415 555 2671',
+      '+4242424242424242',
+      '0049 30 1234 5678',
+      '192.168.100.200',
+      'total 1234.56 EUR, 12 items',
+      'ref 000000004242424242424242',
+      '12345678-1234-4123-8123-123456789012',
+      '4242424242424241',
+    ]) {
+      assert.equal(containsPan(text), false, text);
+    }
+    assert.equal(isCardNumber('4242424242424242'), true);
+    assert.equal(isCardNumber('1234567890123452'), false);
+  });
+
+  it('runs in linear time: 64 KiB of worst-case text is scanned in well under a second', () => {
+    const size = 64 * 1024;
+    const fill = (unit: string) => unit.repeat(Math.ceil(size / unit.length));
+    for (const [name, text] of [
+      ['"1 " repeated', fill('1 ')],
+      ['digits', fill('4')],
+      ['4-digit groups that never pass Luhn', fill('4242 ')],
+      ['digits and hex letters', fill('4a')],
+      ['zero-width spaces', fill('4\u200b')],
+      ['circled digits', fill('④ ')],
+      [
+        'distinct non-ASCII characters',
+        Array.from({ length: size }, (_, i) => String.fromCodePoint(0x4e00 + i)).join(''),
+      ],
+    ] as const) {
+      const started = performance.now();
+      containsPan(text);
+      maskPans(text);
+      findPan({ a: text, b: [text] });
+      const ms = performance.now() - started;
+      // A quadratic scan takes minutes on these inputs; a linear one takes milliseconds even on a busy machine.
+      assert.ok(ms < 1000, `${name}: ${ms.toFixed(0)} ms`);
+    }
+  });
+});
