@@ -11,6 +11,7 @@ demo site (shop, platform dashboard, sandbox console). Ctrl-C stops everything.
   --sandbox-port N  sandbox port (default: $TESSERA_SANDBOX_PORT, else 4010)
   --host H          loopback address to bind (default 127.0.0.1)
 
+TESSERA_REDIS_URL=redis://… keeps the helper's state in Redis (as several instances would); without it, in memory.
 Logs are JSON lines (pino) at LOG_LEVEL, default warn; LOG_LEVEL=info shows every request.`;
 
 function portOf(option: string, value: string | undefined, fallback: number): number | string {
@@ -70,6 +71,7 @@ export async function runDemoCommand(args: string[]): Promise<number> {
       sandboxPort: sandboxPort as number,
       host: values.host,
       logger: pino({ name: 'tessera-demo', level: process.env.LOG_LEVEL || 'warn' }),
+      ...(process.env.TESSERA_REDIS_URL ? { redisUrl: process.env.TESSERA_REDIS_URL } : {}),
     });
   } catch (error) {
     const e = error as NodeJS.ErrnoException;
@@ -90,6 +92,7 @@ export async function runDemoCommand(args: string[]): Promise<number> {
   Platform dashboard:  ${demo.url}/platform
   Sandbox console:     ${demo.url}/sandbox
   Sandbox (provider):  ${demo.sandbox.url}
+  Helper store:        ${process.env.TESSERA_REDIS_URL ? 'Redis (TESSERA_REDIS_URL)' : 'memory (set TESSERA_REDIS_URL=redis://… for Redis)'}
 
   Test cards (any future expiry such as 12/34, any CVV):
 ${lines.join('\n')}

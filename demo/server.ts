@@ -5,7 +5,7 @@ import express from 'express';
 import helmet from 'helmet';
 import pino from 'pino';
 import { guardServer, type ServerTimeouts, serverOptions } from '../server/common/server-guard.js';
-import { type HelperLogger, redactingLogger, tesseraCsp, tesseraHelper } from '../server/helper/index.js';
+import { type HelperLogger, RedisStore, redactingLogger, tesseraCsp, tesseraHelper } from '../server/helper/index.js';
 import { packageRoot } from '../server/helper/package-root.js';
 import { createAccountsClient } from '../server/provider/accounts/client.js';
 import { createLegacyClient } from '../server/provider/legacy/client.js';
@@ -36,6 +36,11 @@ export interface DemoOptions {
   readonly logger?: HelperLogger;
   /** Connection timeouts in ms for the demo and its embedded sandbox (docs/DECISIONS.md#server-timeouts). */
   readonly timeouts?: ServerTimeouts;
+  /**
+   * `redis://…` (or `rediss://…`): the helper keeps its state in this Redis (`RedisStore`), as several instances
+   * would; without it, in the process's memory. The CLI takes it from `TESSERA_REDIS_URL`.
+   */
+  readonly redisUrl?: string;
 }
 
 export interface RunningDemo {
@@ -65,6 +70,9 @@ function checkOptions(options: DemoOptions): void {
   const logger = options.logger as unknown as Record<string, unknown> | undefined;
   if (logger !== undefined && !['debug', 'info', 'warn', 'error'].every((m) => typeof logger?.[m] === 'function')) {
     throw new TypeError('startDemo: option `logger` must be a pino-compatible logger (debug, info, warn, error)');
+  }
+  if (options.redisUrl !== undefined && !/^rediss?:\/\/[^\s]+$/.test(String(options.redisUrl))) {
+    throw new TypeError('startDemo: option `redisUrl` must be a redis:// or rediss:// URL');
   }
 }
 
@@ -107,6 +115,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
     logger: log,
   });
   const issuer = await createHostIssuer(now);
+  const store = options.redisUrl ? new RedisStore({ url: options.redisUrl }) : undefined;
 
   const helper = tesseraHelper({
     environment: 'sandbox',
@@ -132,6 +141,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
     sessionId: sessionOf,
     logger: log,
     now,
+    ...(store ? { store } : {}),
   });
 
   let cards: Promise<readonly TestCardRow[]> | undefined;
@@ -197,6 +207,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
       server.once('error', reject);
     });
   } catch (err) {
+    await store?.close();
     await sandbox.close();
     throw err;
   }
@@ -210,7 +221,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
         server.close(() => resolve());
         server.closeAllConnections();
       });
-      await Promise.all([legacy.close(), accounts.close()]);
+      await Promise.all([legacy.close(), accounts.close(), store?.close()]);
       await sandbox.close();
     },
   };

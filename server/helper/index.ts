@@ -15,6 +15,7 @@ export type {
 } from './options.js';
 export type { HelperPage } from './page.js';
 export type { Limit } from './rate-limit.js';
+export { RedisStore, type RedisStoreOptions, StoreUnavailableError } from './redis-store.js';
 export { MemoryStore, type MemoryStoreOptions, type TesseraStore } from './store.js';
 export { loadWidgetAsset, WIDGET_FILE, type WidgetAsset, widgetVersion } from './widget-asset.js';
 export { type WidgetScriptTagOptions, widgetScriptTag } from './widget-tag.js';

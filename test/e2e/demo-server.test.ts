@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
 import { runDemoCommand } from '../../demo/cli.js';
 import { type RunningDemo, startDemo } from '../../demo/server.js';
+import { RedisServer } from '../node/helper/redis-server.js';
+import { cardToken } from '../node/helper/support.js';
 import { call } from '../support/http.js';
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
@@ -127,12 +130,51 @@ describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
   });
 });
 
+describe('the demo with TESSERA_REDIS_URL (RedisStore)', { timeout: 60_000 }, () => {
+  it('starts, charges an order and keeps the helper state in Redis', async () => {
+    const redis = await RedisServer.start();
+    const demo = await startDemo({ port: 0, sandboxPort: 0, logger: quiet, redisUrl: redis.url });
+    const client = new Redis(redis.url);
+    try {
+      const cookie = (await call(`${demo.url}/`)).headers.get('set-cookie')!.split(';')[0]!;
+      await call(`${demo.url}/cart`, { method: 'POST', headers: { ...FORM, cookie }, raw: 'product=mug&action=add' });
+      const placed = await fetch(`${demo.url}/checkout`, { method: 'POST', headers: { cookie }, redirect: 'manual' });
+      const order = placed.headers.get('location')!.split('/').pop();
+      const token = await cardToken(demo.sandbox);
+      const charge = await call(`${demo.url}/api/charges`, {
+        body: { cardToken: token, orderReference: order, email: 'x@example.com' },
+        headers: { cookie },
+      });
+      assert.equal(charge.status, 201, charge.text);
+      assert.match(charge.json.id, /^charge_/);
+      const keys = await client.keys('tessera:*');
+      assert.ok(keys.length > 0, 'the helper wrote to Redis');
+      const values = await Promise.all(
+        keys.map(async (k) => ((await client.type(k)) === 'string' ? client.get(k) : '')),
+      );
+      assert.ok(
+        values.some((v) => v?.includes(charge.json.id)),
+        'the charge result is in Redis',
+      );
+      assert.ok(!JSON.stringify([keys, values]).includes(token), 'no card token in Redis');
+    } finally {
+      client.disconnect();
+      await demo.close();
+      await redis.stop();
+    }
+  });
+});
+
 describe('startDemo options', () => {
   it('are checked before anything starts, naming the option', async () => {
     await assert.rejects(startDemo({ port: -1 }), { name: 'TypeError', message: /option `port` .* got -1/ });
     await assert.rejects(startDemo({ sandboxPort: 1.5 }), /option `sandboxPort` must be an integer/);
     await assert.rejects(startDemo({ host: '0.0.0.0' }), /option `host` must be a loopback address/);
     await assert.rejects(startDemo({ logger: console.log as never }), /option `logger` must be a pino-compatible/);
+    await assert.rejects(
+      startDemo({ redisUrl: 'http://x' }),
+      /option `redisUrl` must be a redis:\/\/ or rediss:\/\/ URL/,
+    );
   });
 });
 

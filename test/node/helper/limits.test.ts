@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MemoryStore } from '../../../server/helper/index.js';
 import { commitDeclines, consume, ipKey, releaseDeclines, reserveDeclines } from '../../../server/helper/rate-limit.js';
+import { storeContract } from './store-contract.js';
 
 /** A clock that moves only when told: VirtualClock follows wall time between advances, so exact times would race. */
 function manualClock(start = Date.UTC(2026, 0, 1)) {
@@ -14,55 +15,19 @@ function manualClock(start = Date.UTC(2026, 0, 1)) {
   };
 }
 
+storeContract('MemoryStore', {
+  shortMs: 10_000,
+  make: async () => {
+    const clock = manualClock(Date.now());
+    const store = new MemoryStore({ now: () => clock.nowMs() });
+    return {
+      store,
+      advance: async (ms) => clock.advance(ms / 1000),
+    };
+  },
+});
+
 describe('MemoryStore and the limits built on it', () => {
-  it('expires values and counter windows by its clock', async () => {
-    const clock = manualClock();
-    const store = new MemoryStore({ now: () => clock.nowMs() });
-    await store.set('a', 'x', 60_000);
-    assert.equal(await store.get('a'), 'x');
-    assert.deepEqual(await store.hit('c', 10_000), { count: 1, resetAtMs: clock.nowMs() + 10_000 });
-    assert.equal((await store.hit('c', 10_000)).count, 2);
-    clock.advance(30);
-    assert.equal(await store.get('a'), 'x');
-    assert.deepEqual(await store.count('c'), { count: 0, resetAtMs: 0 });
-    assert.equal((await store.hit('c', 10_000)).count, 1);
-    clock.advance(31);
-    assert.equal(await store.get('a'), undefined);
-  });
-
-  it('claims a key for one caller until it is released or expires, and only its owner releases it', async () => {
-    const clock = manualClock();
-    const store = new MemoryStore({ now: () => clock.nowMs() });
-    const claims = await Promise.all(['a', 'b', 'c'].map((owner) => store.claim('token', owner, 10_000)));
-    assert.deepEqual(claims, [true, false, false]);
-    assert.equal(await store.get('token'), 'a');
-    assert.equal(await store.release('token', 'b'), false);
-    assert.equal(await store.get('token'), 'a');
-    assert.equal(await store.release('token', 'a'), true);
-    assert.equal(await store.claim('token', 'b', 10_000), true);
-    clock.advance(11);
-    assert.equal(await store.release('token', 'b'), false);
-    assert.equal(await store.claim('token', 'c', 10_000), true);
-  });
-
-  it('gives a reserved hit back with unhit, never below zero and not into a new window', async () => {
-    const clock = manualClock();
-    const store = new MemoryStore({ now: () => clock.nowMs() });
-    await store.hit('c', 10_000);
-    await store.hit('c', 10_000);
-    await store.unhit('c');
-    assert.equal((await store.count('c')).count, 1);
-    await store.unhit('c');
-    await store.unhit('c');
-    assert.equal((await store.count('c')).count, 0);
-    assert.equal((await store.hit('c', 10_000)).count, 1);
-    clock.advance(11);
-    await store.unhit('c');
-    assert.deepEqual(await store.count('c'), { count: 0, resetAtMs: 0 });
-    await store.unhit('absent');
-    assert.deepEqual(await store.count('absent'), { count: 0, resetAtMs: 0 });
-  });
-
   it('drops the oldest entries beyond maxEntries', async () => {
     const store = new MemoryStore({ maxEntries: 3 });
     for (const k of ['a', 'b', 'c', 'd']) await store.set(k, k, 60_000);

@@ -1,0 +1,187 @@
+import { createHash } from 'node:crypto';
+import { Redis, type RedisOptions } from 'ioredis';
+import { HelperHttpError } from './errors.js';
+import type { TesseraStore } from './store.js';
+
+/**
+ * The store could not be used (Redis unreachable, too slow, or failing). The helper answers it as 503
+ * `TESSERA_STORE_UNAVAILABLE` with `outcomeKnown: true`: every charge claims its card token in the store before it
+ * calls the provider, so a request that met this error did not charge (docs/DECISIONS.md#helper-store-redis).
+ */
+export class StoreUnavailableError extends HelperHttpError {
+  constructor(message: string, cause?: unknown) {
+    super(503, 'TESSERA_STORE_UNAVAILABLE', message, {
+      outcomeKnown: true,
+      headers: { 'Retry-After': '1' },
+      cause,
+    });
+  }
+}
+
+export interface RedisStoreOptions {
+  /** `redis://[user:password@]host:port[/db]` (or `rediss://` for TLS): the store opens and owns its own client. */
+  readonly url?: string;
+  /** An existing ioredis client to use instead of `url` (the store does not close it). */
+  readonly client?: Redis;
+  /** Prefix of every key the store writes (default `tessera:`), so one Redis can serve other uses too. */
+  readonly keyPrefix?: string;
+  /** Longest wait for one store call before it fails with {@link StoreUnavailableError} (default 500 ms). */
+  readonly timeoutMs?: number;
+}
+
+// Counter windows: INCR, and PEXPIRE on the first hit (or on a counter that somehow lost its TTL); answers the
+// count and the window's remaining milliseconds.
+const HIT = `local c = redis.call('INCR', KEYS[1])
+local t = redis.call('PTTL', KEYS[1])
+if c == 1 or t < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); t = tonumber(ARGV[1]) end
+return {c, t}`;
+const COUNT = `local v = redis.call('GET', KEYS[1])
+if not v then return {0, 0} end
+local t = redis.call('PTTL', KEYS[1])
+if t < 0 then return {0, 0} end
+return {tonumber(v) or 0, t}`;
+// DECR keeps the TTL; an ended window has no key left, so nothing is given back into a new one.
+const UNHIT = `local v = tonumber(redis.call('GET', KEYS[1]))
+if v and v > 0 then redis.call('DECR', KEYS[1]) end
+return 0`;
+const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`;
+
+type Script = 'hit' | 'count' | 'unhit' | 'release';
+const SCRIPTS: Record<Script, string> = { hit: HIT, count: COUNT, unhit: UNHIT, release: RELEASE };
+const SHAS = Object.fromEntries(
+  Object.entries(SCRIPTS).map(([name, source]) => [name, createHash('sha1').update(source).digest('hex')]),
+) as Record<Script, string>;
+
+function ttl(ms: number): number {
+  return Math.max(1, Math.ceil(ms));
+}
+
+/**
+ * A {@link TesseraStore} in Redis, shared by every helper instance that uses the same Redis and key prefix.
+ * Each method is one atomic Redis command or Lua script; times are Redis's own (`PEXPIRE`/`PTTL`), so instances need
+ * no synchronised clocks. Every call is bounded by `timeoutMs` and fails closed with {@link StoreUnavailableError};
+ * the client reconnects by itself, so the store works again as soon as Redis is back
+ * (docs/DECISIONS.md#helper-store-redis).
+ */
+export class RedisStore implements TesseraStore {
+  readonly client: Redis;
+  readonly #owned: boolean;
+  readonly #prefix: string;
+  readonly #timeoutMs: number;
+  #waiting: Promise<void> | undefined;
+
+  constructor(options: RedisStoreOptions) {
+    if (!options || (options.url === undefined) === (options.client === undefined)) {
+      throw new TypeError('RedisStore: pass exactly one of `url` or `client`');
+    }
+    this.#prefix = options.keyPrefix ?? 'tessera:';
+    this.#timeoutMs = options.timeoutMs ?? 500;
+    if (!(Number.isFinite(this.#timeoutMs) && this.#timeoutMs > 0)) {
+      throw new TypeError('RedisStore: `timeoutMs` must be a positive number');
+    }
+    if (options.client) {
+      this.client = options.client;
+      this.#owned = false;
+    } else {
+      const settings: RedisOptions = {
+        // Fail fast while disconnected instead of queueing commands until Redis returns.
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 0,
+        commandTimeout: this.#timeoutMs,
+        connectTimeout: Math.max(this.#timeoutMs, 1000),
+        // Keep trying to reconnect, at most every 500 ms, for as long as the process runs.
+        retryStrategy: (times) => Math.min(times * 50, 500),
+      };
+      this.client = new Redis(options.url as string, settings);
+      this.#owned = true;
+      // Errors surface on the calls that meet them; without a listener ioredis would print each reconnect failure.
+      this.client.on('error', () => {});
+    }
+  }
+
+  /** Closes the client the store opened from `url` (a client passed in is left to its owner). */
+  async close(): Promise<void> {
+    if (this.#owned) this.client.disconnect();
+  }
+
+  async #call<T>(run: () => Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new StoreUnavailableError(`the shared store did not answer within ${this.#timeoutMs} ms`)),
+        this.#timeoutMs,
+      );
+    });
+    try {
+      // A new or reconnecting client refuses commands (no offline queue) until it is ready: wait for that, within the
+      // same bound, so a store used right after construction or during a reconnect does not fail needlessly.
+      if (this.client.status !== 'ready') await Promise.race([this.#ready(), late]);
+      return await Promise.race([run(), late]);
+    } catch (err) {
+      if (err instanceof StoreUnavailableError) throw err;
+      throw new StoreUnavailableError('the shared store cannot be reached; nothing was done, try again', err);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** One shared wait for the next `ready` (one listener however many calls wait). */
+  #ready(): Promise<void> {
+    this.#waiting ??= new Promise((resolve) => {
+      this.client.once('ready', () => {
+        this.#waiting = undefined;
+        resolve();
+      });
+    });
+    return this.#waiting;
+  }
+
+  async #script(name: Script, key: string, ...args: (string | number)[]): Promise<unknown> {
+    const source = SCRIPTS[name];
+    try {
+      return await this.client.evalsha(SHAS[name], 1, this.#prefix + key, ...args);
+    } catch (err) {
+      if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
+      return this.client.eval(source, 1, this.#prefix + key, ...args);
+    }
+  }
+
+  get(key: string): Promise<string | undefined> {
+    return this.#call(async () => (await this.client.get(this.#prefix + key)) ?? undefined);
+  }
+
+  set(key: string, value: string, ttlMs: number): Promise<void> {
+    return this.#call(async () => {
+      await this.client.set(this.#prefix + key, value, 'PX', ttl(ttlMs));
+    });
+  }
+
+  hit(key: string, windowMs: number): Promise<{ count: number; resetAtMs: number }> {
+    return this.#call(async () => {
+      const [count, left] = (await this.#script('hit', key, ttl(windowMs))) as [number, number];
+      return { count, resetAtMs: Date.now() + left };
+    });
+  }
+
+  count(key: string): Promise<{ count: number; resetAtMs: number }> {
+    return this.#call(async () => {
+      const [count, left] = (await this.#script('count', key)) as [number, number];
+      return count === 0 && left === 0 ? { count: 0, resetAtMs: 0 } : { count, resetAtMs: Date.now() + left };
+    });
+  }
+
+  unhit(key: string): Promise<void> {
+    return this.#call(async () => {
+      await this.#script('unhit', key);
+    });
+  }
+
+  claim(key: string, value: string, ttlMs: number): Promise<boolean> {
+    return this.#call(async () => (await this.client.set(this.#prefix + key, value, 'PX', ttl(ttlMs), 'NX')) === 'OK');
+  }
+
+  release(key: string, value: string): Promise<boolean> {
+    return this.#call(async () => (await this.#script('release', key, value)) === 1);
+  }
+}

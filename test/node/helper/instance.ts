@@ -1,0 +1,50 @@
+// One helper instance for the multi-process tests: Express + tesseraHelper with a RedisStore, on a free loopback
+// port; prints `{"url": …}` on one line once it listens. Settings come from the environment:
+// TESSERA_SANDBOX_URL, TESSERA_PUBLIC_KEY, TESSERA_SECRET_KEY, TESSERA_REDIS_URL.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import pino from 'pino';
+import { RedisStore, tesseraHelper } from '../../../server/helper/index.js';
+
+const env = (name: string): string => {
+  const value = process.env[name];
+  if (!value) throw new Error(`instance: ${name} is not set`);
+  return value;
+};
+
+/** The fixed price table: the server decides amounts. */
+const ORDERS: Record<string, { amount: number; currency: string; threeDSecure?: boolean }> = {
+  'order-1': { amount: 2500, currency: 'EUR' },
+  'order-3ds': { amount: 4200, currency: 'GBP', threeDSecure: true },
+};
+
+const store = new RedisStore({ url: env('TESSERA_REDIS_URL'), timeoutMs: 300 });
+const app = express();
+app.use(
+  '/payments',
+  tesseraHelper({
+    publicKey: env('TESSERA_PUBLIC_KEY'),
+    secretKey: env('TESSERA_SECRET_KEY'),
+    legacyBaseUrl: env('TESSERA_SANDBOX_URL'),
+    providerMaxRetries: 0,
+    providerTimeoutMs: 5000,
+    store,
+    logger: pino({ level: 'silent' }),
+    resolveCharge: (_req, { orderReference }) => ORDERS[orderReference],
+    rateLimits: {
+      chargesPerIp: { max: 10_000, windowMs: 60_000 },
+      declinesPerIp: { max: 3, windowMs: 600_000 },
+    },
+  }),
+);
+const server = createServer(app);
+server.listen(0, '127.0.0.1', () => {
+  const { port } = server.address() as AddressInfo;
+  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}/payments`, pid: process.pid })}\n`);
+});
+process.on('SIGTERM', () => {
+  server.close();
+  server.closeAllConnections();
+  void store.close();
+});

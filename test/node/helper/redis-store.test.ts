@@ -1,0 +1,151 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
+import { RedisStore, StoreUnavailableError } from '../../../server/helper/index.js';
+import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
+import { call } from '../../support/http.js';
+import { RedisServer } from './redis-server.js';
+import { storeContract } from './store-contract.js';
+import { cardToken, startHelper } from './support.js';
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+let redis: RedisServer | undefined;
+const stores: RedisStore[] = [];
+
+storeContract('RedisStore on a real redis-server', {
+  shortMs: 80,
+  setup: async () => {
+    redis = await RedisServer.start();
+  },
+  teardown: async () => {
+    for (const s of stores) await s.close();
+    await redis?.stop();
+  },
+  make: async () => {
+    // A fresh key prefix per test: one server, separate key spaces.
+    const store = new RedisStore({ url: (redis as RedisServer).url, keyPrefix: `t${randomBytes(4).toString('hex')}:` });
+    stores.push(store);
+    return { store, advance: (ms) => sleep(ms) };
+  },
+});
+
+describe('RedisStore against a real redis-server', () => {
+  let server: RedisServer;
+  const owned: RedisStore[] = [];
+  const open = (extra: Partial<ConstructorParameters<typeof RedisStore>[0]> = {}) => {
+    const store = new RedisStore({ url: server.url, ...extra });
+    owned.push(store);
+    return store;
+  };
+
+  before(async () => {
+    server = await RedisServer.start();
+  });
+  after(async () => {
+    for (const s of owned) await s.close();
+    await server.stop();
+  });
+
+  it('writes only under its key prefix, and uses a client it is given without closing it', async () => {
+    const client = new Redis(server.url);
+    try {
+      const store = new RedisStore({ client, keyPrefix: 'shop-a:' });
+      await store.set('k', 'v', 60_000);
+      await store.hit('n', 60_000);
+      assert.equal(await client.get('shop-a:k'), 'v');
+      assert.equal(await client.get('shop-a:n'), '1');
+      assert.ok((await client.pttl('shop-a:k')) > 59_000);
+      await store.close();
+      assert.equal(await client.ping(), 'PONG');
+      const plain = open();
+      await plain.set('k', 'w', 60_000);
+      assert.equal(await client.get('tessera:k'), 'w');
+    } finally {
+      client.disconnect();
+    }
+  });
+
+  it('refuses a construction without exactly one of url and client, or with a bad timeout', () => {
+    assert.throws(() => new RedisStore({}), /exactly one of `url` or `client`/);
+    assert.throws(() => new RedisStore({ url: server.url, timeoutMs: 0 }), /timeoutMs/);
+  });
+
+  it('fails closed fast while Redis is down, and works again by itself when it returns', async () => {
+    const store = open({ keyPrefix: 'down:', timeoutMs: 300 });
+    await store.set('before', '1', 60_000);
+    await server.kill();
+    for (const call of [
+      () => store.get('before'),
+      () => store.set('x', '1', 1000),
+      () => store.hit('c', 1000),
+      () => store.count('c'),
+      () => store.unhit('c'),
+      () => store.claim('t', 'me', 1000),
+      () => store.release('t', 'me'),
+    ]) {
+      const started = Date.now();
+      await assert.rejects(call(), (err: unknown) => {
+        assert.ok(err instanceof StoreUnavailableError, String(err));
+        assert.equal(err.code, 'TESSERA_STORE_UNAVAILABLE');
+        assert.equal(err.status, 503);
+        assert.equal(err.outcomeKnown, true);
+        return true;
+      });
+      assert.ok(Date.now() - started < 1500, 'well under the timeout bound');
+    }
+    await server.restart();
+    let back = false;
+    for (let i = 0; i < 100 && !back; i++) {
+      back = await store.claim('after', 'me', 60_000).then(
+        (v) => v,
+        () => false,
+      );
+      if (!back) await sleep(50);
+    }
+    assert.equal(back, true, 'the same store works again without being recreated');
+    assert.equal((await store.hit('c', 60_000)).count, 1);
+  });
+
+  it('keeps no card token or secret in Redis after a full charge: keys and values are hashes and results', async () => {
+    const sb: RunningSandbox = await startSandbox();
+    const store = open({ keyPrefix: 'charge:' });
+    const h = await startHelper({
+      publicKey: sb.credentials.publicKey,
+      secretKey: sb.credentials.secretKey,
+      legacyBaseUrl: sb.url,
+      providerMaxRetries: 0,
+      store,
+      resolveCharge: () => ({ amount: 2500, currency: 'EUR' }),
+    });
+    const client = new Redis(server.url);
+    try {
+      const token = await cardToken(sb);
+      const r = await call(`${h.url}/charges`, {
+        body: { cardToken: token, orderReference: 'order-1', email: 'a@shop.example' },
+      });
+      assert.equal(r.status, 201, r.text);
+      const declined = await cardToken(sb, '4000000000000002');
+      await call(`${h.url}/charges`, {
+        body: { cardToken: declined, orderReference: 'order-2', email: 'a@shop.example' },
+      });
+      const keys = await client.keys('*');
+      assert.ok(
+        keys.some((k) => k.startsWith('charge:')),
+        'the charge left state in Redis',
+      );
+      const values = await Promise.all(keys.map(async (k) => (await client.type(k)) === 'string' && client.get(k)));
+      const dump = JSON.stringify({ keys, values });
+      assert.ok(dump.includes(r.json.id), 'the result is stored');
+      for (const secret of [token, declined, sb.credentials.secretKey, sb.credentials.publicKey]) {
+        assert.ok(!dump.includes(secret), 'no token or key in Redis');
+      }
+      assert.doesNotMatch(dump, /card_tok_|sk_|pk_|4242424242424242/);
+    } finally {
+      client.disconnect();
+      await h.close();
+      await sb.close();
+    }
+  });
+});
