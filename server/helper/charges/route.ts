@@ -48,6 +48,24 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
+/**
+ * A store write after the provider answered: if it fails, the charge may exist, so the shopper must not be told
+ * nothing happened (a store's own 503 says `outcomeKnown: true`, right only before the provider call). A retry
+ * with the same token is safe: the idempotency key makes the provider replay its first answer.
+ */
+async function saved(write: Promise<unknown>): Promise<void> {
+  try {
+    await write;
+  } catch (err) {
+    throw new HelperHttpError(
+      503,
+      'TESSERA_STORE_UNAVAILABLE',
+      'the payment reached the provider but its result could not be saved; send the same request again to learn the outcome (it will not be charged twice)',
+      { outcomeKnown: false, headers: { 'Retry-After': '1' }, cause: err },
+    );
+  }
+}
+
 /** chargeMode 2 with the helper's return endpoint as both URLs (docs/DECISIONS.md#helper-3ds). */
 const threeDsUrls = (returnUrl: string) => ({ chargeMode: 2 as const, successUrl: returnUrl, failUrl: returnUrl });
 
@@ -311,12 +329,12 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
           ...(successUrl ? { successUrl } : {}),
           ...(failUrl ? { failUrl } : {}),
         };
-        await store.set(threeDsKey(data.id), JSON.stringify(pending), RESULT_TTL_MS);
+        await saved(store.set(threeDsKey(data.id), JSON.stringify(pending), RESULT_TTL_MS));
       } else {
         outcome = outcomeOf(data as Charge, body.orderReference, owner);
         keep = outcome.status === 402;
       }
-      await remember(key, outcome);
+      await saved(remember(key, outcome));
       // One log line per request: the request logger adds these fields to its `tessera.request` line.
       req.res!.locals.tesseraLog = {
         chargeStatus: outcome.body.status,

@@ -430,4 +430,31 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
       }
     });
   });
+
+  it('answers 503 with outcomeKnown false when the result cannot be saved after the provider charged, and a retry gives that charge', async () => {
+    // A store that stops taking results: the provider has charged, so "nothing happened" would be a lie.
+    class FailingResults extends MemoryStore {
+      failing = true;
+      override async set(key: string, value: string, ttlMs: number): Promise<void> {
+        if (this.failing && key.startsWith('charge:')) throw new Error('store write failed');
+        return super.set(key, value, ttlMs);
+      }
+    }
+    const store = new FailingResults();
+    const h = await helper({ store });
+    const body = await order();
+    const before = (await sandboxCharges(sb)).length;
+    const first = await pay(h, body);
+    assert.equal(first.status, 503, first.text);
+    assert.equal(first.json.code, 'TESSERA_STORE_UNAVAILABLE');
+    assert.equal(first.json.outcomeKnown, false);
+    store.failing = false;
+    const again = await pay(h, body);
+    assert.equal(again.status, 201, again.text);
+    // Both requests reached the provider with the same idempotency key: one charge, answered twice.
+    const requests = (await sandboxCharges(sb)).slice(before);
+    assert.equal(requests.length, 2);
+    const ids = new Set(requests.map((e) => (e.responseBody as { id?: string }).id));
+    assert.deepEqual([...ids], [again.json.id]);
+  });
 });
