@@ -5,7 +5,7 @@
 // `xvfb` + `xauth` give one). Nothing here downloads a browser build.
 //
 // `node scripts/engines.js` installs the missing packages with apt-get (Debian, as root) or says
-// which to install. `node scripts/engines.js run <command...>` runs a command with a display for
+// which to install; Debian's `redis-server` (for the store tests) is installed the same way. `node scripts/engines.js run <command...>` runs a command with a display for
 // WebKit: under `xvfb-run -a` when $DISPLAY is unset.
 // $TESSERA_BROWSERS (e.g. `chromium,firefox`) narrows the engines; the default is all three.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -72,6 +72,10 @@ export function missingPackages(engines = selectedEngines()) {
     if (!process.env.DISPLAY && !executable('/usr/bin/xvfb-run')) missing.push('xvfb');
     if (!process.env.DISPLAY && !executable('/usr/bin/xauth')) missing.push('xauth');
   }
+  // Not an engine, but the same kind of need: the store tests run a real Redis (test/node/helper/redis-server.ts).
+  if (!process.env.REDIS_SERVER && !['/usr/bin/redis-server', '/usr/local/bin/redis-server'].some(executable)) {
+    missing.push('redis-server');
+  }
   return missing;
 }
 
@@ -81,7 +85,7 @@ function install() {
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (!isRoot || !existsSync('/etc/debian_version')) {
     throw new Error(
-      `browser engines missing. Install them (Debian/Ubuntu: \`sudo apt-get install -y ${missing.join(' ')}\`), set CHROME_PATH / FIREFOX_PATH, or narrow the run with TESSERA_BROWSERS=chromium.`,
+      `test dependencies missing. Install them (Debian/Ubuntu: \`sudo apt-get install -y ${missing.join(' ')}\`), set CHROME_PATH / FIREFOX_PATH / REDIS_SERVER, or narrow the browsers with TESSERA_BROWSERS=chromium.`,
     );
   }
   console.log(`tessera: installing Debian packages ${missing.join(' ')} with apt-get...`);
