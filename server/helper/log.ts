@@ -1,4 +1,5 @@
 import pino from 'pino';
+import { replaceJwts } from '../common/jwt-text.js';
 import { maskPans } from './pan-guard.js';
 
 /** The part of a pino logger the helper uses; any pino-compatible logger fits. */
@@ -10,7 +11,6 @@ export interface HelperLogger {
 }
 
 const SECRET_KEY = /(secret|password|authorization|cookie|token|jwt|api_?key|encrypted_card_number|cvv|cvc|^number$)/i;
-const JWT_LIKE = /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g;
 
 const redactedCard = () => '[redacted-card]';
 
@@ -35,7 +35,7 @@ export function redactingLogger(logger: HelperLogger, secrets: readonly string[]
     if (text.length < shortest) return text;
     let out = text;
     for (const s of known) if (out.includes(s)) out = out.split(s).join('[redacted]');
-    out = out.replace(JWT_LIKE, '[redacted-jwt]');
+    out = replaceJwts(out, '[redacted-jwt]');
     return maskPans(out, redactedCard);
   };
   const scrub = (value: unknown, depth: number): unknown => {

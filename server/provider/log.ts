@@ -5,6 +5,7 @@
  * numbers, CVVs, keys, client secrets, access tokens and card/payment tokens never reach a log line.
  */
 
+import { replaceJwts } from '../common/jwt-text.js';
 import { maskPans } from '../common/pan.js';
 
 type LogFn = (obj: object, msg?: string) => void;
@@ -21,7 +22,6 @@ const CVV_KEY = /^(cvv2?|cvc2?|csc|security_?code|card_?verification)$/i;
 const SECRET_KEY =
   /(secret|password|authorization|access_?token|refresh_?token|api_?key|public_?key|private_?key|encrypted_card_number|^number$|card_?number|^pan$|^token$|card_?token|client_?assertion|^cookie$)/i;
 const OBJECT_TOKEN = /\b((?:card_tok|pay_tok)_)([A-Za-z0-9]{4,})/g;
-const JWT = /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g;
 const KEY_LIKE = /\b(?:sk|pk)_[A-Za-z0-9_]{8,}/g;
 
 /** `4242424242424242` → `************4242`. */
@@ -51,7 +51,7 @@ export function createRedactor(secrets: readonly (string | undefined)[] = []): C
     let out = value;
     for (const secret of known) if (out.includes(secret)) out = out.split(secret).join('[redacted]');
     // Card numbers by the one rule of server/common/pan.ts (any script, any separator, ids left alone).
-    return maskPans(maskObjectTokens(out.replace(JWT, '[redacted jwt]').replace(KEY_LIKE, '[redacted key]')), maskPan);
+    return maskPans(maskObjectTokens(replaceJwts(out, '[redacted jwt]').replace(KEY_LIKE, '[redacted key]')), maskPan);
   };
   const redact = (value: unknown, depth = 0): unknown => {
     if (depth > 32) return '[too deep]';
