@@ -34,6 +34,8 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
     legacyBaseUrl: sb.url,
     providerMaxRetries: 0,
     providerTimeoutMs: 1500,
+    // These tests count the provider's charge requests; the startup key check would add its probe to them.
+    startupKeyCheck: false,
     now: () => sb.clock.nowMs(),
     resolveCharge: (_req, { orderReference }) => ORDERS[orderReference] as never,
     rateLimits: { chargesPerIp: false, declinesPerIp: false },
