@@ -22,7 +22,8 @@ import { luhnValid } from '../../widget/card/luhn.js';
  * - a word (letters and digits) made only of digits and hex letters (`a`–`f`) is a hex identifier (a UUID, an
  *   ObjectId, a hash): its digits are never a card number nor a group of one, unless the word is nothing but
  *   4-digit groups parted by single letters (`4242a4242b4242c4242`), a shape random ids practically never have;
- * - a run right after `+` is a phone number (E.164);
+ * - a run right after `+` is a phone number (E.164), and a run of more than 6 digits right after `digit.` is a
+ *   decimal fraction (`1.6893190000000686`: a logged duration once passed Luhn with a brand prefix);
  * - brand prefixes and lengths: nothing starting with 0, 1, 7, 8 or 9 is a card (timestamps, snowflake ids);
  * - 12-digit numbers are not looked for (the last group of a UUID is 12 characters, and all digits in 0.4% of them),
  *   and neither are runs of more than 19 digits or groups in other layouts (8-4-4-4-12, dates, IP addresses).
@@ -171,6 +172,10 @@ function groupsOf(text: string): Group[] {
   let start = -1;
   let end = -1;
   let afterPlus = false;
+  // A run right after `digit.` is a decimal fraction (`1.6893190000000686`), not a card number.
+  let fraction = false;
+  let lastDot = false;
+  let beforeLast: Kind = Kind.Other;
   let gap = MAX_GAP + 1;
   let hardSinceLast = true;
   let previous: Kind = Kind.Other;
@@ -186,7 +191,8 @@ function groupsOf(text: string): Group[] {
     if (start < 0) return;
     // A run of more than 19 digits is no card number and no group of one, but it still parts what is around it.
     const long = digits.length > 19;
-    groups.push({ digits, start, end, broken: hardSinceLast || gap > MAX_GAP, barred: afterPlus || long });
+    const barred = afterPlus || long || (fraction && digits.length > 6);
+    groups.push({ digits, start, end, broken: hardSinceLast || gap > MAX_GAP, barred });
     hardSinceLast = long;
     digits = '';
     start = -1;
@@ -222,6 +228,7 @@ function groupsOf(text: string): Group[] {
       if (start < 0) {
         start = i - width;
         afterPlus = previous === Kind.Plus;
+        fraction = lastDot && beforeLast === Kind.Digit;
         if (wordFirstGroup < 0) wordFirstGroup = groups.length;
       }
       inWord = true;
@@ -242,7 +249,9 @@ function groupsOf(text: string): Group[] {
       // White space parts groups at no cost (`4242         4242`); punctuation counts toward the gap.
       if (cls.kind !== Kind.Space) gap++;
     }
+    beforeLast = previous;
     previous = cls.kind;
+    lastDot = cp === 46;
   }
   closeWord(previous === Kind.Digit);
   return groups;

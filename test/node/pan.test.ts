@@ -163,6 +163,9 @@ describe('card numbers by digit content (server/common/pan.ts)', () => {
       '0049 30 1234 5678',
       '192.168.100.200',
       'total 1234.56 EUR, 12 items',
+      // Decimal fractions whose digits happen to pass Luhn with a brand prefix (a logged duration once did).
+      '"durationMs":1.6893190000000686',
+      '0.4242424242424242',
       'ref 000000004242424242424242',
       '12345678-1234-4123-8123-123456789012',
       '4242424242424241',
