@@ -8,8 +8,8 @@ import { accessSync, constants, existsSync } from 'node:fs';
 
 const DEBIAN_PATH = '/usr/bin/chromium';
 
-/** @param {string} path */
-function executable(path) {
+/** @param {string} path Whether `path` is an executable file. */
+export function executable(path) {
   try {
     accessSync(path, constants.X_OK);
     return true;
@@ -17,6 +17,18 @@ function executable(path) {
     return false;
   }
 }
+
+/** Flags every Chromium we start uses: headless, and no traffic of its own on this closed network. */
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** @returns {string | undefined} */
 export function findChromium() {

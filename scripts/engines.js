@@ -9,20 +9,10 @@
 // WebKit: under `xvfb-run -a` when $DISPLAY is unset.
 // $TESSERA_BROWSERS (e.g. `chromium,firefox`) narrows the engines; the default is all three.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync } from 'node:fs';
-import { findChromium } from './chromium.js';
+import { existsSync } from 'node:fs';
+import { executable, findChromium } from './chromium.js';
 
 export const ENGINES = /** @type {const} */ (['chromium', 'firefox', 'webkit']);
-
-/** @param {string} path */
-function executable(path) {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** @returns {('chromium' | 'firefox' | 'webkit')[]} the engines this run drives ($TESSERA_BROWSERS, default all). */
 export function selectedEngines() {

@@ -7,19 +7,8 @@ import { chromeLauncher } from '@web/test-runner-chrome';
 import { playwrightLauncher } from '@web/test-runner-playwright';
 import { WebdriverLauncher } from '@web/test-runner-webdriver';
 import * as puppeteer from 'puppeteer-core';
-import { findChromium } from './chromium.js';
+import { CHROMIUM_ARGS, findChromium } from './chromium.js';
 import { findFirefox, findWebKit, selectedEngines } from './engines.js';
-
-export const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 /** Firefox prefs: no traffic of its own on this closed network, and no first-run pages. */
 export const FIREFOX_PREFS = {

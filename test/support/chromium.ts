@@ -1,16 +1,6 @@
-import { findChromium } from '../../scripts/chromium.js';
+import { CHROMIUM_ARGS, findChromium } from '../../scripts/chromium.js';
 
-/** Flags every Chromium we start uses: headless, and no traffic of its own on this closed network. */
-export const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+export { CHROMIUM_ARGS };
 
 /** The Chromium binary (`CHROME_PATH`, then `/usr/bin/chromium`); `npm test`'s pretest installs it when missing. */
 export function chromiumPath(): string {
