@@ -1,6 +1,6 @@
 import express, { Router } from 'express';
 import { z } from 'zod';
-import type { LegacyClient } from '../server/provider/legacy/client.js';
+import type { LegacyClient } from '../server/provider/index.js';
 import { type ChargeRow, type ConsoleData, consoleBody, type FaultRow, type LoggedRow } from './console-page.js';
 import { DemoError, invalid } from './errors.js';
 import { layout } from './html.js';

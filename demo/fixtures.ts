@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../server/helper/package-root.js';
+import { packageRoot } from '../server/common/package-root.js';
 
 /** The platform fixture file the sandbox loads (sub-entities A and B; owned with the Account Services sandbox). */
 export function platformFixturesPath(): string {

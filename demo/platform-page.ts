@@ -1,4 +1,4 @@
-import type { ReserveRule, StoredInstrument } from '../server/provider/accounts/types.js';
+import type { ReserveRule, StoredInstrument } from '../server/provider/index.js';
 import { DEMO_USERS, type DemoUser } from './host-tokens.js';
 import { html, Safe } from './html.js';
 

@@ -1,6 +1,5 @@
 import express, { type Request, Router } from 'express';
-import type { AccountsClient } from '../server/provider/accounts/client.js';
-import type { ReserveRule, StoredInstrument } from '../server/provider/accounts/types.js';
+import type { AccountsClient, ReserveRule, StoredInstrument } from '../server/provider/index.js';
 import { invalid } from './errors.js';
 import { DEMO_USERS, demoUser, type HostIssuer } from './host-tokens.js';
 import { layout, pageScript } from './html.js';

@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import express from 'express';
 import helmet from 'helmet';
 import pino from 'pino';
+import { packageRoot } from '../server/common/package-root.js';
 import { guardServer, type ServerTimeouts, serverOptions } from '../server/common/server-guard.js';
 import { type HelperLogger, RedisStore, redactingLogger, tesseraCsp, tesseraHelper } from '../server/helper/index.js';
-import { packageRoot } from '../server/helper/package-root.js';
-import { createAccountsClient } from '../server/provider/accounts/client.js';
-import { createLegacyClient } from '../server/provider/legacy/client.js';
-import { isLoopback, type RunningSandbox, startSandbox } from '../server/sandbox/index.js';
+import { createAccountsClient, createLegacyClient } from '../server/provider/index.js';
+import { type RunningSandbox, startSandbox } from '../server/sandbox/index.js';
+import { isLoopbackHost } from '../shared/url.js';
 import { consoleRoutes } from './console.js';
 import { DemoError, errorHandler } from './errors.js';
 import { demoFixtures } from './fixtures.js';
@@ -62,7 +62,7 @@ function checkOptions(options: DemoOptions): void {
       throw new TypeError(`startDemo: option \`${name}\` must be an integer from 0 to 65535, got ${JSON.stringify(v)}`);
     }
   }
-  if (options.host !== undefined && !isLoopback(String(options.host))) {
+  if (options.host !== undefined && !isLoopbackHost(String(options.host))) {
     throw new TypeError(
       `startDemo: option \`host\` must be a loopback address (the embedded sandbox serves plain HTTP), got ${JSON.stringify(options.host)}`,
     );

@@ -1,4 +1,4 @@
-import type { Charge } from '../server/provider/legacy/client.js';
+import type { Charge } from '../server/provider/index.js';
 import { CAPTURE_AFTER_HOURS, PRODUCTS, THREE_DS_FROM } from './catalogue.js';
 import { html, money, type Safe } from './html.js';
 import type { Line, Order } from './state.js';

@@ -1,8 +1,8 @@
 import express, { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
 import type { ChargeDetails, HelperPage } from '../server/helper/index.js';
-import { NotFoundError } from '../server/provider/errors.js';
-import type { LegacyClient } from '../server/provider/legacy/client.js';
+import type { LegacyClient } from '../server/provider/index.js';
+import { NotFoundError } from '../server/provider/index.js';
 import { CAPTURE_AFTER_HOURS, PRODUCTS, THREE_DS_FROM } from './catalogue.js';
 import { DemoError, invalid } from './errors.js';
 import { layout, pageScript, Safe } from './html.js';

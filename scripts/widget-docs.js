@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Writes docs/widget.md, the reference of <tessera-card-form>, from custom-elements.json (itself made by
 // `cem analyze` from the widget's doc comments), so the reference and the code cannot drift apart:
-// test/node/custom-elements.test.ts fails when the committed page is not what this script makes.
+// test/node/widget/custom-elements.test.ts fails when the committed page is not what this script makes.
 // Usage: node scripts/widget-docs.js            (writes docs/widget.md)
 //        node scripts/widget-docs.js --check    (exits 1 when docs/widget.md is stale)
 import { readFileSync, writeFileSync } from 'node:fs';

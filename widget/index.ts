@@ -4,6 +4,6 @@
  * which exports the element and its event classes but not the card logic below.
  */
 
-export * from './card/index.js';
+export * from '../shared/card/index.js';
 export * from './card-form/define.js';
 export type { Strings } from './i18n/strings.js';

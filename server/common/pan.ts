@@ -1,5 +1,5 @@
-import { BRANDS } from '../../widget/card/brands.js';
-import { luhnValid } from '../../widget/card/luhn.js';
+import { BRANDS } from '../../shared/card/brands.js';
+import { luhnValid } from '../../shared/card/luhn.js';
 
 /**
  * Finding card numbers (PANs) in text a server did not expect them in: the helper refuses bodies, queries and
@@ -7,7 +7,7 @@ import { luhnValid } from '../../widget/card/luhn.js';
  * rule for all of them, by digit content, written as a single forward scan (no regular expression), so its cost
  * is linear in the text whatever an attacker sends. See docs/DECISIONS.md#helper-pan-guard.
  *
- * A card number is 13–19 digits that start like a known brand (`widget/card/brands.ts`), have one of that brand's
+ * A card number is 13–19 digits that start like a known brand (`shared/card/brands.ts`), have one of that brand's
  * lengths and pass the Luhn check, written either
  * - as one unbroken run of digits, or
  * - as groups in a card layout: 4-4-4-4, 4-4-4-1…4, 4-4-4-4-1…3, 4-6-4 or 4-6-5,

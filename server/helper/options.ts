@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import { z } from 'zod';
+import { secureUrl } from '../../shared/url.js';
 import type { AccountsClient } from '../provider/accounts/client.js';
 import type { LegacyClient } from '../provider/legacy/client.js';
 import { HOST_ALGORITHMS, type HostAuthOptions } from './host-auth.js';
@@ -14,22 +15,12 @@ const FACTORY = 'tesseraHelper';
 /** Options whose values are never shown in an error message (`key` of hostAuth may be a private key by mistake). */
 const SECRET_OPTIONS = new Set(['secretKey', 'clientSecret', 'key']);
 
-const LOOPBACK = /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])$/i;
-
 const fn = <T>(what: string) => z.custom<T>((v) => typeof v === 'function', { message: `must be a function ${what}` });
 
 const httpsUrl = (example: string) =>
-  z.string().refine(
-    (s) => {
-      try {
-        const u = new URL(s);
-        return u.protocol === 'https:' || (u.protocol === 'http:' && LOOPBACK.test(u.host.replace(/:\d+$/, '')));
-      } catch {
-        return false;
-      }
-    },
-    { message: `must be an https:// URL (http:// only to loopback) such as ${JSON.stringify(example)}` },
-  );
+  z.string().refine((s) => secureUrl(s) !== undefined, {
+    message: `must be an https:// URL (http:// only to loopback) such as ${JSON.stringify(example)}`,
+  });
 
 /** A base-URL template: `{prefix}` stands for the client id's host prefix. */
 const templateUrl = (example: string) =>

@@ -50,4 +50,4 @@ export {
 } from './legacy/client.js';
 export { type ClientRedactor, createRedactor, type ProviderLogger, type Redactor } from './log.js';
 export { createTokenSource, type TokenSource, type TokenSourceOptions } from './oauth/token-source.js';
-export { clientPrefix, DEFAULT_SANDBOX_URL, isLoopbackHost } from './urls.js';
+export { clientPrefix, DEFAULT_SANDBOX_URL } from './urls.js';

@@ -1,3 +1,4 @@
+import { isLoopbackHost } from '../../shared/url.js';
 import { optionError, show } from './http/options.js';
 
 /**
@@ -13,12 +14,6 @@ export const DEFAULT_SANDBOX_URL = 'http://127.0.0.1:4010';
 /** The host prefix of the spec: the first eight characters of the client id after the leading `cli_`. */
 export function clientPrefix(clientId: string): string {
   return clientId.replace(/^cli_/, '').slice(0, 8);
-}
-
-/** True for 127.0.0.0/8, ::1 and localhost: the only hosts plain `http://` may reach. */
-export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
 }
 
 /**

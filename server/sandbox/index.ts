@@ -12,4 +12,4 @@ export {
 } from './config.js';
 export { legacyArea } from './legacy/index.js';
 export { TEST_CARDS, type TestCard, type TestCardOutcome } from './legacy/test-cards.js';
-export { isLoopback, type RunningSandbox, type SandboxOptions, startSandbox } from './start.js';
+export { type RunningSandbox, type SandboxOptions, startSandbox } from './start.js';

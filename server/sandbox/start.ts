@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { isLoopbackHost } from '../../shared/url.js';
 import { guardServer, type ServerTimeouts, serverOptions } from '../common/server-guard.js';
 import { createSandboxApp } from './app.js';
 import type { VirtualClock } from './clock.js';
@@ -44,12 +45,6 @@ export interface RunningSandbox {
   close(): Promise<void>;
 }
 
-/** True for 127.0.0.0/8, ::1 and localhost. */
-export function isLoopback(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
-}
-
 function loadFixtures(fixtures: SandboxOptions['fixtures']): Record<string, unknown> {
   if (fixtures === undefined) return {};
   if (typeof fixtures !== 'string') return fixtures;
@@ -86,7 +81,7 @@ function withFixturesFile<T>(fixtures: SandboxOptions['fixtures'], build: () => 
  */
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const host = options.host ?? '127.0.0.1';
-  if (!isLoopback(host) && !options.tls) {
+  if (!isLoopbackHost(host) && !options.tls) {
     throw new Error(
       `tessera sandbox: refusing to bind ${JSON.stringify(host)} without TLS; pass a certificate (--tls-cert/--tls-key) or bind a loopback address`,
     );

@@ -1,5 +1,5 @@
 import { html, nothing, type PropertyValues, ReactiveElement, render } from 'lit';
-import type { Brand, BrandId } from '../card/brands.js';
+import type { Brand, BrandId } from '../../shared/card/brands.js';
 import {
   applyEdit,
   digitsOf,
@@ -7,8 +7,9 @@ import {
   formatExpiryEdit,
   formatNumberEdit,
   parseExpiryDigits,
-} from '../card/format.js';
-import { checkCvv, checkExpiry, checkNumber } from '../card/validate.js';
+} from '../../shared/card/format.js';
+import { checkCvv, checkExpiry, checkNumber } from '../../shared/card/validate.js';
+import { secureUrl } from '../../shared/url.js';
 import { loadLocale } from '../i18n/load.js';
 import { en, type Strings } from '../i18n/strings.js';
 import { styles } from './card-form.styles.js';
@@ -25,7 +26,6 @@ import {
   TesseraTokenEvent,
 } from './events.js';
 import { brandIcon } from './icons.js';
-import { secureUrl } from './secure-url.js';
 
 const FIELDS = ['number', 'expiry', 'cvv', 'name'] as const;
 

@@ -3,7 +3,7 @@
  * so a listener outside any number of shadow roots receives it. No detail ever
  * holds the card number or the security code.
  */
-import type { BrandId } from '../card/brands.js';
+import type { BrandId } from '../../shared/card/brands.js';
 
 /** The inputs of the card form. */
 export type CardField = 'number' | 'expiry' | 'cvv' | 'name';

@@ -1,5 +1,5 @@
 import { html } from 'lit';
-import type { Brand, BrandId } from '../card/brands.js';
+import type { Brand, BrandId } from '../../shared/card/brands.js';
 
 /**
  * Brand marks drawn as a card in the brand's colour with its short name, rather than

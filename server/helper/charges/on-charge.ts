@@ -3,9 +3,8 @@ import type { Request } from 'express';
 import type { HelperContext } from '../context.js';
 import { HelperHttpError } from '../errors.js';
 import type { ChargeEvent } from '../options.js';
+import { RESULT_TTL_MS } from './records.js';
 
-/** How long a delivery is remembered: as long as the token's answer (the provider's 24 h idempotency window). */
-const DELIVERED_TTL_MS = 24 * 3600_000;
 /** How long one instance may hold a charge's delivery before another may take it over (a crashed process). */
 const DELIVERY_CLAIM_MS = 30_000;
 /** How long a request waits for another instance's delivery before answering 503. */
@@ -72,7 +71,7 @@ export async function deliverCharge(
         err,
       );
     }
-    await ctx.store.set(doneKey, 'delivered', DELIVERED_TTL_MS);
+    await ctx.store.set(doneKey, 'delivered', RESULT_TTL_MS);
   } finally {
     await ctx.store.release(claimKey, owner).catch(() => undefined);
   }

@@ -21,25 +21,17 @@ import { upstreamError } from '../upstream.js';
 import { parseBody } from '../validate.js';
 import { deliverCharge } from './on-charge.js';
 import { answerBody, type ChargeOutcome, outcomeOf, pendingOutcome, type ResultOwner } from './outcome.js';
+import {
+  idempotencyKeyFor,
+  type PendingThreeDs,
+  RESULT_TTL_MS,
+  resultKey,
+  threeDsKey,
+  tokenDigest,
+} from './records.js';
 import { checkReturnTarget, mountUrl } from './redirects.js';
 import { type ChargeBody, chargeBodySchema, parseDetails } from './schema.js';
 import { threeDsReturn } from './three-ds-return.js';
-
-/** How long a token's answer is kept: the provider's idempotency window (DESIGN.md: 24 h). */
-export const RESULT_TTL_MS = 24 * 3600_000;
-
-/** SHA-256 of a card token: both the idempotency key and the store key derive from it, so it is hashed once. */
-export const tokenDigest = (cardToken: string): Buffer => createHash('sha256').update(cardToken).digest();
-
-/** The idempotency key of a card token's charge: the same for every retry of that token. */
-export function idempotencyKeyFor(cardToken: string, digest = tokenDigest(cardToken)): string {
-  return `tessera-charge-${digest.toString('base64url')}`;
-}
-
-/** Store key of a token's answer (the token itself is never a key: keys may end up in a shared store's logs). */
-export const resultKey = (cardToken: string, digest = tokenDigest(cardToken)) => `charge:${digest.toString('hex')}`;
-/** Store key of a pending 3-D Secure charge, by its `pay_tok_…`. */
-export const threeDsKey = (paymentToken: string) => `3ds:${createHash('sha256').update(paymentToken).digest('hex')}`;
 
 /** How long a request waits for another request's (or instance's) charge of the same token before answering 503. */
 export const CLAIM_WAIT_MS = 15_000;
@@ -68,18 +60,6 @@ async function saved(write: Promise<unknown>): Promise<void> {
 
 /** chargeMode 2 with the helper's return endpoint as both URLs (docs/DECISIONS.md#helper-3ds). */
 const threeDsUrls = (returnUrl: string) => ({ chargeMode: 2 as const, successUrl: returnUrl, failUrl: returnUrl });
-
-/** What the 3-D Secure return needs to finish a charge. */
-export interface PendingThreeDs {
-  readonly resultKey: string;
-  readonly orderReference: string;
-  readonly successUrl?: string;
-  readonly failUrl?: string;
-  readonly ip: string;
-  readonly session?: string;
-  /** Who may read the answer (absent in records written before owners were kept). */
-  readonly owner?: ResultOwner;
-}
 
 /** The provider's refusals that concern what the shopper sent, answered as 4xx instead of an upstream fault. */
 function shopperError(err: ValidationError): HelperHttpError | undefined {

@@ -6,7 +6,7 @@ import { sendJson } from '../respond.js';
 import { upstreamError } from '../upstream.js';
 import { deliverCharge } from './on-charge.js';
 import { answerBody, type ChargeOutcome } from './outcome.js';
-import type { PendingThreeDs } from './route.js';
+import type { PendingThreeDs } from './records.js';
 
 const PAYMENT_TOKEN = /^pay_tok_[A-Za-z0-9]{1,64}$/;
 

@@ -9,7 +9,7 @@
  * broken UTF-16, and count their limits in Unicode code points (docs/DECISIONS.md#legacy-text).
  */
 import { z } from 'zod';
-import { checkCvv, checkNumber, detectBrand, groupNumber } from '../../../widget/card/index.js';
+import { checkCvv, checkNumber, detectBrand, groupNumber } from '../../../shared/card/index.js';
 import { EMAIL } from '../../common/email.js';
 import { isIso4217 } from './currencies.js';
 

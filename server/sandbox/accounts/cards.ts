@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { CompactEncrypt } from 'jose';
-import { checkNumber } from '../../../widget/card/index.js';
+import { checkNumber } from '../../../shared/card/index.js';
 import { UPDATER_NETWORKS } from '../../provider/schemas/accounts.js';
 import type { SandboxContext } from '../core/context.js';
 import type { StoredCardRecord } from './store.js';

@@ -1,10 +1,10 @@
 import { type BodyReadError, collectBody, findShapeProblem } from '../../common/body-guard.js';
 import { decodeXml, XmlCodecError } from '../../provider/codec/xml.js';
 import { SandboxError } from './errors.js';
-import type { NextFunction, Request, RequestHandler, Response } from './http.js';
+import type { BodyFormat, NextFunction, Request, RequestHandler, Response } from './exchange.js';
 
 /** Wire formats a route accepts for its request body. */
-export type BodyFormat = 'json' | 'xml' | 'form';
+export type { BodyFormat } from './exchange.js';
 
 /** Default request body limit; larger bodies get 413. */
 export const MAX_BODY_BYTES = 64 * 1024;

@@ -10,7 +10,7 @@ export interface VaultCard {
   readonly expiryMonth: number;
   readonly expiryYear: number;
   readonly name?: string;
-  /** Brand id from widget/card/brands.ts (`visa`, `amex`, …). */
+  /** Brand id from shared/card/brands.ts (`visa`, `amex`, …). */
   readonly brand: string;
   readonly bin: string;
   readonly last4: string;

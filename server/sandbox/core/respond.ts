@@ -1,14 +1,10 @@
 import Negotiator from 'negotiator';
 import { encodeXml } from '../../provider/codec/xml.js';
 import { SandboxError } from './errors.js';
+import type { Request, RespondHook, Response, ResponseFormat } from './exchange.js';
 import type { FaultRule } from './faults.js';
-import type { Request, Response } from './http.js';
 
-/** Wire formats an area answers in. */
-export type ResponseFormat = 'json' | 'xml';
-
-/** Called after a route's answer is decided (idempotency records it, for instance). */
-export type RespondHook = (status: number, body: unknown, headers: Record<string, string>) => void;
+export type { RespondHook, ResponseFormat } from './exchange.js';
 
 const MEDIA_TYPES: Readonly<Record<ResponseFormat, string>> = { json: 'application/json', xml: 'application/xml' };
 const CONTENT_TYPES: Readonly<Record<ResponseFormat, string>> = {

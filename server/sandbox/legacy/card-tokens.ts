@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { brandById, checkExpiry, detectBrand } from '../../../widget/card/index.js';
+import { brandById, checkExpiry, detectBrand } from '../../../shared/card/index.js';
 import { type Address, type CardSummary, cardTokenRequestSchema } from '../../provider/schemas/legacy.js';
 import type { SandboxContext, VaultCard } from '../core/context.js';
 import { SandboxError } from '../core/errors.js';

@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import express from 'express';
-import { resultKey } from '../../../server/helper/charges/route.js';
+import { resultKey } from '../../../server/helper/charges/records.js';
 import {
   type ChargeEvent,
   MemoryStore,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type RunningSandbox, startSandbox, TEST_CARDS } from '../../../server/sandbox/index.js';
-import { checkNumber } from '../../../widget/card/index.js';
+import { checkNumber } from '../../../shared/card/index.js';
 import { call } from '../../support/http.js';
 import { charge } from './legacy-support.js';
 

@@ -11,11 +11,11 @@ import {
   maxNumberLength,
   parseExpiryDigits,
   toAsciiDigits,
-} from '../../widget/card/index.js';
-import { isLoopback, secureUrl } from '../../widget/card-form/secure-url.js';
-import { LAZY_LOCALES } from '../../widget/i18n/all.js';
-import { matchLocale } from '../../widget/i18n/match.js';
-import { en } from '../../widget/i18n/strings.js';
+} from '../../../shared/card/index.js';
+import { isLoopbackHost, secureUrl } from '../../../shared/url.js';
+import { LAZY_LOCALES } from '../../../widget/i18n/all.js';
+import { matchLocale } from '../../../widget/i18n/match.js';
+import { en } from '../../../widget/i18n/strings.js';
 
 describe('groupNumber', () => {
   const cases: [string, string, string][] = [
@@ -142,10 +142,10 @@ describe('secureUrl', () => {
     assert.equal(secureUrl('http://', 'not a base'), undefined);
   });
   it('names loopback hosts', () => {
-    assert.equal(isLoopback('127.0.0.1'), true);
-    assert.equal(isLoopback('[::1]'), true);
-    assert.equal(isLoopback('localhost'), true);
-    assert.equal(isLoopback('128.0.0.1'), false);
+    assert.equal(isLoopbackHost('127.0.0.1'), true);
+    assert.equal(isLoopbackHost('[::1]'), true);
+    assert.equal(isLoopbackHost('localhost'), true);
+    assert.equal(isLoopbackHost('128.0.0.1'), false);
   });
 });
 

@@ -6,13 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { parseRetryAfter } from '../../server/provider/http/backoff.js';
-import { wellSpaced } from '../../server/provider/schemas/legacy.js';
-import { isLoopbackHost, resolveBaseUrl, trimTrailingSlashes } from '../../server/provider/urls.js';
-import { maskText, maskValue } from '../../server/sandbox/core/mask.js';
-import { type RunningSandbox, startSandbox } from '../../server/sandbox/index.js';
-import { hostName } from '../../server/sandbox/oauth/host.js';
-import { isLoopback } from '../../server/sandbox/start.js';
+import { parseRetryAfter } from '../../../server/provider/http/backoff.js';
+import { wellSpaced } from '../../../server/provider/schemas/legacy.js';
+import { resolveBaseUrl, trimTrailingSlashes } from '../../../server/provider/urls.js';
+import { maskText, maskValue } from '../../../server/sandbox/core/mask.js';
+import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
+import { hostName } from '../../../server/sandbox/oauth/host.js';
+import { isLoopbackHost } from '../../../shared/url.js';
 
 const N = 100_000;
 const BOUND_MS = 1_000;
@@ -29,9 +29,9 @@ const direct: [string, () => unknown][] = [
     () => resolveBaseUrl('f', 'baseUrl', `http://127.0.0.1:4010/${'/'.repeat(N)}a`),
   ],
   ['urls: trimTrailingSlashes', () => assert.equal(trimTrailingSlashes(`a${'/'.repeat(N)}`), 'a')],
-  ['urls: isLoopbackHost /^127\\.\\d{1,3}…$/', () => isLoopbackHost(`127.${'1'.repeat(N)}`)],
-  ['urls: isLoopbackHost bracket strip', () => isLoopbackHost('['.repeat(N))],
-  ['sandbox start: isLoopback', () => isLoopback(`127.0.0.${'1'.repeat(N)}x`)],
+  ['shared url: isLoopbackHost /^127\\.\\d{1,3}…$/', () => isLoopbackHost(`127.${'1'.repeat(N)}`)],
+  ['shared url: isLoopbackHost bracket strip', () => isLoopbackHost('['.repeat(N))],
+  ['shared url: isLoopbackHost trailing garbage', () => isLoopbackHost(`127.0.0.${'1'.repeat(N)}x`)],
   ['legacy schema: wellSpaced GROUPED, digits then junk', () => assert.equal(wellSpaced(`${'1'.repeat(N)}x`), false)],
   [
     'legacy schema: wellSpaced GROUPED, spaced groups then junk',

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { EMAIL, isEmail } from '../../server/common/email.js';
+import { EMAIL, isEmail } from '../../../server/common/email.js';
 
 describe('the type=email rule', () => {
   it('accepts what the browser accepts and refuses the rest', () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
-import { type BodyReadError, collectBody, findShapeProblem } from '../../server/common/body-guard.js';
+import { type BodyReadError, collectBody, findShapeProblem } from '../../../server/common/body-guard.js';
 
 describe('findShapeProblem', () => {
   it('passes a clean body', () => {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
-import { coerceFromXml } from '../../server/provider/codec/coerce.js';
-import { decodeXml, encodeXml } from '../../server/provider/codec/xml.js';
+import { coerceFromXml } from '../../../server/provider/codec/coerce.js';
+import { decodeXml, encodeXml } from '../../../server/provider/codec/xml.js';
 import {
   type ChargeResponse,
   cardTokenResponseSchema,
@@ -10,7 +10,7 @@ import {
   chargeResponseSchema,
   errorBodySchema,
   paymentTokenRequestSchema,
-} from '../../server/provider/schemas/legacy.js';
+} from '../../../server/provider/schemas/legacy.js';
 
 const address = {
   addressLine1: '1 Main St',

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decodeXml, encodeXml, XML_MAX_DEPTH, XmlCodecError } from '../../server/provider/codec/xml.js';
+import { decodeXml, encodeXml, XML_MAX_DEPTH, XmlCodecError } from '../../../server/provider/codec/xml.js';
 
 const refuses = (text: string, code: XmlCodecError['code']) =>
   assert.throws(

@@ -35,7 +35,7 @@ describe('custom-elements.json', () => {
   });
 
   it('is what docs/widget.md documents (the page is generated from it)', async () => {
-    const { renderWidgetDocs, WIDGET_DOCS } = await import('../../scripts/widget-docs.js');
+    const { renderWidgetDocs, WIDGET_DOCS } = await import('../../../scripts/widget-docs.js');
     const manifest = JSON.parse(readFileSync(resolve('custom-elements.json'), 'utf8'));
     const page = renderWidgetDocs(manifest) as string;
     assert.equal(

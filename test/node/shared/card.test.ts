@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BRANDS, checkCvv, checkExpiry, checkNumber, detectBrand, luhnValid } from '../../widget/card/index.js';
+import { BRANDS, checkCvv, checkExpiry, checkNumber, detectBrand, luhnValid } from '../../../shared/card/index.js';
 
 describe('luhnValid', () => {
   it('accepts numbers whose Luhn sum is a multiple of 10', () => {

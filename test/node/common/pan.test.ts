@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { containsPan, findPan, isCardNumber, jsonNumbersHoldPan, maskPans } from '../../server/common/pan.js';
+import { containsPan, findPan, isCardNumber, jsonNumbersHoldPan, maskPans } from '../../../server/common/pan.js';
 
 /** A small seeded PRNG (mulberry32), so the id corpus is the same on every run. */
 function prng(seed: number) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { replaceJwts } from '../../server/common/jwt-text.js';
-import { createRedactor } from '../../server/provider/log.js';
+import { replaceJwts } from '../../../server/common/jwt-text.js';
+import { createRedactor } from '../../../server/provider/log.js';
 
 /** The pattern the redactors used before: same matches, but quadratic on `eyJ-eyJ-…`. */
 const OLD = /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g;
