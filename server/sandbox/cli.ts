@@ -16,7 +16,7 @@ Options:
   --mode M              sandbox (default: /api2/v2 paths, sandbox controls) or production (live paths, liveMode true)
   --tls-cert FILE       serve HTTPS with this PEM certificate (needs --tls-key)
   --tls-key FILE        the certificate's PEM private key
-  --fixtures FILE|NAME  JSON file of start-up state, relative to the current folder (see README "The sandbox"),
+  --fixtures FILE|NAME  JSON file of start-up state, relative to the current folder (see docs/sandbox.md),
                         or "demo": the demo platform shipped with the package (write ./demo for a file so named)
   -h, --help            show this help
 
