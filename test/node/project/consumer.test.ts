@@ -1,33 +1,18 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { installPacked, removeScratch, repo, run } from './packed-package.js';
 
 // Packs the package as `npm publish` would, installs the tarball into a scratch
 // project and uses every subpath the way a user would. Needs `npm run build` first.
-const repo = resolve('.');
 let scratch: string;
-
-function run(cmd: string, args: string[], cwd: string): string {
-  return execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000 });
-}
 
 describe('the packed package', { timeout: 240_000 }, () => {
   before(() => {
-    scratch = mkdtempSync(join(tmpdir(), 'tessera-consumer-'));
-    run('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', scratch], repo);
-    const tarball = readdirSync(scratch).find((f) => f.endsWith('.tgz'));
-    assert.ok(tarball, 'npm pack wrote no tarball');
-    writeFileSync(join(scratch, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-    run(
-      'npm',
-      ['install', '--prefer-offline', '--no-audit', '--no-fund', '--silent', `./${tarball}`, '@types/node@20'],
-      scratch,
-    );
+    scratch = installPacked('tessera-consumer-', ['@types/node@20']);
   });
-  after(() => rmSync(scratch, { recursive: true, force: true }));
+  after(() => removeScratch(scratch));
 
   it('imports the Node subpaths (server, provider, sandbox)', () => {
     writeFileSync(
