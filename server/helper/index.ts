@@ -1,4 +1,6 @@
 /** `tessera/server`: the Express helper a merchant mounts on its own server. */
+
+export { type CurrencyCode, isIso4217 as isCurrencyCode } from '../provider/schemas/currencies.js';
 export { type CspOptions, tesseraCsp } from './csp.js';
 export { type ErrorBody, HelperHttpError } from './errors.js';
 export { type TesseraHelper, tesseraHelper } from './helper.js';
@@ -10,8 +12,10 @@ export type {
   ChargeDetails,
   ChargeEvent,
   ChargeRequestBody,
+  HelperChargeKey,
   OnChargeContext,
   TesseraHelperOptions,
+  TesseraHelperSettings,
 } from './options.js';
 export type { HelperPage } from './page.js';
 export type { Limit } from './rate-limit.js';

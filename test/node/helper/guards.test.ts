@@ -12,7 +12,7 @@ import { captureLogger, type RunningHelper, startHelper } from './support.js';
 const options = {
   publicKey: 'pk_sbox_tessera0demo0public0key0000001',
   secretKey: 'sk_sbox_tessera0demo0secret0key0000001',
-  resolveCharge: () => ({ amount: 100, currency: 'EUR' }),
+  resolveCharge: () => ({ amount: 100, currency: 'EUR' as const }),
   corsOrigins: ['https://shop.example'],
 };
 
