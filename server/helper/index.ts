@@ -2,7 +2,8 @@
 
 export { type CurrencyCode, isIso4217 as isCurrencyCode } from '../provider/schemas/currencies.js';
 export { type CspOptions, tesseraCsp } from './csp.js';
-export { type ErrorBody, HelperHttpError } from './errors.js';
+export { HELPER_ERROR_CODES, type HelperErrorCode } from './error-codes.js';
+export { type HelperErrorBody, HelperHttpError } from './errors.js';
 export { type TesseraHelper, tesseraHelper } from './helper.js';
 export type { HostAlgorithm, HostAuthOptions, HostClaims, HostKey } from './host-auth.js';
 export type { KeyCheckOutcome, KeyCheckResult } from './key-check.js';

@@ -34,8 +34,9 @@ export const rateLimitsOption = z.strictObject({
   hostRequestsPerUser: limitOption.optional(),
 });
 
+/** The 429 of a limit: names the limit and the option that sets it. */
 export function tooMany(
-  code: string,
+  code: 'TESSERA_RATE_LIMITED' | 'TESSERA_TOO_MANY_DECLINES',
   message: string,
   name: LimitName,
   resetAtMs: number,

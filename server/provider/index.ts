@@ -7,10 +7,10 @@ export type { Members } from './accounts/members.js';
 export type { PaymentInstruments } from './accounts/payment-instruments.js';
 export type { ReserveRules, UpdateReserveRuleOptions } from './accounts/reserve-rules.js';
 export type * from './accounts/types.js';
+export { PROVIDER_ERROR_CODES, type ProviderErrorCode } from './error-codes.js';
 export {
   AuthenticationError,
   ConflictError,
-  type FieldError,
   InvalidResponseError,
   NetworkError,
   NotFoundError,
@@ -19,6 +19,7 @@ export {
   PreconditionRequiredError,
   ProviderError,
   type ProviderErrorDetails,
+  type ProviderFieldError,
   ProviderServerError,
   RateLimitError,
   RequestRejectedError,
@@ -30,7 +31,6 @@ export type { CallOptions, WriteOptions } from './http/call.js';
 export type { HttpOptions } from './http/options.js';
 export type { ProviderResult } from './http/result.js';
 export {
-  type CardToken,
   type CardTokenRequest,
   type Charge,
   type ChargeRequest,
@@ -42,6 +42,7 @@ export {
   type LegacyKeys,
   type PaymentToken,
   type PaymentTokenRequest,
+  type ProviderCardToken,
   type ThreeDSecureRedirect,
 } from './legacy/client.js';
 export type { ClientRedactor, ProviderLogger, Redactor } from './log.js';

@@ -19,7 +19,7 @@ import {
 import { DEFAULT_SANDBOX_URL, resolveBaseUrl } from '../urls.js';
 
 /** A card token (`card_tok_…`), typed by the shared schema. */
-export type CardToken = z.output<typeof cardTokenResponseSchema>;
+export type ProviderCardToken = z.output<typeof cardTokenResponseSchema>;
 /** A payment token (`pay_tok_…`); a 3-D Secure charge answers with one carrying `redirectUrl`. */
 export type PaymentToken = z.output<typeof paymentTokenResponseSchema>;
 /** A charge (`charge_…`). */
@@ -62,7 +62,7 @@ export interface LegacyClientSettings extends HttpOptions {
 export interface LegacyClient {
   readonly cardTokens: {
     /** `POST …/tokens/card` with the public key: card details → single-use `card_tok_…` (15 minutes). */
-    create(body: CardTokenRequest, options?: WriteOptions): Promise<ProviderResult<CardToken>>;
+    create(body: CardTokenRequest, options?: WriteOptions): Promise<ProviderResult<ProviderCardToken>>;
   };
   readonly paymentTokens: {
     /** `POST …/tokens/payment` with the secret key: `{value, currency, chargeMode}` → `pay_tok_…`. */
