@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { CurrencyCode } from '../server/helper/index.js';
 import { CURRENCY, MAX_QUANTITY, type Product, product } from './catalogue.js';
 
 /** One line of a cart or an order. */
@@ -20,7 +21,7 @@ export interface Order {
   readonly session: string;
   readonly lines: readonly Line[];
   readonly total: number;
-  readonly currency: string;
+  readonly currency: CurrencyCode;
   readonly preorder: boolean;
   readonly createdMs: number;
   readonly attempts: Attempt[];

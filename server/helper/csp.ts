@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { z } from 'zod';
+import { booleanOption, checkOptions, show } from '../common/options.js';
 
 export interface CspOptions {
   /**
@@ -26,28 +28,39 @@ export interface CspOptions {
 
 const SOURCE = /^(https?:\/\/[^\s;,']+|'self'|'none'|data:|blob:)$/;
 
-function originOf(option: string, url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new Error('scheme');
-    return u.origin;
-  } catch {
-    throw new TypeError(`tesseraCsp: option \`${option}\` must be an http(s) URL, got ${JSON.stringify(url)}`);
-  }
-}
+const httpUrl = (fix: string) =>
+  z.string({ error: fix }).refine(
+    (s) => {
+      try {
+        const { protocol } = new URL(s);
+        return protocol === 'https:' || protocol === 'http:';
+      } catch {
+        return false;
+      }
+    },
+    { error: fix },
+  );
 
-function checkSources(option: string, list: readonly string[] | undefined): readonly string[] {
-  if (list === undefined) return [];
-  if (!Array.isArray(list)) throw new TypeError(`tesseraCsp: option \`${option}\` must be an array of origins`);
-  for (const s of list) {
-    if (typeof s !== 'string' || !SOURCE.test(s)) {
-      throw new TypeError(
-        `tesseraCsp: option \`${option}\` holds ${JSON.stringify(s)}; use origins like "https://api.example.com"`,
-      );
-    }
+const sources = z.array(z.unknown(), { error: 'must be an array of origins' }).superRefine((list, ctx) => {
+  const bad = list.findIndex((s) => typeof s !== 'string' || !SOURCE.test(s));
+  if (bad !== -1) {
+    const shown = show(list[bad]);
+    ctx.addIssue({ code: 'custom', message: `holds ${shown}; use origins like "https://api.example.com"` });
   }
-  return list;
-}
+});
+
+/** The options of {@link tesseraCsp}, each with its check (server/common/options.ts). */
+const CSP_OPTIONS = {
+  cardTokenUrl: httpUrl('must be an http(s) URL: `helper.cardTokenUrl`'),
+  strictDynamic: booleanOption().optional(),
+  connectSrc: sources.optional(),
+  frameAncestors: sources.optional(),
+  // The value goes into the header as written: a `;` or `,` would start another directive or policy.
+  reportUri: httpUrl('must be an http(s) URL')
+    .regex(/^[^\s;,']*$/, { error: 'must be a URL without spaces, ";", "," or "\'"' })
+    .optional(),
+  reportOnly: booleanOption().optional(),
+};
 
 /**
  * A Content-Security-Policy middleware for checkout pages. Each response gets a
@@ -64,29 +77,21 @@ function checkSources(option: string, list: readonly string[] | undefined): read
  *   res.send(page(widgetScriptTag({ src: '/payments/widget.js', nonce: res.locals.cspNonce }))));
  */
 export function tesseraCsp(options: Readonly<CspOptions>): RequestHandler {
-  if (!options || typeof options !== 'object' || 'method' in options) {
+  if (options && typeof options === 'object' && 'method' in options) {
     throw new TypeError('tesseraCsp: call it with options, e.g. `app.use(tesseraCsp({ cardTokenUrl }))`');
   }
-  const token = originOf('cardTokenUrl', options.cardTokenUrl);
-  const connect = checkSources('connectSrc', options.connectSrc);
-  const ancestors = checkSources('frameAncestors', options.frameAncestors);
-  if (options.reportUri !== undefined) {
-    originOf('reportUri', options.reportUri);
-    // The value goes into the header as written: a `;` or `,` would start another directive or policy.
-    if (/[\s;,']/.test(options.reportUri)) {
-      throw new TypeError(
-        `tesseraCsp: option \`reportUri\` must be a URL without spaces, ";", "," or "'", got ${JSON.stringify(options.reportUri)}`,
-      );
-    }
-  }
-  const header = options.reportOnly ? 'Content-Security-Policy-Report-Only' : 'Content-Security-Policy';
+  const o = checkOptions('tesseraCsp', options, CSP_OPTIONS, { usage: 'app.use(tesseraCsp({ cardTokenUrl }))' });
+  const token = new URL(o.cardTokenUrl).origin;
+  const connect = (o.connectSrc ?? []) as string[];
+  const ancestors = (o.frameAncestors ?? []) as string[];
+  const header = o.reportOnly ? 'Content-Security-Policy-Report-Only' : 'Content-Security-Policy';
 
   return function tesseraCspMiddleware(_req: Request, res: Response, next: NextFunction) {
     const nonce = randomBytes(18).toString('base64');
     res.locals.cspNonce = nonce;
     const directives = [
       "default-src 'self'",
-      `script-src 'nonce-${nonce}'${options.strictDynamic ? " 'strict-dynamic'" : ''}`,
+      `script-src 'nonce-${nonce}'${o.strictDynamic ? " 'strict-dynamic'" : ''}`,
       `style-src 'self' 'nonce-${nonce}'`,
       ["connect-src 'self'", token, ...connect].join(' '),
       "img-src 'self' data:",
@@ -95,7 +100,7 @@ export function tesseraCsp(options: Readonly<CspOptions>): RequestHandler {
       "form-action 'self'",
       `frame-ancestors ${ancestors.length ? ancestors.join(' ') : "'none'"}`,
       "require-trusted-types-for 'script'",
-      ...(options.reportUri ? [`report-uri ${options.reportUri}`] : []),
+      ...(o.reportUri ? [`report-uri ${o.reportUri}`] : []),
     ];
     res.setHeader(header, directives.join('; '));
     next();

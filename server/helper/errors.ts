@@ -1,11 +1,15 @@
 import { TesseraError } from '../provider/errors.js';
+import type { HelperErrorCode } from './error-codes.js';
 
 /**
  * An error the helper answers to the browser as it is: a status, a stable
  * `code`, a short message, and the `field` at fault when there is one.
  * Upstream faults also say whether the charge's outcome is known.
+ *
+ * The helper's own codes are {@link HelperErrorCode} (error-codes.ts); `resolveCharge` and `onCharge` may throw
+ * one with a code of your own (`new HelperHttpError(409, 'ORDER_CLOSED', …)`), answered as it is.
  */
-export class HelperHttpError extends TesseraError {
+export class HelperHttpError<C extends string = HelperErrorCode> extends TesseraError<C> {
   readonly status: number;
   readonly field: string | undefined;
   readonly outcomeKnown: boolean | undefined;
@@ -15,7 +19,7 @@ export class HelperHttpError extends TesseraError {
 
   constructor(
     status: number,
-    code: string,
+    code: C,
     message: string,
     extra: {
       field?: string;
@@ -35,8 +39,9 @@ export class HelperHttpError extends TesseraError {
 }
 
 /** The JSON body of every error answer: `{ code, message, field?, outcomeKnown?, requestId }`. */
-export interface ErrorBody {
-  readonly code: string;
+export interface HelperErrorBody {
+  /** A {@link HelperErrorCode}, or your own code from a `HelperHttpError` that `resolveCharge` threw. */
+  readonly code: HelperErrorCode | (string & {});
   readonly message: string;
   readonly field?: string;
   readonly outcomeKnown?: boolean;
@@ -48,7 +53,7 @@ export interface ErrorBody {
   readonly requestId: string;
 }
 
-export function errorBody(err: HelperHttpError, requestId: string): ErrorBody {
+export function errorBody(err: HelperHttpError<string>, requestId: string): HelperErrorBody {
   return {
     code: err.code,
     message: err.message,
@@ -60,6 +65,10 @@ export function errorBody(err: HelperHttpError, requestId: string): ErrorBody {
 }
 
 /** 400 naming the field. */
-export function badRequest(field: string, message: string, code = 'TESSERA_INVALID_REQUEST'): HelperHttpError {
+export function badRequest(
+  field: string,
+  message: string,
+  code: HelperErrorCode = 'TESSERA_INVALID_REQUEST',
+): HelperHttpError {
   return new HelperHttpError(400, code, message, { field });
 }

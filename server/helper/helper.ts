@@ -182,7 +182,7 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
   provider.mount(router, ctx);
 
   router.use((req: Request, _res: Response, next: NextFunction) => {
-    next(new HelperHttpError(404, 'TESSERA_NOT_FOUND', `no route for ${req.method} ${req.path}`));
+    next(new HelperHttpError(404, 'TESSERA_ROUTE_NOT_FOUND', `no route for ${req.method} ${req.path}`));
   });
   router.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     const known =

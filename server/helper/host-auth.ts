@@ -1,6 +1,8 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { createRemoteJWKSet, errors, type JWTVerifyGetKey, jwtVerify } from 'jose';
+import { z } from 'zod';
+import { integerOption, secureUrlOption } from '../common/options.js';
 import { HelperHttpError } from './errors.js';
 
 /** Asymmetric JWS algorithms a host token may use. HMAC and `none` are never accepted. */
@@ -56,6 +58,34 @@ export interface HostAuthOptions {
   /** How long one JWKS fetch may take before the request answers 503 (default 5000 ms, 100–30000). */
   readonly jwksTimeoutMs?: number;
 }
+
+const stringOrList = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)], {
+  error: 'must be a string or a non-empty array of strings',
+});
+
+/** The `hostAuth` option of the helper, checked when the helper is built. */
+export const hostAuthOption = z
+  .strictObject({
+    issuer: stringOrList,
+    audience: stringOrList,
+    algorithms: z
+      .array(z.enum(HOST_ALGORITHMS, { error: `must list only asymmetric algorithms: ${HOST_ALGORITHMS.join(', ')}` }))
+      .min(1),
+    jwksUrl: secureUrlOption('https://auth.example.com/.well-known/jwks.json').optional(),
+    key: z
+      .custom<HostKey>((v) => typeof v === 'string' || (!!v && typeof v === 'object'), {
+        error: 'must be a public key: SPKI PEM text, a public JWK or a KeyObject',
+      })
+      .optional(),
+    clockToleranceSeconds: integerOption(0, 30).optional(),
+    maxAgeSeconds: integerOption(1, 86_400).optional(),
+    maxLifetimeSeconds: integerOption(60, 86_400).optional(),
+    requireLowS: z.boolean().optional(),
+    jwksTimeoutMs: integerOption(100, 30_000).optional(),
+  })
+  .refine((a) => (a.jwksUrl === undefined) !== (a.key === undefined), {
+    error: 'needs exactly one of `jwksUrl` and `key`',
+  });
 
 /** What the helper reads from a verified host token. */
 export interface HostClaims {

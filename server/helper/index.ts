@@ -1,6 +1,9 @@
 /** `tessera/server`: the Express helper a merchant mounts on its own server. */
+
+export { type CurrencyCode, isIso4217 as isCurrencyCode } from '../provider/schemas/currencies.js';
 export { type CspOptions, tesseraCsp } from './csp.js';
-export { type ErrorBody, HelperHttpError } from './errors.js';
+export { HELPER_ERROR_CODES, type HelperErrorCode } from './error-codes.js';
+export { type HelperErrorBody, HelperHttpError } from './errors.js';
 export { type TesseraHelper, tesseraHelper } from './helper.js';
 export type { HostAlgorithm, HostAuthOptions, HostClaims, HostKey } from './host-auth.js';
 export type { KeyCheckOutcome, KeyCheckResult } from './key-check.js';
@@ -10,8 +13,10 @@ export type {
   ChargeDetails,
   ChargeEvent,
   ChargeRequestBody,
+  HelperChargeKey,
   OnChargeContext,
   TesseraHelperOptions,
+  TesseraHelperSettings,
 } from './options.js';
 export type { HelperPage } from './page.js';
 export type { Limit } from './rate-limit.js';

@@ -1,88 +1,34 @@
 import type { Request } from 'express';
 import { z } from 'zod';
-import { secureUrl } from '../../shared/url.js';
+import {
+  booleanOption,
+  checkOptions,
+  functionOption,
+  integerOption,
+  loggerOption,
+  methodsOption,
+  oneOfOption,
+  originOption,
+  secureUrlOption,
+  urlTemplateOption,
+} from '../common/options.js';
 import type { AccountsClient } from '../provider/accounts/client.js';
 import type { LegacyClient } from '../provider/legacy/client.js';
-import { HOST_ALGORITHMS, type HostAuthOptions } from './host-auth.js';
+import type { CurrencyCode } from '../provider/schemas/currencies.js';
+import { type HostAuthOptions, hostAuthOption } from './host-auth.js';
 import type { HelperLogger } from './log.js';
 import { MOUNT_PATH } from './page.js';
-import type { Limit } from './rate-limit.js';
-import type { TesseraStore } from './store.js';
-import { closest } from './suggest.js';
+import { type Limit, rateLimitsOption } from './rate-limit.js';
+import { storeOption, type TesseraStore } from './store.js';
 
 const FACTORY = 'tesseraHelper';
-
-/** Options whose values are never shown in an error message (`key` of hostAuth may be a private key by mistake). */
-const SECRET_OPTIONS = new Set(['secretKey', 'clientSecret', 'key']);
-
-const fn = <T>(what: string) => z.custom<T>((v) => typeof v === 'function', { message: `must be a function ${what}` });
-
-const httpsUrl = (example: string) =>
-  z.string().refine((s) => secureUrl(s) !== undefined, {
-    message: `must be an https:// URL (http:// only to loopback) such as ${JSON.stringify(example)}`,
-  });
-
-/** A base-URL template: `{prefix}` stands for the client id's host prefix. */
-const templateUrl = (example: string) =>
-  z.string().refine((s) => httpsUrl(example).safeParse(s.replaceAll('{prefix}', 'prefix')).success, {
-    message: `must be an https:// URL template (http:// only to loopback) such as ${JSON.stringify(example)}`,
-  });
-
-const limitSchema = z
-  .strictObject({
-    max: z.number().int().min(1).max(1_000_000),
-    windowMs: z.number().int().min(1000).max(86_400_000),
-  })
-  .or(z.literal(false));
-
-const rateLimitsSchema = z.strictObject({
-  requestsPerIp: limitSchema.optional(),
-  chargesPerIp: limitSchema.optional(),
-  chargesPerSession: limitSchema.optional(),
-  declinesPerIp: limitSchema.optional(),
-  declinesPerSession: limitSchema.optional(),
-  hostRequestsPerUser: limitSchema.optional(),
-});
-
-const stringOrList = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
-
-const hostAuthSchema = z
-  .strictObject({
-    issuer: stringOrList,
-    audience: stringOrList,
-    algorithms: z
-      .array(
-        z.enum(HOST_ALGORITHMS, { message: `must list only asymmetric algorithms: ${HOST_ALGORITHMS.join(', ')}` }),
-      )
-      .min(1),
-    jwksUrl: httpsUrl('https://auth.example.com/.well-known/jwks.json').optional(),
-    key: z
-      .custom<NonNullable<HostAuthOptions['key']>>((v) => typeof v === 'string' || (!!v && typeof v === 'object'), {
-        message: 'must be a public key: SPKI PEM text, a public JWK or a KeyObject',
-      })
-      .optional(),
-    clockToleranceSeconds: z.number().int().min(0).max(30).optional(),
-    maxAgeSeconds: z.number().int().min(1).max(86_400).optional(),
-    maxLifetimeSeconds: z.number().int().min(60).max(86_400).optional(),
-    requireLowS: z.boolean().optional(),
-    jwksTimeoutMs: z.number().int().min(100).max(30_000).optional(),
-  })
-  .refine((a) => (a.jwksUrl === undefined) !== (a.key === undefined), {
-    message: 'needs exactly one of `jwksUrl` and `key`',
-  });
-
-const clientSchema = <T>(methods: readonly string[], what: string) =>
-  z.custom<T>(
-    (v) => !!v && typeof v === 'object' && methods.every((m) => typeof (v as Record<string, unknown>)[m] === 'object'),
-    { message: `must be a ${what} instance` },
-  );
 
 /** What `resolveCharge` answers: the charge the server decides on. */
 export interface ChargeDetails {
   /** Amount in minor units (1999 for 19.99). */
   readonly amount: number;
-  /** ISO 4217 code. */
-  readonly currency: string;
+  /** ISO 4217 code, upper case (`'EUR'`): a typo such as `'EURO'` does not compile. */
+  readonly currency: CurrencyCode;
   /** Merchant-unique reference kept for the life of the payment (≤ 50 characters). */
   readonly trackId?: string;
   readonly description?: string;
@@ -154,17 +100,36 @@ export interface CardUpdatedEvent {
 }
 
 /**
- * Options of {@link tesseraHelper}. Only `resolveCharge`, `publicKey` and
- * `secretKey` (or `legacyClient`) are required; the dashboard routes need the
- * OAuth client (`clientId`/`clientSecret` or `accountsClient`) and `hostAuth`.
+ * Options of {@link tesseraHelper}. Required: `publicKey`, `resolveCharge`, and `secretKey` or a ready
+ * `legacyClient` (leaving both out does not compile). The dashboard routes also need the OAuth client
+ * (`clientId`/`clientSecret` or `accountsClient`) and `hostAuth`.
  */
-export interface TesseraHelperOptions {
+export type TesseraHelperOptions = TesseraHelperSettings & HelperChargeKey;
+
+/**
+ * How the helper charges: with the secret key, or through a legacy client you built. One of them is required
+ * (a compile error without either); giving both is refused when the helper is built.
+ */
+export type HelperChargeKey =
+  | {
+      /** The secret key for charges. Never logged, never answered. */
+      readonly secretKey: string;
+      /** A ready legacy client, instead of `secretKey` (its own logger and timeouts apply). */
+      readonly legacyClient?: LegacyClient;
+    }
+  | {
+      /** The secret key for charges. Never logged, never answered. */
+      readonly secretKey?: string;
+      /** A ready legacy client, instead of `secretKey` (its own logger and timeouts apply). */
+      readonly legacyClient: LegacyClient;
+    };
+
+/** Everything {@link TesseraHelperOptions} holds besides the charge key. */
+export interface TesseraHelperSettings {
   /** `sandbox` (default) or `production`; shown to the widget in `/config`. */
   readonly environment?: 'sandbox' | 'production';
   /** The public key the widget uses for card tokens (shown in `/config`). */
-  readonly publicKey?: string;
-  /** The secret key for charges. Never logged, never answered. */
-  readonly secretKey?: string;
+  readonly publicKey: string;
   /** Base URL of the legacy card API (default: the local sandbox). */
   readonly legacyBaseUrl?: string;
   /** OAuth client id for the Account Services API. */
@@ -175,8 +140,6 @@ export interface TesseraHelperOptions {
   readonly accountsBaseUrl?: string;
   /** Base URL template of the access host (OAuth token endpoint). */
   readonly authBaseUrl?: string;
-  /** A ready legacy client, instead of `secretKey` (its own logger and timeouts apply). */
-  readonly legacyClient?: LegacyClient;
   /** A ready Account Services client, instead of `clientId`/`clientSecret`. */
   readonly accountsClient?: AccountsClient;
   /** Timeout of each attempt of a provider call made by the clients the helper builds (default 10 000 ms). */
@@ -244,224 +207,119 @@ export interface TesseraHelperOptions {
   readonly mountPath?: string;
 }
 
-const origin = z.string().refine(
-  (s) => {
-    try {
-      return new URL(s).origin === s;
-    } catch {
-      return false;
-    }
-  },
-  { message: 'must be an origin such as "https://shop.example" (scheme, host, optional port; no path)' },
-);
+/**
+ * The options of {@link TesseraHelperOptions}, each with its check (server/common/options.ts). The schemas of the
+ * options with a module of their own live there: `hostAuth` in host-auth.ts, `rateLimits` in rate-limit.ts,
+ * `store` in store.ts.
+ */
+const HELPER_OPTIONS = {
+  environment: oneOfOption(['sandbox', 'production']).optional(),
+  publicKey: z
+    .string({ error: 'must be a public key such as "pk_…"' })
+    .regex(/^pk_[A-Za-z0-9_]{8,200}$/, { error: 'must be a public key such as "pk_…"' })
+    .optional(),
+  secretKey: z
+    .string({ error: 'must be a secret key such as "sk_…"' })
+    .regex(/^sk_[A-Za-z0-9_]{8,200}$/, { error: 'must be a secret key such as "sk_…"' })
+    .optional(),
+  legacyBaseUrl: secureUrlOption('https://api.provider.example').optional(),
+  clientId: z
+    .string({ error: 'must be a client id such as "cli_…"' })
+    .regex(/^cli_[A-Za-z0-9]{8,100}$/, { error: 'must be a client id such as "cli_…"' })
+    .optional(),
+  clientSecret: z
+    .string({ error: 'must be the OAuth client secret' })
+    .min(8, { error: 'must be the OAuth client secret' })
+    .max(500)
+    .optional(),
+  accountsBaseUrl: urlTemplateOption('https://{prefix}.api.provider.example').optional(),
+  authBaseUrl: urlTemplateOption('https://{prefix}.access.provider.example').optional(),
+  legacyClient: methodsOption<LegacyClient>([], 'must be a LegacyClient instance (from `createLegacyClient`)')
+    .refine((v) => !!v && typeof v === 'object' && typeof (v as LegacyClient).charges === 'object', {
+      error: 'must be a LegacyClient instance (from `createLegacyClient`)',
+    })
+    .optional(),
+  accountsClient: z
+    .custom<AccountsClient>(
+      (v) =>
+        !!v &&
+        typeof v === 'object' &&
+        typeof (v as AccountsClient).accountUpdater === 'object' &&
+        typeof (v as AccountsClient).paymentInstruments === 'object',
+      { error: 'must be a AccountsClient instance (from `createAccountsClient`)' },
+    )
+    .optional(),
+  providerTimeoutMs: integerOption(100, 120_000).optional(),
+  providerMaxRetries: integerOption(0, 5).optional(),
+  resolveCharge: functionOption<TesseraHelperOptions['resolveCharge']>('`(req, body) => ({ amount, currency })`'),
+  hostAuth: hostAuthOption.optional(),
+  rateLimits: rateLimitsOption.optional(),
+  sessionId: functionOption<NonNullable<TesseraHelperOptions['sessionId']>>('`(req) => string | undefined`').optional(),
+  logger: loggerOption<HelperLogger>().optional(),
+  store: storeOption.optional(),
+  onCardUpdated: functionOption<NonNullable<TesseraHelperOptions['onCardUpdated']>>('`(event) => void`').optional(),
+  onCharge: functionOption<NonNullable<TesseraHelperOptions['onCharge']>>('`(charge, context) => void`').optional(),
+  exposeDeclineCodes: booleanOption().optional(),
+  corsOrigins: z.array(originOption()).optional(),
+  publicUrl: secureUrlOption('https://shop.example/payments').optional(),
+  redirectOrigins: z.array(originOption()).optional(),
+  bodyLimitBytes: integerOption(1024, 1_048_576).optional(),
+  now: functionOption<() => number>('returning epoch milliseconds').optional(),
+  startupKeyCheck: booleanOption().optional(),
+  mountPath: z
+    .string({ error: 'must be a plain path such as "/payments"' })
+    .regex(MOUNT_PATH, { error: 'must be a plain path such as "/payments" (no trailing slash, no patterns)' })
+    .optional(),
+};
 
-const optionsSchema = z
-  .strictObject({
-    environment: z.enum(['sandbox', 'production']).optional(),
-    publicKey: z
-      .string()
-      .regex(/^pk_[A-Za-z0-9_]{8,200}$/, { message: 'must be a public key such as "pk_…"' })
-      .optional(),
-    secretKey: z
-      .string()
-      .regex(/^sk_[A-Za-z0-9_]{8,200}$/, { message: 'must be a secret key such as "sk_…"' })
-      .optional(),
-    legacyBaseUrl: httpsUrl('https://api.provider.example').optional(),
-    clientId: z
-      .string()
-      .regex(/^cli_[A-Za-z0-9]{8,100}$/, { message: 'must be a client id such as "cli_…"' })
-      .optional(),
-    clientSecret: z.string().min(8, { message: 'must be the OAuth client secret' }).max(500).optional(),
-    accountsBaseUrl: templateUrl('https://{prefix}.api.provider.example').optional(),
-    authBaseUrl: templateUrl('https://{prefix}.access.provider.example').optional(),
-    legacyClient: clientSchema<LegacyClient>(['charges'], 'LegacyClient (from `createLegacyClient`)').optional(),
-    accountsClient: clientSchema<AccountsClient>(
-      ['accountUpdater', 'paymentInstruments'],
-      'AccountsClient (from `createAccountsClient`)',
-    ).optional(),
-    providerTimeoutMs: z.number().int().min(100).max(120_000).optional(),
-    providerMaxRetries: z.number().int().min(0).max(5).optional(),
-    resolveCharge: fn<TesseraHelperOptions['resolveCharge']>('`(req, body) => ({ amount, currency })`'),
-    hostAuth: hostAuthSchema.optional(),
-    rateLimits: rateLimitsSchema.optional(),
-    sessionId: fn<NonNullable<TesseraHelperOptions['sessionId']>>('`(req) => string | undefined`').optional(),
-    logger: z
-      .custom<HelperLogger>(
-        (v) =>
-          !!v &&
-          typeof v === 'object' &&
-          ['debug', 'info', 'warn', 'error'].every((m) => typeof (v as Record<string, unknown>)[m] === 'function'),
-        { message: 'must be a pino-compatible logger (debug, info, warn and error methods)' },
-      )
-      .optional(),
-    store: z
-      .custom<TesseraStore>(
-        (v) =>
-          !!v &&
-          typeof v === 'object' &&
-          ['get', 'set', 'hit', 'count', 'unhit', 'claim', 'release'].every(
-            (m) => typeof (v as Record<string, unknown>)[m] === 'function',
-          ),
-        { message: 'must implement TesseraStore (get, set, hit, count, unhit, claim, release)' },
-      )
-      .optional(),
-    onCardUpdated: fn<NonNullable<TesseraHelperOptions['onCardUpdated']>>('`(event) => void`').optional(),
-    onCharge: fn<NonNullable<TesseraHelperOptions['onCharge']>>('`(charge, context) => void`').optional(),
-    exposeDeclineCodes: z.boolean().optional(),
-    corsOrigins: z.array(origin).optional(),
-    publicUrl: httpsUrl('https://shop.example/payments').optional(),
-    redirectOrigins: z.array(origin).optional(),
-    bodyLimitBytes: z.number().int().min(1024).max(1_048_576).optional(),
-    now: fn<() => number>('returning epoch milliseconds').optional(),
-    startupKeyCheck: z.boolean().optional(),
-    mountPath: z
-      .string()
-      .regex(MOUNT_PATH, { message: 'must be a plain path such as "/payments" (no trailing slash, no patterns)' })
-      .optional(),
-  })
-  .superRefine((o, ctx) => {
-    const need = (cond: boolean, path: string, message: string) => {
-      if (cond) ctx.addIssue({ code: 'custom', path: [path], message });
-    };
-    need(
-      o.legacyClient === undefined && o.secretKey === undefined,
-      'secretKey',
-      'is required (or pass `legacyClient`)',
-    );
-    need(o.publicKey === undefined, 'publicKey', 'is required: the widget needs it for card tokens');
-    need(
-      o.legacyClient !== undefined && o.secretKey !== undefined,
-      'legacyClient',
-      'replaces `secretKey`; pass one or the other (`legacyBaseUrl` still gives the card-token URL)',
-    );
-    const oauth = o.clientId !== undefined || o.clientSecret !== undefined;
-    need(
-      oauth && (o.clientId === undefined || o.clientSecret === undefined),
-      o.clientId ? 'clientSecret' : 'clientId',
-      'is required with the other OAuth option',
-    );
-    need(
-      o.accountsClient !== undefined && oauth,
-      'accountsClient',
-      'replaces `clientId`/`clientSecret`; pass one or the other',
-    );
-    const accounts = oauth || o.accountsClient !== undefined;
-    need(
-      accounts && o.hostAuth === undefined,
-      'hostAuth',
-      'is required with the Account Services client: the dashboard routes need host JWTs',
-    );
-    need(
-      !accounts && o.hostAuth !== undefined,
-      'hostAuth',
-      'needs `clientId`/`clientSecret` (or `accountsClient`) for the dashboard routes',
-    );
-    const production = o.environment === 'production';
-    need(
-      production && o.legacyBaseUrl === undefined,
-      'legacyBaseUrl',
-      'is required when `environment` is "production" (the default is the local sandbox)',
-    );
-    need(
-      production && o.clientId !== undefined && (o.accountsBaseUrl === undefined || o.authBaseUrl === undefined),
-      o.accountsBaseUrl === undefined ? 'accountsBaseUrl' : 'authBaseUrl',
-      'is required when `environment` is "production" (the default is the local sandbox)',
-    );
-    need(
-      production && /_sbox_/.test(o.publicKey ?? ''),
-      'publicKey',
-      'is a sandbox key but `environment` is "production"',
-    );
-  });
-
-export type ValidatedOptions = z.output<typeof optionsSchema>;
-
-function shown(path: string, value: unknown): string {
-  const last = path.split('.').pop()!;
-  if (SECRET_OPTIONS.has(last)) {
-    return typeof value === 'string' ? `a string of ${value.length} characters` : typeof value;
-  }
-  if (typeof value === 'function') return 'a function';
-  if (value === undefined) return 'undefined';
-  try {
-    // Secrets nested in a shown object are hidden too.
-    const text = JSON.stringify(value, (k, v) => (SECRET_OPTIONS.has(k) ? '[hidden]' : v));
-    if (text === undefined) return String(value);
-    return text.length > 160 ? `${text.slice(0, 157)}...` : text;
-  } catch {
-    return typeof value;
-  }
-}
-
-function at(root: unknown, path: readonly PropertyKey[]): unknown {
-  let v = root;
-  for (const k of path) v = v && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined;
-  return v;
-}
-
-function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
-  let s: z.ZodType | undefined = schema;
-  for (const k of path) {
-    const shape = objectShape(s);
-    s = shape?.[String(k)];
-  }
-  return Object.keys(objectShape(s) ?? {});
-}
-
-function objectShape(s: z.ZodType | undefined): Record<string, z.ZodType> | undefined {
-  let cur: unknown = s;
-  for (let i = 0; i < 6 && cur; i++) {
-    const def = (cur as { def?: Record<string, unknown> }).def;
-    if (!def) return undefined;
-    if (def.type === 'object') return def.shape as Record<string, z.ZodType>;
-    cur = def.innerType ?? def.in ?? (Array.isArray(def.options) ? def.options[0] : def.left) ?? def.schema;
-  }
-  return undefined;
-}
-
-/** The fix for one zod issue, phrased as "must …". */
-function fixOf(issue: z.core.$ZodIssue): string {
-  switch (issue.code) {
-    case 'too_small':
-      return `must be at least ${issue.minimum}`;
-    case 'too_big':
-      return `must be at most ${issue.maximum}`;
-    case 'invalid_value':
-      if (!issue.message.startsWith('Invalid')) return issue.message;
-      return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
-    case 'invalid_type':
-      return `must be ${issue.expected === 'array' ? 'an array' : `a ${issue.expected}`}`;
-    default:
-      return issue.message;
-  }
-}
+/** The helper's options once checked. */
+export type ValidatedOptions = z.output<z.ZodObject<typeof HELPER_OPTIONS>>;
 
 /**
- * Validates the options once, at the call: every problem becomes one TypeError
- * naming the option, showing the bad value (never a secret's) and the fix.
+ * Validates the options once, at the call: every problem becomes one line of one TypeError naming the option,
+ * showing the bad value (never a secret's) and the fix.
  */
 export function validateOptions(options: unknown): ValidatedOptions {
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw new TypeError(
-      `${FACTORY}: expected an options object such as \`${FACTORY}({ publicKey, secretKey, resolveCharge })\`, got ${shown('', options)}`,
-    );
-  }
-  const result = optionsSchema.safeParse(options);
-  if (result.success) return result.data;
-  const lines = result.error.issues.map((issue) => {
-    if (issue.code === 'unrecognized_keys') {
-      const parent = issue.path.map(String);
-      const known = knownKeys(optionsSchema as unknown as z.ZodType, issue.path);
-      return issue.keys
-        .map((key) => {
-          const name = [...parent, key].join('.');
-          const guess = closest(key, known);
-          return `unknown option \`${name}\`.${guess ? ` Did you mean \`${[...parent, guess].join('.')}\`?` : ` Known options: ${known.join(', ')}.`}`;
-        })
-        .join('\n  ');
-    }
-    const name = issue.path.map(String).join('.');
-    return `option \`${name}\` ${fixOf(issue)}; got ${shown(name, at(options, issue.path))}`;
+  return checkOptions(FACTORY, options, HELPER_OPTIONS, {
+    // `key` of hostAuth may be a private key given by mistake.
+    secrets: ['secretKey', 'clientSecret', 'key'],
+    usage: `${FACTORY}({ publicKey, secretKey, resolveCharge })`,
+    across(o, problem) {
+      if (o.legacyClient === undefined && o.secretKey === undefined) {
+        problem('is required (or pass `legacyClient`)', 'secretKey');
+      }
+      if (o.publicKey === undefined) problem('is required: the widget needs it for card tokens', 'publicKey');
+      if (o.legacyClient !== undefined && o.secretKey !== undefined) {
+        problem(
+          'replaces `secretKey`; pass one or the other (`legacyBaseUrl` still gives the card-token URL)',
+          'legacyClient',
+        );
+      }
+      const oauth = o.clientId !== undefined || o.clientSecret !== undefined;
+      if (oauth && (o.clientId === undefined || o.clientSecret === undefined)) {
+        problem('is required with the other OAuth option', o.clientId ? 'clientSecret' : 'clientId');
+      }
+      if (o.accountsClient !== undefined && oauth) {
+        problem('replaces `clientId`/`clientSecret`; pass one or the other', 'accountsClient');
+      }
+      const accounts = oauth || o.accountsClient !== undefined;
+      if (accounts && o.hostAuth === undefined) {
+        problem('is required with the Account Services client: the dashboard routes need host JWTs', 'hostAuth');
+      }
+      if (!accounts && o.hostAuth !== undefined) {
+        problem('needs `clientId`/`clientSecret` (or `accountsClient`) for the dashboard routes', 'hostAuth');
+      }
+      const production = o.environment === 'production';
+      const sandboxDefault = 'is required when `environment` is "production" (the default is the local sandbox)';
+      if (production && o.legacyBaseUrl === undefined) problem(sandboxDefault, 'legacyBaseUrl');
+      if (production && o.clientId !== undefined && o.accountsBaseUrl === undefined) {
+        problem(sandboxDefault, 'accountsBaseUrl');
+      } else if (production && o.clientId !== undefined && o.authBaseUrl === undefined) {
+        problem(sandboxDefault, 'authBaseUrl');
+      }
+      if (production && o.publicKey?.includes('_sbox_')) {
+        problem('is a sandbox key but `environment` is "production"', 'publicKey');
+      }
+    },
   });
-  throw new TypeError(`${FACTORY}: ${lines.join('\n  ')}`);
 }

@@ -1,4 +1,6 @@
 import { isIPv4, isIPv6 } from 'node:net';
+import { z } from 'zod';
+import { integerOption } from '../common/options.js';
 import { HelperHttpError } from './errors.js';
 import type { TesseraStore } from './store.js';
 
@@ -17,8 +19,24 @@ export type LimitName =
   | 'declinesPerSession'
   | 'hostRequestsPerUser';
 
+const limitOption = z.union([
+  z.strictObject({ max: integerOption(1, 1_000_000), windowMs: integerOption(1000, 86_400_000) }),
+  z.literal(false),
+]);
+
+/** The `rateLimits` option of the helper: each limit `{ max, windowMs }` or `false`. */
+export const rateLimitsOption = z.strictObject({
+  requestsPerIp: limitOption.optional(),
+  chargesPerIp: limitOption.optional(),
+  chargesPerSession: limitOption.optional(),
+  declinesPerIp: limitOption.optional(),
+  declinesPerSession: limitOption.optional(),
+  hostRequestsPerUser: limitOption.optional(),
+});
+
+/** The 429 of a limit: names the limit and the option that sets it. */
 export function tooMany(
-  code: string,
+  code: 'TESSERA_RATE_LIMITED' | 'TESSERA_TOO_MANY_DECLINES',
   message: string,
   name: LimitName,
   resetAtMs: number,

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Redis, type RedisOptions } from 'ioredis';
+import { z } from 'zod';
+import { checkOptions, integerOption } from '../common/options.js';
 import { HelperHttpError } from './errors.js';
 import type { TesseraStore } from './store.js';
 
@@ -28,6 +30,19 @@ export interface RedisStoreOptions {
   /** Longest wait for one store call before it fails with {@link StoreUnavailableError} (default 500 ms). */
   readonly timeoutMs?: number;
 }
+
+/** The options of {@link RedisStore}, each with its check (server/common/options.ts). */
+const REDIS_STORE_OPTIONS = {
+  url: z
+    .string({ error: 'must be a redis:// or rediss:// URL' })
+    .regex(/^rediss?:\/\//, { error: 'must be a redis:// or rediss:// URL' })
+    .optional(),
+  client: z
+    .custom<Redis>((v) => v instanceof Redis, { error: 'must be an ioredis client (`new Redis(…)`)' })
+    .optional(),
+  keyPrefix: z.string({ error: 'must be a string' }).max(100).optional(),
+  timeoutMs: integerOption(1, 60_000).optional(),
+};
 
 // Counter windows: INCR, and PEXPIRE on the first hit (or on a counter that somehow lost its TTL); answers the
 // count and the window's remaining milliseconds.
@@ -72,16 +87,17 @@ export class RedisStore implements TesseraStore {
   #waiting: Promise<void> | undefined;
 
   constructor(options: RedisStoreOptions) {
-    if (!options || (options.url === undefined) === (options.client === undefined)) {
-      throw new TypeError('RedisStore: pass exactly one of `url` or `client`');
-    }
-    this.#prefix = options.keyPrefix ?? 'tessera:';
-    this.#timeoutMs = options.timeoutMs ?? 500;
-    if (!(Number.isFinite(this.#timeoutMs) && this.#timeoutMs > 0)) {
-      throw new TypeError('RedisStore: `timeoutMs` must be a positive number');
-    }
-    if (options.client) {
-      this.client = options.client;
+    const o = checkOptions('RedisStore', options, REDIS_STORE_OPTIONS, {
+      secrets: ['url'],
+      usage: "new RedisStore({ url: 'redis://127.0.0.1:6379' })",
+      across(o, problem) {
+        if ((o.url === undefined) === (o.client === undefined)) problem('pass exactly one of `url` or `client`');
+      },
+    });
+    this.#prefix = o.keyPrefix ?? 'tessera:';
+    this.#timeoutMs = o.timeoutMs ?? 500;
+    if (o.client) {
+      this.client = o.client;
       this.#owned = false;
     } else {
       const settings: RedisOptions = {
@@ -93,7 +109,7 @@ export class RedisStore implements TesseraStore {
         // Keep trying to reconnect, at most every 500 ms, for as long as the process runs.
         retryStrategy: (times) => Math.min(times * 50, 500),
       };
-      this.client = new Redis(options.url as string, settings);
+      this.client = new Redis(o.url as string, settings);
       this.#owned = true;
       // Errors surface on the calls that meet them; without a listener ioredis would print each reconnect failure.
       this.client.on('error', () => {});

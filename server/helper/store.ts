@@ -1,3 +1,5 @@
+import { checkOptions, functionOption, integerOption, methodsOption } from '../common/options.js';
+
 /**
  * Where the helper keeps what must outlive one request: charge results by
  * card token (so a retry answers the first result), 3-D Secure returns,
@@ -38,6 +40,12 @@ export interface TesseraStore {
   release(key: string, value: string): Promise<boolean>;
 }
 
+/** The helper's `store` option: any object with the methods of {@link TesseraStore}. */
+export const storeOption = methodsOption<TesseraStore>(
+  ['get', 'set', 'hit', 'count', 'unhit', 'claim', 'release'],
+  'must implement TesseraStore',
+);
+
 interface Entry {
   value: string;
   count: number;
@@ -62,8 +70,12 @@ export class MemoryStore implements TesseraStore {
   #writes = 0;
 
   constructor(options: MemoryStoreOptions = {}) {
-    this.#now = options.now ?? Date.now;
-    this.#max = options.maxEntries ?? 100_000;
+    const o = checkOptions('MemoryStore', options, {
+      now: functionOption<() => number>('returning epoch milliseconds').optional(),
+      maxEntries: integerOption(1, 100_000_000).optional(),
+    });
+    this.#now = o.now ?? Date.now;
+    this.#max = o.maxEntries ?? 100_000;
   }
 
   #live(key: string): Entry | undefined {

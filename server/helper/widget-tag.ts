@@ -1,8 +1,25 @@
+import { z } from 'zod';
+import { checkOptions } from '../common/options.js';
 import { loadWidgetAsset, widgetVersion } from './widget-asset.js';
 
 const ATTR_UNSAFE = /[&"<>]/g;
 const ESCAPES: Record<string, string> = { '&': '&amp;', '"': '&quot;', '<': '&lt;', '>': '&gt;' };
 const escapeAttr = (s: string) => s.replace(ATTR_UNSAFE, (c) => ESCAPES[c]!);
+
+/** The options of {@link widgetScriptTag}, each with its check (server/common/options.ts). */
+const TAG_OPTIONS = {
+  src: z
+    .string({ error: 'must be the URL of the widget bundle, e.g. "/payments/widget.js"' })
+    .min(1, { error: 'must be the URL of the widget bundle, e.g. "/payments/widget.js"' }),
+  integrity: z
+    .string({ error: 'must be an SRI value like "sha384-…"' })
+    .regex(/^sha(256|384|512)-[A-Za-z0-9+/=]+$/, { error: 'must be an SRI value like "sha384-…"' })
+    .optional(),
+  nonce: z
+    .string({ error: 'must be the base64 nonce' })
+    .regex(/^[A-Za-z0-9+/=_-]+$/, { error: 'must be the base64 nonce' })
+    .optional(),
+};
 
 export interface WidgetScriptTagOptions {
   /** Where the page loads the bundle from, e.g. `/payments/widget.js`. */
@@ -25,26 +42,11 @@ export interface WidgetScriptTagOptions {
  * // <script type="module" src="/payments/widget.js?v=…" integrity="sha384-…" crossorigin="anonymous" nonce="…"></script>
  */
 export function widgetScriptTag(options: Readonly<WidgetScriptTagOptions>): string {
-  if (!options || typeof options.src !== 'string' || !options.src) {
-    throw new TypeError(
-      'widgetScriptTag: option `src` must be the URL of the widget bundle, e.g. "/payments/widget.js"',
-    );
-  }
-  const integrity = options.integrity ?? loadWidgetAsset().integrity;
-  if (typeof integrity !== 'string' || !/^sha(256|384|512)-[A-Za-z0-9+/=]+$/.test(integrity)) {
-    throw new TypeError(
-      `widgetScriptTag: option \`integrity\` must be an SRI value like "sha384-…", got ${JSON.stringify(integrity)}`,
-    );
-  }
-  if (
-    options.nonce !== undefined &&
-    (typeof options.nonce !== 'string' || !/^[A-Za-z0-9+/=_-]+$/.test(options.nonce))
-  ) {
-    throw new TypeError(
-      `widgetScriptTag: option \`nonce\` must be the base64 nonce, got ${JSON.stringify(options.nonce)}`,
-    );
-  }
-  const nonce = options.nonce ? ` nonce="${escapeAttr(options.nonce)}"` : '';
-  const src = options.src.includes('?') ? options.src : `${options.src}?v=${widgetVersion(integrity)}`;
+  const o = checkOptions('widgetScriptTag', options, TAG_OPTIONS, {
+    usage: "widgetScriptTag({ src: '/payments/widget.js', nonce: res.locals.cspNonce })",
+  });
+  const integrity = o.integrity ?? loadWidgetAsset().integrity;
+  const nonce = o.nonce ? ` nonce="${escapeAttr(o.nonce)}"` : '';
+  const src = o.src.includes('?') ? o.src : `${o.src}?v=${widgetVersion(integrity)}`;
   return `<script type="module" src="${escapeAttr(src)}" integrity="${escapeAttr(integrity)}" crossorigin="anonymous"${nonce}></script>`;
 }

@@ -1,3 +1,5 @@
+import type { ProviderErrorCode } from './error-codes.js';
+
 /**
  * The error hierarchy of `tessera/provider` (after jose's `util/errors.ts`): every error has a stable `code`
  * safe to branch on, `name` equal to its class name, and a short message that never holds a secret, a card
@@ -7,11 +9,11 @@
  * `headers`, `body` and `outcomeKnown`: whether the operation is known NOT to have taken effect
  * (docs/DECISIONS.md#outcome-known). An Express helper maps them to 502/503/504 with that flag.
  */
-export class TesseraError extends Error {
-  /** Stable machine-readable code, e.g. `TESSERA_CARD_TOKEN_USED`. */
-  readonly code: string;
+export class TesseraError<C extends string = string> extends Error {
+  /** Stable machine-readable code, e.g. `TESSERA_CARD_TOKEN_USED` (each part's codes: `ProviderErrorCode`, `HelperErrorCode`). */
+  readonly code: C;
 
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+  constructor(code: C, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
     this.name = new.target.name;
@@ -19,7 +21,7 @@ export class TesseraError extends Error {
 }
 
 /** One field the provider named as wrong, from either API's error body. */
-export interface FieldError {
+export interface ProviderFieldError {
   /** Dotted path of the field (`products.0.price`, `source_options.card.number`); `''` when none was named. */
   readonly field: string;
   /** The provider's code for the problem (`card_token_used`, `source_options_card_number_invalid`). */
@@ -52,7 +54,7 @@ export interface ProviderErrorDetails {
 }
 
 /** Base of every error that comes from talking to the provider. */
-export class ProviderError extends TesseraError {
+export class ProviderError extends TesseraError<ProviderErrorCode> {
   readonly status: number | undefined;
   readonly requestId: string | undefined;
   readonly headers: Readonly<Record<string, string>>;
@@ -63,7 +65,7 @@ export class ProviderError extends TesseraError {
   readonly idempotencyKey: string | undefined;
   readonly attempts: number;
 
-  constructor(code: string, message: string, details: ProviderErrorDetails) {
+  constructor(code: ProviderErrorCode, message: string, details: ProviderErrorDetails) {
     super(code, message, details.cause === undefined ? undefined : { cause: details.cause });
     this.status = details.status;
     this.requestId = details.requestId;
@@ -79,94 +81,118 @@ export class ProviderError extends TesseraError {
 
 /** 401: missing, unknown or expired credentials (after the one token refresh the clients make). */
 export class AuthenticationError extends ProviderError {
+  static readonly code = 'TESSERA_AUTHENTICATION';
+  declare readonly code: 'TESSERA_AUTHENTICATION';
   constructor(message: string, details: ProviderErrorDetails) {
-    super('TESSERA_AUTHENTICATION', message, details);
+    super(AuthenticationError.code, message, details);
   }
 }
 
 /** 403: valid credentials that lack the permission or scope (or a feature switched off for the account). */
 export class PermissionError extends ProviderError {
+  static readonly code = 'TESSERA_PERMISSION';
+  declare readonly code: 'TESSERA_PERMISSION';
   constructor(message: string, details: ProviderErrorDetails) {
-    super('TESSERA_PERMISSION', message, details);
+    super(PermissionError.code, message, details);
   }
 }
 
 /** 404: the object (entity, instrument, rule, charge) does not exist. */
 export class NotFoundError extends ProviderError {
+  static readonly code = 'TESSERA_NOT_FOUND';
+  declare readonly code: 'TESSERA_NOT_FOUND';
   constructor(message: string, details: ProviderErrorDetails) {
-    super('TESSERA_NOT_FOUND', message, details);
+    super(NotFoundError.code, message, details);
   }
 }
 
 /** 409: conflicts with an existing object (`links` points at it) or with a request still in flight. */
 export class ConflictError extends ProviderError {
+  static readonly code = 'TESSERA_CONFLICT';
+  declare readonly code: 'TESSERA_CONFLICT';
   /** The `_links`/`links` object of the body (account-services-api.md: "409 … body carries links"). */
   readonly links: Readonly<Record<string, unknown>> | undefined;
   constructor(message: string, details: ProviderErrorDetails & { links?: Record<string, unknown> }) {
-    super('TESSERA_CONFLICT', message, details);
+    super(ConflictError.code, message, details);
     this.links = details.links;
   }
 }
 
 /** 412: `If-Match` held an ETag that is no longer current. Read the object again and retry. */
 export class PreconditionFailedError extends ProviderError {
+  static readonly code = 'TESSERA_PRECONDITION_FAILED';
+  declare readonly code: 'TESSERA_PRECONDITION_FAILED';
   constructor(message: string, details: ProviderErrorDetails) {
-    super('TESSERA_PRECONDITION_FAILED', message, details);
+    super(PreconditionFailedError.code, message, details);
   }
 }
 
 /** 428: a precondition was required (`If-Match` missing; instrument not verified for `default: true`). */
 export class PreconditionRequiredError extends ProviderError {
+  static readonly code = 'TESSERA_PRECONDITION_REQUIRED';
+  declare readonly code: 'TESSERA_PRECONDITION_REQUIRED';
   constructor(message: string, details: ProviderErrorDetails) {
-    super('TESSERA_PRECONDITION_REQUIRED', message, details);
+    super(PreconditionRequiredError.code, message, details);
   }
 }
 
 /** 422 (and the legacy API's 400): the request was invalid; `fieldErrors` names each field. */
 export class ValidationError extends ProviderError {
-  readonly fieldErrors: readonly FieldError[];
-  constructor(message: string, details: ProviderErrorDetails & { fieldErrors: readonly FieldError[] }) {
-    super('TESSERA_VALIDATION', message, details);
+  static readonly code = 'TESSERA_VALIDATION';
+  declare readonly code: 'TESSERA_VALIDATION';
+  readonly fieldErrors: readonly ProviderFieldError[];
+  constructor(message: string, details: ProviderErrorDetails & { fieldErrors: readonly ProviderFieldError[] }) {
+    super(ValidationError.code, message, details);
     this.fieldErrors = details.fieldErrors;
   }
 }
 
 /** 429: too many requests; `retryAfter` is the provider's `Retry-After` in seconds, when it sent one. */
 export class RateLimitError extends ProviderError {
+  static readonly code = 'TESSERA_RATE_LIMITED';
+  declare readonly code: 'TESSERA_RATE_LIMITED';
   readonly retryAfter: number | undefined;
   constructor(message: string, details: ProviderErrorDetails & { retryAfter?: number }) {
-    super('TESSERA_RATE_LIMIT', message, details);
+    super(RateLimitError.code, message, details);
     this.retryAfter = details.retryAfter;
   }
 }
 
 /** Any other 4xx (405, 406, 413, 415…): the provider refused the request as sent. */
 export class RequestRejectedError extends ProviderError {
+  static readonly code = 'TESSERA_REQUEST_REJECTED';
+  declare readonly code: 'TESSERA_REQUEST_REJECTED';
   constructor(message: string, details: ProviderErrorDetails) {
-    super('TESSERA_REQUEST_REJECTED', message, details);
+    super(RequestRejectedError.code, message, details);
   }
 }
 
 /** 5xx: the provider failed. For a write, `outcomeKnown` is false: it may have taken effect. */
 export class ProviderServerError extends ProviderError {
+  static readonly code = 'TESSERA_PROVIDER_UNAVAILABLE';
+  declare readonly code: 'TESSERA_PROVIDER_UNAVAILABLE';
   constructor(message: string, details: ProviderErrorDetails) {
-    super('TESSERA_PROVIDER_UNAVAILABLE', message, details);
+    super(ProviderServerError.code, message, details);
   }
 }
 
 /** A 2xx whose body could not be decoded (not JSON/XML, or not the expected shape). */
 export class InvalidResponseError extends ProviderError {
+  static readonly code = 'TESSERA_INVALID_RESPONSE';
+  declare readonly code: 'TESSERA_INVALID_RESPONSE';
   constructor(message: string, details: ProviderErrorDetails) {
-    super('TESSERA_INVALID_RESPONSE', message, details);
+    super(InvalidResponseError.code, message, details);
   }
 }
 
 /** No complete answer in time: `phase` says whether the connection or the response (headers + body) was late. */
 export class TimeoutError extends ProviderError {
+  static readonly code = 'TESSERA_TIMEOUT';
+  declare readonly code: 'TESSERA_TIMEOUT';
   readonly phase: 'connect' | 'response';
   readonly timeoutMs: number;
   constructor(message: string, details: ProviderErrorDetails & { phase: 'connect' | 'response'; timeoutMs: number }) {
-    super('TESSERA_TIMEOUT', message, details);
+    super(TimeoutError.code, message, details);
     this.phase = details.phase;
     this.timeoutMs = details.timeoutMs;
   }
@@ -174,7 +200,9 @@ export class TimeoutError extends ProviderError {
 
 /** The connection failed (refused, reset, DNS) before a complete answer arrived. */
 export class NetworkError extends ProviderError {
+  static readonly code = 'TESSERA_NETWORK';
+  declare readonly code: 'TESSERA_NETWORK';
   constructor(message: string, details: ProviderErrorDetails) {
-    super('TESSERA_NETWORK', message, details);
+    super(NetworkError.code, message, details);
   }
 }

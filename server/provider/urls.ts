@@ -1,5 +1,5 @@
 import { isLoopbackHost } from '../../shared/url.js';
-import { optionError, show } from './http/options.js';
+import { optionError, show } from '../common/options.js';
 
 /**
  * Base URLs of the provider (account-services-api.md "Addresses"; DESIGN.md "base URLs"). Each is a template

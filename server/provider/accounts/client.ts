@@ -1,15 +1,9 @@
-import {
-  checkOptionsObject,
-  closeDispatcher,
-  HTTP_OPTION_NAMES,
-  type HttpOptions,
-  httpConfig,
-  optionError,
-  show,
-} from '../http/options.js';
+import { z } from 'zod';
+import { checkOptions, oneOfOption } from '../../common/options.js';
+import { closeDispatcher, type HttpOptions, httpAcross, httpConfig, httpOptionShape } from '../http/options.js';
 import type { HttpContext } from '../http/transport.js';
 import { createRedactor } from '../log.js';
-import { checkClientCredentials, type TokenSource, tokenSourceFrom } from '../oauth/token-source.js';
+import { oauthOptionShape, type TokenSource, tokenSourceFrom } from '../oauth/token-source.js';
 import { DEFAULT_SANDBOX_URL, resolveBaseUrl } from '../urls.js';
 import { type AccountUpdater, accountUpdater } from './account-updater.js';
 import { createAccountsCore } from './core.js';
@@ -59,17 +53,23 @@ export interface AccountsClient<V extends SchemaVersion = '3.0'> {
 }
 
 const FACTORY = 'createAccountsClient';
-const OWN = [
-  'clientId',
-  'clientSecret',
-  'secretKey',
-  'baseUrl',
-  'authUrl',
-  'schemaVersion',
-  'refreshMarginSeconds',
-  'now',
-] as const;
-export const ACCOUNTS_OPTION_NAMES: readonly string[] = [...OWN, ...HTTP_OPTION_NAMES];
+
+/** The options of {@link createAccountsClient}, each with its check. */
+const ACCOUNTS_OPTIONS = {
+  ...oauthOptionShape,
+  clientId: oauthOptionShape.clientId.optional(),
+  clientSecret: oauthOptionShape.clientSecret.optional(),
+  secretKey: z
+    .string({ error: 'must be an API key: 8 to 200 visible characters' })
+    .regex(/^[\x21-\x7e]{8,200}$/, { error: 'must be an API key: 8 to 200 visible characters' })
+    .refine((key) => !key.startsWith('pk_'), {
+      error: 'holds a public key, which this API refuses server-to-server',
+    })
+    .optional(),
+  baseUrl: z.string({ error: 'must be a URL string such as "https://{prefix}.example.com"' }).optional(),
+  schemaVersion: oneOfOption(['3.0', '2.0'], 'must be "3.0" (the latest) or "2.0"').optional(),
+  ...httpOptionShape,
+};
 
 /**
  * Creates a client of the Account Services API. Requests authenticate with an OAuth access token
@@ -85,35 +85,27 @@ export const ACCOUNTS_OPTION_NAMES: readonly string[] = [...OWN, ...HTTP_OPTION_
 export function createAccountsClient<V extends SchemaVersion = '3.0'>(
   options: Readonly<AccountsClientOptions<V>>,
 ): AccountsClient<V> {
-  checkOptionsObject(FACTORY, options, ACCOUNTS_OPTION_NAMES);
-  const { clientId, clientSecret, secretKey } = options;
-  const oauth = clientId !== undefined || clientSecret !== undefined;
-  if (oauth) checkClientCredentials(FACTORY, clientId, clientSecret);
-  if (secretKey !== undefined) {
-    if (typeof secretKey !== 'string' || !/^[\x21-\x7e]{8,200}$/.test(secretKey)) {
-      throw optionError(FACTORY, 'secretKey', show(secretKey, true), 'must be an API key: 8 to 200 visible characters');
-    }
-    if (secretKey.startsWith('pk_')) {
-      throw optionError(
-        FACTORY,
-        'secretKey',
-        'a key starting with "pk_"',
-        'holds a public key, which this API refuses server-to-server',
-      );
-    }
-  }
-  if (!oauth && secretKey === undefined) {
-    throw new TypeError(
-      `${FACTORY}: give OAuth credentials (\`clientId\` and \`clientSecret\`), a \`secretKey\`, or both`,
-    );
-  }
-  const schemaVersion = (options.schemaVersion ?? '3.0') as V;
-  if (schemaVersion !== '3.0' && schemaVersion !== '2.0') {
-    throw optionError(FACTORY, 'schemaVersion', show(schemaVersion), 'must be "3.0" (the latest) or "2.0"');
-  }
-  const baseUrl = resolveBaseUrl(FACTORY, 'baseUrl', options.baseUrl ?? DEFAULT_SANDBOX_URL, clientId);
+  const o = checkOptions(FACTORY, options, ACCOUNTS_OPTIONS, {
+    secrets: ['clientSecret', 'secretKey'],
+    across(o, problem) {
+      const oauth = o.clientId !== undefined || o.clientSecret !== undefined;
+      if (!oauth && o.secretKey === undefined) {
+        problem('give OAuth credentials (`clientId` and `clientSecret`), a `secretKey`, or both');
+      }
+      if (oauth && o.clientId === undefined) problem('is required with `clientSecret`', 'clientId');
+      if (oauth && o.clientSecret === undefined) problem('is required with `clientId`', 'clientSecret');
+      if (!oauth && o.authUrl !== undefined) {
+        problem('is only used with OAuth credentials (`clientId`, `clientSecret`)', 'authUrl');
+      }
+      httpAcross(o, problem);
+    },
+  });
+  const { clientId, clientSecret, secretKey } = o;
+  const oauth = clientId !== undefined && clientSecret !== undefined;
+  const schemaVersion = (o.schemaVersion ?? '3.0') as V;
+  const baseUrl = resolveBaseUrl(FACTORY, 'baseUrl', o.baseUrl ?? DEFAULT_SANDBOX_URL, clientId);
   const http: HttpContext = {
-    config: httpConfig(FACTORY, options),
+    config: httpConfig(o),
     redact: createRedactor([clientSecret, secretKey]),
   };
   const tokens = oauth
@@ -122,21 +114,13 @@ export function createAccountsClient<V extends SchemaVersion = '3.0'>(
         {
           clientId: clientId!,
           clientSecret: clientSecret!,
-          ...(options.authUrl !== undefined ? { authUrl: options.authUrl } : {}),
-          ...(options.refreshMarginSeconds !== undefined ? { refreshMarginSeconds: options.refreshMarginSeconds } : {}),
-          ...(options.now !== undefined ? { now: options.now } : {}),
+          ...(o.authUrl !== undefined ? { authUrl: o.authUrl } : {}),
+          ...(o.refreshMarginSeconds !== undefined ? { refreshMarginSeconds: o.refreshMarginSeconds } : {}),
+          ...(o.now !== undefined ? { now: o.now } : {}),
         },
         http,
       )
     : undefined;
-  if (!oauth && options.authUrl !== undefined) {
-    throw optionError(
-      FACTORY,
-      'authUrl',
-      show(options.authUrl),
-      'is only used with OAuth credentials (`clientId`, `clientSecret`)',
-    );
-  }
   const core = createAccountsCore(http, baseUrl, tokens, secretKey);
   return {
     accountUpdater: accountUpdater(core),

@@ -1,4 +1,12 @@
 import type { Dispatcher } from 'undici';
+import { z } from 'zod';
+import {
+  booleanOption,
+  integerOption,
+  loggerOption,
+  type OptionShape,
+  type ReportProblem,
+} from '../../common/options.js';
 import type { ProviderLogger } from '../log.js';
 import { createAgent } from './connector.js';
 
@@ -56,169 +64,56 @@ export interface HttpConfig {
   readonly userAgent: string;
 }
 
-export const HTTP_OPTION_NAMES: readonly (keyof HttpOptions)[] = [
-  'timeoutMs',
-  'connectTimeoutMs',
-  'maxRetries',
-  'retryBaseMs',
-  'retryMaxMs',
-  'idempotencyHeader',
-  'dispatcher',
-  'logger',
-  'logBodies',
-  'userAgent',
-];
-
-/** Throws the TypeError every factory uses: option name, the bad value, the fix (STYLE.md). */
-export function optionError(factory: string, option: string, shown: string, fix: string): TypeError {
-  return new TypeError(`${factory}: option \`${option}\` ${fix}; got ${shown}`);
-}
-
-/** The value as a message may show it: JSON for ordinary values, never the content of a secret. */
-export function show(value: unknown, secret = false): string {
-  if (secret) return typeof value === 'string' ? `a string of ${value.length} characters` : typeOf(value);
-  if (typeof value === 'function') return 'a function';
-  if (typeof value === 'bigint') return `${value}n`;
-  try {
-    const text = JSON.stringify(value);
-    if (text === undefined) return String(value);
-    return text.length > 80 ? `${text.slice(0, 77)}...` : text;
-  } catch {
-    return typeOf(value);
-  }
-}
-
-function typeOf(value: unknown): string {
-  return value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
-}
-
-/** Closest name within edit distance 2, for "Did you mean …?". */
-export function closest(name: string, names: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = 3;
-  const lower = name.toLowerCase();
-  for (const candidate of names) {
-    const d = distance(lower, candidate.toLowerCase());
-    if (d < bestDistance) {
-      best = candidate;
-      bestDistance = d;
-    }
-  }
-  return best;
-}
-
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const current = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = current;
-    }
-  }
-  return row[b.length]!;
-}
-
-/**
- * Checks the options object itself and every key in it against the known names, so a typo
- * (`secretkey`) fails at construction instead of being ignored.
- */
-export function checkOptionsObject(factory: string, options: unknown, known: readonly string[]): void {
-  if (typeof options === 'function') {
-    throw new TypeError(
-      `${factory}: expected an options object, got a function. Call the factory: \`${factory}({ … })\``,
-    );
-  }
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw new TypeError(`${factory}: expected an options object, got ${show(options)}`);
-  }
-  for (const key of Object.keys(options)) {
-    if (known.includes(key)) continue;
-    const guess = closest(key, known);
-    throw new TypeError(
-      `${factory}: unknown option \`${key}\`.${guess ? ` Did you mean \`${guess}\`?` : ` Known options: ${known.join(', ')}.`}`,
-    );
-  }
-}
-
-function integer(factory: string, name: string, value: unknown, min: number, max: number, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw optionError(factory, name, show(value), `must be an integer from ${min} to ${max}`);
-  }
-  return value;
-}
-
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const RESERVED_HEADERS = ['authorization', 'content-type', 'accept', 'if-match', 'host', 'content-length'];
 
-/** Validates the shared HTTP options once, at construction. */
-export function httpConfig(factory: string, options: HttpOptions): HttpConfig {
-  const timeoutMs = integer(factory, 'timeoutMs', options.timeoutMs, 1, 600_000, HTTP_DEFAULTS.timeoutMs);
-  const connectTimeoutMs = integer(
-    factory,
-    'connectTimeoutMs',
-    options.connectTimeoutMs,
-    1,
-    600_000,
-    HTTP_DEFAULTS.connectTimeoutMs,
-  );
-  const maxRetries = integer(factory, 'maxRetries', options.maxRetries, 0, 10, HTTP_DEFAULTS.maxRetries);
-  const retryBaseMs = integer(factory, 'retryBaseMs', options.retryBaseMs, 0, 60_000, HTTP_DEFAULTS.retryBaseMs);
-  const retryMaxMs = integer(factory, 'retryMaxMs', options.retryMaxMs, 0, 300_000, HTTP_DEFAULTS.retryMaxMs);
-  if (retryMaxMs < retryBaseMs) {
-    throw optionError(factory, 'retryMaxMs', show(retryMaxMs), `must be at least retryBaseMs (${retryBaseMs})`);
-  }
-  const idempotencyHeader = options.idempotencyHeader ?? HTTP_DEFAULTS.idempotencyHeader;
-  if (typeof idempotencyHeader !== 'string' || !HEADER_NAME.test(idempotencyHeader)) {
-    throw optionError(factory, 'idempotencyHeader', show(idempotencyHeader), 'must be an HTTP header name');
-  }
-  const reserved = ['authorization', 'content-type', 'accept', 'if-match', 'host', 'content-length'];
-  if (reserved.includes(idempotencyHeader.toLowerCase())) {
-    throw optionError(factory, 'idempotencyHeader', show(idempotencyHeader), 'must not be a header the client sets');
-  }
-  const { dispatcher, logger } = options;
-  if (dispatcher !== undefined && (dispatcher === null || typeof (dispatcher as Dispatcher).dispatch !== 'function')) {
-    throw optionError(
-      factory,
-      'dispatcher',
-      show(dispatcher),
-      'must be an undici Dispatcher (e.g. `new ProxyAgent(url)` from undici)',
-    );
-  }
-  if (logger !== undefined) {
-    const missing = (['debug', 'info', 'warn', 'error'] as const).filter(
-      (level) => typeof (logger as unknown as Record<string, unknown>)?.[level] !== 'function',
-    );
-    if (missing.length > 0) {
-      throw optionError(
-        factory,
-        'logger',
-        show(logger),
-        `must have debug, info, warn and error methods (a pino logger works); missing ${missing.join(', ')}`,
-      );
-    }
-  }
-  if (options.logBodies !== undefined && typeof options.logBodies !== 'boolean') {
-    throw optionError(factory, 'logBodies', show(options.logBodies), 'must be a boolean');
-  }
-  const userAgent = options.userAgent ?? HTTP_DEFAULTS.userAgent;
-  if (typeof userAgent !== 'string' || userAgent.length === 0 || /[\r\n]/.test(userAgent)) {
-    throw optionError(factory, 'userAgent', show(userAgent), 'must be a non-empty single-line string');
-  }
+/** The schemas of {@link HttpOptions}, for every client factory's option shape (server/common/options.ts). */
+export const httpOptionShape = {
+  timeoutMs: integerOption(1, 600_000).optional(),
+  connectTimeoutMs: integerOption(1, 600_000).optional(),
+  maxRetries: integerOption(0, 10).optional(),
+  retryBaseMs: integerOption(0, 60_000).optional(),
+  retryMaxMs: integerOption(0, 300_000).optional(),
+  idempotencyHeader: z
+    .string({ error: 'must be an HTTP header name' })
+    .regex(HEADER_NAME, { error: 'must be an HTTP header name' })
+    .refine((h) => !RESERVED_HEADERS.includes(h.toLowerCase()), { error: 'must not be a header the client sets' })
+    .optional(),
+  dispatcher: z
+    .custom<Dispatcher>((v) => v !== null && typeof (v as Dispatcher | undefined)?.dispatch === 'function', {
+      error: 'must be an undici Dispatcher (e.g. `new ProxyAgent(url)` from undici)',
+    })
+    .optional(),
+  logger: loggerOption<ProviderLogger>().optional(),
+  logBodies: booleanOption().optional(),
+  userAgent: z
+    .string({ error: 'must be a non-empty single-line string' })
+    .regex(/^[^\r\n]+$/, { error: 'must be a non-empty single-line string' })
+    .optional(),
+} satisfies OptionShape;
+
+/** The rule between the HTTP options: the backoff cap is not below its base. */
+export function httpAcross(o: HttpOptions, problem: ReportProblem): void {
+  const base = o.retryBaseMs ?? HTTP_DEFAULTS.retryBaseMs;
+  if ((o.retryMaxMs ?? HTTP_DEFAULTS.retryMaxMs) < base)
+    problem(`must be at least retryBaseMs (${base})`, 'retryMaxMs');
+}
+
+/** The complete HTTP settings of one client, from options that {@link httpOptionShape} checked. */
+export function httpConfig(options: HttpOptions): HttpConfig {
+  const connectTimeoutMs = options.connectTimeoutMs ?? HTTP_DEFAULTS.connectTimeoutMs;
   return {
-    timeoutMs,
+    timeoutMs: options.timeoutMs ?? HTTP_DEFAULTS.timeoutMs,
     connectTimeoutMs,
-    maxRetries,
-    retryBaseMs,
-    retryMaxMs,
-    idempotencyHeader,
-    dispatcher: dispatcher ?? createAgent(connectTimeoutMs),
-    ownsDispatcher: dispatcher === undefined,
-    logger,
+    maxRetries: options.maxRetries ?? HTTP_DEFAULTS.maxRetries,
+    retryBaseMs: options.retryBaseMs ?? HTTP_DEFAULTS.retryBaseMs,
+    retryMaxMs: options.retryMaxMs ?? HTTP_DEFAULTS.retryMaxMs,
+    idempotencyHeader: options.idempotencyHeader ?? HTTP_DEFAULTS.idempotencyHeader,
+    dispatcher: options.dispatcher ?? createAgent(connectTimeoutMs),
+    ownsDispatcher: options.dispatcher === undefined,
+    logger: options.logger,
     logBodies: options.logBodies ?? HTTP_DEFAULTS.logBodies,
-    userAgent,
+    userAgent: options.userAgent ?? HTTP_DEFAULTS.userAgent,
   };
 }
 

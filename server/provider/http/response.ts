@@ -1,13 +1,13 @@
 import {
   AuthenticationError,
   ConflictError,
-  type FieldError,
   NotFoundError,
   PermissionError,
   PreconditionFailedError,
   PreconditionRequiredError,
   type ProviderError,
   type ProviderErrorDetails,
+  type ProviderFieldError,
   ProviderServerError,
   RateLimitError,
   RequestRejectedError,
@@ -49,10 +49,10 @@ function str(value: unknown): string | undefined {
  * element, not a list), accounts `{request_id, error_type, error_codes: [...], fields?}` and OAuth
  * `{error, error_description}`.
  */
-export function fieldErrorsOf(body: unknown): FieldError[] {
+export function fieldErrorsOf(body: unknown): ProviderFieldError[] {
   if (!body || typeof body !== 'object') return [];
   const b = body as Record<string, unknown>;
-  const out: FieldError[] = [];
+  const out: ProviderFieldError[] = [];
   for (const e of asArray(b.errors)) {
     if (!e || typeof e !== 'object') continue;
     const item = e as Record<string, unknown>;

@@ -1,17 +1,10 @@
-import type { z } from 'zod';
+import { z } from 'zod';
+import { booleanOption, checkOptions, oneOfOption } from '../../common/options.js';
 import { coerceFromXml } from '../codec/coerce.js';
 import { decodeXml, encodeXml } from '../codec/xml.js';
 import { InvalidResponseError } from '../errors.js';
 import { type CallOptions, checkBody, checkCall, idempotencyKeyOf, pathId, type WriteOptions } from '../http/call.js';
-import {
-  checkOptionsObject,
-  closeDispatcher,
-  HTTP_OPTION_NAMES,
-  type HttpOptions,
-  httpConfig,
-  optionError,
-  show,
-} from '../http/options.js';
+import { closeDispatcher, type HttpOptions, httpAcross, httpConfig, httpOptionShape } from '../http/options.js';
 import type { ProviderResult } from '../http/result.js';
 import { type Credential, type HttpContext, send } from '../http/transport.js';
 import { createRedactor, maskObjectTokens } from '../log.js';
@@ -26,7 +19,7 @@ import {
 import { DEFAULT_SANDBOX_URL, resolveBaseUrl } from '../urls.js';
 
 /** A card token (`card_tok_…`), typed by the shared schema. */
-export type CardToken = z.output<typeof cardTokenResponseSchema>;
+export type ProviderCardToken = z.output<typeof cardTokenResponseSchema>;
 /** A payment token (`pay_tok_…`); a 3-D Secure charge answers with one carrying `redirectUrl`. */
 export type PaymentToken = z.output<typeof paymentTokenResponseSchema>;
 /** A charge (`charge_…`). */
@@ -36,11 +29,25 @@ export type ThreeDSecureRedirect = PaymentToken & { readonly redirectUrl: string
 export type { CardTokenRequest, ChargeRequest, PaymentTokenRequest };
 
 /** Options of {@link createLegacyClient}. */
-export interface LegacyClientOptions extends HttpOptions {
-  /** Public key (client-side operations: card tokens). */
-  readonly publicKey?: string;
-  /** Secret key (server-to-server: payment tokens, charges). Never logged, never in an error message. */
-  readonly secretKey?: string;
+export type LegacyClientOptions = LegacyClientSettings & LegacyKeys;
+
+/** The keys of a legacy client: a public key, a secret key or both (leaving both out does not compile). */
+export type LegacyKeys =
+  | {
+      /** Public key (client-side operations: card tokens). */
+      readonly publicKey: string;
+      /** Secret key (server-to-server: payment tokens, charges). Never logged, never in an error message. */
+      readonly secretKey?: string;
+    }
+  | {
+      /** Public key (client-side operations: card tokens). */
+      readonly publicKey?: string;
+      /** Secret key (server-to-server: payment tokens, charges). Never logged, never in an error message. */
+      readonly secretKey: string;
+    };
+
+/** Everything a legacy client is configured with besides its keys. */
+export interface LegacyClientSettings extends HttpOptions {
   /** Base URL (legacy-card-api.md `{legacy_sandbox_url}` / `{legacy_live_url}`). Default: the local sandbox. */
   readonly baseUrl?: string;
   /** Path scheme: `sandbox` (`/api2/v2/…`, default) or `live` (`/v2/…`). */
@@ -55,7 +62,7 @@ export interface LegacyClientOptions extends HttpOptions {
 export interface LegacyClient {
   readonly cardTokens: {
     /** `POST …/tokens/card` with the public key: card details → single-use `card_tok_…` (15 minutes). */
-    create(body: CardTokenRequest, options?: WriteOptions): Promise<ProviderResult<CardToken>>;
+    create(body: CardTokenRequest, options?: WriteOptions): Promise<ProviderResult<ProviderCardToken>>;
   };
   readonly paymentTokens: {
     /** `POST …/tokens/payment` with the secret key: `{value, currency, chargeMode}` → `pay_tok_…`. */
@@ -85,23 +92,29 @@ export function isThreeDSecureRedirect(data: Charge | ThreeDSecureRedirect): dat
 }
 
 const FACTORY = 'createLegacyClient';
-const OWN = ['publicKey', 'secretKey', 'baseUrl', 'paths', 'format', 'validateResponses'] as const;
-export const LEGACY_OPTION_NAMES: readonly string[] = [...OWN, ...HTTP_OPTION_NAMES];
-const KEY = /^[\x21-\x7e]{8,200}$/;
 
-function checkKey(name: 'publicKey' | 'secretKey', value: unknown): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !KEY.test(value)) {
-    throw optionError(FACTORY, name, show(value, true), 'must be an API key: 8 to 200 visible characters, no spaces');
-  }
-  if (name === 'publicKey' && value.startsWith('sk_')) {
-    throw optionError(FACTORY, name, 'a key starting with "sk_"', 'holds a secret key; pass it as `secretKey`');
-  }
-  if (name === 'secretKey' && value.startsWith('pk_')) {
-    throw optionError(FACTORY, name, 'a key starting with "pk_"', 'holds a public key; pass it as `publicKey`');
-  }
-  return value;
+/** An API key: 8 to 200 visible ASCII characters; `other` is the prefix of the key it must not be. */
+function keyOption(other: 'sk_' | 'pk_') {
+  const message = 'must be an API key: 8 to 200 visible characters, no spaces';
+  return z
+    .string({ error: message })
+    .regex(/^[\x21-\x7e]{8,200}$/, { error: message })
+    .refine((key) => !key.startsWith(other), {
+      error:
+        other === 'sk_' ? 'holds a secret key; pass it as `secretKey`' : 'holds a public key; pass it as `publicKey`',
+    });
 }
+
+/** The options of {@link createLegacyClient}, each with its check. */
+const LEGACY_OPTIONS = {
+  publicKey: keyOption('sk_').optional(),
+  secretKey: keyOption('pk_').optional(),
+  baseUrl: z.string({ error: 'must be a URL string such as "https://{prefix}.example.com"' }).optional(),
+  paths: oneOfOption(['sandbox', 'live'], 'must be "sandbox" (/api2/v2/…) or "live" (/v2/…)').optional(),
+  format: oneOfOption(['json', 'xml']).optional(),
+  validateResponses: booleanOption().optional(),
+  ...httpOptionShape,
+};
 
 const chargeOrRedirect = chargeResponseSchema.or(paymentTokenResponseSchema);
 
@@ -113,27 +126,21 @@ const chargeOrRedirect = chargeResponseSchema.or(paymentTokenResponseSchema);
  * const { data: charge, requestId } = await legacy.charges.create({ cardToken, value: 1999, currency: 'EUR', email });
  */
 export function createLegacyClient(options: Readonly<LegacyClientOptions>): LegacyClient {
-  checkOptionsObject(FACTORY, options, LEGACY_OPTION_NAMES);
-  const publicKey = checkKey('publicKey', options.publicKey);
-  const secretKey = checkKey('secretKey', options.secretKey);
-  if (publicKey === undefined && secretKey === undefined) {
-    throw new TypeError(
-      `${FACTORY}: give \`publicKey\` (card tokens), \`secretKey\` (charges, payment tokens) or both`,
-    );
-  }
-  const base = resolveBaseUrl(FACTORY, 'baseUrl', options.baseUrl ?? DEFAULT_SANDBOX_URL);
-  const paths = options.paths ?? 'sandbox';
-  if (paths !== 'sandbox' && paths !== 'live') {
-    throw optionError(FACTORY, 'paths', show(paths), 'must be "sandbox" (/api2/v2/…) or "live" (/v2/…)');
-  }
-  const format = options.format ?? 'json';
-  if (format !== 'json' && format !== 'xml')
-    throw optionError(FACTORY, 'format', show(format), 'must be "json" or "xml"');
-  const validate = options.validateResponses ?? false;
-  if (typeof validate !== 'boolean') {
-    throw optionError(FACTORY, 'validateResponses', show(validate), 'must be a boolean');
-  }
-  const http: HttpContext = { config: httpConfig(FACTORY, options), redact: createRedactor([publicKey, secretKey]) };
+  const o = checkOptions(FACTORY, options, LEGACY_OPTIONS, {
+    secrets: ['publicKey', 'secretKey'],
+    across(o, problem) {
+      if (o.publicKey === undefined && o.secretKey === undefined) {
+        problem('give `publicKey` (card tokens), `secretKey` (charges, payment tokens) or both');
+      }
+      httpAcross(o, problem);
+    },
+  });
+  const { publicKey, secretKey } = o;
+  const base = resolveBaseUrl(FACTORY, 'baseUrl', o.baseUrl ?? DEFAULT_SANDBOX_URL);
+  const paths = o.paths ?? 'sandbox';
+  const format = o.format ?? 'json';
+  const validate = o.validateResponses ?? false;
+  const http: HttpContext = { config: httpConfig(o), redact: createRedactor([publicKey, secretKey]) };
   // legacy-card-api.md: sandbox paths under /api2/v2, live under /v2 (docs/DECISIONS.md#legacy-paths).
   const prefix = paths === 'sandbox' ? '/api2/v2' : '/v2';
   const root = base + prefix;

@@ -1,13 +1,7 @@
+import { z } from 'zod';
+import { checkOptions, functionOption, show } from '../../common/options.js';
 import { InvalidResponseError } from '../errors.js';
-import {
-  checkOptionsObject,
-  closeDispatcher,
-  HTTP_OPTION_NAMES,
-  type HttpOptions,
-  httpConfig,
-  optionError,
-  show,
-} from '../http/options.js';
+import { closeDispatcher, type HttpOptions, httpAcross, httpConfig, httpOptionShape } from '../http/options.js';
 import { type Credential, type HttpContext, send } from '../http/transport.js';
 import { createRedactor } from '../log.js';
 import { DEFAULT_SANDBOX_URL, resolveBaseUrl } from '../urls.js';
@@ -51,28 +45,29 @@ interface CachedToken {
 }
 
 const FACTORY = 'createTokenSource';
-const OWN_OPTIONS = ['clientId', 'clientSecret', 'authUrl', 'refreshMarginSeconds', 'now'] as const;
-export const TOKEN_SOURCE_OPTION_NAMES: readonly string[] = [...OWN_OPTIONS, ...HTTP_OPTION_NAMES];
 
-/** Checks `clientId` / `clientSecret`; shared with the accounts client. */
-export function checkClientCredentials(factory: string, clientId: unknown, clientSecret: unknown): void {
-  if (typeof clientId !== 'string' || !/^cli_[A-Za-z0-9]{8,}$/.test(clientId)) {
-    throw optionError(
-      factory,
-      'clientId',
-      show(clientId),
-      'must be the OAuth client id, `cli_` and at least 8 letters or digits',
-    );
-  }
-  if (typeof clientSecret !== 'string' || clientSecret.length < 8 || /[\r\n]/.test(clientSecret)) {
-    throw optionError(
-      factory,
-      'clientSecret',
-      show(clientSecret, true),
-      'must be the OAuth client secret (a string of at least 8 characters)',
-    );
-  }
-}
+/**
+ * The OAuth options of a token source, each with its check; the accounts client takes the same ones
+ * (`clientId`, `clientSecret` optional there, as a secret key may replace them).
+ */
+export const oauthOptionShape = {
+  clientId: z
+    .string({ error: 'must be the OAuth client id, `cli_` and at least 8 letters or digits' })
+    .regex(/^cli_[A-Za-z0-9]{8,200}$/, {
+      error: 'must be the OAuth client id, `cli_` and at least 8 letters or digits',
+    }),
+  clientSecret: z
+    .string({ error: 'must be the OAuth client secret (a string of at least 8 characters)' })
+    .min(8, { error: 'must be the OAuth client secret (a string of at least 8 characters)' })
+    .regex(/^[^\r\n]+$/, { error: 'must be the OAuth client secret (one line, no line breaks)' }),
+  authUrl: z.string({ error: 'must be a URL string such as "https://{prefix}.example.com"' }).optional(),
+  refreshMarginSeconds: z
+    .number({ error: 'must be a number of seconds from 0 to 3600' })
+    .min(0, { error: 'must be a number of seconds from 0 to 3600' })
+    .max(3600, { error: 'must be a number of seconds from 0 to 3600' })
+    .optional(),
+  now: functionOption<() => number>('returning milliseconds').optional(),
+};
 
 /**
  * Creates a token source.
@@ -82,28 +77,27 @@ export function checkClientCredentials(factory: string, clientId: unknown, clien
  * const accessToken = await tokens.token(['accounts']);
  */
 export function createTokenSource(options: Readonly<TokenSourceOptions>): TokenSource {
-  checkOptionsObject(FACTORY, options, TOKEN_SOURCE_OPTION_NAMES);
-  return tokenSourceFrom(FACTORY, options);
+  const o = checkOptions(
+    FACTORY,
+    options,
+    { ...oauthOptionShape, ...httpOptionShape },
+    { secrets: ['clientSecret'], across: httpAcross },
+  );
+  return tokenSourceFrom(FACTORY, o);
 }
 
-/** The token source behind {@link createTokenSource}, with options already checked for unknown names. */
+/** The token source behind {@link createTokenSource}, from options already checked by {@link oauthOptionShape}. */
 export function tokenSourceFrom(
   factory: string,
   options: Readonly<TokenSourceOptions>,
   shared?: HttpContext,
 ): TokenSource {
   const { clientId, clientSecret } = options;
-  checkClientCredentials(factory, clientId, clientSecret);
   const authUrl = resolveBaseUrl(factory, 'authUrl', options.authUrl ?? DEFAULT_SANDBOX_URL, clientId);
   const margin = options.refreshMarginSeconds ?? 60;
-  if (typeof margin !== 'number' || !Number.isFinite(margin) || margin < 0 || margin > 3600) {
-    throw optionError(factory, 'refreshMarginSeconds', show(margin), 'must be a number of seconds from 0 to 3600');
-  }
   const now = options.now ?? Date.now;
-  if (typeof now !== 'function')
-    throw optionError(factory, 'now', show(now), 'must be a function returning milliseconds');
   const http: HttpContext = shared ?? {
-    config: httpConfig(factory, options),
+    config: httpConfig(options),
     redact: createRedactor([clientSecret]),
   };
   const url = `${authUrl}/connect/token`;

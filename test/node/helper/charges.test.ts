@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { request } from 'undici';
-import { HelperHttpError, type TesseraHelperOptions } from '../../../server/helper/index.js';
+import { type CurrencyCode, HelperHttpError, type TesseraHelperOptions } from '../../../server/helper/index.js';
 import { createLegacyClient } from '../../../server/provider/index.js';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { type Answer, call } from '../../support/http.js';
 import { cardToken, fault, type RunningHelper, sandboxCharge, sandboxCharges, startHelper } from './support.js';
 
-const ORDERS: Record<string, { amount: number; currency: string; threeDSecure?: boolean }> = {
+const ORDERS: Record<string, { amount: number; currency: CurrencyCode; threeDSecure?: boolean }> = {
   'order-1': { amount: 2500, currency: 'EUR' },
   'order-3ds': { amount: 4200, currency: 'GBP', threeDSecure: true },
 };
@@ -114,7 +114,7 @@ describe('POST /charges against the sandbox', () => {
         undefined,
       ],
       [() => ({ amount: 19.99, currency: 'EUR' }), 500, 'TESSERA_RESOLVE_CHARGE_INVALID', 'amount'],
-      [() => ({ amount: 100, currency: 'EURO' }), 500, 'TESSERA_RESOLVE_CHARGE_INVALID', 'currency'],
+      [() => ({ amount: 100, currency: 'EURO' }) as never, 500, 'TESSERA_RESOLVE_CHARGE_INVALID', 'currency'],
       [
         () => ({ ammount: 100, amount: 100, currency: 'EUR' }) as never,
         500,

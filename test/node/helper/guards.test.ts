@@ -12,7 +12,7 @@ import { captureLogger, type RunningHelper, startHelper } from './support.js';
 const options = {
   publicKey: 'pk_sbox_tessera0demo0public0key0000001',
   secretKey: 'sk_sbox_tessera0demo0secret0key0000001',
-  resolveCharge: () => ({ amount: 100, currency: 'EUR' }),
+  resolveCharge: () => ({ amount: 100, currency: 'EUR' as const }),
   corsOrigins: ['https://shop.example'],
 };
 
@@ -142,7 +142,7 @@ describe('helper basics over HTTP', () => {
     for (const bad of ['xx.json', '..%2Fpackage.json', 'de.js', '%2e%2e%2f%2e%2e%2fpackage.json']) {
       const r = await call(`${h.url}/locales/${bad}`);
       assert.equal(r.status, 404, bad);
-      assert.equal(r.json.code, 'TESSERA_NOT_FOUND', bad);
+      assert.equal(r.json.code, 'TESSERA_ROUTE_NOT_FOUND', bad);
     }
   });
 
@@ -157,7 +157,7 @@ describe('helper basics over HTTP', () => {
     }
     const missing = await call(`${h.url}/nowhere`);
     assert.equal(missing.status, 404);
-    assert.equal(missing.json.code, 'TESSERA_NOT_FOUND');
+    assert.equal(missing.json.code, 'TESSERA_ROUTE_NOT_FOUND');
     assert.equal(missing.json.requestId, missing.headers.get('x-request-id'));
   });
 

@@ -5,7 +5,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import pino from 'pino';
-import { RedisStore, tesseraHelper } from '../../../server/helper/index.js';
+import { type CurrencyCode, RedisStore, tesseraHelper } from '../../../server/helper/index.js';
 
 const env = (name: string): string => {
   const value = process.env[name];
@@ -14,12 +14,13 @@ const env = (name: string): string => {
 };
 
 /** The fixed price table: the server decides amounts. */
-const ORDERS: Record<string, { amount: number; currency: string; threeDSecure?: boolean }> = {
+const ORDERS: Record<string, { amount: number; currency: CurrencyCode; threeDSecure?: boolean }> = {
   'order-1': { amount: 2500, currency: 'EUR' },
   'order-3ds': { amount: 4200, currency: 'GBP', threeDSecure: true },
 };
 
-const store = new RedisStore({ url: env('TESSERA_REDIS_URL'), timeoutMs: 300 });
+// 1 s: a busy CI machine (load above 10 on two cores) made 300 ms store calls time out under 50 concurrent charges.
+const store = new RedisStore({ url: env('TESSERA_REDIS_URL'), timeoutMs: 1000 });
 const app = express();
 app.use(
   '/payments',

@@ -5,7 +5,12 @@ import { Writable } from 'node:stream';
 import express from 'express';
 import { exportJWK, type JWTPayload, SignJWT } from 'jose';
 import pino from 'pino';
-import { type TesseraHelper, type TesseraHelperOptions, tesseraHelper } from '../../../server/helper/index.js';
+import {
+  type HelperChargeKey,
+  type TesseraHelper,
+  type TesseraHelperSettings,
+  tesseraHelper,
+} from '../../../server/helper/index.js';
 import type { RunningSandbox } from '../../../server/sandbox/index.js';
 import { call } from '../../support/http.js';
 
@@ -62,7 +67,10 @@ export interface RunningHelper {
 }
 
 /** Mounts `tesseraHelper(options)` at `/payments` of a real Express app on an ephemeral loopback port. */
-export async function startHelper(options: Omit<TesseraHelperOptions, 'logger'>): Promise<RunningHelper> {
+export async function startHelper(
+  // Omit is not distributive: keep the charge-key union whole.
+  options: Omit<TesseraHelperSettings, 'logger'> & HelperChargeKey,
+): Promise<RunningHelper> {
   const { logger, log } = captureLogger();
   // The startup key check adds provider requests these suites would count; key-check.test.ts covers it.
   const helper = tesseraHelper({ startupKeyCheck: false, ...options, logger });

@@ -375,7 +375,7 @@ describe('HTTP core: retries, timeouts and outcomes against sandbox faults', () 
     await fault(sb, { path: `/api2/v2/charges/${data.id}`, status: 429, count: 3 });
     const error = await legacy.charges.retrieve(data.id).catch((e: unknown) => e);
     assert.ok(error instanceof RateLimitError);
-    assert.equal(error.code, 'TESSERA_RATE_LIMIT');
+    assert.equal(error.code, 'TESSERA_RATE_LIMITED');
     assert.equal(error.attempts, 3);
   });
 });

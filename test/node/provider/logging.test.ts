@@ -4,9 +4,9 @@ import {
   type Charge,
   createAccountsClient,
   createLegacyClient,
-  createRedactor,
   ProviderError,
 } from '../../../server/provider/index.js';
+import { createRedactor } from '../../../server/provider/log.js';
 import type { RunningSandbox } from '../../../server/sandbox/index.js';
 import { captureLogger, FAST_RETRY, fault, sandbox } from './support.js';
 

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { backoffDelay, parseRetryAfter } from '../../../server/provider/http/backoff.js';
 import { retryDelay } from '../../../server/provider/http/transport.js';
 import {
-  backoffDelay,
   clientPrefix,
   createAccountsClient,
   createLegacyClient,
   createTokenSource,
-  parseRetryAfter,
 } from '../../../server/provider/index.js';
 import { resolveBaseUrl } from '../../../server/provider/urls.js';
 
@@ -42,7 +41,8 @@ describe('provider client options', () => {
         /unknown option `secretkey`\. Did you mean `secretKey`\?/,
       ],
       [
-        () => createLegacyClient({}),
+        // Leaving both keys out does not compile (LegacyKeys); JavaScript callers get this error.
+        () => createLegacyClient({} as never),
         /give `publicKey` \(card tokens\), `secretKey` \(charges, payment tokens\) or both/,
       ],
       [
@@ -67,7 +67,7 @@ describe('provider client options', () => {
       ],
       [
         () => createLegacyClient({ secretKey: SECRET, logger: { info() {} } as never }),
-        /option `logger` must have debug, info, warn and error methods .*missing debug, warn, error/,
+        /option `logger` must be a pino-compatible logger with the methods \(debug, info, warn, error\); missing debug, warn, error/,
       ],
       [() => createLegacyClient(createLegacyClient as never), /expected an options object, got a function/],
       [

@@ -1,0 +1,97 @@
+/**
+ * Every `code` the helper answers a browser or a dashboard page with, its HTTP status and what it means: one
+ * catalogue, from which the type {@link HelperErrorCode} and the error table of the docs are made
+ * (`npm run docs:errors`; test/node/helper/error-codes.test.ts fails when the table is stale).
+ */
+export const HELPER_ERROR_CODES = {
+  TESSERA_INVALID_REQUEST: { status: 400, meaning: 'A field of the request is missing or invalid; `field` names it.' },
+  TESSERA_BODY_MALFORMED: { status: 400, meaning: 'The body is not valid JSON.' },
+  TESSERA_BODY_ENCODING: { status: 400, meaning: 'The body is not valid UTF-8.' },
+  TESSERA_BODY_NOT_OBJECT: { status: 400, meaning: 'The body is JSON but not an object.' },
+  TESSERA_BODY_TOO_DEEP: { status: 400, meaning: 'The body nests deeper than any request needs.' },
+  TESSERA_BODY_UNREADABLE: { status: 400, meaning: 'The body could not be read (the connection failed mid-body).' },
+  TESSERA_FORBIDDEN_KEY: { status: 400, meaning: 'The body holds a key such as `__proto__`; `field` names it.' },
+  TESSERA_CARD_DATA_REFUSED: {
+    status: 400,
+    meaning: 'A field holds what looks like a card number or a security code: card data never reaches this server.',
+  },
+  TESSERA_UNKNOWN_ORDER: { status: 400, meaning: '`resolveCharge` answered no charge for this `orderReference`.' },
+  TESSERA_REDIRECT_NOT_ALLOWED: {
+    status: 400,
+    meaning: '`successUrl` or `failUrl` is neither a path on this site nor on an allowed origin.',
+  },
+  TESSERA_HOST_AUTH_MISSING: { status: 401, meaning: 'A dashboard route was called without a host token.' },
+  TESSERA_HOST_AUTH_INVALID: {
+    status: 401,
+    meaning: 'The host token is expired, badly signed or has the wrong issuer, audience or lifetime.',
+  },
+  TESSERA_CARD_DECLINED: {
+    status: 402,
+    meaning:
+      'The charge was declined (the answer also carries the charge id; the issuer code only with `exposeDeclineCodes`).',
+  },
+  TESSERA_HOST_FORBIDDEN: { status: 403, meaning: 'The host token does not allow this entity or instrument.' },
+  TESSERA_ROUTE_NOT_FOUND: { status: 404, meaning: 'The helper has no route for this method and path.' },
+  TESSERA_NOT_FOUND: { status: 404, meaning: 'The provider has no such object; `field` names the path parameter.' },
+  TESSERA_UNKNOWN_PAYMENT: { status: 404, meaning: 'A 3-D Secure return names no payment this helper started.' },
+  TESSERA_CARD_TOKEN_USED: {
+    status: 409,
+    meaning:
+      'The card token was already used (by another order or shopper, or with other details): ask for the card again.',
+  },
+  TESSERA_CARD_TOKEN_EXPIRED: {
+    status: 409,
+    meaning: 'The card token is older than 15 minutes: ask for the card again.',
+  },
+  TESSERA_ORDER_ALREADY_CHARGED: { status: 409, meaning: 'The order (`trackId`) was already charged.' },
+  TESSERA_3DS_NOT_FINISHED: {
+    status: 409,
+    meaning: 'A 3-D Secure return arrived before the challenge was finished; the charge is still pending.',
+  },
+  TESSERA_INSTRUMENT_NOT_VERIFIED: {
+    status: 409,
+    meaning: 'Only a verified payout instrument can become the default.',
+  },
+  TESSERA_UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: 'The body is not `application/json` in UTF-8.' },
+  TESSERA_BODY_TOO_LARGE: { status: 413, meaning: 'The body is larger than `bodyLimitBytes`.' },
+  TESSERA_RATE_LIMITED: {
+    status: 429,
+    meaning: 'Too many requests (helper limit; `limit` and `option` name it) or the provider asked to slow down.',
+  },
+  TESSERA_TOO_MANY_DECLINES: {
+    status: 429,
+    meaning: 'Too many declined payments from this shopper or address; `limit` and `option` name the limit.',
+  },
+  TESSERA_RESOLVE_CHARGE_FAILED: { status: 500, meaning: '`resolveCharge` threw; the cause is logged on your server.' },
+  TESSERA_RESOLVE_CHARGE_INVALID: {
+    status: 500,
+    meaning: '`resolveCharge` answered an invalid charge; `field` names the wrong field.',
+  },
+  TESSERA_INTERNAL: { status: 500, meaning: 'The helper failed unexpectedly; the cause is logged.' },
+  TESSERA_PROVIDER_ERROR: {
+    status: 502,
+    meaning: 'The provider failed or refused the server’s credentials; `outcomeKnown` says whether to retry.',
+  },
+  TESSERA_PROVIDER_UNAVAILABLE: {
+    status: 503,
+    meaning: 'The provider is unavailable or busy; `outcomeKnown` says whether the same request may be sent again.',
+  },
+  TESSERA_STORE_UNAVAILABLE: { status: 503, meaning: 'The store (Redis) cannot be reached; nothing was charged.' },
+  TESSERA_CHARGE_IN_PROGRESS: {
+    status: 503,
+    meaning: 'Another request is charging the same card token for more than 15 s; send it again.',
+  },
+  TESSERA_ON_CHARGE_FAILED: {
+    status: 503,
+    meaning: '`onCharge` threw: the shopper is not told "paid"; a retry calls it again (`chargeId` for support).',
+  },
+  TESSERA_HOST_AUTH_UNAVAILABLE: { status: 503, meaning: 'The issuer’s JWKS could not be fetched in time.' },
+  TESSERA_WIDGET_NOT_BUILT: { status: 503, meaning: 'The widget bundle is missing: run `npm run build`.' },
+  TESSERA_PROVIDER_TIMEOUT: {
+    status: 504,
+    meaning: 'The provider did not answer in time; `outcomeKnown` says whether the same request may be sent again.',
+  },
+} as const satisfies Readonly<Record<string, { readonly status: number; readonly meaning: string }>>;
+
+/** A code the helper answers with, e.g. `'TESSERA_CARD_TOKEN_USED'`. */
+export type HelperErrorCode = keyof typeof HELPER_ERROR_CODES;
