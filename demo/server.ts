@@ -129,7 +129,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
     accountsBaseUrl: sandbox.url,
     authBaseUrl: sandbox.url,
     resolveCharge: resolveCharge(state, sessionOf),
-    // Orders are marked paid here, on the server, from the provider's answer (README "Fulfilling an order").
+    // Orders are marked paid here, on the server, from the provider's answer (docs/helper.md "Fulfilling an order").
     onCharge: recordCharge(state, now),
     hostAuth: { issuer: HOST_ISSUER, audience: HOST_AUDIENCE, algorithms: [HOST_ALGORITHM], key: issuer.publicJwk },
     // Everyone trying the demo shares 127.0.0.1: the per-IP limits are raised, the per-session ones kept.

@@ -103,7 +103,7 @@ function shopperError(err: ValidationError): HelperHttpError | undefined {
 /**
  * Warns once when Express's `trust proxy` makes `req.ip` (the key of the per-IP limits) unreliable: `true` lets
  * any client choose its IP with `X-Forwarded-For`; off while requests carry `X-Forwarded-For` means a proxy in
- * front whose clients all share its address. See README "Trust proxy" and docs/DECISIONS.md#helper-rate-limits.
+ * front whose clients all share its address. See docs/helper.md "Rate limits and trust proxy" and docs/DECISIONS.md#helper-rate-limits.
  */
 function trustProxyCheck(ctx: HelperContext): (req: Request) => void {
   let warnedTrue = false;

@@ -3,7 +3,7 @@
  * brand (Luhn, length), so it also passes the widget's checks; any other valid number is approved with 10000.
  * Response codes follow the provider's published 1xxxx (approved) / 2xxxx (declined) scheme; the legacy spec lists
  * only 10000 and 10100 (docs/DECISIONS.md#legacy-test-cards). Served at `GET /_sandbox/test-cards` and printed in
- * the README.
+ * docs/sandbox.md (docs-reference.test.ts holds the two together).
  */
 
 /** What a charge with the card does. */
