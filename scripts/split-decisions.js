@@ -19,6 +19,7 @@ const SECTIONS = [
   ['Tooling', 'tooling'],
   ['CI', 'tooling'],
   ['Widget', 'widget'],
+  ['React and other frameworks', 'widget'],
   ['Provider clients', 'provider'],
   ['Helper', 'helper'],
   ['Sandbox core', 'sandbox'],
