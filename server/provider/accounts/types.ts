@@ -21,7 +21,7 @@ import type {
   reserveRuleWriteResponseSchema,
   storedInstrumentSchema,
   updatePaymentInstrumentRequestSchema,
-} from '../schemas/accounts.js';
+} from '../schemas/accounts/index.js';
 
 /**
  * Types of the Account Services client, inferred from the shared schemas (server/provider/schemas/accounts.ts):
