@@ -50,7 +50,7 @@ const PARTS = {
 
 const INDEX_INTRO = `# Decisions
 
-Choices the provider's spec (\`shared/spec/*.md\`) and \`shared/DESIGN.md\` leave open, one entry per decision with
+Choices the provider's API specifications and the design leave open, one entry per decision with
 its reason and a status line (\`Status: accepted\`, \`proposed\` or \`superseded by …\`), in one file per part under
 [decisions/](decisions/). Code that implements one cites it as \`docs/decisions/<part>.md#<anchor>\`.
 

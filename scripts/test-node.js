@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// Runs Node test files (`*.test.ts`) under a folder with node:test and tsx.
+// Runs Node test files (`*.test.ts`) under a folder, or named one by one, with node:test and tsx.
 // Node 20's `--test` does not expand globs or pick up .ts files, so we list them.
 // `--express=4` runs them on Express 4 (the `express4` dev alias; test/support/express-version.mjs).
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const args = process.argv.slice(2);
@@ -14,11 +14,14 @@ if (express !== undefined && express !== '4' && express !== '5') {
 }
 const dirs = args.filter((a) => !a.startsWith('--express='));
 if (dirs.length === 0) {
-  console.error('usage: node scripts/test-node.js <dir> [dir...]');
+  console.error('usage: node scripts/test-node.js <dir or file> [...]');
   process.exit(2);
 }
+// A folder stands for its test files; a file is run as named (`node scripts/test-node.js test/e2e/demo.test.ts`).
 const files = dirs
-  .flatMap((dir) => readdirSync(dir, { recursive: true }).map((f) => join(dir, String(f))))
+  .flatMap((dir) =>
+    statSync(dir).isDirectory() ? readdirSync(dir, { recursive: true }).map((f) => join(dir, String(f))) : [dir],
+  )
   .filter((f) => f.endsWith('.test.ts'))
   .sort();
 if (files.length === 0) {

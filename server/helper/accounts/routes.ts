@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { AccountsClient } from '../../provider/accounts/client.js';
 import type { PaymentInstrument } from '../../provider/accounts/types.js';
 import { NotFoundError, PreconditionRequiredError, ValidationError } from '../../provider/errors.js';
-import { instrumentLabelSchema } from '../../provider/schemas/accounts.js';
+import { instrumentLabelSchema } from '../../provider/schemas/accounts/index.js';
 import { jsonBody } from '../body.js';
 import type { HelperContext } from '../context.js';
 import { badRequest, HelperHttpError } from '../errors.js';

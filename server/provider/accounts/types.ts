@@ -21,7 +21,7 @@ import type {
   reserveRuleWriteResponseSchema,
   storedInstrumentSchema,
   updatePaymentInstrumentRequestSchema,
-} from '../schemas/accounts.js';
+} from '../schemas/accounts/index.js';
 
 /**
  * Types of the Account Services client, inferred from the shared schemas (server/provider/schemas/accounts.ts):
@@ -31,8 +31,8 @@ import type {
 /** `schema_version` of the entity payloads: 3.0 (latest, default) or 2.0. */
 export type SchemaVersion = '3.0' | '2.0';
 
-export type AccountUpdaterRequest = z.input<typeof accountUpdaterRequestSchema>;
-export type AccountUpdaterResult = z.output<typeof accountUpdaterResponseSchema>;
+export interface AccountUpdaterRequest extends z.input<typeof accountUpdaterRequestSchema> {}
+export interface AccountUpdaterResult extends z.output<typeof accountUpdaterResponseSchema> {}
 
 /** Entity types by schema version. */
 export interface EntityTypes {
@@ -51,23 +51,23 @@ export type OnboardEntityRequest<V extends SchemaVersion = '3.0'> = EntityTypes[
 export type EntityCreated<V extends SchemaVersion = '3.0'> = EntityTypes[V]['created'];
 export type Entity<V extends SchemaVersion = '3.0'> = EntityTypes[V]['entity'];
 
-export type MembersList = z.output<typeof membersListSchema>;
-export type ReinviteRequest = z.input<typeof reinviteRequestSchema>;
-export type ReinviteResult = z.output<typeof reinviteResponseSchema>;
+export interface MembersList extends z.output<typeof membersListSchema> {}
+export interface ReinviteRequest extends z.input<typeof reinviteRequestSchema> {}
+export interface ReinviteResult extends z.output<typeof reinviteResponseSchema> {}
 
-export type PaymentInstrument = z.output<typeof paymentInstrumentSchema>;
-export type PaymentInstrumentList = z.output<typeof paymentInstrumentListSchema>;
+export interface PaymentInstrument extends z.output<typeof paymentInstrumentSchema> {}
+export interface PaymentInstrumentList extends z.output<typeof paymentInstrumentListSchema> {}
 export type CreatePaymentInstrumentRequest = z.input<typeof createPaymentInstrumentRequestSchema>;
-export type UpdatePaymentInstrumentRequest = z.input<typeof updatePaymentInstrumentRequestSchema>;
-export type PaymentInstrumentWriteResult = z.output<typeof paymentInstrumentWriteResponseSchema>;
+export interface UpdatePaymentInstrumentRequest extends z.input<typeof updatePaymentInstrumentRequestSchema> {}
+export interface PaymentInstrumentWriteResult extends z.output<typeof paymentInstrumentWriteResponseSchema> {}
 
-export type ReserveRule = z.output<typeof reserveRuleSchema>;
-export type ReserveRuleRequest = z.input<typeof reserveRuleRequestSchema>;
-export type ReserveRuleWriteResult = z.output<typeof reserveRuleWriteResponseSchema>;
+export interface ReserveRule extends z.output<typeof reserveRuleSchema> {}
+export interface ReserveRuleRequest extends z.input<typeof reserveRuleRequestSchema> {}
+export interface ReserveRuleWriteResult extends z.output<typeof reserveRuleWriteResponseSchema> {}
 /** Sandbox extension `GET …/reserve-rules`: `{ data: ReserveRule[] }`. */
 export interface ReserveRuleList {
   readonly data: ReserveRule[];
 }
 
-export type CreateInstrumentRequest = z.input<typeof createInstrumentRequestSchema>;
-export type StoredInstrument = z.output<typeof storedInstrumentSchema>;
+export interface CreateInstrumentRequest extends z.input<typeof createInstrumentRequestSchema> {}
+export interface StoredInstrument extends z.output<typeof storedInstrumentSchema> {}

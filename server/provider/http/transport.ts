@@ -1,11 +1,14 @@
 import { request } from 'undici';
-import { InvalidResponseError, NetworkError, type ProviderError, TimeoutError } from '../errors.js';
-import type { ClientRedactor } from '../log.js';
+import { InvalidResponseError, type ProviderError } from '../errors.js';
 import { backoffDelay, MAX_RETRY_AFTER_MS, parseRetryAfter, sleep } from './backoff.js';
 import { type ResponseBody, ResponseTooLarge, readBody } from './body.js';
+import type { Exchange, HttpContext } from './exchange.js';
+import { AttemptTimeout, responseError, transportError } from './failure.js';
 import type { HttpConfig } from './options.js';
-import { errorForStatus, header, headersObject, type ResponseHeaders } from './response.js';
+import { header, headersObject, type ResponseHeaders } from './response.js';
 import type { ProviderResult } from './result.js';
+
+export type { Credential, Exchange, HttpContext } from './exchange.js';
 
 /**
  * The HTTP core every client sends through: one undici `request` per attempt (not `fetch`: a third of the CPU per
@@ -13,70 +16,7 @@ import type { ProviderResult } from './result.js';
  * one-refresh-after-401 rule and safe retries (docs/DECISIONS.md#client-retries, #client-timeouts).
  */
 
-/** How a request authenticates: the header value per attempt, and a renewal after a 401. */
-export interface Credential {
-  /** The `Authorization` value for the next attempt. */
-  authorization(signal?: AbortSignal): string | Promise<string>;
-  /** Called once after a 401 with the value that was refused; true when a new one is worth a retry. */
-  renew?(refused: string): boolean | Promise<boolean>;
-}
-
-/** One logical call (the core may send it several times). */
-export interface Exchange {
-  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  readonly url: string;
-  /** `METHOD /path` with tokens masked: for logs and error messages. */
-  readonly operation: string;
-  readonly headers: Record<string, string>;
-  readonly body?: string;
-  /** The body before encoding, logged (redacted) when `logBodies` is on. */
-  readonly logBody?: unknown;
-  readonly credential?: Credential;
-  /** Sent in the configured idempotency header; makes a POST/PATCH safe to retry. */
-  readonly idempotencyKey?: string;
-  /** Decodes a response body (`contentType` may be null). Throws on a body it cannot read. */
-  readonly decode: (text: string, contentType: string | null) => unknown;
-  readonly signal?: AbortSignal;
-  /** Marks a request as safe to retry whatever its method (e.g. the OAuth token request, which has no effect). */
-  readonly retrySafe?: boolean;
-}
-
-/** Everything the core needs from the client: validated options and the client's redactor. */
-export interface HttpContext {
-  readonly config: HttpConfig;
-  readonly redact: ClientRedactor;
-  /** Randomness for jitter (replaceable in tests). */
-  readonly random?: () => number;
-}
-
 const RETRY_STATUSES = new Set([429, 502, 503, 504]);
-// Errors raised before a byte of the request was sent: the outcome is known (nothing happened).
-const CONNECT_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'CERT_HAS_EXPIRED',
-]);
-
-class AttemptTimeout extends Error {}
-
-function causeCode(error: unknown): string | undefined {
-  let e = error as { code?: unknown; cause?: unknown; errors?: unknown[] } | undefined;
-  for (let i = 0; e && i < 5; i++) {
-    if (typeof e.code === 'string') return e.code;
-    if (Array.isArray(e.errors) && e.errors.length > 0) e = e.errors[0] as typeof e;
-    else e = e.cause as typeof e;
-  }
-  return undefined;
-}
-
 /** GET, PUT with If-Match, or any request carrying an idempotency key (docs/DECISIONS.md#client-retries). */
 export function isRetrySafe(ex: Exchange): boolean {
   if (ex.retrySafe !== undefined) return ex.retrySafe;
@@ -255,91 +195,6 @@ export function retryDelay(
   const asked = parseRetryAfter(retryAfter, nowMs);
   if (asked !== undefined && asked > MAX_RETRY_AFTER_MS) return undefined;
   return Math.max(asked ?? 0, backoffDelay(retry, config.retryBaseMs, config.retryMaxMs, random));
-}
-
-function decodeErrorBody(ex: Exchange, text: string, contentType: string | null): unknown {
-  if (text.length === 0) return undefined;
-  try {
-    return ex.decode(text, contentType);
-  } catch {
-    return text.slice(0, 2000);
-  }
-}
-
-function inFlight(body: unknown): boolean {
-  const b = body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
-  const codes = [b.errorCode, b.error_type, ...(Array.isArray(b.error_codes) ? b.error_codes : [])];
-  return codes.some((c) => typeof c === 'string' && /idempotency|in_flight|in_progress/i.test(c));
-}
-
-function responseError(
-  http: HttpContext,
-  ex: Exchange,
-  status: number,
-  headers: ResponseHeaders,
-  text: string,
-  at: { read: boolean; attempts: number; requestId: string | undefined },
-): ProviderError {
-  const body = decodeErrorBody(ex, text, header(headers, 'content-type') ?? null);
-  const bodyRequestId = body && typeof body === 'object' ? (body as Record<string, unknown>) : undefined;
-  const requestId =
-    at.requestId ??
-    (typeof bodyRequestId?.requestId === 'string' ? bodyRequestId.requestId : undefined) ??
-    (typeof bodyRequestId?.request_id === 'string' ? bodyRequestId.request_id : undefined);
-  const etag = header(headers, 'etag');
-  return errorForStatus(
-    status,
-    body,
-    {
-      requestId,
-      headers: headersObject(headers),
-      ...(etag ? { etag } : {}),
-      // A 4xx means the provider refused the request; a 5xx on a write may come after the effect. A 409 on a
-      // keyed write can mean "the first request with this key is still running" (IETF idempotency draft):
-      // unknown too (docs/DECISIONS.md#outcome-known).
-      outcomeKnown: at.read || (status < 500 && !(status === 409 && ex.idempotencyKey !== undefined && inFlight(body))),
-      operation: ex.operation,
-      attempts: at.attempts,
-      ...(ex.idempotencyKey ? { idempotencyKey: ex.idempotencyKey } : {}),
-    },
-    http.redact.text,
-  );
-}
-
-function transportError(
-  http: HttpContext,
-  ex: Exchange,
-  error: unknown,
-  at: { read: boolean; attempts: number },
-): ProviderError {
-  const common = {
-    operation: ex.operation,
-    attempts: at.attempts,
-    ...(ex.idempotencyKey ? { idempotencyKey: ex.idempotencyKey } : {}),
-  };
-  const code = causeCode(error);
-  if (error instanceof AttemptTimeout) {
-    return new TimeoutError(`${ex.operation} got no complete answer within ${http.config.timeoutMs} ms`, {
-      ...common,
-      outcomeKnown: at.read,
-      phase: 'response',
-      timeoutMs: http.config.timeoutMs,
-    });
-  }
-  if (code === 'UND_ERR_CONNECT_TIMEOUT') {
-    return new TimeoutError(`${ex.operation} could not connect within ${http.config.connectTimeoutMs} ms`, {
-      ...common,
-      outcomeKnown: true,
-      phase: 'connect',
-      timeoutMs: http.config.connectTimeoutMs,
-      cause: error,
-    });
-  }
-  const connectFailed = code !== undefined && CONNECT_CODES.has(code);
-  return new NetworkError(
-    `${ex.operation} failed: ${connectFailed ? 'could not connect' : 'the connection failed before a complete answer'}${code ? ` (${code})` : ''}`,
-    { ...common, outcomeKnown: at.read || connectFailed, cause: error },
-  );
 }
 
 function logFailure(

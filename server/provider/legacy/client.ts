@@ -19,11 +19,11 @@ import {
 import { DEFAULT_SANDBOX_URL, resolveBaseUrl } from '../urls.js';
 
 /** A card token (`card_tok_…`), typed by the shared schema. */
-export type ProviderCardToken = z.output<typeof cardTokenResponseSchema>;
+export interface ProviderCardToken extends z.output<typeof cardTokenResponseSchema> {}
 /** A payment token (`pay_tok_…`); a 3-D Secure charge answers with one carrying `redirectUrl`. */
-export type PaymentToken = z.output<typeof paymentTokenResponseSchema>;
+export interface PaymentToken extends z.output<typeof paymentTokenResponseSchema> {}
 /** A charge (`charge_…`). */
-export type Charge = z.output<typeof chargeResponseSchema>;
+export interface Charge extends z.output<typeof chargeResponseSchema> {}
 /** The answer to a 3-D Secure charge: a `pay_tok_…` and the challenge page the shopper must open. */
 export type ThreeDSecureRedirect = PaymentToken & { readonly redirectUrl: string };
 export type { CardTokenRequest, ChargeRequest, PaymentTokenRequest };

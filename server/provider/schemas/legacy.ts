@@ -88,7 +88,7 @@ export const phoneSchema = z.object({
   countryCode: text(7).nullish(),
   number: text(25).nullish(),
 });
-export type Phone = z.output<typeof phoneSchema>;
+export interface Phone extends z.output<typeof phoneSchema> {}
 
 export const addressSchema = z.object({
   addressLine1: text(100).nullish(),
@@ -99,7 +99,7 @@ export const addressSchema = z.object({
   state: text(100).nullish(),
   phone: phoneSchema.nullish(),
 });
-export type Address = z.output<typeof addressSchema>;
+export interface Address extends z.output<typeof addressSchema> {}
 
 const amount = z.number({ error: 'must be a number' }).min(0, { error: 'must not be negative' }).max(MAX_VALUE);
 
@@ -117,7 +117,7 @@ export const productSchema = z.object({
   sku: text(100).nullish(),
   trackingUrl: text(2048).nullish(),
 });
-export type Product = z.output<typeof productSchema>;
+export interface Product extends z.output<typeof productSchema> {}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Card token (DESIGN.md, "card-token request")
@@ -183,7 +183,7 @@ export const cardTokenRequestSchema = z
       ctx.addIssue({ code: 'custom', path: ['cvv'], message: `must be ${brand.cvvLength} digits for ${brand.name}` });
     }
   });
-export type CardTokenRequest = z.input<typeof cardTokenRequestSchema>;
+export interface CardTokenRequest extends z.input<typeof cardTokenRequestSchema> {}
 export type ParsedCardTokenRequest = z.output<typeof cardTokenRequestSchema>;
 
 /** The card as a token or a charge shows it: never the number or the CVV. */
@@ -202,7 +202,7 @@ export const cardSummarySchema = z.object({
   fingerprint: z.string(),
   name: z.string().nullable(),
 });
-export type CardSummary = z.output<typeof cardSummarySchema>;
+export interface CardSummary extends z.output<typeof cardSummarySchema> {}
 
 export const cardTokenResponseSchema = z.object({
   /** `card_tok_…`: single use, valid 15 minutes. */
@@ -223,7 +223,7 @@ export const paymentTokenRequestSchema = z.object({
   currency: currencySchema,
   chargeMode: chargeModeSchema.optional(),
 });
-export type PaymentTokenRequest = z.input<typeof paymentTokenRequestSchema>;
+export interface PaymentTokenRequest extends z.input<typeof paymentTokenRequestSchema> {}
 
 /**
  * A payment token. A 3-D Secure charge answers with one too, then carrying `redirectUrl`, the challenge page
@@ -305,7 +305,7 @@ export const chargeRequestSchema = z
       ctx.addIssue({ code: 'custom', path: ['autoCapTime'], message: 'is required when autoCapture is "y"' });
     }
   });
-export type ChargeRequest = z.input<typeof chargeRequestSchema>;
+export interface ChargeRequest extends z.input<typeof chargeRequestSchema> {}
 export type ParsedChargeRequest = z.output<typeof chargeRequestSchema>;
 
 /**
@@ -324,7 +324,7 @@ export const chargeCardSchema = cardSummarySchema.extend({
   /** `Y` address and postcode matched, `S` no address given to check. */
   avsCheck: z.string(),
 });
-export type ChargeCard = z.output<typeof chargeCardSchema>;
+export interface ChargeCard extends z.output<typeof chargeCardSchema> {}
 
 const udf = z.string().nullable();
 

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { CompactEncrypt } from 'jose';
 import { checkNumber } from '../../../shared/card/index.js';
-import { UPDATER_NETWORKS } from '../../provider/schemas/accounts.js';
+import { UPDATER_NETWORKS } from '../../provider/schemas/accounts/index.js';
 import type { SandboxContext } from '../core/context.js';
 import type { StoredCardRecord } from './store.js';
 

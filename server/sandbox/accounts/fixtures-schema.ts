@@ -9,7 +9,7 @@ import {
   paymentInstrumentStatusSchema,
   reserveRuleRequestSchema,
   SCHEMA_VERSIONS,
-} from '../../provider/schemas/accounts.js';
+} from '../../provider/schemas/accounts/index.js';
 import { oauthFixtureSchema } from '../oauth/client.js';
 
 const storedCardFixture = z

@@ -1,4 +1,4 @@
-import type { AccountScope } from '../../provider/schemas/accounts.js';
+import type { AccountScope } from '../../provider/schemas/accounts/index.js';
 import type { SandboxContext } from '../core/context.js';
 import { SandboxError } from '../core/errors.js';
 import type { Request, RequestHandler, Response } from '../core/http.js';

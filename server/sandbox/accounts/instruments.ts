@@ -1,4 +1,4 @@
-import { createInstrumentRequestSchema } from '../../provider/schemas/accounts.js';
+import { createInstrumentRequestSchema } from '../../provider/schemas/accounts/index.js';
 import type { SandboxContext, VaultCard } from '../core/context.js';
 import { SandboxError } from '../core/errors.js';
 import type { Request, Response, Router } from '../core/http.js';

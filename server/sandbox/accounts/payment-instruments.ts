@@ -1,7 +1,7 @@
 import {
   createPaymentInstrumentRequestSchema,
   updatePaymentInstrumentRequestSchema,
-} from '../../provider/schemas/accounts.js';
+} from '../../provider/schemas/accounts/index.js';
 import { parseBody } from '../core/body.js';
 import { SandboxError } from '../core/errors.js';
 import type { Request, Response, Router } from '../core/http.js';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { reserveRuleRequestSchema } from '../../provider/schemas/accounts.js';
+import { reserveRuleRequestSchema } from '../../provider/schemas/accounts/index.js';
 import { parseBody } from '../core/body.js';
 import { SandboxError } from '../core/errors.js';
 import type { Request, Response, Router } from '../core/http.js';

@@ -1,4 +1,4 @@
-import { type EntityStatus, simulatorTransitionRequestSchema } from '../../provider/schemas/accounts.js';
+import { type EntityStatus, simulatorTransitionRequestSchema } from '../../provider/schemas/accounts/index.js';
 import { parseBody } from '../core/body.js';
 import { SandboxError } from '../core/errors.js';
 import type { Request, Response, Router } from '../core/http.js';

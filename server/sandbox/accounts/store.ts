@@ -4,7 +4,7 @@ import type {
   PaymentInstrument,
   ReserveRuleRequest,
   SchemaVersion,
-} from '../../provider/schemas/accounts.js';
+} from '../../provider/schemas/accounts/index.js';
 
 /** Legal form × profile of an onboarding request (docs/DECISIONS.md#entity-variants). */
 export type EntityForm = 'individual' | 'company';

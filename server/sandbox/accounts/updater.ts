@@ -1,4 +1,4 @@
-import { accountUpdaterRequestSchema } from '../../provider/schemas/accounts.js';
+import { accountUpdaterRequestSchema } from '../../provider/schemas/accounts/index.js';
 import { SandboxError } from '../core/errors.js';
 import type { Request, Response, Router } from '../core/http.js';
 import { respond } from '../core/respond.js';

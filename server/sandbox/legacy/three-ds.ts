@@ -29,6 +29,10 @@ function originOf(url: string | null | undefined): string | undefined {
   }
 }
 
+/** The page's icon (a card), inline so the page loads nothing else. */
+const ICON =
+  "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 32 32'%3E%3Crect x='2' y='7' width='28' height='19' rx='3' fill='%23555'/%3E%3C/svg%3E";
+
 function sendPage(res: Response, status: number, title: string, content: string, charge: ChargeRecord): void {
   const nonce = randomBytes(16).toString('base64');
   // form-action also governs where the form's redirect may lead, so it names the merchant's URLs.
@@ -36,7 +40,9 @@ function sendPage(res: Response, status: number, title: string, content: string,
   res.locals.responseBody = { page: title };
   res.writeHead(status, {
     'Content-Type': 'text/html; charset=utf-8',
-    'Content-Security-Policy': `default-src 'none'; style-src 'nonce-${nonce}'; form-action 'self' ${targets}; base-uri 'none'; frame-ancestors *`,
+    // img-src data: is for the page's own icon only: without one, the browser asks for /favicon.ico (Firefox) and the
+    // CSP refuses it with a console error on every challenge.
+    'Content-Security-Policy': `default-src 'none'; img-src data:; style-src 'nonce-${nonce}'; form-action 'self' ${targets}; base-uri 'none'; frame-ancestors *`,
     'Cache-Control': 'no-store',
     'Referrer-Policy': 'no-referrer',
     'X-Content-Type-Options': 'nosniff',
@@ -44,6 +50,7 @@ function sendPage(res: Response, status: number, title: string, content: string,
   res.end(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
+<link rel="icon" href="${ICON}">
 <style nonce="${nonce}">body{font:16px/1.5 system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem}
 button{font:inherit;padding:.5rem 1.25rem;margin-right:.5rem}dt{font-weight:600}</style></head>
 <body><main><h1>${escapeHtml(title)}</h1>${content}</main></body></html>`);

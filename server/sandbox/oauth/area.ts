@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { tokenRequestSchema } from '../../provider/schemas/accounts.js';
+import { tokenRequestSchema } from '../../provider/schemas/accounts/index.js';
 import { SVC_VERSION, svcVersion } from '../accounts/errors.js';
 import type { SandboxArea } from '../core/area.js';
 import { parseBody } from '../core/body.js';

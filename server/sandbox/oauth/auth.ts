@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { AccountScope } from '../../provider/schemas/accounts.js';
+import type { AccountScope } from '../../provider/schemas/accounts/index.js';
 import type { SandboxContext } from '../core/context.js';
 import type { NextFunction, Request, RequestHandler, Response } from '../core/http.js';
 import { forbidden, tokenIssuerFor, unauthorized } from './tokens.js';

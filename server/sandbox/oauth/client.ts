@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ACCOUNT_SCOPES } from '../../provider/schemas/accounts.js';
+import { ACCOUNT_SCOPES } from '../../provider/schemas/accounts/index.js';
 
 /** Fixture part `accounts.oauth`: the scopes the sandbox's one client may have (default: all known). */
 export const oauthFixtureSchema = z.object({ scopes: z.array(z.enum(ACCOUNT_SCOPES)).min(1) }).strict();

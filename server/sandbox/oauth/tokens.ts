@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { errors, jwtVerify, SignJWT } from 'jose';
-import type { AccountScope } from '../../provider/schemas/accounts.js';
+import type { AccountScope } from '../../provider/schemas/accounts/index.js';
 import type { SandboxContext } from '../core/context.js';
 import { SandboxError } from '../core/errors.js';
 

@@ -21,7 +21,8 @@ const CVV = '123';
 const grouped = (pan: string) => pan.replace(/(\d{4})(?=\d)/g, '$1 ');
 const JWT = /eyJ[A-Za-z0-9_-]+\.eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/g;
 
-function cardDataIn(text: string): string[] {
+/** The card data (a tested card number plain or grouped, a CVV field or value) found in `text`. */
+export function cardDataIn(text: string): string[] {
   const hits = PANS.filter((pan) => text.includes(pan) || text.includes(grouped(pan)));
   if (/"(cvv|cvc|securityCode)"\s*:/i.test(text) || /\b(cvv|cvc)=/i.test(text)) hits.push('a CVV field');
   if (new RegExp(`"${CVV}"|=${CVV}(&|$)`).test(text)) hits.push('the CVV value');

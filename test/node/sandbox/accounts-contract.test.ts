@@ -20,7 +20,7 @@ import {
   storedBankAccountSchema,
   storedInstrumentSchema,
   tokenResponseSchema,
-} from '../../../server/provider/schemas/accounts.js';
+} from '../../../server/provider/schemas/accounts/index.js';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { call } from '../../support/http.js';
 import { accessToken, authed, FORM, form, requests, sampleFixtures, V2, V3 } from './accounts-support.js';

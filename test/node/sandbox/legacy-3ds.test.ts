@@ -59,6 +59,14 @@ describe('legacy API: 3-D Secure', () => {
     assert.doesNotMatch(page.text, /4242424242424242/);
   });
 
+  it('gives the challenge page an inline icon that its CSP allows (no /favicon.ico request refused by the CSP)', async () => {
+    const token = await start3ds();
+    const page = await call(token.redirectUrl!, { headers: { accept: 'text/html' } });
+    const csp = page.headers.get('content-security-policy') ?? '';
+    assert.match(csp, /(^|; )img-src data:(;|$)/, 'images: data: URLs only');
+    assert.match(page.text, /<link rel="icon" href="data:image\/svg\+xml,[^"]+">/);
+  });
+
   it('passing redirects to successUrl with cko-payment-token and settles the charge', async () => {
     const token = await start3ds();
     const done = await complete(token.redirectUrl!, 'pass');

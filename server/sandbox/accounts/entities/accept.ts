@@ -1,4 +1,4 @@
-import { SCHEMA_VERSIONS, type SchemaVersion } from '../../../provider/schemas/accounts.js';
+import { SCHEMA_VERSIONS, type SchemaVersion } from '../../../provider/schemas/accounts/index.js';
 import { SandboxError } from '../../core/errors.js';
 import type { Request } from '../../core/http.js';
 

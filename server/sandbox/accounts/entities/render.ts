@@ -1,4 +1,4 @@
-import type { SchemaVersion } from '../../../provider/schemas/accounts.js';
+import type { SchemaVersion } from '../../../provider/schemas/accounts/index.js';
 import type { Request } from '../../core/http.js';
 import { href } from '../http.js';
 import type { EntityRecord } from '../store.js';

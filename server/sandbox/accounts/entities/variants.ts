@@ -12,7 +12,7 @@ import {
   onboardIndividualSaasV3Schema,
   onboardInvitationSchema,
   type SchemaVersion,
-} from '../../../provider/schemas/accounts.js';
+} from '../../../provider/schemas/accounts/index.js';
 import { SandboxValidationError } from '../../core/errors.js';
 import type { EntityForm, EntityLevel, EntityRecord, Region } from '../store.js';
 import { invalid, parse422 } from '../validate.js';

@@ -1,0 +1,122 @@
+import { NetworkError, type ProviderError, TimeoutError } from '../errors.js';
+import type { Exchange, HttpContext } from './exchange.js';
+import { errorForStatus, header, headersObject, type ResponseHeaders } from './response.js';
+
+// The failures of the HTTP core: a provider's error answer or a transport failure turned into the typed
+// ProviderError that says whether the outcome is known (docs/DECISIONS.md#outcome-known).
+
+// Errors raised before a byte of the request was sent: the outcome is known (nothing happened).
+const CONNECT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'CERT_HAS_EXPIRED',
+]);
+
+/** Raised by the core when one attempt ran out of time (body included). */
+export class AttemptTimeout extends Error {}
+
+/** The `code` of an error or of the first error in its cause chain (undici nests them). */
+export function causeCode(error: unknown): string | undefined {
+  let e = error as { code?: unknown; cause?: unknown; errors?: unknown[] } | undefined;
+  for (let i = 0; e && i < 5; i++) {
+    if (typeof e.code === 'string') return e.code;
+    if (Array.isArray(e.errors) && e.errors.length > 0) e = e.errors[0] as typeof e;
+    else e = e.cause as typeof e;
+  }
+  return undefined;
+}
+
+function decodeErrorBody(ex: Exchange, text: string, contentType: string | null): unknown {
+  if (text.length === 0) return undefined;
+  try {
+    return ex.decode(text, contentType);
+  } catch {
+    return text.slice(0, 2000);
+  }
+}
+
+function inFlight(body: unknown): boolean {
+  const b = body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
+  const codes = [b.errorCode, b.error_type, ...(Array.isArray(b.error_codes) ? b.error_codes : [])];
+  return codes.some((c) => typeof c === 'string' && /idempotency|in_flight|in_progress/i.test(c));
+}
+
+/** The ProviderError for a provider's error answer (any status from 400), with its request id and body. */
+export function responseError(
+  http: HttpContext,
+  ex: Exchange,
+  status: number,
+  headers: ResponseHeaders,
+  text: string,
+  at: { read: boolean; attempts: number; requestId: string | undefined },
+): ProviderError {
+  const body = decodeErrorBody(ex, text, header(headers, 'content-type') ?? null);
+  const bodyRequestId = body && typeof body === 'object' ? (body as Record<string, unknown>) : undefined;
+  const requestId =
+    at.requestId ??
+    (typeof bodyRequestId?.requestId === 'string' ? bodyRequestId.requestId : undefined) ??
+    (typeof bodyRequestId?.request_id === 'string' ? bodyRequestId.request_id : undefined);
+  const etag = header(headers, 'etag');
+  return errorForStatus(
+    status,
+    body,
+    {
+      requestId,
+      headers: headersObject(headers),
+      ...(etag ? { etag } : {}),
+      // A 4xx means the provider refused the request; a 5xx on a write may come after the effect. A 409 on a
+      // keyed write can mean "the first request with this key is still running" (IETF idempotency draft):
+      // unknown too (docs/DECISIONS.md#outcome-known).
+      outcomeKnown: at.read || (status < 500 && !(status === 409 && ex.idempotencyKey !== undefined && inFlight(body))),
+      operation: ex.operation,
+      attempts: at.attempts,
+      ...(ex.idempotencyKey ? { idempotencyKey: ex.idempotencyKey } : {}),
+    },
+    http.redact.text,
+  );
+}
+
+/** The ProviderError for a failure below HTTP: a timeout, a refused or reset connection. */
+export function transportError(
+  http: HttpContext,
+  ex: Exchange,
+  error: unknown,
+  at: { read: boolean; attempts: number },
+): ProviderError {
+  const common = {
+    operation: ex.operation,
+    attempts: at.attempts,
+    ...(ex.idempotencyKey ? { idempotencyKey: ex.idempotencyKey } : {}),
+  };
+  const code = causeCode(error);
+  if (error instanceof AttemptTimeout) {
+    return new TimeoutError(`${ex.operation} got no complete answer within ${http.config.timeoutMs} ms`, {
+      ...common,
+      outcomeKnown: at.read,
+      phase: 'response',
+      timeoutMs: http.config.timeoutMs,
+    });
+  }
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return new TimeoutError(`${ex.operation} could not connect within ${http.config.connectTimeoutMs} ms`, {
+      ...common,
+      outcomeKnown: true,
+      phase: 'connect',
+      timeoutMs: http.config.connectTimeoutMs,
+      cause: error,
+    });
+  }
+  const connectFailed = code !== undefined && CONNECT_CODES.has(code);
+  return new NetworkError(
+    `${ex.operation} failed: ${connectFailed ? 'could not connect' : 'the connection failed before a complete answer'}${code ? ` (${code})` : ''}`,
+    { ...common, outcomeKnown: at.read || connectFailed, cause: error },
+  );
+}

@@ -1,0 +1,22 @@
+// Account Services API schemas: Building blocks.
+import { z } from 'zod';
+
+/** An id with its prefix: `ent_`, `usr_`, `ppi_`, `rsv_`, `src_`, `file_`, `card_tok_`. */
+export const idOf = (prefix: string) =>
+  z
+    .string()
+    .max(80)
+    .regex(new RegExp(`^${prefix}[A-Za-z0-9_-]{1,64}$`), `must be an id starting with ${prefix}`);
+
+/** Trimmed text of 1 to `max` characters. */
+export const text = (max: number) => z.string().trim().min(1).max(max);
+/** An integer from `min` to `max`. */
+export const int = (min: number, max: number) => z.number().int().min(min).max(max);
+
+/** Two-letter ISO 3166-1 country code (upper case). */
+export const countrySchema = z.string().regex(/^[A-Z]{2}$/, 'must be a two-letter country code (GB)');
+/** Three-letter ISO 4217 currency code (upper case). */
+export const currencySchema = z.string().regex(/^[A-Z]{3}$/, 'must be a three-letter currency code (GBP)');
+/** Links object: `{ self: { href } , … }` (docs/DECISIONS.md#accounts-links). */
+export const linkSchema = z.object({ href: z.string() });
+export const linksSchema = z.record(z.string(), linkSchema);

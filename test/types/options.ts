@@ -1,0 +1,52 @@
+/**
+ * Consumer type test of the options' types (compiled by `npm run check`, never run): each `@ts-expect-error`
+ * fails the check when the line below it compiles, so misuse the types should catch stays caught.
+ */
+import {
+  type ChargeDetails,
+  type CurrencyCode,
+  type HelperErrorCode,
+  HelperHttpError,
+  isCurrencyCode,
+  tesseraHelper,
+} from '../../server/helper/index.js';
+import { createLegacyClient, NotFoundError, type ProviderErrorCode } from '../../server/provider/index.js';
+
+const resolveCharge = (): ChargeDetails => ({ amount: 1999, currency: 'EUR' });
+
+export function helperKeys(): void {
+  tesseraHelper({ publicKey: 'pk_sbox_x', secretKey: 'sk_sbox_x', resolveCharge });
+  // @ts-expect-error neither `secretKey` nor `legacyClient`: the helper could not charge.
+  tesseraHelper({ publicKey: 'pk_sbox_x', resolveCharge });
+  // @ts-expect-error no `publicKey`: the widget could not make card tokens.
+  tesseraHelper({ secretKey: 'sk_sbox_x', resolveCharge });
+  const legacyClient = createLegacyClient({ secretKey: 'sk_sbox_x' });
+  tesseraHelper({ publicKey: 'pk_sbox_x', legacyClient, resolveCharge });
+}
+
+export function clientKeys(): void {
+  createLegacyClient({ publicKey: 'pk_sbox_x' });
+  // @ts-expect-error a legacy client with no key at all.
+  createLegacyClient({ baseUrl: 'https://api.provider.example' });
+}
+
+export function currencies(fromDatabase: string): ChargeDetails | undefined {
+  // @ts-expect-error not an ISO 4217 code.
+  const wrong: ChargeDetails = { amount: 100, currency: 'EURO' };
+  const code: CurrencyCode = 'JPY';
+  // A string from elsewhere is narrowed by the guard, not cast.
+  return isCurrencyCode(fromDatabase) ? { amount: 100, currency: fromDatabase } : { ...wrong, currency: code };
+}
+
+export function codes(err: unknown): string {
+  if (err instanceof NotFoundError) {
+    const code: 'TESSERA_NOT_FOUND' = err.code;
+    return code;
+  }
+  const helperCode: HelperErrorCode = 'TESSERA_CARD_TOKEN_USED';
+  // @ts-expect-error the clients' old 429 code was merged into TESSERA_RATE_LIMITED.
+  const old: ProviderErrorCode = 'TESSERA_RATE_LIMIT';
+  // A merchant's own code from resolveCharge is allowed.
+  const own = new HelperHttpError(409, 'ORDER_CLOSED', 'this order is closed');
+  return `${helperCode} ${old} ${own.code}`;
+}
