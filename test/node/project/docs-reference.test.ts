@@ -3,25 +3,26 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { tesseraHelper } from '../../../server/helper/index.js';
+import { createAccountsClient, createLegacyClient, createTokenSource } from '../../../server/provider/index.js';
 import { TEST_CARDS, UPDATER_TEST_CARDS } from '../../../server/sandbox/index.js';
 
 // The references under docs/ state facts the code decides; these tests fail when one of them drifts.
 const ROOT = resolve('.');
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 
-/** The option names `tesseraHelper` knows at `path` (top level, `hostAuth`, `rateLimits`), from its own error. */
-function knownOptions(path: readonly string[]): string[] {
+/** The option names a factory knows at `path` (top level, or `hostAuth` of the helper), from its own error. */
+function knownOptions(path: readonly string[], factory: (options: never) => unknown = tesseraHelper): string[] {
   const unknown = 'qqqqqqqqqqqqqqqqqqqq';
   let options: Record<string, unknown> = { [unknown]: 1 };
   for (const key of [...path].reverse()) options = { [key]: options };
   try {
-    tesseraHelper(options as never);
+    factory(options as never);
   } catch (err) {
     const list = /Known options: ([^.\n]+)\./.exec((err as Error).message)?.[1];
-    assert.ok(list, `tesseraHelper no longer lists the known options: ${(err as Error).message}`);
+    assert.ok(list, `${factory.name} no longer lists the known options: ${(err as Error).message}`);
     return list.split(', ');
   }
-  assert.fail('tesseraHelper accepted an unknown option');
+  assert.fail(`${factory.name} accepted an unknown option`);
 }
 
 describe('docs/helper.md', () => {
@@ -47,6 +48,21 @@ describe('docs/helper.md', () => {
     assert.match(between(page, 'error-codes'), /\| `TESSERA_CARD_DECLINED` \| 402 \|/);
     assert.match(between(read('docs/clients.md'), 'provider-error-codes'), /\| `TESSERA_TIMEOUT` \| `TimeoutError` \|/);
   });
+});
+
+describe('docs/clients.md', () => {
+  const page = read('docs/clients.md');
+
+  for (const factory of [createLegacyClient, createAccountsClient, createTokenSource]) {
+    it(`names every option of ${factory.name}`, () => {
+      const names = knownOptions([], factory as (options: never) => unknown);
+      assert.ok(names.length >= 10, `too few options found: ${names}`);
+      assert.deepEqual(
+        names.filter((name) => !page.includes(`\`${name}\``)),
+        [],
+      );
+    });
+  }
 });
 
 describe('docs/sandbox.md', () => {
