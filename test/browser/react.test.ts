@@ -177,6 +177,33 @@ describe('tessera/react <TesseraCardForm>', () => {
     expect(received.tokens).to.deep.equal([]);
   });
 
+  it('every event of the element in custom-elements.json reaches its on… prop', async () => {
+    const manifest = (await (await fetch('/custom-elements.json')).json()) as {
+      modules: { declarations?: { tagName?: string; events?: { name: string }[] }[] }[];
+    };
+    const names = manifest.modules
+      .flatMap((m) => m.declarations ?? [])
+      .filter((d) => d.tagName === 'tessera-card-form')
+      .flatMap((d) => d.events ?? [])
+      .map((e) => e.name);
+    expect(names).to.include.members(['tessera-token', 'tessera-error', 'change']);
+    const calls: string[] = [];
+    const props: Record<string, (e: Event) => void> = {};
+    for (const name of names) {
+      // tessera-token → onTesseraToken, change → onChange
+      const prop = `on${name.replace(/(?:^|-)([a-z])/g, (_, c: string) => c.toUpperCase())}`;
+      // Only the probes below count (the element's own tessera-ready may arrive at any time).
+      props[prop] = (e) => {
+        if ((e as CustomEvent).detail?.probe === true) calls.push(`${prop}:${e.type}`);
+      };
+    }
+    const { el } = await mount(props);
+    for (const name of names) el.dispatchEvent(new CustomEvent(name, { detail: { probe: true } }));
+    expect(calls).to.deep.equal(
+      names.map((name) => `on${name.replace(/(?:^|-)([a-z])/g, (_, c: string) => c.toUpperCase())}:${name}`),
+    );
+  });
+
   it('a re-render updates the properties and swaps the listeners', async () => {
     const { el, received, render } = await mount();
     render({ disabled: true, acceptedBrands: ['mastercard'] });

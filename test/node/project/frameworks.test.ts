@@ -58,7 +58,7 @@ describe('docs/frameworks.md', () => {
 
   describe('TypeScript snippets (React wrapper, React JSX typings, Svelte typings)', { timeout: 120_000 }, () => {
     // Compiled by the repository's tsc against the sources: `tessera/*` maps to them, the frameworks' types come
-    // from the repository's node_modules (the scratch folder is under .cache/, which git ignores).
+    // from the repository's node_modules (the scratch folder is under .tmp/, which git ignores).
     let dir: string;
     const tsc = (project: string) =>
       execFileSync(join(repo, 'node_modules', '.bin', 'tsc'), ['-p', project], {
@@ -67,8 +67,8 @@ describe('docs/frameworks.md', () => {
         stdio: ['ignore', 'pipe', 'pipe'],
       });
     before(() => {
-      mkdirSync(join(repo, '.cache'), { recursive: true });
-      dir = mkdtempSync(join(repo, '.cache', 'frameworks-'));
+      mkdirSync(join(repo, '.tmp'), { recursive: true });
+      dir = mkdtempSync(join(repo, '.tmp', 'frameworks-'));
       const compilerOptions = {
         strict: true,
         module: 'NodeNext',
