@@ -204,6 +204,58 @@ describe('tessera/react <TesseraCardForm>', () => {
     );
   });
 
+  it('hydrates the server render of tessera/react (the plain tag) and pays', async () => {
+    const { publicKey, tokenUrl } = await sandbox();
+    // What renderToString writes on the server for this tree (test/node/react/ssr.test.ts proves the tag).
+    host = document.createElement('div');
+    host.innerHTML =
+      '<form><tessera-card-form id="card" class="pay"></tessera-card-form><button type="submit">Pay</button></form>';
+    document.body.append(host);
+    const el = host.querySelector('tessera-card-form')!;
+    const tokens: string[] = [];
+    const recoverable: unknown[] = [];
+    let resolveToken: () => void = () => {};
+    const token = new Promise<void>((resolve) => {
+      resolveToken = resolve;
+    });
+    const app = h(
+      'form',
+      { onSubmit: (e: React.FormEvent) => e.preventDefault() },
+      h(TesseraCardForm, {
+        id: 'card',
+        className: 'pay',
+        publicKey,
+        tokenUrl,
+        onTesseraToken: (e) => {
+          tokens.push(e.detail.token);
+          resolveToken();
+        },
+      }),
+      h('button', { type: 'submit' }, 'Pay'),
+    );
+    (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+    try {
+      await React.act(async () => {
+        root = ReactDOMClient.hydrateRoot(host!, app, { onRecoverableError: (error) => recoverable.push(error) });
+      });
+    } finally {
+      (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = false;
+    }
+    expect(recoverable).to.deep.equal([]);
+    // Hydrated in place: the server's element is kept and now has its properties.
+    expect(host.querySelector('tessera-card-form')).to.equal(el);
+    expect(el.publicKey).to.equal(publicKey);
+    expect(el.tokenUrl).to.equal(tokenUrl);
+    await el.updateComplete;
+    await typeInto(el, 'number', '4242424242424242');
+    await typeInto(el, 'expiry', futureExpiry());
+    await typeInto(el, 'cvv', '123');
+    host.querySelector('button')!.click();
+    await token;
+    expect(tokens).to.have.length(1);
+    expect(tokens[0]).to.match(/^card_tok_/);
+  });
+
   it('a re-render updates the properties and swaps the listeners', async () => {
     const { el, received, render } = await mount();
     render({ disabled: true, acceptedBrands: ['mastercard'] });
