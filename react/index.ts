@@ -1,3 +1,6 @@
+// A client component for React Server Components (Next.js App Router): a server component may render it.
+'use client';
+
 /**
  * `tessera/react`: `<TesseraCardForm>`, the React component of `<tessera-card-form>` (made with `@lit/react`).
  * Properties go to the element as properties, each event of the element has an `on…` prop, and a `ref` is the

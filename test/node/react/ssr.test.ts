@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 
@@ -52,6 +52,12 @@ console.log(JSON.stringify({
     assert.equal(result.defined, false, 'the element must be defined only in a browser');
     // Element properties and listeners are set by the client after hydration; the server writes the plain tag.
     assert.equal(result.html, '<tessera-card-form id="card" class="pay"></tessera-card-form>');
+  });
+
+  it('is a client module for React Server Components: its first statement is the "use client" directive', () => {
+    const lines = readFileSync(built, 'utf8').split('\n');
+    const first = lines.find((line) => line.trim() !== '' && !line.trimStart().startsWith('//'));
+    assert.equal(first, "'use client';");
   });
 
   it('is required from CommonJS (require(esm))', () => {
