@@ -204,6 +204,26 @@ describe('tessera/react <TesseraCardForm>', () => {
     );
   });
 
+  it('every attribute-backed property in custom-elements.json is set through its prop', async () => {
+    const manifest = (await (await fetch('/custom-elements.json')).json()) as {
+      modules: {
+        declarations?: { tagName?: string; attributes?: { fieldName: string; type?: { text: string } }[] }[];
+      }[];
+    };
+    const fields = manifest.modules
+      .flatMap((m) => m.declarations ?? [])
+      .filter((d) => d.tagName === 'tessera-card-form')
+      .flatMap((d) => d.attributes ?? []);
+    expect(fields.map((f) => f.fieldName)).to.include.members(['publicKey', 'tokenUrl', 'configUrl', 'hideName']);
+    const sample = (type = 'string'): unknown =>
+      type === 'boolean' ? true : type === 'BrandId[]' ? ['visa', 'amex'] : `value-of-${type}`;
+    const props = Object.fromEntries(fields.map((f) => [f.fieldName, sample(f.type?.text)]));
+    const { el } = await mount(props);
+    for (const f of fields) {
+      expect((el as unknown as Record<string, unknown>)[f.fieldName], f.fieldName).to.deep.equal(sample(f.type?.text));
+    }
+  });
+
   it('hydrates the server render of tessera/react (the plain tag) and pays', async () => {
     const { publicKey, tokenUrl } = await sandbox();
     // What renderToString writes on the server for this tree (test/node/react/ssr.test.ts proves the tag).
