@@ -1,6 +1,7 @@
 // Browser tests: @web/test-runner + @open-wc/testing in Chromium, Firefox ESR and WebKitGTK, all from
 // Debian packages (scripts/engines.js, scripts/wtr-launchers.js); $TESSERA_BROWSERS narrows the engines.
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { tsImport } from 'tsx/esm/api';
 import { keyActions, launchers } from './scripts/wtr-launchers.js';
@@ -253,6 +254,57 @@ function colorSchemePlugin() {
   };
 }
 
+/**
+ * React for test/browser/react.test.ts. React 19 ships CommonJS only, which the dev server cannot serve to a
+ * browser, so `react`, `react-dom` and `react-dom/client` are built once into ES modules with vite (one shared
+ * React instance, `process.env.NODE_ENV` set as a bundler sets it) and served under `/__react/`; the bare imports
+ * resolve there. Only the default export exists, as for any CommonJS module imported from ESM.
+ *
+ * @returns {import('@web/test-runner').TestRunnerPlugin}
+ */
+function reactPlugin() {
+  const require = createRequire(import.meta.url);
+  /** @type {Record<string, string>} bare specifier → served file */
+  const entries = { react: 'react.js', 'react-dom': 'react-dom.js', 'react-dom/client': 'react-dom-client.js' };
+  /** @type {Map<string, string>} */
+  const files = new Map();
+  return {
+    name: 'tessera-react',
+    async serverStart() {
+      const { build } = await import('vite');
+      const result = await build({
+        configFile: false,
+        logLevel: 'warn',
+        define: { 'process.env.NODE_ENV': JSON.stringify('development') },
+        build: {
+          write: false,
+          minify: false,
+          target: 'es2022',
+          lib: {
+            entry: Object.fromEntries(
+              Object.entries(entries).map(([spec, file]) => [file.slice(0, -3), require.resolve(spec)]),
+            ),
+            formats: ['es'],
+          },
+        },
+      });
+      for (const output of Array.isArray(result) ? result : [result]) {
+        if (!('output' in output)) continue;
+        for (const chunk of output.output) if (chunk.type === 'chunk') files.set(chunk.fileName, chunk.code);
+      }
+    },
+    resolveImport({ source }) {
+      const file = entries[source];
+      return file ? `/__react/${file}` : undefined;
+    },
+    serve(context) {
+      if (!context.path.startsWith('/__react/')) return undefined;
+      const body = files.get(context.path.slice('/__react/'.length));
+      return body === undefined ? undefined : { body, type: 'js' };
+    },
+  };
+}
+
 export default {
   files: ['test/browser/**/*.test.ts'],
   nodeResolve: true,
@@ -261,6 +313,7 @@ export default {
   plugins: [
     esbuildPlugin({ ts: true, target: 'es2022', tsconfig: 'tsconfig.json' }),
     sandboxPlugin(),
+    reactPlugin(),
     localesPlugin(),
     cspPagePlugin(),
     pastePlugin(),

@@ -4,7 +4,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 
 const ROOT = resolve('.');
-const SOURCE_DIRS = ['server', 'widget', 'demo', 'scripts', 'test', 'bench', 'bin', 'docs', '.ci'];
+const SOURCE_DIRS = ['server', 'widget', 'react', 'demo', 'scripts', 'test', 'bench', 'bin', 'docs', '.ci'];
 
 function files(dir: string): string[] {
   if (!existsSync(dir)) return [];
