@@ -21,6 +21,23 @@ function subresourceIntegrity(): Plugin {
   };
 }
 
+/** Writes `<bundle>.LICENSE.txt`: the license of every package bundled in (Lit's three), each text once. */
+function thirdPartyLicenses(): Plugin {
+  return {
+    name: 'tessera-third-party-licenses',
+    apply: 'build',
+    generateBundle() {
+      const texts = new Map<string, string[]>();
+      for (const pkg of ['lit', 'lit-html', '@lit/reactive-element']) {
+        const text = readFileSync(resolve('node_modules', pkg, 'LICENSE'), 'utf8').trim();
+        texts.set(text, [...(texts.get(text) ?? []), pkg]);
+      }
+      const source = [...texts].map(([text, pkgs]) => `${pkgs.join(', ')}:\n\n${text}\n`).join('\n---\n\n');
+      this.emitFile({ type: 'asset', fileName: `${FILE}.LICENSE.txt`, source });
+    },
+  };
+}
+
 /**
  * Locales for the script-tag bundle (docs/DECISIONS.md#widget-locales): writes
  * `locales/<code>.json` and `locales/manifest.json` (code → sha384) beside the bundle,
@@ -146,7 +163,9 @@ export default defineConfig({
     // Vite keeps whitespace and /* @__PURE__ */ marks in an ES library for the next bundler; this file is
     // final (served as is to browsers), so it gets the full minifier.
     rolldownOptions: {
-      output: { minify: true, comments: { annotation: false, jsdoc: false, legal: true } },
+      // Lit's modules each carry a short BSD-3-Clause notice; the full license texts go beside the bundle instead
+      // (thirdPartyLicenses below), as webpack's extractComments does (docs/DECISIONS.md#widget-bundle-size).
+      output: { minify: true, comments: { annotation: false, jsdoc: false, legal: false } },
       // `lit` re-exports LitElement, whose module only registers itself (version list, hydration
       // hooks); the element extends ReactiveElement, so that module can go (DECISIONS.md#widget-reactive-element).
       treeshake: { moduleSideEffects: (id: string) => !/[/\\]lit-element[/\\]/.test(id) },
@@ -157,5 +176,5 @@ export default defineConfig({
       fileName: () => FILE,
     },
   },
-  plugins: [templateWhitespace(), widgetLocales(), subresourceIntegrity()],
+  plugins: [templateWhitespace(), widgetLocales(), thirdPartyLicenses(), subresourceIntegrity()],
 });
