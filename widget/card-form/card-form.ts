@@ -34,11 +34,12 @@ import {
 } from './transport.js';
 
 const warned = new Set<string>();
-/** Console warnings carry a stable code and a hint, once per page, and never card data. */
+/** Console warnings carry a stable code and a hint, each once per page (per URL at fault), and never card data. */
 function warnOnce(code: string, hint: string): void {
-  if (warned.has(code)) return;
-  warned.add(code);
-  console.warn(`[tessera] ${code}: ${hint}`);
+  const line = `[tessera] ${code}: ${hint}`;
+  if (warned.has(line)) return;
+  warned.add(line);
+  console.warn(line);
 }
 
 /**
