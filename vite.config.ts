@@ -21,6 +21,41 @@ function subresourceIntegrity(): Plugin {
   };
 }
 
+/**
+ * Lit's production modules less what this bundle can never use (docs/DECISIONS.md#widget-bundle-size): the hooks for
+ * `@lit/polyfill-support` (browsers without shadow DOM, which the widget does not support), the version lists that
+ * only Lit's development build reads (to warn about two copies on a page), and the text of two errors this code
+ * cannot raise (a `CSSResult` constructed by hand, the `html` tag called without a template literal), which still
+ * throw. Each edit must apply: a Lit update that changes the text fails the build rather than silently growing it.
+ */
+function litTrim(): Plugin {
+  const edits: Record<string, [RegExp, string][]> = {
+    'lit-html/lit-html.js': [
+      [/"invalid template strings array"/, '"lit"'],
+      [/,(\w+)=(\w+)\.litHtmlPolyfillSupport;\1\?\.\(\w+,\w+\),\(\2\.litHtmlVersions\?\?=\[\]\)\.push\("[\d.]+"\)/, ''],
+    ],
+    '@lit/reactive-element/reactive-element.js': [
+      [/,(\w+)=(\w+)\.reactiveElementPolyfillSupport,/, ','],
+      [/,\w+\?\.\(\{ReactiveElement:\w+\}\),\(\w+\.reactiveElementVersions\?\?=\[\]\)\.push\("[\d.]+"\)/, ''],
+    ],
+    '@lit/reactive-element/css-tag.js': [[/"CSSResult is not constructable[^"]*"/, '"lit"']],
+  };
+  return {
+    name: 'tessera-lit-trim',
+    apply: 'build',
+    transform(code, id) {
+      const file = Object.keys(edits).find((f) => id.replaceAll('\\', '/').endsWith(`/node_modules/${f}`));
+      if (!file) return null;
+      let out = code;
+      for (const [pattern, replacement] of edits[file]!) {
+        if (!pattern.test(out)) throw new Error(`tessera-lit-trim: ${pattern} no longer matches ${file}`);
+        out = out.replace(pattern, replacement);
+      }
+      return { code: out, map: null };
+    },
+  };
+}
+
 /** Writes `<bundle>.LICENSE.txt`: the license of every package bundled in (Lit's three), each text once. */
 function thirdPartyLicenses(): Plugin {
   return {
@@ -176,5 +211,5 @@ export default defineConfig({
       fileName: () => FILE,
     },
   },
-  plugins: [templateWhitespace(), widgetLocales(), thirdPartyLicenses(), subresourceIntegrity()],
+  plugins: [templateWhitespace(), litTrim(), widgetLocales(), thirdPartyLicenses(), subresourceIntegrity()],
 });

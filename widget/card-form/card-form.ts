@@ -32,15 +32,7 @@ import {
   str,
   type TokenAnswer,
 } from './transport.js';
-
-const warned = new Set<string>();
-/** Console warnings carry a stable code and a hint, each once per page (per URL at fault), and never card data. */
-function warnOnce(code: string, hint: string): void {
-  const line = `[tessera] ${code}: ${hint}`;
-  if (warned.has(line)) return;
-  warned.add(line);
-  console.warn(line);
-}
+import { warnOnce } from './warn.js';
 
 /**
  * Brand ids from the attribute or the property alike: a string or an array (an array's String() joins
@@ -67,7 +59,7 @@ const locales = new Map<string, Promise<readonly [string, Strings]>>();
  * @fires {TesseraReadyEvent} tessera-ready - Rendered in its locale and ready for input. `detail: { locale }`.
  * @fires {TesseraChangeEvent} tessera-change - A field changed, or the form was reset. `detail: { brand, complete, valid, empty, errors }`; never the number or CVV.
  * @fires {TesseraTokenEvent} tessera-token - A token was created. `detail: { token, brand, last4, bin, expiryMonth, expiryYear }`.
- * @fires {TesseraErrorEvent} tessera-error - Tokenizing failed or the configuration is unusable. `detail: { code, message, field?, status?, providerCode?, requestId? }`.
+ * @fires {TesseraErrorEvent} tessera-error - Tokenizing failed or the configuration is unusable. `detail: { code, message, field?, status?, providerCode?, requestId?, reason?, url? }`; a `config` error's `reason` says what is wrong and `url` names the URL at fault.
  * @fires change - Re-dispatched from the inner inputs (a native `change` does not leave the shadow root).
  *
  * @csspart form - The grid that holds the fields.
@@ -288,7 +280,7 @@ export class TesseraCardForm extends ReactiveElement {
           placeholder=${placeholder || nothing}
           spellcheck="false"
           autocapitalize=${text ? 'words' : 'off'}
-          aria-invalid=${error ? 'true' : 'false'}
+          aria-invalid=${!!error}
           aria-describedby=${error ? `${f}-error` : nothing}
           ?disabled=${this.matches(':disabled')}
           @input=${this.#handleInput}

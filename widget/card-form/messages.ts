@@ -17,7 +17,7 @@ export type Problems = Partial<Record<CardField, FieldError>>;
 /** `template` with its one `{placeholder}` replaced by `value`. */
 export const fill = (template: string, value: string | number) => template.replace(/\{\w+\}/, String(value));
 
-/** The message for a field the provider refused (the rules passed it, so the generic "invalid" one). */
+/** A field's generic "invalid" message (also for a field the provider refused after the rules passed it). */
 export const refusedMessage = (s: Strings, f: CardField, brand: Brand | undefined) =>
   fill(s[`${f}Invalid`], brand?.cvvLength ?? 3);
 
@@ -56,7 +56,7 @@ export function problems(
   const key = { required: 'expiryRequired', past: 'expiryPast', too_far: 'expiryTooFar' } as const;
   set('expiry', expiryProblem, s[key[expiryProblem as keyof typeof key] ?? 'expiryInvalid']);
   if (!cvv) set('cvv', 'required', s.cvvRequired);
-  else if (!checkCvv(cvv, brand)) set('cvv', 'length', fill(s.cvvInvalid, brand?.cvvLength ?? 3));
+  else if (!checkCvv(cvv, brand)) set('cvv', 'length', refusedMessage(s, 'cvv', brand));
   if (digitsOf(holder)) set('name', 'invalid_characters', s.nameInvalid);
   return out;
 }

@@ -13,7 +13,6 @@ import { FIELDS, refusedMessage } from './messages.js';
 export interface RemoteConfig {
   publicKey?: unknown;
   cardTokenUrl?: unknown;
-  environment?: unknown;
 }
 
 /** The parts of the token endpoint's answer the widget reads; anything else is ignored. */
@@ -33,65 +32,71 @@ export type Failure = Pick<CardErrorDetail, 'code' | 'message'> & {
   [K in Exclude<keyof CardErrorDetail, 'code' | 'message'>]?: CardErrorDetail[K] | undefined;
 } & { hint?: string | undefined };
 
-/** Where and how to ask for a token: the public key, the token URL, and whether this is sandbox mode. */
-export type Endpoint = readonly [key: string, url: URL, sandbox: boolean];
+/** Where and how to ask for a token: the public key and the token URL. */
+export type Endpoint = readonly [key: string, url: URL];
 
 /** `value` if it is a string (answers are read defensively: nothing else reaches an event). */
 export const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 /**
- * Sandbox mode, as far as the widget can tell: the helper's config says so, else a sandbox key (`pk_sbox_…`, the
- * helper's own test) or no key at all (nothing shows the page is live).
+ * A misconfiguration, with the console hint in sandbox mode: a sandbox key (`pk_sbox_…`; the helper refuses one in
+ * production, so its config's `environment` says the same) or no key at all (nothing shows the page is live).
  */
-const isSandbox = (key: string, config?: RemoteConfig) =>
-  config?.environment ? config.environment === 'sandbox' : !key || key.includes('_sbox_');
-
 const misconfigured = (
   s: Strings,
-  sandbox: boolean,
+  key: string,
   reason: ConfigReason,
   hint: string,
   url?: string,
   status?: number,
-): Failure => ({ code: 'config', reason, message: s.unavailable, url, status, hint: sandbox ? hint : undefined });
+): Failure => ({
+  code: 'config',
+  reason,
+  message: s.unavailable,
+  url,
+  status,
+  hint: !key || key.includes('_sbox_') ? hint : undefined,
+});
 
-/** The hint for a URL that answered the wrong thing: `http://…/config answered 404 text/html`. */
-const answered = (url: URL, r: Response) => `${url} answered ${r.status} ${r.headers.get('content-type')}`;
+/** A URL that answered the wrong thing; the hint says what: `http://…/config answered 404 text/html`. */
+const wrongAnswer = (s: Strings, key: string, reason: ConfigReason, url: URL, r: Response) =>
+  misconfigured(s, key, reason, `${url} answered ${r.status} ${r.headers.get('content-type')}`, url.href, r.status);
 
-const networkFailure = (s: Strings): Failure => ({ code: 'network', message: s.network });
+/** Fetches `url`: the response and its JSON (undefined when the body is not JSON); unreachable is a network failure. */
+async function call(url: URL, init: RequestInit, s: Strings): Promise<[Response, unknown]> {
+  let response: Response;
+  try {
+    response = await fetch(url, init);
+  } catch {
+    throw { code: 'network', message: s.network } satisfies Failure;
+  }
+  return [response, await response.json().catch(() => undefined)];
+}
 
 /**
  * The helper's config from `configUrl`. A URL that answers anything but a JSON object (a 404 page, the site's HTML
  * because the helper is mounted elsewhere) is `config_unavailable`; an unreachable one is a network failure.
  */
 export async function loadConfig(configUrl: string, key: string, s: Strings): Promise<RemoteConfig> {
-  const sandbox = isSandbox(key);
   const url = secureUrl(configUrl, document.baseURI);
-  if (!url) throw misconfigured(s, sandbox, 'insecure_url', configUrl, configUrl);
-  let response: Response;
-  try {
-    response = await fetch(url, { credentials: 'same-origin' });
-  } catch {
-    throw networkFailure(s);
-  }
-  const config: unknown = await response.json().catch(() => undefined);
+  if (!url) throw misconfigured(s, key, 'insecure_url', configUrl, configUrl);
+  const [response, config] = await call(url, { credentials: 'same-origin' }, s);
   if (response.ok && config && typeof config === 'object') return config;
-  throw misconfigured(s, sandbox, 'config_unavailable', answered(url, response), url.href, response.status);
+  throw wrongAnswer(s, key, 'config_unavailable', url, response);
 }
 
 /** The public key and token URL from the properties, else from the helper's config. */
 export function endpoint(publicKey: string, tokenUrl: string, config: RemoteConfig | undefined, s: Strings): Endpoint {
   const key = publicKey || str(config?.publicKey) || '';
   const url = tokenUrl || str(config?.cardTokenUrl);
-  const sandbox = isSandbox(key, config);
-  if (!key) throw misconfigured(s, sandbox, 'no_public_key', 'set public-key or config-url');
+  if (!key) throw misconfigured(s, key, 'no_public_key', 'set public-key or config-url');
   const safe = url && secureUrl(url, document.baseURI);
   if (!safe) {
     throw url
-      ? misconfigured(s, sandbox, 'insecure_url', url, url)
-      : misconfigured(s, sandbox, 'no_token_url', 'set token-url or config-url');
+      ? misconfigured(s, key, 'insecure_url', url, url)
+      : misconfigured(s, key, 'no_token_url', 'set token-url or config-url');
   }
-  return [key, safe, sandbox];
+  return [key, safe];
 }
 
 /** The token endpoint's answer to a card it accepted. */
@@ -106,28 +111,27 @@ export interface TokenAnswer {
  * token endpoint (a 404 or 405, a page that is not JSON, a 2xx without a token) is `token_endpoint_invalid`.
  */
 export async function requestToken(
-  [key, url, sandbox]: Endpoint,
+  [key, url]: Endpoint,
   body: string,
   s: Strings,
   brand: Brand | undefined,
 ): Promise<TokenAnswer> {
-  let response: Response;
-  try {
-    response = await fetch(url, {
+  const [response, json] = await call(
+    url,
+    {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Authorization: key },
       body,
       credentials: 'omit',
       referrerPolicy: 'origin',
-    });
-  } catch {
-    throw networkFailure(s);
-  }
-  const answer = (await response.json().catch(() => undefined)) as Answer | undefined;
+    },
+    s,
+  );
+  const answer = json as Answer | undefined;
   const { ok, status } = response;
   if (ok && str(answer?.id)?.startsWith('card_tok_') && answer?.card) return answer as TokenAnswer;
   if (status < 500 && (ok || !answer || status === 404 || status === 405)) {
-    throw misconfigured(s, sandbox, 'token_endpoint_invalid', answered(url, response), url.href, status);
+    throw wrongAnswer(s, key, 'token_endpoint_invalid', url, response);
   }
   const rejected = String(answer?.errors?.[0]?.field);
   const field = (/^expiry/.test(rejected) ? 'expiry' : FIELDS.find((f) => f === rejected)) as CardField | undefined;
