@@ -481,11 +481,11 @@ export class TesseraCardForm extends ReactiveElement {
       throw this.#fail({ code: 'validation', field: first, message: problems[first]!.message });
     }
     const s = this.#strings;
-    const digits = this.#digits;
-    const expiry = this.#expiry;
-    const brand = this.#brand!;
-    const { month, year } = parseExpiryDigits(expiry);
-    const holder = this.#holder.trim();
+    let digits: string;
+    let expiry: string;
+    let brand: Brand;
+    let month: number;
+    let year: number;
     let answer: TokenAnswer;
     try {
       let config: RemoteConfig | undefined;
@@ -493,6 +493,13 @@ export class TesseraCardForm extends ReactiveElement {
         this.#config ??= loadConfig(this.configUrl, this.publicKey, s);
         config = await this.#config;
       }
+      const at = endpoint(this.publicKey, this.tokenUrl, config, s);
+      // The card as it is now, after any wait for the config.
+      digits = this.#digits;
+      expiry = this.#expiry;
+      brand = this.#brand!;
+      ({ month, year } = parseExpiryDigits(expiry));
+      const holder = this.#holder.trim();
       const body = JSON.stringify({
         number: digits,
         expiryMonth: month,
@@ -500,10 +507,12 @@ export class TesseraCardForm extends ReactiveElement {
         cvv: this.#cvv,
         name: this.hideName ? undefined : holder || undefined,
       });
-      answer = await requestToken(endpoint(this.publicKey, this.tokenUrl, config, s), body, s, brand);
+      answer = await requestToken(at, body, s, brand);
     } catch (failure) {
       // Asked again next time: the helper may have been fixed or mounted meanwhile.
       this.#config = undefined;
+      // Failures are plain objects with a code (transport.ts); anything else is a bug, thrown as it is.
+      if (!(failure as Failure).code) throw failure;
       throw this.#fail(failure as Failure);
     }
     const { id, card } = answer;
