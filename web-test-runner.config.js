@@ -305,8 +305,23 @@ function reactPlugin() {
   };
 }
 
+/**
+ * What a wrong mount path gives the widget: `/__page-404/…` answers 404 with an HTML page (any method), and
+ * `/__page-200/…` 200 with the site's HTML, as a catch-all front-end route does.
+ *
+ * @type {import('@web/dev-server-core').Middleware}
+ */
+async function wrongPathPages(context, next) {
+  const m = /^\/__page-(404|200)\//.exec(context.path);
+  if (!m) return next();
+  context.status = Number(m[1]);
+  context.type = 'text/html';
+  context.body = '<!doctype html><html><head><title>Shop</title></head><body><h1>Not here</h1></body></html>';
+}
+
 export default {
   files: ['test/browser/**/*.test.ts'],
+  middleware: [wrongPathPages],
   nodeResolve: true,
   concurrency: 1,
   testFramework: { config: { timeout: 10_000 } },
