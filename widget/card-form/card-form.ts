@@ -32,7 +32,7 @@ import {
   str,
   type TokenAnswer,
 } from './transport.js';
-import { warnOnce } from './warn.js';
+import { type WidgetWarningCode, warnOnce } from './warn.js';
 
 /**
  * Brand ids from the attribute or the property alike: a string or an array (an array's String() joins
@@ -465,7 +465,8 @@ export class TesseraCardForm extends ReactiveElement {
   #fail(failure: Failure): TesseraCardError {
     // Plain data without undefined entries: what the event and the error carry.
     const { hint, ...detail } = JSON.parse(JSON.stringify(failure)) as CardErrorDetail & { hint?: string };
-    if (hint) warnOnce(`TESSERA_${detail.reason?.toUpperCase()}`, hint);
+    // A hint comes with a config reason only (transport.ts), so the code is one of WidgetWarningCode.
+    if (hint) warnOnce(`TESSERA_${detail.reason?.toUpperCase()}` as WidgetWarningCode, hint);
     this.#show(detail.field ?? 'form', detail.message);
     this.#announce = detail.message;
     this.#sync();
