@@ -22,6 +22,58 @@ function subresourceIntegrity(): Plugin {
 }
 
 /**
+ * Lit's production modules less what this bundle can never use (docs/DECISIONS.md#widget-bundle-size): the hooks for
+ * `@lit/polyfill-support` (browsers without shadow DOM, which the widget does not support), the version lists that
+ * only Lit's development build reads (to warn about two copies on a page), and the text of two errors this code
+ * cannot raise (a `CSSResult` constructed by hand, the `html` tag called without a template literal), which still
+ * throw. Each edit must apply: a Lit update that changes the text fails the build rather than silently growing it.
+ */
+function litTrim(): Plugin {
+  const edits: Record<string, [RegExp, string][]> = {
+    'lit-html/lit-html.js': [
+      [/"invalid template strings array"/, '"lit"'],
+      [/,(\w+)=(\w+)\.litHtmlPolyfillSupport;\1\?\.\(\w+,\w+\),\(\2\.litHtmlVersions\?\?=\[\]\)\.push\("[\d.]+"\)/, ''],
+    ],
+    '@lit/reactive-element/reactive-element.js': [
+      [/,(\w+)=(\w+)\.reactiveElementPolyfillSupport,/, ','],
+      [/,\w+\?\.\(\{ReactiveElement:\w+\}\),\(\w+\.reactiveElementVersions\?\?=\[\]\)\.push\("[\d.]+"\)/, ''],
+    ],
+    '@lit/reactive-element/css-tag.js': [[/"CSSResult is not constructable[^"]*"/, '"lit"']],
+  };
+  return {
+    name: 'tessera-lit-trim',
+    apply: 'build',
+    transform(code, id) {
+      const file = Object.keys(edits).find((f) => id.replaceAll('\\', '/').endsWith(`/node_modules/${f}`));
+      if (!file) return null;
+      let out = code;
+      for (const [pattern, replacement] of edits[file]!) {
+        if (!pattern.test(out)) throw new Error(`tessera-lit-trim: ${pattern} no longer matches ${file}`);
+        out = out.replace(pattern, replacement);
+      }
+      return { code: out, map: null };
+    },
+  };
+}
+
+/** Writes `<bundle>.LICENSE.txt`: the license of every package bundled in (Lit's three), each text once. */
+function thirdPartyLicenses(): Plugin {
+  return {
+    name: 'tessera-third-party-licenses',
+    apply: 'build',
+    generateBundle() {
+      const texts = new Map<string, string[]>();
+      for (const pkg of ['lit', 'lit-html', '@lit/reactive-element']) {
+        const text = readFileSync(resolve('node_modules', pkg, 'LICENSE'), 'utf8').trim();
+        texts.set(text, [...(texts.get(text) ?? []), pkg]);
+      }
+      const source = [...texts].map(([text, pkgs]) => `${pkgs.join(', ')}:\n\n${text}\n`).join('\n---\n\n');
+      this.emitFile({ type: 'asset', fileName: `${FILE}.LICENSE.txt`, source });
+    },
+  };
+}
+
+/**
  * Locales for the script-tag bundle (docs/DECISIONS.md#widget-locales): writes
  * `locales/<code>.json` and `locales/manifest.json` (code → sha384) beside the bundle,
  * compiles the manifest's hash into the bundle, and swaps the chunk-per-locale loader
@@ -146,7 +198,9 @@ export default defineConfig({
     // Vite keeps whitespace and /* @__PURE__ */ marks in an ES library for the next bundler; this file is
     // final (served as is to browsers), so it gets the full minifier.
     rolldownOptions: {
-      output: { minify: true, comments: { annotation: false, jsdoc: false, legal: true } },
+      // Lit's modules each carry a short BSD-3-Clause notice; the full license texts go beside the bundle instead
+      // (thirdPartyLicenses below), as webpack's extractComments does (docs/DECISIONS.md#widget-bundle-size).
+      output: { minify: true, comments: { annotation: false, jsdoc: false, legal: false } },
       // `lit` re-exports LitElement, whose module only registers itself (version list, hydration
       // hooks); the element extends ReactiveElement, so that module can go (DECISIONS.md#widget-reactive-element).
       treeshake: { moduleSideEffects: (id: string) => !/[/\\]lit-element[/\\]/.test(id) },
@@ -157,5 +211,5 @@ export default defineConfig({
       fileName: () => FILE,
     },
   },
-  plugins: [templateWhitespace(), widgetLocales(), subresourceIntegrity()],
+  plugins: [templateWhitespace(), litTrim(), widgetLocales(), thirdPartyLicenses(), subresourceIntegrity()],
 });

@@ -1,6 +1,7 @@
 // Browser tests: @web/test-runner + @open-wc/testing in Chromium, Firefox ESR and WebKitGTK, all from
 // Debian packages (scripts/engines.js, scripts/wtr-launchers.js); $TESSERA_BROWSERS narrows the engines.
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { tsImport } from 'tsx/esm/api';
 import { keyActions, launchers } from './scripts/wtr-launchers.js';
@@ -253,14 +254,81 @@ function colorSchemePlugin() {
   };
 }
 
+/**
+ * React for test/browser/react.test.ts. React 19 ships CommonJS only, which the dev server cannot serve to a
+ * browser, so `react`, `react-dom` and `react-dom/client` are built once into ES modules with vite (one shared
+ * React instance, `process.env.NODE_ENV` set as a bundler sets it) and served under `/__react/`; the bare imports
+ * resolve there. Only the default export exists, as for any CommonJS module imported from ESM.
+ *
+ * @returns {import('@web/test-runner').TestRunnerPlugin}
+ */
+function reactPlugin() {
+  const require = createRequire(import.meta.url);
+  /** @type {Record<string, string>} bare specifier → served file */
+  const entries = { react: 'react.js', 'react-dom': 'react-dom.js', 'react-dom/client': 'react-dom-client.js' };
+  /** @type {Map<string, string>} */
+  const files = new Map();
+  return {
+    name: 'tessera-react',
+    async serverStart() {
+      const { build } = await import('vite');
+      const result = await build({
+        configFile: false,
+        logLevel: 'warn',
+        define: { 'process.env.NODE_ENV': JSON.stringify('development') },
+        build: {
+          write: false,
+          minify: false,
+          target: 'es2022',
+          lib: {
+            entry: Object.fromEntries(
+              Object.entries(entries).map(([spec, file]) => [file.slice(0, -3), require.resolve(spec)]),
+            ),
+            formats: ['es'],
+          },
+        },
+      });
+      for (const output of Array.isArray(result) ? result : [result]) {
+        if (!('output' in output)) continue;
+        for (const chunk of output.output) if (chunk.type === 'chunk') files.set(chunk.fileName, chunk.code);
+      }
+    },
+    resolveImport({ source }) {
+      const file = entries[source];
+      return file ? `/__react/${file}` : undefined;
+    },
+    serve(context) {
+      if (!context.path.startsWith('/__react/')) return undefined;
+      const body = files.get(context.path.slice('/__react/'.length));
+      return body === undefined ? undefined : { body, type: 'js' };
+    },
+  };
+}
+
+/**
+ * What a wrong mount path gives the widget: `/__page-404/…` answers 404 with an HTML page (any method), and
+ * `/__page-200/…` 200 with the site's HTML, as a catch-all front-end route does.
+ *
+ * @type {import('@web/dev-server-core').Middleware}
+ */
+async function wrongPathPages(context, next) {
+  const m = /^\/__page-(404|200)\//.exec(context.path);
+  if (!m) return next();
+  context.status = Number(m[1]);
+  context.type = 'text/html';
+  context.body = '<!doctype html><html><head><title>Shop</title></head><body><h1>Not here</h1></body></html>';
+}
+
 export default {
   files: ['test/browser/**/*.test.ts'],
+  middleware: [wrongPathPages],
   nodeResolve: true,
   concurrency: 1,
   testFramework: { config: { timeout: 10_000 } },
   plugins: [
     esbuildPlugin({ ts: true, target: 'es2022', tsconfig: 'tsconfig.json' }),
     sandboxPlugin(),
+    reactPlugin(),
     localesPlugin(),
     cspPagePlugin(),
     pastePlugin(),

@@ -6,4 +6,5 @@
 
 export * from '../shared/card/index.js';
 export * from './card-form/define.js';
+export type { WidgetWarningCode } from './card-form/warn.js';
 export type { Strings } from './i18n/strings.js';

@@ -1,4 +1,5 @@
 import { BRANDS } from '../../shared/card/brands.js';
+import { digitValue } from '../../shared/card/format.js';
 import { luhnValid } from '../../shared/card/luhn.js';
 
 /**
@@ -88,7 +89,6 @@ for (let c = 0; c < 128; c++) {
   );
 }
 
-const ND = /\p{Nd}/u;
 /** One test for the categories that matter, by capture group: decimal digit, invisible, letter, white space. */
 const CATEGORY = /(\p{Nd})|([\p{Cf}\p{Mn}\p{Me}])|(\p{L})|(\s)/u;
 const ALL_DIGITS = /^[0-9]+$/;
@@ -119,24 +119,6 @@ function mayFold(cp: number): boolean {
   );
 }
 
-/** Code point → digit value for every non-ASCII `\p{Nd}` character, built on first need. */
-let digitValues: Map<number, number> | undefined;
-
-function digitValue(cp: number): number {
-  if (!digitValues) {
-    // Unicode encodes every decimal digit set as ten consecutive code points, 0 to 9 (sets may be adjacent).
-    digitValues = new Map();
-    let start = -1;
-    for (let c = 0x80; c < 0x20000; c++) {
-      if (ND.test(String.fromCodePoint(c))) {
-        if (start < 0) start = c;
-        digitValues.set(c, (c - start) % 10);
-      } else start = -1;
-    }
-  }
-  return digitValues.get(cp) ?? -1;
-}
-
 function classify(cp: number): Class {
   if (cp < 128) return ASCII[cp]!;
   const hit = cache.get(cp);
@@ -144,10 +126,8 @@ function classify(cp: number): Class {
   const ch = String.fromCodePoint(cp);
   let out: Class | undefined;
   const category = CATEGORY.exec(ch);
-  if (category?.[1]) {
-    const value = digitValue(cp);
-    if (value >= 0) out = { kind: Kind.Digit, digits: String(value) };
-  }
+  // The widget's rule (shared/card/format.ts); the class is cached, so the walk back runs once per code point.
+  if (category?.[1]) out = { kind: Kind.Digit, digits: String(digitValue(cp)) };
   if (!out && mayFold(cp)) {
     const folded = ch.normalize('NFKC');
     const enclosed = folded.length > 1 ? ENCLOSED.exec(folded) : null;

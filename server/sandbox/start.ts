@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
 import { isLoopbackHost } from '../../shared/url.js';
+import { checkOptions, integerOption, oneOfOption } from '../common/options.js';
 import { guardServer, type ServerTimeouts, serverOptions } from '../common/server-guard.js';
 import { createSandboxApp } from './app.js';
 import type { VirtualClock } from './clock.js';
@@ -30,6 +32,46 @@ export interface SandboxOptions {
   /** Caps on stored tokens, customers and charges (docs/DECISIONS.md#sandbox-memory). */
   readonly limits?: StoreLimits;
 }
+
+const pem = z.union([z.string(), z.instanceof(Buffer)], { error: 'must be PEM text or a Buffer' });
+const limit = integerOption(1, 100_000_000).optional();
+
+/** The options of {@link startSandbox}, each with its check (server/common/options.ts). */
+const SANDBOX_OPTIONS = {
+  port: integerOption(0, 65_535).optional(),
+  host: z.string({ error: 'must be an address such as "127.0.0.1"' }).min(1).optional(),
+  mode: oneOfOption(['sandbox', 'production']).optional(),
+  tls: z.strictObject({ cert: pem, key: pem }).optional(),
+  credentials: z
+    .strictObject({
+      publicKey: z.string().optional(),
+      secretKey: z.string().optional(),
+      clientId: z.string().optional(),
+      clientSecret: z.string().optional(),
+    })
+    .optional(),
+  fixtures: z
+    .union([z.string(), z.record(z.string(), z.unknown())], {
+      error: 'must be a fixtures object or the path of a JSON file',
+    })
+    .optional(),
+  timeouts: z
+    .strictObject({
+      requestTimeout: integerOption(1, 3_600_000).optional(),
+      headersTimeout: integerOption(1, 3_600_000).optional(),
+      keepAliveTimeout: integerOption(1, 3_600_000).optional(),
+    })
+    .optional(),
+  limits: z
+    .strictObject({
+      maxCardTokens: limit,
+      maxPaymentTokens: limit,
+      maxCustomers: limit,
+      maxCharges: limit,
+      spentTokenRetentionMs: integerOption(0, 30 * 86_400_000).optional(),
+    })
+    .optional(),
+};
 
 export interface RunningSandbox {
   /** Base URL, e.g. `http://127.0.0.1:4010` (no trailing slash). */
@@ -79,7 +121,11 @@ function withFixturesFile<T>(fixtures: SandboxOptions['fixtures'], build: () => 
  * sandbox.clock.advance(15 * 60);                  // expire card tokens
  * await sandbox.close();
  */
-export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
+export async function startSandbox(given: SandboxOptions = {}): Promise<RunningSandbox> {
+  // Credentials are checked (and never shown) by checkCredentials, which names the option or the variable.
+  const options = checkOptions('startSandbox', given, SANDBOX_OPTIONS, {
+    secrets: ['publicKey', 'secretKey', 'clientId', 'clientSecret', 'key'],
+  }) as SandboxOptions;
   const host = options.host ?? '127.0.0.1';
   if (!isLoopbackHost(host) && !options.tls) {
     throw new Error(

@@ -93,11 +93,9 @@ export const BRANDS: readonly Brand[] = [
 
 export const BRAND_IDS: readonly BrandId[] = /* @__PURE__ */ BRANDS.map((b) => b.id);
 
-const byId = /* @__PURE__ */ new Map<BrandId, Brand>(BRANDS.map((b) => [b.id, b]));
-
 /** The brand with this id, or undefined. */
 export function brandById(id: string): Brand | undefined {
-  return byId.get(id as BrandId);
+  return BRANDS.find((b) => b.id === id);
 }
 
 /**

@@ -12,13 +12,25 @@ import { type Brand, detectBrand } from './brands.js';
 /** Longest card number any network issues (ISO/IEC 7812). */
 export const MAX_NUMBER_LENGTH = 19;
 
+const ND = /\p{Nd}/u;
+
 /**
- * Turns Arabic-Indic (٠–٩), Eastern Arabic-Indic (۰–۹) and full-width (０–９)
- * digits into ASCII digits, so that shoppers on those keyboards can type a card.
- * The code points of the three sets all end in 0x?0, hence `& 0xf`.
+ * The value (0–9) of `cp`, a decimal digit (`\p{Nd}`) of any script. Unicode encodes every decimal digit set as
+ * ten consecutive code points, 0 to 9, and some sets follow each other (the five mathematical ones): the value is
+ * the distance from the start of the run of digits that holds `cp`, modulo 10. At most 49 steps back.
+ */
+export function digitValue(cp: number): number {
+  let zero = cp;
+  while (ND.test(String.fromCodePoint(zero - 1))) zero--;
+  return (cp - zero) % 10;
+}
+
+/**
+ * Turns the decimal digits of every script (Devanagari ०–९, Arabic-Indic ٠–٩, full-width ０–９, …) into ASCII
+ * digits, so that shoppers on any keyboard can type a card. One code point class, so linear in the input.
  */
 export function toAsciiDigits(input: string): string {
-  return input.replace(/[\u0660-\u0669\u06f0-\u06f9\uff10-\uff19]/g, (c) => String(c.charCodeAt(0) & 0xf));
+  return input.replace(/\p{Nd}/gu, (c) => String(digitValue(c.codePointAt(0)!)));
 }
 
 /** The ASCII digits of `input` (other numeral systems converted), everything else dropped. */

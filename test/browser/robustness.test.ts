@@ -216,6 +216,28 @@ describe('<tessera-card-form> robustness', () => {
     expect(input(el, 'name').maxLength).to.equal(100);
   });
 
+  it('takes Devanagari digits typed in every field, and tokenizes them as ASCII', async () => {
+    const el = await sandboxForm();
+    await type(el, 'number', '४२४२४२४२४२४२४२४२');
+    await type(el, 'expiry', '१२३०');
+    await type(el, 'cvv', '१२३');
+    expect(input(el, 'number').value).to.equal('4242 4242 4242 4242');
+    expect(input(el, 'expiry').value).to.equal('12 / 30');
+    expect(input(el, 'cvv').value).to.equal('123');
+    const token = await el.tokenize();
+    expect(token).to.include({ brand: 'visa', last4: '4242', expiryMonth: 12, expiryYear: 2030 });
+  });
+
+  it('takes a pasted Devanagari card number with its spaces, and digits of other scripts', async () => {
+    const el = await sandboxForm();
+    input(el, 'number').focus();
+    await executeServerCommand('paste', { text: '५५५५ ५५५५ ५५५५ ४४४४' });
+    expect(input(el, 'number').value).to.equal('5555 5555 5555 4444');
+    // Bengali, Thai and Tibetan digits: every \p{Nd} set is read.
+    await type(el, 'cvv', '১๒༣');
+    expect(input(el, 'cvv').value).to.equal('123');
+  });
+
   it('takes full-width and Eastern Arabic-Indic digits in every field', async () => {
     const el = await sandboxForm();
     await type(el, 'number', '４２４２４２４２４２４２４２４２');

@@ -284,6 +284,8 @@ describe('<tessera-card-form> tokenizing with the sandbox', () => {
       await el.tokenize().catch(() => undefined);
       expect((await error).detail).to.deep.equal({
         code: 'config',
+        reason: 'insecure_url',
+        url: 'http://provider.example/tokens',
         message: 'Card payments are unavailable right now.',
       });
     } finally {
@@ -310,6 +312,104 @@ describe('<tessera-card-form> tokenizing with the sandbox', () => {
       console.warn = original;
     }
     expect(warnings.join('\n')).to.contain('TESSERA_NO_PUBLIC_KEY');
+  });
+
+  /** Runs `fn` with console.warn recorded. */
+  async function recordWarnings(fn: () => Promise<unknown>): Promise<string> {
+    const warnings: string[] = [];
+    const original = console.warn;
+    console.warn = (...args: unknown[]) => warnings.push(args.join(' '));
+    try {
+      await fn();
+    } finally {
+      console.warn = original;
+    }
+    return warnings.join('\n');
+  }
+
+  for (const [status, what] of [
+    [404, 'a 404 page'],
+    [200, "the site's HTML with 200"],
+  ] as const) {
+    it(`a config URL that answers ${what} is a config error naming the URL, warned once; the form stays usable`, async () => {
+      const configUrl = new URL(`/__page-${status}/payments/config`, location.href).href;
+      const el = await fixture<TesseraCardForm>(html`<tessera-card-form config-url=${configUrl}></tessera-card-form>`);
+      await fillCard(el);
+      let detail: CardErrorDetail | undefined;
+      let rejected: unknown;
+      const warnings = await recordWarnings(async () => {
+        const error = oneEvent(el, 'tessera-error');
+        rejected = await el.tokenize().catch((e: unknown) => e);
+        detail = (await error).detail;
+        // A second attempt fails the same way but does not warn again.
+        await el.tokenize().catch(() => undefined);
+      });
+      expect(detail).to.deep.equal({
+        code: 'config',
+        reason: 'config_unavailable',
+        url: configUrl,
+        status,
+        message: 'Card payments are unavailable right now.',
+      });
+      expect((rejected as CardErrorDetail).reason).to.equal('config_unavailable');
+      expect(warnings.match(/TESSERA_CONFIG_UNAVAILABLE/g)).to.have.length(1);
+      expect(warnings).to.contain(`${configUrl} answered ${status} text/html`);
+      expect(warnings).not.to.contain('Unexpected token');
+      expectNoCardData(warnings);
+      await el.updateComplete;
+      expect(errorOf(el, 'form').textContent).to.equal('Card payments are unavailable right now.');
+      // Still usable: the card stays, and with the right config URL the same element tokenizes.
+      expect(input(el, 'number').disabled).to.equal(false);
+      expect(input(el, 'number').value).to.equal('4242 4242 4242 4242');
+      el.configUrl = '/__sandbox-config.json';
+      await el.updateComplete;
+      expect((await el.tokenize()).token).to.match(/^card_tok_/);
+      expect(errorOf(el, 'form').textContent).to.equal('');
+    });
+  }
+
+  it('a token URL that answers 404 is a config error naming the URL, warned in sandbox mode; the form stays usable', async () => {
+    const { publicKey } = await sandbox();
+    const tokenUrl = new URL('/__page-404/api2/v2/tokens/card', location.href).href;
+    const el = await fixture<TesseraCardForm>(
+      html`<tessera-card-form public-key=${publicKey} token-url=${tokenUrl}></tessera-card-form>`,
+    );
+    await fillCard(el);
+    let detail: CardErrorDetail | undefined;
+    const warnings = await recordWarnings(async () => {
+      const error = oneEvent(el, 'tessera-error');
+      await el.tokenize().catch(() => undefined);
+      detail = (await error).detail;
+    });
+    expect(detail).to.deep.equal({
+      code: 'config',
+      reason: 'token_endpoint_invalid',
+      url: tokenUrl,
+      status: 404,
+      message: 'Card payments are unavailable right now.',
+    });
+    expect(warnings).to.contain(`TESSERA_TOKEN_ENDPOINT_INVALID: ${tokenUrl} answered 404 text/html`);
+    expectNoCardData(warnings);
+    // Fixed, the same element tokenizes the card still in it.
+    el.tokenUrl = (await sandbox()).tokenUrl;
+    await el.updateComplete;
+    expect((await el.tokenize()).token).to.match(/^card_tok_/);
+  });
+
+  it('a live key warns nothing on the console; the event still names the URL', async () => {
+    const tokenUrl = new URL('/__page-404/tokens', location.href).href;
+    const el = await fixture<TesseraCardForm>(
+      html`<tessera-card-form public-key="pk_live_x" token-url=${tokenUrl}></tessera-card-form>`,
+    );
+    await fillCard(el);
+    let detail: CardErrorDetail | undefined;
+    const warnings = await recordWarnings(async () => {
+      const error = oneEvent(el, 'tessera-error');
+      await el.tokenize().catch(() => undefined);
+      detail = (await error).detail;
+    });
+    expect(detail).to.include({ code: 'config', reason: 'token_endpoint_invalid', url: tokenUrl, status: 404 });
+    expect(warnings).to.equal('');
   });
 
   it('reads the public key and token URL from config-url', async () => {

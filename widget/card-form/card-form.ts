@@ -2,14 +2,11 @@ import { html, nothing, type PropertyValues, ReactiveElement, render } from 'lit
 import type { Brand, BrandId } from '../../shared/card/brands.js';
 import {
   applyEdit,
-  digitsOf,
   type Formatted,
   formatExpiryEdit,
   formatNumberEdit,
   parseExpiryDigits,
 } from '../../shared/card/format.js';
-import { checkCvv, checkExpiry, checkNumber } from '../../shared/card/validate.js';
-import { secureUrl } from '../../shared/url.js';
 import { loadLocale } from '../i18n/load.js';
 import { en, type Strings } from '../i18n/strings.js';
 import { styles } from './card-form.styles.js';
@@ -18,7 +15,6 @@ import {
   type CardErrorDetail,
   type CardField,
   type CardToken,
-  type FieldError,
   TesseraCardError,
   TesseraChangeEvent,
   TesseraErrorEvent,
@@ -26,33 +22,17 @@ import {
   TesseraTokenEvent,
 } from './events.js';
 import { brandIcon } from './icons.js';
-
-const FIELDS = ['number', 'expiry', 'cvv', 'name'] as const;
-
-type Problems = Partial<Record<CardField, FieldError>>;
-
-/** The parts of the token endpoint's answer the widget reads; anything else is ignored. */
-interface TokenAnswer {
-  id?: unknown;
-  card?: { last4?: unknown; bin?: unknown };
-  errorCode?: unknown;
-  requestId?: unknown;
-  errors?: { field?: unknown }[];
-}
-
-/** What the helper's `/config` answers (server/helper). */
-interface RemoteConfig {
-  publicKey?: unknown;
-  cardTokenUrl?: unknown;
-}
-
-const warned = new Set<string>();
-/** Console warnings carry a stable code and a hint, once per page, and never card data. */
-function warnOnce(code: string, hint: string): void {
-  if (warned.has(code)) return;
-  warned.add(code);
-  console.warn(`[tessera] ${code}: ${hint}`);
-}
+import { FIELDS, type Problems, problems } from './messages.js';
+import {
+  endpoint,
+  type Failure,
+  loadConfig,
+  type RemoteConfig,
+  requestToken,
+  str,
+  type TokenAnswer,
+} from './transport.js';
+import { type WidgetWarningCode, warnOnce } from './warn.js';
 
 /**
  * Brand ids from the attribute or the property alike: a string or an array (an array's String() joins
@@ -67,8 +47,6 @@ const brandList = (value: unknown): BrandId[] =>
 /** Locale files already loaded (or loading), shared by every instance on the page. */
 const locales = new Map<string, Promise<readonly [string, Strings]>>();
 
-const fill = (template: string, value: string | number) => template.replace(/\{\w+\}/, String(value));
-
 /**
  * A card form that collects number, expiry, security code and (optionally) the
  * cardholder's name in the shopper's browser and exchanges them for a single-use
@@ -81,7 +59,7 @@ const fill = (template: string, value: string | number) => template.replace(/\{\
  * @fires {TesseraReadyEvent} tessera-ready - Rendered in its locale and ready for input. `detail: { locale }`.
  * @fires {TesseraChangeEvent} tessera-change - A field changed, or the form was reset. `detail: { brand, complete, valid, empty, errors }`; never the number or CVV.
  * @fires {TesseraTokenEvent} tessera-token - A token was created. `detail: { token, brand, last4, bin, expiryMonth, expiryYear }`.
- * @fires {TesseraErrorEvent} tessera-error - Tokenizing failed or the configuration is unusable. `detail: { code, message, field?, status?, providerCode?, requestId? }`.
+ * @fires {TesseraErrorEvent} tessera-error - Tokenizing failed or the configuration is unusable. `detail: { code, message, field?, status?, providerCode?, requestId?, reason?, url? }`; a `config` error's `reason` says what is wrong and `url` names the URL at fault.
  * @fires change - Re-dispatched from the inner inputs (a native `change` does not leave the shadow root).
  *
  * @csspart form - The grid that holds the fields.
@@ -302,7 +280,7 @@ export class TesseraCardForm extends ReactiveElement {
           placeholder=${placeholder || nothing}
           spellcheck="false"
           autocapitalize=${text ? 'words' : 'off'}
-          aria-invalid=${error ? 'true' : 'false'}
+          aria-invalid=${!!error}
           aria-describedby=${error ? `${f}-error` : nothing}
           ?disabled=${this.matches(':disabled')}
           @input=${this.#handleInput}
@@ -416,34 +394,15 @@ export class TesseraCardForm extends ReactiveElement {
 
   /** Every current problem, in field order. */
   #problems(): Problems {
-    const s = this.#strings;
-    const out: Problems = {};
-    const set = (f: CardField, code: string | undefined, message: string) => {
-      if (code) out[f] = { code, message };
-    };
-    const { brand, problem } = checkNumber(this.#digits);
-    const accepted = this.acceptedBrands;
-    if (brand && accepted.length > 0 && !accepted.includes(brand.id)) {
-      set('number', 'brand_not_accepted', fill(s.brandNotAccepted, brand.name));
-    } else {
-      set(
-        'number',
-        problem,
-        problem === 'required' ? s.numberRequired : problem === 'length' ? s.numberIncomplete : s.numberInvalid,
-      );
-    }
-    const { month, year } = parseExpiryDigits(this.#expiry);
-    const expiry = this.#expiry
-      ? this.#expiry.length < 4
-        ? 'incomplete'
-        : checkExpiry(month, year, new Date())
-      : 'required';
-    const key = { required: 'expiryRequired', past: 'expiryPast', too_far: 'expiryTooFar' } as const;
-    set('expiry', expiry, s[key[expiry as keyof typeof key] ?? 'expiryInvalid']);
-    if (!this.#cvv) set('cvv', 'required', s.cvvRequired);
-    else if (!checkCvv(this.#cvv, this.#brand)) set('cvv', 'length', fill(s.cvvInvalid, this.#brand?.cvvLength ?? 3));
-    if (!this.hideName && digitsOf(this.#holder)) set('name', 'invalid_characters', s.nameInvalid);
-    return out;
+    return problems(
+      this.#strings,
+      this.#digits,
+      this.#expiry,
+      this.#cvv,
+      this.hideName ? '' : this.#holder,
+      this.#brand,
+      this.acceptedBrands,
+    );
   }
 
   /** After any edit: the token no longer matches the card; re-check, update the form and tell the page. */
@@ -502,51 +461,17 @@ export class TesseraCardForm extends ReactiveElement {
     else states.delete('user-invalid');
   }
 
-  #fail(detail: CardErrorDetail): TesseraCardError {
+  /** Shows a failure and dispatches it; in sandbox mode a misconfiguration is also warned on the console. */
+  #fail(failure: Failure): TesseraCardError {
+    // Plain data without undefined entries: what the event and the error carry.
+    const { hint, ...detail } = JSON.parse(JSON.stringify(failure)) as CardErrorDetail & { hint?: string };
+    // A hint comes with a config reason only (transport.ts), so the code is one of WidgetWarningCode.
+    if (hint) warnOnce(`TESSERA_${detail.reason?.toUpperCase()}` as WidgetWarningCode, hint);
     this.#show(detail.field ?? 'form', detail.message);
     this.#announce = detail.message;
     this.#sync();
     this.dispatchEvent(new TesseraErrorEvent(detail));
     return new TesseraCardError(detail);
-  }
-
-  #misconfigured(code: string, hint: string): TesseraCardError {
-    warnOnce(code, hint);
-    return this.#fail({ code: 'config', message: this.#strings.unavailable });
-  }
-
-  /** The public key and the token URL, from the properties or else the helper's config. */
-  async #endpoint(): Promise<[string, URL]> {
-    let key = this.publicKey;
-    let url = this.tokenUrl;
-    if ((!key || !url) && this.configUrl) {
-      this.#config ??= this.#loadConfig();
-      const config = await this.#config;
-      key ||= typeof config.publicKey === 'string' ? config.publicKey : '';
-      url ||= typeof config.cardTokenUrl === 'string' ? config.cardTokenUrl : '';
-    }
-    if (!key) throw this.#misconfigured('TESSERA_NO_PUBLIC_KEY', 'set public-key or config-url.');
-    const safe = url && secureUrl(url, document.baseURI);
-    if (!safe) {
-      throw url
-        ? this.#misconfigured('TESSERA_INSECURE_URL', 'token-url must be https, or http to loopback.')
-        : this.#misconfigured('TESSERA_NO_TOKEN_URL', 'set token-url or config-url.');
-    }
-    return [key, safe];
-  }
-
-  async #loadConfig(): Promise<RemoteConfig> {
-    const url = secureUrl(this.configUrl, document.baseURI);
-    try {
-      const response = url && (await fetch(url, { credentials: 'same-origin' }));
-      const config = response && ((await response.json()) as RemoteConfig);
-      if (response?.ok && config && typeof config === 'object') return config;
-    } catch {
-      // Unreachable or not JSON: warned below, as an insecure URL is.
-    }
-    this.#config = undefined;
-    warnOnce('TESSERA_CONFIG_FAILED', 'config-url gave no JSON.');
-    return {};
   }
 
   async #tokenize(): Promise<CardToken> {
@@ -556,61 +481,47 @@ export class TesseraCardForm extends ReactiveElement {
       this.#showAll(problems);
       throw this.#fail({ code: 'validation', field: first, message: problems[first]!.message });
     }
-    const [key, url] = await this.#endpoint();
     const s = this.#strings;
-    const digits = this.#digits;
-    const expiry = this.#expiry;
-    const { month, year } = parseExpiryDigits(expiry);
-    const holder = this.#holder.trim();
-    const body = JSON.stringify({
-      number: digits,
-      expiryMonth: month,
-      expiryYear: year,
-      cvv: this.#cvv,
-      ...(holder && !this.hideName ? { name: holder } : {}),
-    });
-    let response: Response;
-    let answer: TokenAnswer | undefined;
+    let digits: string;
+    let expiry: string;
+    let brand: Brand;
+    let month: number;
+    let year: number;
+    let answer: TokenAnswer;
     try {
-      response = await fetch(url, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', Authorization: key },
-        body,
-        credentials: 'omit',
-        referrerPolicy: 'origin',
+      let config: RemoteConfig | undefined;
+      if ((!this.publicKey || !this.tokenUrl) && this.configUrl) {
+        this.#config ??= loadConfig(this.configUrl, this.publicKey, s);
+        config = await this.#config;
+      }
+      const at = endpoint(this.publicKey, this.tokenUrl, config, s);
+      // The card as it is now, after any wait for the config.
+      digits = this.#digits;
+      expiry = this.#expiry;
+      brand = this.#brand!;
+      ({ month, year } = parseExpiryDigits(expiry));
+      const holder = this.#holder.trim();
+      const body = JSON.stringify({
+        number: digits,
+        expiryMonth: month,
+        expiryYear: year,
+        cvv: this.#cvv,
+        name: this.hideName ? undefined : holder || undefined,
       });
-    } catch {
-      throw this.#fail({ code: 'network', message: s.network });
+      answer = await requestToken(at, body, s, brand);
+    } catch (failure) {
+      // Asked again next time: the helper may have been fixed or mounted meanwhile.
+      this.#config = undefined;
+      // Failures are plain objects with a code (transport.ts); anything else is a bug, thrown as it is.
+      if (!(failure as Failure).code) throw failure;
+      throw this.#fail(failure as Failure);
     }
-    try {
-      answer = (await response.json()) as TokenAnswer;
-    } catch {
-      answer = undefined;
-    }
-    const card = answer?.card;
-    const id = answer?.id;
-    if (!response.ok || typeof id !== 'string' || !id.startsWith('card_tok_') || !card) {
-      const rejected = String(answer?.errors?.[0]?.field ?? '');
-      const field = (/^expiry/.test(rejected) ? 'expiry' : FIELDS.find((f) => f === rejected)) as CardField | undefined;
-      const status = response.status;
-      throw this.#fail({
-        code: 'provider',
-        message: field
-          ? fill(s[`${field}Invalid`], this.#brand?.cvvLength ?? 3)
-          : status >= 400 && status < 500 && status !== 401 && status !== 403
-            ? s.declined
-            : s.unavailable,
-        status,
-        ...(field ? { field } : {}),
-        ...(typeof answer?.errorCode === 'string' ? { providerCode: answer.errorCode } : {}),
-        ...(typeof answer?.requestId === 'string' ? { requestId: answer.requestId } : {}),
-      });
-    }
+    const { id, card } = answer;
     const result: CardToken = {
       token: id,
-      brand: this.#brand!.id,
-      last4: typeof card.last4 === 'string' ? card.last4 : digits.slice(-4),
-      bin: typeof card.bin === 'string' ? card.bin : digits.slice(0, 6),
+      brand: brand.id,
+      last4: str(card.last4) ?? digits.slice(-4),
+      bin: str(card.bin) ?? digits.slice(0, 6),
       expiryMonth: month,
       expiryYear: year,
     };

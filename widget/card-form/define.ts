@@ -1,4 +1,5 @@
 import { TesseraCardForm } from './card-form.js';
+import { warnOnce } from './warn.js';
 
 export * from './events.js';
 export { TesseraCardForm };
@@ -11,7 +12,7 @@ declare global {
 
 // Two script tags on one page must not throw: the second define warns once and returns.
 if (customElements.get('tessera-card-form')) {
-  console.warn('[tessera] TESSERA_ALREADY_DEFINED: load the <tessera-card-form> script once per page.');
+  warnOnce('TESSERA_ALREADY_DEFINED', 'load the <tessera-card-form> script once per page.');
 } else {
   customElements.define('tessera-card-form', TesseraCardForm);
 }

@@ -49,19 +49,35 @@ export interface CardToken {
 /** The kind of failure: see {@link CardErrorDetail}. */
 export type CardErrorCode = 'validation' | 'network' | 'provider' | 'config';
 
+/**
+ * What is misconfigured, with a `config` error: no public key, no token URL, a token or config URL that is not
+ * `https:` (or `http:` to loopback), a config URL that answers anything but the helper's JSON (a 404 page, the
+ * site's HTML), a token URL that answers anything but a card token or a provider error (a 404, a page).
+ */
+export type ConfigReason =
+  | 'no_public_key'
+  | 'no_token_url'
+  | 'insecure_url'
+  | 'config_unavailable'
+  | 'token_endpoint_invalid';
+
 /** Detail of {@link TesseraErrorEvent}, and the shape of {@link TesseraCardError}. */
 export interface CardErrorDetail {
   /**
    * `validation`: the card is incomplete or invalid; `network`: the token endpoint could not be reached;
    * `provider`: the provider answered with an error; `config`: the element is misconfigured
-   * (no public key or token URL, an `http://` URL that is not loopback, a config URL that failed).
+   * (see `reason`).
    */
   readonly code: CardErrorCode;
+  /** With `config`: what is misconfigured. */
+  readonly reason?: ConfigReason;
+  /** With `config`: the URL at fault (the config URL or the token URL), as set or resolved. */
+  readonly url?: string;
   /** The localized message shown to the shopper. */
   readonly message: string;
   /** The field the failure belongs to, when known. */
   readonly field?: CardField;
-  /** HTTP status of the provider's answer. */
+  /** HTTP status of the provider's answer (or, with `config`, of the URL at fault). */
   readonly status?: number;
   /** The provider's `errorCode`. */
   readonly providerCode?: string;
@@ -72,6 +88,8 @@ export interface CardErrorDetail {
 /** The error `tokenize()` rejects with. Carries no card data. */
 export class TesseraCardError extends Error implements CardErrorDetail {
   declare readonly code: CardErrorCode;
+  declare readonly reason?: ConfigReason;
+  declare readonly url?: string;
   declare readonly field?: CardField;
   declare readonly status?: number;
   declare readonly providerCode?: string;

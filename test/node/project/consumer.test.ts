@@ -1,39 +1,129 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { installPacked, removeScratch, repo, run } from './packed-package.js';
 
 // Packs the package as `npm publish` would, installs the tarball into a scratch
-// project and uses every subpath the way a user would. Needs `npm run build` first.
+// project (with Express 5, and React for `tessera/react`) and uses every subpath the way a user would, from ES
+// modules and from CommonJS; a second scratch project mounts the helper on Express 4. Needs `npm run build` first.
+const repo = resolve('.');
 let scratch: string;
+let tarball: string;
+
+/**
+ * A merchant's Express app as the README shows it, against the packed sandbox: mounts the helper at /payments,
+ * makes a card token as the widget does, charges it through the helper, and sends one bad request.
+ */
+const HELPER_APP = `import { createRequire } from 'node:module';
+import express from 'express';
+import { startSandbox } from 'tessera/sandbox';
+import { tesseraHelper } from 'tessera/server';
+
+const sb = await startSandbox({ port: 0 });
+const app = express();
+app.use('/payments', tesseraHelper({
+  publicKey: sb.credentials.publicKey,
+  secretKey: sb.credentials.secretKey,
+  legacyBaseUrl: sb.url,
+  startupKeyCheck: false,
+  resolveCharge: (_req, { orderReference }) => orderReference === 'order-1' ? { amount: 1999, currency: 'EUR' } : undefined,
+}));
+const server = app.listen(0, '127.0.0.1');
+await new Promise((resolve) => server.once('listening', resolve));
+const base = 'http://127.0.0.1:' + server.address().port + '/payments';
+const answer = async (res) => ({ status: res.status, body: await res.json() });
+const post = (url, body, headers = {}) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+try {
+  const config = await answer(await fetch(base + '/config'));
+  const token = await answer(await post(config.body.cardTokenUrl,
+    { number: '4242424242424242', expiryMonth: 12, expiryYear: new Date().getFullYear() + 2, cvv: '123' },
+    { authorization: config.body.publicKey }));
+  const charge = await answer(await post(base + '/charges',
+    { cardToken: token.body.id, orderReference: 'order-1', email: 'shopper@example.com' }));
+  const badCharge = await answer(await post(base + '/charges', { orderReference: 'order-1', email: 'shopper@example.com' }));
+  const express = createRequire(import.meta.url)('express/package.json').version;
+  console.log('RESULT ' + JSON.stringify({ express, config, charge, badCharge }));
+} finally {
+  server.close();
+  server.closeAllConnections?.();
+  await sb.close();
+}
+`;
+
+function run(cmd: string, args: string[], cwd: string): string {
+  return execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000 });
+}
 
 describe('the packed package', { timeout: 240_000 }, () => {
   before(() => {
-    scratch = installPacked('tessera-consumer-', ['@types/node@20']);
+    scratch = mkdtempSync(join(tmpdir(), 'tessera-consumer-'));
+    run('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', scratch], repo);
+    const packed = readdirSync(scratch).find((f) => f.endsWith('.tgz'));
+    assert.ok(packed, 'npm pack wrote no tarball');
+    tarball = join(scratch, packed);
+    writeFileSync(join(scratch, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+    run(
+      'npm',
+      [
+        'install',
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+        '--silent',
+        `./${packed}`,
+        '@types/node@20',
+        'express@5',
+        // tessera/react's optional peers, and what a React app has beside them.
+        'react@19',
+        'react-dom@19',
+        '@lit/react@1',
+        '@types/react@19',
+      ],
+      scratch,
+    );
   });
-  after(() => removeScratch(scratch));
+  after(() => rmSync(scratch, { recursive: true, force: true }));
 
-  it('imports the Node subpaths (server, provider, sandbox)', () => {
+  it('imports every subpath from an ES module (server, provider, sandbox, widget, react)', () => {
     writeFileSync(
       join(scratch, 'use.mjs'),
       `import * as server from 'tessera/server';
 import * as provider from 'tessera/provider';
 import * as sandbox from 'tessera/sandbox';
-console.log(JSON.stringify({ server: Object.keys(server).sort(), provider: Object.keys(provider).sort(), sandbox: Object.keys(sandbox).sort() }));`,
+import * as widget from 'tessera/widget';
+import * as react from 'tessera/react';
+import { createElement } from 'react';
+import { renderToString } from 'react-dom/server';
+const keys = (m) => Object.keys(m).sort();
+console.log(JSON.stringify({
+  server: keys(server), provider: keys(provider), sandbox: keys(sandbox), widget: keys(widget), react: keys(react),
+  html: renderToString(createElement(react.TesseraCardForm, { id: 'card', configUrl: '/payments/config' })),
+}));`,
     );
     const out = JSON.parse(run(process.execPath, ['use.mjs'], scratch));
     assert.ok(out.server.includes('loadWidgetAsset'), JSON.stringify(out.server));
     assert.ok(out.provider.includes('TesseraError'), JSON.stringify(out.provider));
     assert.ok(out.sandbox.includes('VirtualClock'), JSON.stringify(out.sandbox));
+    assert.ok(out.widget.includes('TesseraCardForm') && out.widget.includes('detectBrand'), JSON.stringify(out.widget));
+    assert.ok(
+      out.react.includes('TesseraCardForm') && out.react.includes('TesseraTokenEvent'),
+      JSON.stringify(out.react),
+    );
+    // A server render of the wrapper: the plain tag, its properties set by the client after hydration.
+    assert.equal(out.html, '<tessera-card-form id="card"></tessera-card-form>');
   });
 
-  it('is required from CommonJS (require(esm), Node ^20.19, ^22.12, >=24), every Node subpath and the widget asset', () => {
+  it('is required from CommonJS (require(esm), Node ^20.19, ^22.12, >=24), every subpath and the widget asset', () => {
     writeFileSync(
       join(scratch, 'use.cjs'),
       `const server = require('tessera/server');
 const provider = require('tessera/provider');
 const sandbox = require('tessera/sandbox');
+const widget = require('tessera/widget');
+const react = require('tessera/react');
 const asset = server.loadWidgetAsset();
 console.log(JSON.stringify({
   server: Object.keys(server).sort(),
@@ -43,6 +133,8 @@ console.log(JSON.stringify({
   clock: new sandbox.VirtualClock().now() instanceof Date,
   error: new provider.TesseraError('TESSERA_X', 'x').code,
   integrity: asset.integrity,
+  widget: typeof widget.TesseraCardForm,
+  react: react.TesseraCardForm.displayName,
 }));`,
     );
     // Node 20 and 22 print an ExperimentalWarning for require(esm) on stderr; stdout is the answer.
@@ -54,6 +146,8 @@ console.log(JSON.stringify({
     assert.equal(out.clock, true);
     assert.equal(out.error, 'TESSERA_X');
     assert.match(out.integrity, /^sha384-[A-Za-z0-9+/]{64}$/);
+    assert.equal(out.widget, 'function');
+    assert.equal(out.react, 'TesseraCardForm');
   });
 
   it('finds the built widget bundle and its SRI hash from the installed package', () => {
@@ -67,6 +161,52 @@ console.log(JSON.stringify({
       scratch,
     );
     assert.match(out, /^sha384-[A-Za-z0-9+/]{64} \d+\n$/);
+  });
+
+  it('mounts the helper on Express 5 and on Express 4, and both answer /config and a real charge', () => {
+    // The helper imports `express` itself (a peer dependency), so Express 4 needs its own project.
+    const scratch4 = mkdtempSync(join(tmpdir(), 'tessera-consumer-express4-'));
+    try {
+      writeFileSync(
+        join(scratch4, 'package.json'),
+        JSON.stringify({ name: 'consumer4', private: true, type: 'module' }),
+      );
+      run(
+        'npm',
+        ['install', '--prefer-offline', '--no-audit', '--no-fund', '--silent', tarball, 'express@4'],
+        scratch4,
+      );
+      const answers = [scratch, scratch4].map((dir) => {
+        writeFileSync(join(dir, 'helper-app.mjs'), HELPER_APP);
+        // The helper's default logger writes to stdout too; the answer is the RESULT line.
+        const line = run(process.execPath, ['helper-app.mjs'], dir)
+          .split('\n')
+          .find((l) => l.startsWith('RESULT '));
+        assert.ok(line, `no RESULT line from the app in ${dir}`);
+        return JSON.parse(line.slice('RESULT '.length));
+      });
+      assert.deepEqual(
+        answers.map((a) => Number(a.express.split('.')[0])),
+        [5, 4],
+      );
+      for (const a of answers) {
+        assert.equal(a.config.status, 200, JSON.stringify(a));
+        assert.deepEqual(Object.keys(a.config.body).sort(), [
+          'cardTokenUrl',
+          'environment',
+          'publicKey',
+          'widgetIntegrity',
+        ]);
+        assert.equal(a.charge.status, 201, JSON.stringify(a));
+        assert.equal(a.charge.body.approved, true);
+        assert.equal(a.charge.body.last4, '4242');
+        assert.match(a.charge.body.id, /^charge_/);
+        assert.equal(a.badCharge.status, 400, JSON.stringify(a));
+        assert.match(JSON.stringify(a.badCharge.body), /cardToken/);
+      }
+    } finally {
+      rmSync(scratch4, { recursive: true, force: true });
+    }
   });
 
   it('resolves tessera/widget to an ES module for bundlers', () => {
@@ -90,6 +230,7 @@ console.log(JSON.stringify({
           target: 'ES2022',
           noEmit: true,
           lib: ['ES2023', 'DOM'],
+          jsx: 'react-jsx',
           skipLibCheck: false,
           types: ['node'],
         },
@@ -112,16 +253,49 @@ const brand: string | undefined = detectBrand('4242')?.id;
 export { integrity, err, now, key, brand };
 `,
     );
+    // tessera/react: the wrapper (props, event props, ref) and the element used directly in React JSX.
+    writeFileSync(
+      join(scratch, 'src', 'checkout.tsx'),
+      `import { useRef } from 'react';
+import { TesseraCardForm, type TesseraCardFormElement, TesseraCardError } from 'tessera/react';
+export function Checkout({ pay }: { pay: (token: string) => void }) {
+  const ref = useRef<TesseraCardFormElement>(null);
+  const retry = () => ref.current?.tokenize().catch((e: unknown) => e instanceof TesseraCardError && e.code);
+  return (
+    <form>
+      <TesseraCardForm ref={ref} configUrl="/payments/config" acceptedBrands={['visa']} hideName
+        onTesseraToken={(e) => pay(e.detail.token)} onTesseraError={(e) => e.detail.message} onChange={retry} />
+      <tessera-card-form config-url="/payments/config" hide-name ontessera-token={(e) => pay(e.detail.token)} />
+    </form>
+  );
+}
+`,
+    );
     const tsc = join(repo, 'node_modules', '.bin', 'tsc');
     run(tsc, ['-p', '.'], scratch);
     writeFileSync(
       join(scratch, 'src', 'bad.ts'),
       `import { VirtualClock } from 'tessera/sandbox';\nnew VirtualClock().advance('ten');\n`,
     );
-    assert.throws(
-      () => run(tsc, ['-p', '.'], scratch),
-      (e: { stdout?: string }) => /bad\.ts.*TS2345/s.test(e.stdout ?? ''),
+    writeFileSync(
+      join(scratch, 'src', 'bad-react.tsx'),
+      `import { TesseraCardForm } from 'tessera/react';
+export const A = () => <TesseraCardForm publicKey={42} />;
+export const B = () => <tessera-card-form public-key={42} />;
+`,
     );
+    let out = '';
+    assert.throws(() => {
+      try {
+        run(tsc, ['-p', '.'], scratch);
+      } catch (e) {
+        out = (e as { stdout?: string }).stdout ?? '';
+        throw e;
+      }
+    });
+    assert.match(out, /bad\.ts\(2,\d+\): error TS2345/);
+    assert.match(out, /bad-react\.tsx\(2,\d+\): error TS2322/);
+    assert.match(out, /bad-react\.tsx\(3,\d+\): error TS2322/);
   });
 
   it('ships no source map that points at a file it does not ship, and no reference to a missing map', () => {

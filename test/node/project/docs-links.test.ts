@@ -43,15 +43,6 @@ function anchorsOf(file: string): Set<string> {
   return ids;
 }
 
-/**
- * `tessera/react` and its page, docs/frameworks.md, come from the React work on another branch. Until the package
- * exports `./react`, a link to that page may point ahead; once it does, the page must exist like any other.
- */
-function pendingPage(target: string): boolean {
-  const exportsReact = Object.hasOwn(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).exports, './react');
-  return !exportsReact && target === join(ROOT, 'docs', 'frameworks.md');
-}
-
 describe('documentation links', () => {
   it('every cited decision (docs/DECISIONS.md or docs/decisions/<part>.md, then #anchor) exists, in any file of the repo', () => {
     const anchors = new Map<string, Set<string>>();
@@ -89,7 +80,6 @@ describe('documentation links', () => {
         // On the npm page a relative link resolves against the repository: it must name a file that is in it.
         const outside = inside.startsWith('..') || NOT_OURS.has(inside.split(sep)[0]!);
         if (outside || !existsSync(dest)) {
-          if (!outside && pendingPage(dest)) continue;
           broken.push(`${relative(ROOT, file)}: ${target}`);
           continue;
         }

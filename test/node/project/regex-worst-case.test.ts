@@ -12,6 +12,7 @@ import { resolveBaseUrl, trimTrailingSlashes } from '../../../server/provider/ur
 import { maskText, maskValue } from '../../../server/sandbox/core/mask.js';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { hostName } from '../../../server/sandbox/oauth/host.js';
+import { toAsciiDigits } from '../../../shared/card/format.js';
 import { isLoopbackHost } from '../../../shared/url.js';
 
 const N = 100_000;
@@ -29,6 +30,11 @@ const direct: [string, () => unknown][] = [
     () => resolveBaseUrl('f', 'baseUrl', `http://127.0.0.1:4010/${'/'.repeat(N)}a`),
   ],
   ['urls: trimTrailingSlashes', () => assert.equal(trimTrailingSlashes(`a${'/'.repeat(N)}`), 'a')],
+  [
+    'shared card: toAsciiDigits /\\p{Nd}/gu, each digit the last of 50 adjacent ones (the longest walk back)',
+    () => assert.equal(toAsciiDigits('𝟿'.repeat(N / 2)), '9'.repeat(N / 2)),
+  ],
+  ['shared card: toAsciiDigits over text with no digit', () => toAsciiDigits('a'.repeat(N))],
   ['shared url: isLoopbackHost /^127\\.\\d{1,3}…$/', () => isLoopbackHost(`127.${'1'.repeat(N)}`)],
   ['shared url: isLoopbackHost bracket strip', () => isLoopbackHost('['.repeat(N))],
   ['shared url: isLoopbackHost trailing garbage', () => isLoopbackHost(`127.0.0.${'1'.repeat(N)}x`)],

@@ -5,6 +5,7 @@ import {
   brandById,
   caretAfterDigits,
   digitsOf,
+  digitValue,
   formatExpiryEdit,
   formatNumberEdit,
   groupNumber,
@@ -42,6 +43,43 @@ describe('digits', () => {
     assert.equal(toAsciiDigits('۰۱۲۳۴۵۶۷۸۹'), '0123456789');
     assert.equal(toAsciiDigits('０１２３４５６７８９'), '0123456789');
   });
+  it('converts Devanagari and the digits of every other script', () => {
+    assert.equal(toAsciiDigits('४२४२ ४२४२ ४२४२ ४२४२'), '4242 4242 4242 4242');
+    assert.equal(toAsciiDigits('০১২৩৪৫৬৭৮৯'), '0123456789'); // Bengali
+    assert.equal(toAsciiDigits('๐๑๒๓๔๕๖๗๘๙'), '0123456789'); // Thai
+    assert.equal(toAsciiDigits('𝟎𝟗𝟘𝟡𝟢𝟫𝟬𝟵𝟶𝟿'), '0909090909'); // the five adjacent mathematical sets
+    assert.equal(toAsciiDigits('𑁦𑁯'), '09'); // Brahmi, outside the BMP
+    assert.equal(digitsOf('card ४२४२-४२४२'), '42424242');
+  });
+
+  it('gives every \\p{Nd} code point in Unicode its value: each run is whole sets of ten, 0 to 9 in order', () => {
+    const nd = /\p{Nd}/u;
+    const runs: [number, number][] = [];
+    for (let cp = 0; cp <= 0x10ffff; cp++) {
+      if (!nd.test(String.fromCodePoint(cp))) continue;
+      const last = runs.at(-1);
+      if (last && last[1] === cp - 1) last[1] = cp;
+      else runs.push([cp, cp]);
+    }
+    // Unicode 15 has about 70 decimal digit sets; ASCII is the first.
+    assert.ok(runs.length > 60, `${runs.length} runs`);
+    assert.deepEqual(runs[0], [0x30, 0x39]);
+    let sets = 0;
+    for (const [start, end] of runs) {
+      const size = end - start + 1;
+      assert.equal(size % 10, 0, `run U+${start.toString(16)}..U+${end.toString(16)} is ${size} long`);
+      for (let cp = start; cp <= end; cp++) {
+        const value = (cp - start) % 10;
+        assert.equal(digitValue(cp), value, `U+${cp.toString(16)}`);
+        assert.equal(toAsciiDigits(String.fromCodePoint(cp)), String(value), `U+${cp.toString(16)}`);
+      }
+      sets += size / 10;
+    }
+    // Nothing outside \p{Nd} is converted (letters, other numbers such as ² or ½, symbols).
+    assert.equal(toAsciiDigits('a²½Ⅻ⑤'), 'a²½Ⅻ⑤');
+    assert.ok(sets >= runs.length);
+  });
+
   it('drops everything that is not a digit', () => {
     assert.equal(digitsOf(' 4242-42a42 '), '42424242');
   });

@@ -6,8 +6,10 @@ import { cycles, importsOf, packagesOf, ROOT, sourceFiles } from './imports.js';
 
 // The parts and what each may import (DESIGN.md "Parts and where they live"): `shared/` runs in the browser
 // and in Node and imports nothing of ours; `widget/` and `server/` both import it and never each other.
+// `react/` (the `tessera/react` wrapper) sits on top of the widget: it may import `widget/` and `shared/`.
 const SHARED = sourceFiles('shared');
 const WIDGET = sourceFiles('widget');
+const REACT = sourceFiles('react');
 const SERVER = sourceFiles('server');
 const DEMO = sourceFiles('demo');
 
@@ -19,6 +21,7 @@ describe('layering', () => {
     assert.ok(SHARED.includes('shared/url.ts'));
     assert.ok(WIDGET.includes('widget/card-form/card-form.ts'));
     assert.ok(SERVER.includes('server/helper/helper.ts'));
+    assert.ok(REACT.includes('react/index.ts'));
   });
 
   it('shared/ imports nothing outside shared/ and no package at all', () => {
@@ -36,6 +39,21 @@ describe('layering', () => {
       for (const pkg of packagesOf(file)) {
         assert.ok(pkg === 'lit' || pkg.startsWith('lit/') || pkg.startsWith('@lit/'), `${file} imports ${pkg}`);
       }
+    }
+  });
+
+  it('react/ imports widget/ and shared/ only, nothing from server/ or demo/, and no package but React and @lit/react', () => {
+    for (const file of REACT) {
+      for (const { to } of importsOf(file)) {
+        assert.ok(inside(to, 'react') || inside(to, 'widget') || inside(to, 'shared'), `${file} imports ${to}`);
+      }
+      for (const pkg of packagesOf(file)) assert.ok(['react', '@lit/react'].includes(pkg), `${file} imports ${pkg}`);
+    }
+  });
+
+  it('no other part imports react/ (React never enters the widget or its script-tag bundle)', () => {
+    for (const file of [...SHARED, ...WIDGET, ...SERVER, ...DEMO]) {
+      for (const { to } of importsOf(file)) assert.ok(!inside(to, 'react'), `${file} imports ${to}`);
     }
   });
 
@@ -66,7 +84,11 @@ describe('layering', () => {
   it('sideEffects names only the modules that define the element', () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { sideEffects: string[] };
     for (const path of pkg.sideEffects) {
-      assert.match(path, /^\.\/(dist\/)?widget\/(index|card-form\/define|tessera-card-form)\.(js|ts)$/, path);
+      assert.match(
+        path,
+        /^\.\/(dist\/)?(widget\/(index|card-form\/define|tessera-card-form)|react\/index)\.(js|ts)$/,
+        path,
+      );
     }
     assert.ok(!pkg.sideEffects.some((p) => p.includes('shared') || p.includes('server') || p.includes('*')));
   });
@@ -74,7 +96,7 @@ describe('layering', () => {
 
 describe('import cycles', () => {
   it('no file imports itself through others, counting type-only imports', () => {
-    assert.deepEqual(cycles([...SHARED, ...WIDGET, ...SERVER, ...DEMO], true), []);
+    assert.deepEqual(cycles([...SHARED, ...WIDGET, ...REACT, ...SERVER, ...DEMO], true), []);
   });
 
   it('the check finds a cycle when there is one', () => {
