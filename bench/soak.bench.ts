@@ -300,7 +300,7 @@ export async function run(): Promise<string> {
       )
       .join('\n');
     const flat = half.length >= 2 && rssSlope <= SLOPE_TARGET_MB_PER_MIN;
-    return `## Soak: ${MINUTES} minutes at ${RATE} charges/s with faults
+    return `## Soak: ${MINUTES} minute${MINUTES === 1 ? '' : 's'} at ${RATE} charges/s with faults
 
 \`bench/soak.bench.ts\` (\`npm run bench -- soak --minutes=1\` for a short run): ${total.toLocaleString('en')} shoppers arrive at a
 steady ${RATE}/s; each makes a card token with the public key (as the widget does) and posts it to one helper
