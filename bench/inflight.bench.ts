@@ -6,6 +6,7 @@ import {
   control,
   HELPER,
   helperStats,
+  listenOverflows,
   mb,
   percentile,
   REFERENCE,
@@ -32,6 +33,12 @@ const PACED_DELAY_MS = 4000;
 const PACED_OVER_MS = 3500;
 const ADDED_P99_TARGET_MS = 10;
 const RSS_TARGET = 250 * 2 ** 20;
+/**
+ * Idle keep-alive connections are kept this long by every server here (Node's default is 5 s): longer than a burst
+ * and the token-making before the next, so a warm pool stays warm, as it does in production behind a load balancer
+ * (whose idle timeout, 60 s on the common ones, the server's must exceed).
+ */
+const KEEP_ALIVE_MS = '65000';
 
 interface Burst {
   readonly p50: number;
@@ -40,6 +47,8 @@ interface Burst {
   readonly errors: number;
   /** Wall time from the first request sent to the last answer. */
   readonly wallMs: number;
+  /** Listen-queue overflows on the machine during the burst (see listenOverflows). */
+  readonly overflows: number;
 }
 
 interface Target {
@@ -56,10 +65,11 @@ export async function run(): Promise<string> {
   try {
     const sandbox = await child(SANDBOX, {
       SANDBOX_LIMITS: JSON.stringify({ maxCardTokens: 100_000, maxCharges: 100_000 }),
+      KEEP_ALIVE_MS,
     });
     children.push(sandbox);
     const { url: sbUrl, publicKey, secretKey } = sandbox.info as Record<string, string>;
-    const env = { PK: publicKey!, SK: secretKey!, SANDBOX: sbUrl! };
+    const env = { PK: publicKey!, SK: secretKey!, SANDBOX: sbUrl!, KEEP_ALIVE_MS };
     const helper = await child(HELPER, { ...env, COUNT_OPEN: '1' }, ['--expose-gc']);
     const reference = await child(REFERENCE, env, ['--expose-gc']);
     children.push(helper, reference);
@@ -97,10 +107,10 @@ export async function run(): Promise<string> {
       }
     }
 
-    /** `IN_FLIGHT` charges through `target`, sent `spreadMs` apart in total (0: all at once). */
-    async function burst(target: Target, delayMs: number, spreadMs = 0): Promise<Burst> {
-      const tokens = await cardTokens(sbUrl!, publicKey!, IN_FLIGHT);
-      await delayCharges(IN_FLIGHT, delayMs);
+    /** A charge of each token through `target`, sent `spreadMs` apart in total (0: all at once). */
+    async function burst(target: Target, tokens: string[], delayMs: number, spreadMs = 0): Promise<Burst> {
+      await delayCharges(tokens.length, delayMs);
+      const overflowsBefore = listenOverflows();
       const times: number[] = [];
       let errors = 0;
       let firstError: string | undefined;
@@ -139,6 +149,7 @@ export async function run(): Promise<string> {
       }
       await Promise.all(pending);
       const wallMs = performance.now() - started;
+      const overflows = listenOverflows() - overflowsBefore;
       const left = (await control(sbUrl!, '/_sandbox/faults', null, 'GET')) as { data: unknown[] };
       if (left.data.length > 0)
         throw new Error(`${target.name}: delay faults left unused: ${JSON.stringify(left.data)}`);
@@ -150,6 +161,7 @@ export async function run(): Promise<string> {
         max: sorted[sorted.length - 1]!,
         errors,
         wallMs,
+        overflows,
       };
     }
 
@@ -157,19 +169,23 @@ export async function run(): Promise<string> {
     const atOnce = new Map<Target, Burst>();
     const paced = new Map<Target, Burst>();
     let helperOpen = { atOnce: 0, paced: 0 };
+    const tokens = () => cardTokens(sbUrl!, publicKey!, IN_FLIGHT);
     for (const target of targets) {
-      await burst(target, DELAY_MS); // warm-up: JIT and open keep-alive pools at full width
+      // Tokens first, so that no pause comes between the warm-up (JIT, keep-alive pools opened at full width) and
+      // the measured bursts.
+      const [warm, first, second] = [await tokens(), await tokens(), await tokens()];
+      await burst(target, warm, DELAY_MS);
       if (target === throughHelper) await helperStats(helper); // resets the helper's count of open requests
-      atOnce.set(target, await burst(target, DELAY_MS));
+      atOnce.set(target, await burst(target, first, DELAY_MS));
       if (target === throughHelper) helperOpen = { ...helperOpen, atOnce: (await helperStats(helper)).maxOpen };
-      paced.set(target, await burst(target, PACED_DELAY_MS, PACED_OVER_MS));
+      paced.set(target, await burst(target, second, PACED_DELAY_MS, PACED_OVER_MS));
       if (target === throughHelper) helperOpen = { ...helperOpen, paced: (await helperStats(helper)).maxOpen };
     }
     const stats = await helperStats(helper);
     const refStats = await helperStats(reference);
 
     const row = (t: Target, b: Burst, base: Burst) =>
-      `| ${t.name} | ${b.p50.toFixed(1)} | ${b.p99.toFixed(1)} | ${b.max.toFixed(1)} | ${(b.p99 - base.p99).toFixed(1)} | ${b.wallMs.toFixed(0)} | ${b.errors} |`;
+      `| ${t.name} | ${b.p50.toFixed(1)} | ${b.p99.toFixed(1)} | ${b.max.toFixed(1)} | ${(b.p99 - base.p99).toFixed(1)} | ${b.wallMs.toFixed(0)} | ${b.errors} | ${b.overflows} |`;
     const table = (bursts: Map<Target, Burst>) =>
       targets.map((t) => row(t, bursts.get(t)!, bursts.get(direct)!)).join('\n');
     const h = atOnce.get(throughHelper)!;
@@ -179,13 +195,15 @@ export async function run(): Promise<string> {
     const addedPaced = hp.p99 - paced.get(direct)!.p99;
     const errors = [...atOnce.values(), ...paced.values()].reduce((n, b) => n + b.errors, 0);
     const header =
-      '| 2,000 charges | p50 ms | p99 ms | max ms | p99 over direct, ms | first sent to last answer, ms | errors |\n|---|---|---|---|---|---|---|';
+      '| 2,000 charges | p50 ms | p99 ms | max ms | p99 over direct, ms | first sent to last answer, ms | errors | listen-queue overflows |\n|---|---|---|---|---|---|---|---|';
     return `## Helper: ${IN_FLIGHT.toLocaleString('en')} charges in flight
 
 \`bench/inflight.bench.ts\`: the sandbox delays each charge (fault \`delayMs\`), and ${IN_FLIGHT.toLocaleString('en')} charges, each with a
 fresh card token made beforehand, go straight to the sandbox (the baseline), through the reference Express proxy
 and through one helper instance (MemoryStore, rate limits off), each after a warm-up burst of the same size so
-that every keep-alive pool is open at full width. undici's Agent, which the helper's provider client uses, has no
+that every keep-alive pool is open at full width (every server keeps idle connections ${Number(KEEP_ALIVE_MS) / 1000} s). The last column counts
+the machine's listen-queue overflows during the burst (Linux): each is a connection that waited a second or more for
+a SYN retransmit, which is what a burst of new connections against Node's default backlog of 511 costs. undici's Agent, which the helper's provider client uses, has no
 cap on connections per origin by default, and the helper sets none: the helper held
 ${helperOpen.atOnce.toLocaleString('en')} requests open at once in the first burst and ${helperOpen.paced.toLocaleString('en')} in the second.
 

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
+import { cpuSeconds } from './support.js';
 
 /**
  * Legacy API throughput and latency of the sandbox on loopback, with autocannon: card-token creation, then charges
@@ -137,17 +137,6 @@ async function stop(server: Started): Promise<void> {
   const exited = once(server.child, 'exit');
   server.child.kill('SIGTERM');
   await exited;
-}
-
-/** CPU seconds (user + system) process `pid` has used, from /proc (Linux): NaN where there is none. */
-function cpuSeconds(pid: number): number {
-  try {
-    // Fields after the command name's closing parenthesis; utime and stime are the 14th and 15th of the line.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return Number.NaN;
-  }
 }
 
 const routerPackageVersion = (createRequire(import.meta.url)('router/package.json') as { version: string }).version;

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
 
@@ -76,12 +77,14 @@ export async function stop(c: Child | undefined): Promise<void> {
 
 /**
  * The sandbox in a process of its own. `SANDBOX_LIMITS` (JSON) raises its store caps for long runs: the soak keeps
- * every charge it made, to check them at the end.
+ * every charge it made, to check them at the end. `KEEP_ALIVE_MS` (here and in the servers below) sets how long an
+ * idle keep-alive connection is kept (Node's default: 5 s).
  */
 export const SANDBOX = `
 import { startSandbox } from './dist/server/sandbox/index.js';
 const limits = process.env.SANDBOX_LIMITS ? JSON.parse(process.env.SANDBOX_LIMITS) : undefined;
-const sb = await startSandbox({ port: 0, ...(limits ? { limits } : {}) });
+const keepAliveTimeout = Number(process.env.KEEP_ALIVE_MS) || undefined;
+const sb = await startSandbox({ port: 0, ...(limits ? { limits } : {}), ...(keepAliveTimeout ? { timeouts: { keepAliveTimeout } } : {}) });
 console.log(JSON.stringify({ url: sb.url, publicKey: sb.credentials.publicKey, secretKey: sb.credentials.secretKey }));
 `;
 
@@ -128,6 +131,7 @@ app.get('/bench/stats', (_req, res) => {
   maxOpen = open;
 });
 const server = app.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ url: 'http://127.0.0.1:' + server.address().port + '/payments', stats: 'http://127.0.0.1:' + server.address().port + '/bench/stats' })));
+if (Number(process.env.KEEP_ALIVE_MS)) server.keepAliveTimeout = Number(process.env.KEEP_ALIVE_MS);
 `;
 
 /**
@@ -153,6 +157,7 @@ app.get('/bench/stats', (_req, res) => {
   res.json({ rss: m.rss, heapUsed: m.heapUsed, maxRss: process.resourceUsage().maxRSS * 1024, maxOpen: 0 });
 });
 const server = app.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ url: 'http://127.0.0.1:' + server.address().port + '/payments', stats: 'http://127.0.0.1:' + server.address().port + '/bench/stats' })));
+if (Number(process.env.KEEP_ALIVE_MS)) server.keepAliveTimeout = Number(process.env.KEEP_ALIVE_MS);
 `;
 
 export const CARD = JSON.stringify({
@@ -217,6 +222,33 @@ export function median(values: readonly number[]): number {
 /** The p-th percentile (nearest rank) of ascending `sorted`. */
 export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+/** CPU seconds (user + system) process `pid` has used, from /proc (Linux): NaN where there is none. */
+export function cpuSeconds(pid: number): number {
+  try {
+    // Fields after the command name's closing parenthesis; utime and stime are the 14th and 15th of the line.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * How many times the kernel's listen queues overflowed so far, all sockets together (Linux /proc; NaN elsewhere):
+ * a connection that meets a full queue waits for the client's SYN retransmit, one second or more.
+ */
+export function listenOverflows(): number {
+  try {
+    const lines = readFileSync('/proc/net/netstat', 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('TcpExt:'));
+    const names = lines[0]!.split(' ');
+    return Number(lines[1]!.split(' ')[names.indexOf('ListenOverflows')]);
+  } catch {
+    return Number.NaN;
+  }
 }
 
 export const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
