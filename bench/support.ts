@@ -93,7 +93,8 @@ console.log(JSON.stringify({ url: sb.url, publicKey: sb.credentials.publicKey, s
  * and the startup key check off. Environment: \`REDIS_URL\` for a RedisStore (else a MemoryStore, \`STORE_MAX\`
  * entries at most), \`COUNT_OPEN=1\` to count the requests open at once, \`ORDER_METADATA=1\` to put the order
  * reference into the charge's metadata (the soak finds each charge's order by it). \`GET /bench/stats\` (outside
- * the helper's mount) answers memory (after a full GC when run with --expose-gc) and the most requests open at once.
+ * the helper's mount) answers memory (after a full GC when run with --expose-gc) and the most requests open at once
+ * since the previous call.
  */
 export const HELPER = `
 import express from 'express';
