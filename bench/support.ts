@@ -161,6 +161,43 @@ const server = app.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ url
 if (Number(process.env.KEEP_ALIVE_MS)) server.keepAliveTimeout = Number(process.env.KEEP_ALIVE_MS);
 `;
 
+/**
+ * The second reference: the bare proxy plus the stack any careful helper carries and ours must (DESIGN.md): helmet's
+ * headers, a JSON body parser, a zod check of the body, a request id, a hash of the token as the idempotency key, one
+ * store write of the answer and one pino line per request. It measures what the required features cost on their
+ * own, so the helper's own overhead can be told from theirs.
+ */
+export const STACK_REFERENCE = `
+import { createHash, randomUUID } from 'node:crypto';
+import express from 'express';
+import helmet from 'helmet';
+import pino from 'pino';
+import { request } from 'undici';
+import { z } from 'zod';
+const log = pino({ level: 'info' }, pino.destination({ dest: '/dev/null', sync: false }));
+const schema = z.strictObject({ cardToken: z.string().regex(/^card_tok_[A-Za-z0-9_-]{1,100}$/), orderReference: z.string().max(100), email: z.string().email() });
+const store = new Map();
+const app = express();
+app.use(helmet());
+app.post('/payments/charges', express.json(), async (req, res) => {
+  const id = 'hreq_' + randomUUID();
+  const body = schema.parse(req.body);
+  const key = createHash('sha256').update(body.cardToken).digest('hex');
+  const answer = await request(process.env.SANDBOX + '/api2/v2/charges/token', {
+    method: 'POST',
+    headers: { authorization: process.env.SK, 'content-type': 'application/json', 'idempotency-key': key },
+    body: JSON.stringify({ cardToken: body.cardToken, value: 1999, currency: 'EUR', email: body.email, trackId: body.orderReference }),
+  });
+  const charge = await answer.body.json();
+  const out = { id: charge.id, status: charge.status, responseCode: charge.responseCode };
+  store.set(key, JSON.stringify(out));
+  res.setHeader('x-request-id', id);
+  res.status(201).json(out);
+  log.info({ event: 'tessera.request', id, status: 201, chargeId: charge.id }, 'request');
+});
+const server = app.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ url: 'http://127.0.0.1:' + server.address().port + '/payments' })));
+`;
+
 export const CARD = JSON.stringify({
   number: '4242424242424242',
   expiryMonth: 12,
