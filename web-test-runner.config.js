@@ -9,57 +9,76 @@ import { keyActions, launchers } from './scripts/wtr-launchers.js';
 const sri = (/** @type {string} */ text) => `sha384-${createHash('sha384').update(text).digest('base64')}`;
 
 /**
- * The real provider sandbox (server/sandbox) for the widget's tokenizing tests, started once per run.
- * Tests read `/__sandbox.json` ({ url, publicKey, tokenUrl }) or `/__sandbox-config.json` and drive it through server commands:
- * `sandbox-fault` (the sandbox's own fault injection), `sandbox-advance` (its virtual clock) and
+ * The engine a request or a test session belongs to: from the browser's user agent (a page's requests) or the
+ * launcher's name (server commands). Chromium says `Chrome`, Firefox `Firefox`, WebKitGTK neither.
+ * @param {string} text
+ */
+function engineOf(text) {
+  if (/firefox/i.test(text)) return 'firefox';
+  if (/chrom/i.test(text)) return 'chromium';
+  return 'webkit';
+}
+
+/**
+ * The real provider sandbox (server/sandbox) for the widget's tokenizing tests, one per engine: the three engines
+ * run at once, and a fault, a clock step or a reset one engine's test makes must not reach another engine's
+ * requests (a shared sandbox made "a provider 5xx surfaces as a provider error" take another engine's fault).
+ * Tests read `/__sandbox.json` ({ url, publicKey, tokenUrl }) or `/__sandbox-config.json` and drive it through
+ * server commands: `sandbox-fault` (the sandbox's own fault injection), `sandbox-advance` (its virtual clock) and
  * `sandbox-reset`.
  *
  * @returns {import('@web/test-runner').TestRunnerPlugin}
  */
 function sandboxPlugin() {
-  /** @type {any} */
-  let sandbox;
+  /** @type {Map<string, Promise<any>>} */
+  const sandboxes = new Map();
+  /** @type {((options: object) => Promise<any>) | undefined} */
+  let start;
+  /** @param {string} engine */
+  const sandboxFor = (engine) => {
+    let sandbox = sandboxes.get(engine);
+    if (!sandbox) {
+      sandbox = /** @type {NonNullable<typeof start>} */ (start)({ port: 0 });
+      sandboxes.set(engine, sandbox);
+    }
+    return sandbox;
+  };
   return {
     name: 'tessera-sandbox',
     async serverStart() {
-      const { startSandbox } = await tsImport('./server/sandbox/index.ts', import.meta.url);
-      sandbox = await startSandbox({ port: 0 });
+      ({ startSandbox: start } = await tsImport('./server/sandbox/index.ts', import.meta.url));
     },
     async serverStop() {
-      await sandbox?.close();
+      await Promise.all([...sandboxes.values()].map(async (s) => (await s).close()));
     },
-    serve(context) {
+    async serve(context) {
+      if (context.path !== '/__sandbox.json' && context.path !== '/__sandbox-config.json') return undefined;
+      const sandbox = await sandboxFor(engineOf(context.get('user-agent')));
       const { publicKey } = sandbox.credentials;
       const tokenUrl = `${sandbox.url}/api2/v2/tokens/card`;
       if (context.path === '/__sandbox.json') {
         return { body: JSON.stringify({ url: sandbox.url, publicKey, tokenUrl }), type: 'json' };
       }
       // The helper's /config answer (server/helper), for the config-url test.
-      if (context.path === '/__sandbox-config.json') {
-        return { body: JSON.stringify({ publicKey, cardTokenUrl: tokenUrl, environment: 'sandbox' }), type: 'json' };
-      }
-      return undefined;
+      return { body: JSON.stringify({ publicKey, cardTokenUrl: tokenUrl, environment: 'sandbox' }), type: 'json' };
     },
-    executeCommand({ command, payload }) {
+    async executeCommand({ command, payload, session }) {
+      if (!['sandbox-fault', 'sandbox-advance', 'sandbox-reset'].includes(command)) return undefined;
+      const sandbox = await sandboxFor(engineOf(session.browser.name));
       if (command === 'sandbox-fault') {
         sandbox.context.faults.add({
           method: 'POST',
           path: '/api2/v2/tokens/card',
           count: 1,
           phase: 'before',
-          ...payload,
+          .../** @type {object} */ (payload),
         });
-        return true;
-      }
-      if (command === 'sandbox-advance') {
-        sandbox.clock.advance(payload.seconds);
-        return true;
-      }
-      if (command === 'sandbox-reset') {
+      } else if (command === 'sandbox-advance') {
+        sandbox.clock.advance(/** @type {{ seconds: number }} */ (payload).seconds);
+      } else {
         sandbox.context.reset();
-        return true;
       }
-      return undefined;
+      return true;
     },
   };
 }

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
+import { cpuSeconds } from './support.js';
 
 /**
  * Legacy API throughput and latency of the sandbox on loopback, with autocannon: card-token creation, then charges
@@ -44,6 +45,11 @@ const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 const CONNECTIONS = 10;
 const DURATION_S = 5;
 const TARGET = 0.4;
+/** The router comparison (issue #14): alternating rounds, each a card-token run of this length and its charges. */
+const ROUTER_ROUNDS = 4;
+const ROUTER_DURATION_S = 3;
+/** Makes the sandbox in that process route with the `router` npm package (bench/router-package/). */
+const ROUTER_PACKAGE = ['--import', './bench/router-package/register.mjs'];
 
 interface Figures {
   readonly name: string;
@@ -82,7 +88,8 @@ async function cannon(name: string, options: Parameters<Autocannon>[0]): Promise
 const SERVERS = {
   sandbox: `
     const { startSandbox } = await import('./dist/server/sandbox/index.js');
-    const sb = await startSandbox({ port: 0 });
+    // Caps far above what a run makes: a card token dropped before its charge run would fail that charge.
+    const sb = await startSandbox({ port: 0, limits: { maxCardTokens: 400_000, maxCharges: 400_000 } });
     console.log(JSON.stringify({ url: sb.url, publicKey: sb.credentials.publicKey, secretKey: sb.credentials.secretKey }));`,
   bare: `
     const { createServer } = await import('node:http');
@@ -111,9 +118,13 @@ interface Started {
   readonly info: { url: string; publicKey?: string; secretKey?: string };
 }
 
-async function serve(kind: keyof typeof SERVERS, env: Record<string, string> = {}): Promise<Started> {
+async function serve(
+  kind: keyof typeof SERVERS,
+  env: Record<string, string> = {},
+  nodeArgs: string[] = [],
+): Promise<Started> {
   // The built package (npm run bench builds it first): what `npx tessera sandbox` runs, not tsx's transpiled source.
-  const child = spawn(process.execPath, ['--input-type=module', '-e', SERVERS[kind]], {
+  const child = spawn(process.execPath, [...nodeArgs, '--input-type=module', '-e', SERVERS[kind]], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -127,6 +138,8 @@ async function stop(server: Started): Promise<void> {
   server.child.kill('SIGTERM');
   await exited;
 }
+
+const routerPackageVersion = (createRequire(import.meta.url)('router/package.json') as { version: string }).version;
 
 export async function run(): Promise<string> {
   const sandbox = await serve('sandbox');
@@ -240,6 +253,87 @@ export async function run(): Promise<string> {
       ],
     });
 
+    // Issue #14: the same sandbox, the same routes and handlers, routed by the `router` npm package (the router
+    // Express 5 uses) instead of core/http.ts's Router, in alternating rounds against the sandbox above.
+    const packaged = await serve('sandbox', {}, ROUTER_PACKAGE);
+    servers.push(packaged);
+    /**
+     * Card tokens for ROUTER_DURATION_S seconds, then one charge per token made: requests per second of each, and
+     * the sandbox process's CPU time per request (less disturbed than req/s by other load on a shared machine).
+     */
+    async function tokensThenCharges(server: Started): Promise<[number, number, number, number]> {
+      const made: string[] = [];
+      const pid = server.child.pid!;
+      const cpu0 = cpuSeconds(pid);
+      const t = await cannon('tokens', {
+        url: server.info.url,
+        connections: CONNECTIONS,
+        duration: ROUTER_DURATION_S,
+        requests: [
+          {
+            method: 'POST',
+            path: '/api2/v2/tokens/card',
+            headers: { authorization: server.info.publicKey!, 'content-type': 'application/json' },
+            body: cardBody,
+            onResponse: (status, body) => {
+              if (status === 200) made.push((JSON.parse(body) as { id: string }).id);
+            },
+          },
+        ],
+      });
+      const cpu1 = cpuSeconds(pid);
+      let i = 0;
+      const c = await cannon('charges', {
+        url: server.info.url,
+        connections: CONNECTIONS,
+        amount: made.length,
+        requests: [
+          {
+            method: 'POST',
+            path: '/api2/v2/charges/token',
+            headers: { authorization: server.info.secretKey!, 'content-type': 'application/json' },
+            setupRequest: (req) => ({ ...req, body: chargeFor(made[i++]!) }),
+          },
+        ],
+      });
+      const cpu2 = cpuSeconds(pid);
+      if (t.failed + c.failed > 0) throw new Error(`router comparison: ${t.failed + c.failed} failed requests`);
+      return [t.rps, c.rps, ((cpu1 - cpu0) / t.requests) * 1e6, ((cpu2 - cpu1) / c.requests) * 1e6];
+    }
+    await tokensThenCharges(packaged); // warm-up (JIT)
+    const routerRounds: { own: number[]; pkg: number[] }[] = [];
+    for (let r = 0; r < ROUTER_ROUNDS; r++) {
+      if (r % 2 === 0) {
+        const own = await tokensThenCharges(sandbox);
+        routerRounds.push({ own, pkg: await tokensThenCharges(packaged) });
+      } else {
+        const pkg = await tokensThenCharges(packaged);
+        routerRounds.push({ own: await tokensThenCharges(sandbox), pkg });
+      }
+    }
+    const mid = (values: number[]) => {
+      const sorted = [...values].sort((x, y) => x - y);
+      const m = sorted.length >> 1;
+      return sorted.length % 2 ? sorted[m]! : (sorted[m - 1]! + sorted[m]!) / 2;
+    };
+    const routerRow = (name: string, k: 0 | 1) => {
+      const at = (x: number[], i: number) => x[i]!;
+      const own = mid(routerRounds.map((x) => at(x.own, k)));
+      const pkg = mid(routerRounds.map((x) => at(x.pkg, k)));
+      const ratio = mid(routerRounds.map((x) => at(x.pkg, k) / at(x.own, k)));
+      const ownCpu = mid(routerRounds.map((x) => at(x.own, k + 2)));
+      const pkgCpu = mid(routerRounds.map((x) => at(x.pkg, k + 2)));
+      const cpuRatio = mid(routerRounds.map((x) => at(x.pkg, k + 2) / at(x.own, k + 2)));
+      return {
+        line: `| ${name} | ${own.toFixed(0)} | ${pkg.toFixed(0)} | **${(ratio * 100).toFixed(0)}%** | ${ownCpu.toFixed(0)} | ${pkgCpu.toFixed(0)} | ${cpuRatio.toFixed(2)}x |`,
+        ratio,
+        cpuRatio,
+        extraUs: pkgCpu - ownCpu,
+      };
+    };
+    const routerTokens = routerRow('`POST /api2/v2/tokens/card`', 0);
+    const routerCharges = routerRow('`POST /api2/v2/charges/token`', 1);
+
     const rows = [base, ceiling, cardTokens, charges]
       .map(
         (f) =>
@@ -262,6 +356,24 @@ Target: sandbox charge throughput at least ${TARGET * 100}% of the baseline: **$
 The sandbox runs on \`node:http\` with a router of its own (docs/DECISIONS.md#sandbox-http): Express 5 alone, answering
 the fixed JSON and doing nothing else, reaches ${((ceiling.rps / base.rps) * 100).toFixed(0)}% of the baseline here, below the target before any work.
 The sandbox is the built package (\`dist/\`), as \`npx tessera sandbox\` runs it.
+
+### Sandbox router: its own against the \`router\` package (issue #14)
+
+The same built sandbox, the same routes and handlers, routed by the \`router\` npm package (the router Express 5
+uses, ${routerPackageVersion}) instead of its own \`Router\` (server/sandbox/core/http.ts): a module hook
+(bench/router-package/) gives the sandbox's \`core/http.js\` a \`Router\` over the package, with matching set like the
+sandbox's (case-insensitive, optional trailing slash). ${ROUTER_ROUNDS} alternating rounds, each ${ROUTER_DURATION_S} s of card tokens then one
+charge per token, ${CONNECTIONS} connections; medians (the ratio is the median of the per-round ratios).
+
+| route | req/s, own router | req/s, \`router\` package | package / own | sandbox CPU µs per request, own | same, package | package / own |
+| --- | --- | --- | --- | --- | --- | --- |
+${routerTokens.line}
+${routerCharges.line}
+
+On the charge path the package gives ${(routerCharges.ratio * 100).toFixed(0)}% of the own router's throughput and costs
+${routerCharges.cpuRatio.toFixed(2)}x its CPU per request (${routerCharges.extraUs >= 0 ? '+' : ''}${routerCharges.extraUs.toFixed(0)} µs); on card tokens ${(routerTokens.ratio * 100).toFixed(0)}% and ${routerTokens.cpuRatio.toFixed(2)}x. The CPU columns read
+the sandbox process's user + system time from /proc, so they are less swayed than req/s by other load on the machine.
+What the figures mean for keeping the own router: docs/DECISIONS.md#sandbox-http.
 `;
   } finally {
     for (const server of servers) await stop(server);

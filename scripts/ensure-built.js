@@ -6,7 +6,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const OUTPUTS = ['dist/widget/tessera-card-form.js', 'dist/server/cli/main.js', 'dist/demo/cli.js'];
-const SOURCES = ['widget', 'server', 'demo', 'package.json', 'vite.config.ts', 'tsconfig.build.json'];
+const SOURCES = ['shared', 'widget', 'server', 'demo', 'package.json', 'vite.config.ts', 'tsconfig.build.json'];
 
 /** @param {string} path @returns {number} */
 function newest(path) {

@@ -335,8 +335,11 @@ describe('POST /charges against the sandbox', () => {
       assert.equal(r.json.code, 'TESSERA_CARD_DATA_REFUSED');
       assert.equal(r.json.message, 'card data must not be sent to this server');
       assert.equal(r.json.field, field);
-      // The refusal never repeats the number, as a value or as a key.
-      assert.ok(!/4242|1111 1111|5555|82246|6011/.test(r.text), r.text);
+      // The refusal never repeats the number, as a value or as a key. (The random request id is left out: a
+      // UUID holds "6011" or "4242" now and then, which made this check fail about once in a hundred runs.)
+      const { requestId, ...answer } = r.json as Record<string, unknown>;
+      assert.match(String(requestId), /^hreq_[0-9a-f-]{36}$/);
+      assert.ok(!/4242|1111 1111|5555|82246|6011/.test(JSON.stringify(answer)), r.text);
     }
     const raw = await call(`${h.url}/charges`, {
       raw: `{"cardToken":"card_tok_abc","orderReference":"o","email":"a@b.co","n":4242424242424242428}`,
