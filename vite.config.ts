@@ -22,7 +22,7 @@ function subresourceIntegrity(): Plugin {
 }
 
 /**
- * Lit's production modules less what this bundle can never use (docs/DECISIONS.md#widget-bundle-size): the hooks for
+ * Lit's production modules less what this bundle can never use (docs/decisions/widget.md#widget-bundle-size): the hooks for
  * `@lit/polyfill-support` (browsers without shadow DOM, which the widget does not support), the version lists that
  * only Lit's development build reads (to warn about two copies on a page), and the text of two errors this code
  * cannot raise (a `CSSResult` constructed by hand, the `html` tag called without a template literal), which still
@@ -74,7 +74,7 @@ function thirdPartyLicenses(): Plugin {
 }
 
 /**
- * Locales for the script-tag bundle (docs/DECISIONS.md#widget-locales): writes
+ * Locales for the script-tag bundle (docs/decisions/widget.md#widget-locales): writes
  * `locales/<code>.json` and `locales/manifest.json` (code → sha384) beside the bundle,
  * compiles the manifest's hash into the bundle, and swaps the chunk-per-locale loader
  * (./widget/i18n/load.ts, right for bundlers) for the fetch-with-integrity one.
@@ -199,10 +199,10 @@ export default defineConfig({
     // final (served as is to browsers), so it gets the full minifier.
     rolldownOptions: {
       // Lit's modules each carry a short BSD-3-Clause notice; the full license texts go beside the bundle instead
-      // (thirdPartyLicenses below), as webpack's extractComments does (docs/DECISIONS.md#widget-bundle-size).
+      // (thirdPartyLicenses below), as webpack's extractComments does (docs/decisions/widget.md#widget-bundle-size).
       output: { minify: true, comments: { annotation: false, jsdoc: false, legal: false } },
       // `lit` re-exports LitElement, whose module only registers itself (version list, hydration
-      // hooks); the element extends ReactiveElement, so that module can go (DECISIONS.md#widget-reactive-element).
+      // hooks); the element extends ReactiveElement, so that module can go (docs/decisions/widget.md#widget-reactive-element).
       treeshake: { moduleSideEffects: (id: string) => !/[/\\]lit-element[/\\]/.test(id) },
     },
     lib: {

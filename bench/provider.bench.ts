@@ -6,7 +6,7 @@ import { startSandbox } from '../server/sandbox/index.js';
  * Per-call overhead of the provider clients: sequential GETs of the same sandbox object through the client and
  * through a bare undici `fetch` (same keep-alive pool settings, same headers, JSON parsed, request id read), in
  * interleaved rounds so drift hits both alike. Target: client / raw under 1.2. A bare undici `request` (what the
- * client sends through since docs/DECISIONS.md#transport) is timed too: the floor the client can reach.
+ * client sends through since docs/decisions/provider.md#transport) is timed too: the floor the client can reach.
  */
 
 // Many short interleaved rounds and the median of their ratios: a burst of load from another process
@@ -142,7 +142,7 @@ Sequential GETs against the in-process sandbox on loopback: the typed client (ti
 auth, typed result with request id / version / ETag) against a bare undici \`fetch\` of the same URL with the same
 headers that parses the JSON and reads the same headers. ${ROUNDS} interleaved rounds of ${PER_ROUND} calls each
 after a warm-up; the figures are medians over the rounds. Target: client / raw fetch under 1.2x. The client sends
-through undici \`request\` (docs/DECISIONS.md#transport), so it can beat a raw \`fetch\`; the last column is its
+through undici \`request\` (docs/decisions/provider.md#transport), so it can beat a raw \`fetch\`; the last column is its
 overhead over a bare \`request\` doing the same, the floor.
 
 | call | calls each | raw fetch | raw request | client | client / fetch | target | client / request |

@@ -10,7 +10,7 @@ import { cpuSeconds } from './support.js';
  * `node:http` server that reads the body and answers a fixed JSON charge of the same size, in the same run. Each
  * server runs in its own process, autocannon in this one, so the load generator does not eat the server's CPU.
  * A third server, Express 5 with one route answering the same JSON, shows why the sandbox left Express
- * (docs/DECISIONS.md#sandbox-http).
+ * (docs/decisions/sandbox.md#sandbox-http).
  * Target: sandbox charge throughput at least 40% of the baseline.
  */
 
@@ -353,7 +353,7 @@ one builds a fresh request body per request, so the client does the same work ag
 ${rows}
 
 Target: sandbox charge throughput at least ${TARGET * 100}% of the baseline: **${(ratio * 100).toFixed(0)}%**, ${ratio >= TARGET ? 'met' : 'missed'}.
-The sandbox runs on \`node:http\` with a router of its own (docs/DECISIONS.md#sandbox-http): Express 5 alone, answering
+The sandbox runs on \`node:http\` with a router of its own (docs/decisions/sandbox.md#sandbox-http): Express 5 alone, answering
 the fixed JSON and doing nothing else, reaches ${((ceiling.rps / base.rps) * 100).toFixed(0)}% of the baseline here, below the target before any work.
 The sandbox is the built package (\`dist/\`), as \`npx tessera sandbox\` runs it.
 
@@ -373,7 +373,7 @@ ${routerCharges.line}
 On the charge path the package gives ${(routerCharges.ratio * 100).toFixed(0)}% of the own router's throughput and costs
 ${routerCharges.cpuRatio.toFixed(2)}x its CPU per request (${routerCharges.extraUs >= 0 ? '+' : ''}${routerCharges.extraUs.toFixed(0)} µs); on card tokens ${(routerTokens.ratio * 100).toFixed(0)}% and ${routerTokens.cpuRatio.toFixed(2)}x. The CPU columns read
 the sandbox process's user + system time from /proc, so they are less swayed than req/s by other load on the machine.
-What the figures mean for keeping the own router: docs/DECISIONS.md#sandbox-http.
+What the figures mean for keeping the own router: docs/decisions/sandbox.md#sandbox-http.
 `;
   } finally {
     for (const server of servers) await stop(server);

@@ -18,7 +18,7 @@ const CHARGE_PATH = '/api2/v2/charges/token';
 
 /**
  * Fault switches, as `POST /_sandbox/faults` rules. A charge fault lasts three requests because the helper's
- * client retries a failed charge twice with the same idempotency key (docs/DECISIONS.md#client-retries): one
+ * client retries a failed charge twice with the same idempotency key (docs/decisions/provider.md#client-retries): one
  * failure alone would be absorbed by the retry.
  */
 export const FAULT_PRESETS = {

@@ -48,7 +48,7 @@ export interface HostIssuer {
 }
 
 /**
- * The merchant back end's side of the dashboard auth (docs/DECISIONS.md#helper-host-jwt): an ES256 key pair
+ * The merchant back end's side of the dashboard auth (docs/decisions/helper.md#helper-host-jwt): an ES256 key pair
  * generated at start; tokens carry the claims the helper checks against each path. Time comes from `now` (the
  * sandbox clock), the same clock the helper verifies with.
  */

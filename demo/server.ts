@@ -34,7 +34,7 @@ export interface DemoOptions {
   readonly host?: string;
   /** Where the helper and the demo server log (default: pino at `LOG_LEVEL`, else `info`, on stdout). */
   readonly logger?: HelperLogger;
-  /** Connection timeouts in ms for the demo and its embedded sandbox (docs/DECISIONS.md#server-timeouts). */
+  /** Connection timeouts in ms for the demo and its embedded sandbox (docs/decisions/sandbox.md#server-timeouts). */
   readonly timeouts?: ServerTimeouts;
   /**
    * `redis://…` (or `rediss://…`): the helper keeps its state in this Redis (`RedisStore`), as several instances
@@ -97,7 +97,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
   });
   const creds = sandbox.credentials;
   // Every line the demo writes goes through the helper's redaction, its own request lines included: a card number
-  // typed into a URL (`GET /api/4242424242424242`) must not reach the log (docs/DECISIONS.md#helper-logging).
+  // typed into a URL (`GET /api/4242424242424242`) must not reach the log (docs/decisions/helper.md#helper-logging).
   const log: HelperLogger = redactingLogger(
     options.logger ?? pino({ name: 'tessera-demo', level: process.env.LOG_LEVEL ?? 'info' }),
     [creds.secretKey, creds.clientSecret],

@@ -8,7 +8,7 @@
  *
  * Safe to import on the server (Node, no DOM): the element is defined only where there is a `document`, so a
  * server render writes a plain `<tessera-card-form>` tag that the browser upgrades. Needs `react` 19 and
- * `@lit/react` installed beside `tessera` (docs/DECISIONS.md#react-wrapper).
+ * `@lit/react` installed beside `tessera` (docs/decisions/widget.md#react-wrapper).
  *
  * @example
  * import { TesseraCardForm } from 'tessera/react';

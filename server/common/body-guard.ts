@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /**
- * Request-body safety shared by the Express helper and the sandbox (docs/DECISIONS.md#server-common): a bounded
+ * Request-body safety shared by the Express helper and the sandbox (docs/decisions/tooling.md#server-common): a bounded
  * read and a walk for prototype-polluting keys and absurd nesting. Each caller
  * turns the outcome into an error of its own API's shape.
  */
@@ -49,7 +49,7 @@ const EMPTY = Buffer.alloc(0);
  * A larger body (declared by `Content-Length` or found while streaming) fails with `too_large` at once. With `res`
  * (every server of ours passes it), the rest of that body is not read: the stream is paused, the answer carries
  * `Connection: close` and Node closes the socket once the answer is flushed, so a client cannot make the server
- * read megabytes after the 413 (docs/DECISIONS.md#server-timeouts). Without `res` the rest is drained. A stream
+ * read megabytes after the 413 (docs/decisions/sandbox.md#server-timeouts). Without `res` the rest is drained. A stream
  * error fails with `unreadable`. Callback-based, not a promise: it runs on every POST of the sandbox's and the
  * helper's hot paths.
  */

@@ -2,7 +2,7 @@
  * The WHATWG "valid e-mail address" (the rule of `<input type=email>`):
  * `1*( atext / "." ) "@" label *( "." label )`, a label being 1–63 letters, digits or hyphens that neither
  * starts nor ends with a hyphen. So `a@b.c` and `a@localhost` are valid, `a@b..c` and `a@-b.c` are not.
- * docs/DECISIONS.md#helper-email. Linear: the local part cannot hold `@`, labels are split by `.` which they cannot hold, and the only
+ * docs/decisions/helper.md#helper-email. Linear: the local part cannot hold `@`, labels are split by `.` which they cannot hold, and the only
  * overlap (a label's middle and its last character) is bounded by 61.
  */
 export const EMAIL =

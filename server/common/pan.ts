@@ -6,7 +6,7 @@ import { luhnValid } from '../../shared/card/luhn.js';
  * Finding card numbers (PANs) in text a server did not expect them in: the helper refuses bodies, queries and
  * paths that hold one and redacts its log lines; the provider clients and the sandbox mask what they keep. One
  * rule for all of them, by digit content, written as a single forward scan (no regular expression), so its cost
- * is linear in the text whatever an attacker sends. See docs/DECISIONS.md#helper-pan-guard.
+ * is linear in the text whatever an attacker sends. See docs/decisions/helper.md#helper-pan-guard.
  *
  * A card number is 13–19 digits that start like a known brand (`shared/card/brands.ts`), have one of that brand's
  * lengths and pass the Luhn check, written either

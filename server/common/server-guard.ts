@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 
 /**
  * Connection limits for the servers Tessera starts (the sandbox and the demo), and JSON bodies for the answers
- * Node gives on its own before any route sees a request (docs/DECISIONS.md#server-timeouts).
+ * Node gives on its own before any route sees a request (docs/decisions/sandbox.md#server-timeouts).
  */
 
 /** Node's connection timeouts, in milliseconds. */

@@ -20,7 +20,7 @@ function forwarding(fn: unknown): unknown {
 /**
  * Makes `router` pass the rejection of an async route handler to the error handler on Express 4 as well: Express 5
  * does it itself, Express 4 leaves the request hanging (express is a peer dependency, `^4.21 || ^5`;
- * docs/DECISIONS.md#express-versions). Call it before registering routes.
+ * docs/decisions/tooling.md#express-versions). Call it before registering routes.
  */
 export function forwardRejections<R extends Router>(router: R): R {
   const target = router as unknown as Record<string, (...args: unknown[]) => unknown>;

@@ -41,7 +41,7 @@ function readError(e: BodyReadError): HelperHttpError {
  * malformed JSON, invalid UTF-8, a non-object, `__proto__`-style keys, deep
  * nesting, and anything that looks like a card number anywhere in the body (400
  * `card data must not be sent to this server`). The body is never logged.
- * An empty body is `{}`. See docs/DECISIONS.md#helper-body.
+ * An empty body is `{}`. See docs/decisions/helper.md#helper-body.
  */
 export function jsonBody(limit: number): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {

@@ -16,7 +16,7 @@ export interface ResolvedLimits {
   readonly hostRequestsPerUser: Limit | undefined;
 }
 
-/** Defaults of `rateLimits` (docs/DECISIONS.md#helper-rate-limits). */
+/** Defaults of `rateLimits` (docs/decisions/helper.md#helper-rate-limits). */
 export const DEFAULT_LIMITS: ResolvedLimits = Object.freeze({
   requestsPerIp: { max: 100, windowMs: 10 * 60_000 },
   chargesPerIp: { max: 20, windowMs: 10 * 60_000 },

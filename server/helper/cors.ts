@@ -6,7 +6,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
  * and preflights for GET/POST/PATCH with `Authorization` and `Content-Type`.
  * No credentials mode: the dashboard routes use a bearer token, not cookies.
  * A preflight from any other origin gets 204 without CORS headers, so the
- * browser blocks the call. See docs/DECISIONS.md#helper-cors.
+ * browser blocks the call. See docs/decisions/helper.md#helper-cors.
  */
 export function cors(origins: readonly string[]): RequestHandler {
   const allowed = new Set(origins);

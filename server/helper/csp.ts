@@ -13,7 +13,7 @@ export interface CspOptions {
   /**
    * Add `'strict-dynamic'` to `script-src`, letting nonce-bearing scripts load
    * further scripts (needed by tag managers and loaders). Off by default: on a
-   * payment page every script should carry the nonce. See docs/DECISIONS.md#helper-csp.
+   * payment page every script should carry the nonce. See docs/decisions/helper.md#helper-csp.
    */
   readonly strictDynamic?: boolean;
   /** Extra origins for `connect-src` (analytics, the merchant's API on another host). */

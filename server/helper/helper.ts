@@ -145,7 +145,7 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
   };
 
   const pages = pageBuilder(o.mountPath, ctx.widget, log);
-  // Async route handlers reject into the error handler on Express 4 too (docs/DECISIONS.md#express-versions).
+  // Async route handlers reject into the error handler on Express 4 too (docs/decisions/tooling.md#express-versions).
   const router = forwardRejections(express.Router()) as TesseraHelper;
   // helmet's headers on every response, errors included (taken once: see securityHeaders).
   const headers = securityHeaders();

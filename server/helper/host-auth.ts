@@ -27,7 +27,7 @@ export type HostKey = string | Record<string, unknown> | KeyObject;
 /**
  * How the helper checks the short-lived JWT the merchant's own back end issues
  * for a signed-in user of its dashboard (sent as `Authorization: Bearer …`).
- * See docs/DECISIONS.md#helper-host-jwt for the claims.
+ * See docs/decisions/helper.md#helper-host-jwt for the claims.
  */
 export interface HostAuthOptions {
   /** Expected `iss` (one or several). */
@@ -46,13 +46,13 @@ export interface HostAuthOptions {
   readonly maxAgeSeconds?: number;
   /**
    * Longest lifetime a token may have, 60–86 400 seconds (default 3600): `exp − iat` and `exp − now` may not
-   * exceed it, and `iat` is required (docs/DECISIONS.md#helper-host-jwt).
+   * exceed it, and `iat` is required (docs/decisions/helper.md#helper-host-jwt).
    */
   readonly maxLifetimeSeconds?: number;
   /**
    * Refuse ES256/ES384/ES512 signatures whose `s` is above half the curve order (the "high-s" twin every ECDSA
    * signature has). Off by default: OpenSSL, Node and jose sign high-s about half the time, so only turn it on
-   * when your issuer normalises to low-s (docs/DECISIONS.md#helper-host-jwt-low-s).
+   * when your issuer normalises to low-s (docs/decisions/helper.md#helper-host-jwt-low-s).
    */
   readonly requireLowS?: boolean;
   /** How long one JWKS fetch may take before the request answers 503 (default 5000 ms, 100–30000). */
@@ -122,7 +122,7 @@ export function importHostKey(key: HostKey): KeyObject {
 const stringList = (v: unknown): v is string[] =>
   Array.isArray(v) && v.length <= 1000 && v.every((s) => typeof s === 'string');
 
-/** Default of `maxLifetimeSeconds`: an hour (docs/DECISIONS.md#helper-host-jwt). */
+/** Default of `maxLifetimeSeconds`: an hour (docs/decisions/helper.md#helper-host-jwt). */
 export const DEFAULT_HOST_TOKEN_LIFETIME_SECONDS = 3600;
 
 /** Orders of the curves of ES256/ES384/ES512 (SEC 2 §2.4.2, §2.5.1, §2.6.1) and the byte length of each half. */
@@ -177,7 +177,7 @@ function reasonOf(err: unknown): string {
 }
 
 /**
- * What jose leaves to the caller (docs/DECISIONS.md#helper-host-jwt): a `typ` header, when present, must say JWT
+ * What jose leaves to the caller (docs/decisions/helper.md#helper-host-jwt): a `typ` header, when present, must say JWT
  * (RFC 8725 §3.11: an access token, logout token or other typed JWT of the same issuer is not a host token), and
  * `iat` may not lie in the future beyond the tolerance even without `maxAgeSeconds`, and the token may not live longer
  * than `maxLifetimeSeconds` (`exp − iat`, and `exp − now`).
@@ -246,7 +246,7 @@ export function createHostVerifier(options: HostAuthOptions, now: () => number) 
         requiredClaims: ['exp', 'iat', 'sub'],
         ...(options.maxAgeSeconds === undefined ? {} : { maxTokenAge: options.maxAgeSeconds }),
       };
-      // Checked before jose, so a refused twin costs no key lookup (docs/DECISIONS.md#helper-host-jwt-low-s).
+      // Checked before jose, so a refused twin costs no key lookup (docs/decisions/helper.md#helper-host-jwt-low-s).
       if (options.requireLowS && isHighS(match[1]!)) {
         throw new errors.JWSSignatureVerificationFailed('high-s ECDSA signature');
       }

@@ -38,7 +38,7 @@ export function probeLogger(log: HelperLogger): HelperLogger {
 }
 
 /**
- * Probes of the configured key sets (docs/DECISIONS.md#helper-key-check). None creates anything: a charge and a
+ * Probes of the configured key sets (docs/decisions/helper.md#helper-key-check). None creates anything: a charge and a
  * card token request with an empty body are authenticated first, then refused for the missing fields (400); an
  * OAuth access token request only issues a short-lived token.
  */

@@ -25,7 +25,7 @@ const redactedCard = () => '[redacted-card]';
  * @example
  * const log = redactingLogger(pino(), [process.env.TESSERA_SECRET_KEY!]);
  * app.use((req, _res, next) => (log.info({ path: req.path }, 'request'), next()));
- * See docs/DECISIONS.md#helper-logging.
+ * See docs/decisions/helper.md#helper-logging.
  */
 export function redactingLogger(logger: HelperLogger, secrets: readonly string[]): HelperLogger {
   const known = secrets.filter((s) => s.length >= 8);

@@ -162,12 +162,12 @@ export interface TesseraHelperSettings {
    * shopper's answer is sent: record the order as paid here, never from what the browser says. Called exactly
    * once per charge across retries, double submits and instances (with a shared `store`). When it throws (or
    * rejects), the shopper gets 503 `TESSERA_ON_CHARGE_FAILED` (never "paid"), the error is logged, and the next
-   * retry of the same card token (or of the 3-D Secure return) calls it again. docs/DECISIONS.md#helper-on-charge
+   * retry of the same card token (or of the 3-D Secure return) calls it again. docs/decisions/helper.md#helper-on-charge
    */
   readonly onCharge?: (charge: ChargeEvent, context: OnChargeContext) => void | Promise<void>;
   /** Send the issuer's `responseCode` of a declined charge to the browser (default false: one generic decline). */
   readonly exposeDeclineCodes?: boolean;
-  /** Limits; each may be `false` to switch it off. Defaults in docs/DECISIONS.md#helper-rate-limits. */
+  /** Limits; each may be `false` to switch it off. Defaults in docs/decisions/helper.md#helper-rate-limits. */
   readonly rateLimits?: {
     /** Every `POST /charges` of one IP, valid or not, counted before its body is read. */
     readonly requestsPerIp?: Limit | false;
@@ -197,7 +197,7 @@ export interface TesseraHelperSettings {
   readonly now?: () => number;
   /**
    * Check the keys with the provider once at startup and log a warning for each set it refuses (default true;
-   * docs/DECISIONS.md#helper-key-check). The result is `helper.keyCheck`.
+   * docs/decisions/helper.md#helper-key-check). The result is `helper.keyCheck`.
    */
   readonly startupKeyCheck?: boolean;
   /**

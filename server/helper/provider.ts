@@ -29,7 +29,7 @@ export function createProvider(o: ValidatedOptions, log: HelperLogger): HelperPr
   const base = trimTrailingSlashes(o.legacyBaseUrl ?? DEFAULT_SANDBOX_URL);
   const http = {
     logger: log,
-    // A shopper waits on these calls: 10 s per attempt instead of the clients' 30 s (docs/DECISIONS.md#helper-upstream).
+    // A shopper waits on these calls: 10 s per attempt instead of the clients' 30 s (docs/decisions/helper.md#helper-upstream).
     timeoutMs: o.providerTimeoutMs ?? 10_000,
     ...(o.providerMaxRetries === undefined ? {} : { maxRetries: o.providerMaxRetries }),
   };
@@ -54,7 +54,7 @@ export function createProvider(o: ValidatedOptions, log: HelperLogger): HelperPr
       if (accounts) accountRoutes(ctx, accounts, router);
     },
     checkKeys: async () => {
-      // Clients of their own, one attempt each, logging only at debug, closed after (docs/DECISIONS.md#helper-key-check).
+      // Clients of their own, one attempt each, logging only at debug, closed after (docs/decisions/helper.md#helper-key-check).
       const quiet = { logger: probeLogger(log), timeoutMs: http.timeoutMs, maxRetries: 0 };
       const paths = live ? ('live' as const) : ('sandbox' as const);
       const secret = o.secretKey

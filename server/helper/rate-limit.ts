@@ -57,7 +57,7 @@ export function tooMany(
 /**
  * Counts one request against `limit` under `key` and throws 429 (with
  * `Retry-After`, naming the limit) once the window's count passes `max`. Fixed windows in the
- * store; see docs/DECISIONS.md#helper-rate-limits.
+ * store; see docs/decisions/helper.md#helper-rate-limits.
  */
 export async function consume(
   store: TesseraStore,
@@ -86,7 +86,7 @@ const RESERVATION_WAIT_MS = 3_000;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * The card-testing defence (docs/DECISIONS.md#helper-rate-limits): reserves one decline in each counter before the
+ * The card-testing defence (docs/decisions/helper.md#helper-rate-limits): reserves one decline in each counter before the
  * provider is called, so concurrent charges cannot all pass a check made before any of them is recorded. A counter
  * is two store counters: `key` (declines known) and `key:inflight` (charges under way, each of which may be a
  * decline). A reservation is a hit of `:inflight`; it holds when known + in flight ≤ `max`. When known declines
@@ -147,7 +147,7 @@ export async function recordDeclines(store: TesseraStore, counters: readonly Dec
 /**
  * The rate-limit key of a client address (`req.ip`, which follows Express's `trust proxy`): an IPv4 address as it
  * is (also when IPv4-mapped), an IPv6 address by its /64 network, since one subscriber or server usually holds a
- * whole /64 and could otherwise use a fresh address for each request (docs/DECISIONS.md#helper-rate-limits).
+ * whole /64 and could otherwise use a fresh address for each request (docs/decisions/helper.md#helper-rate-limits).
  */
 export function ipKey(ip: string | undefined): string {
   if (!ip) return 'unknown';

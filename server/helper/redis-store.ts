@@ -8,7 +8,7 @@ import type { TesseraStore } from './store.js';
 /**
  * The store could not be used (Redis unreachable, too slow, or failing). The helper answers it as 503
  * `TESSERA_STORE_UNAVAILABLE` with `outcomeKnown: true`: every charge claims its card token in the store before it
- * calls the provider, so a request that met this error did not charge (docs/DECISIONS.md#helper-store-redis).
+ * calls the provider, so a request that met this error did not charge (docs/decisions/helper.md#helper-store-redis).
  */
 export class StoreUnavailableError extends HelperHttpError {
   constructor(message: string, cause?: unknown) {
@@ -77,7 +77,7 @@ function ttl(ms: number): number {
  * Each method is one atomic Redis command or Lua script; times are Redis's own (`PEXPIRE`/`PTTL`), so instances need
  * no synchronised clocks. Every call is bounded by `timeoutMs` and fails closed with {@link StoreUnavailableError};
  * the client reconnects by itself, so the store works again as soon as Redis is back
- * (docs/DECISIONS.md#helper-store-redis).
+ * (docs/decisions/helper.md#helper-store-redis).
  */
 export class RedisStore implements TesseraStore {
   readonly client: Redis;

@@ -9,7 +9,7 @@ import { checkOptions, functionOption, integerOption, methodsOption } from '../c
  * behind a load balancer need a shared store (Redis, a database): implement
  * this interface over it. Values are opaque strings (the helper writes JSON);
  * counters are fixed windows that start at their first hit.
- * See docs/DECISIONS.md#helper-store.
+ * See docs/decisions/helper.md#helper-store.
  */
 export interface TesseraStore {
   /** The value saved under `key`, or undefined when absent or expired. */

@@ -12,7 +12,7 @@ import { HelperHttpError } from './errors.js';
 
 /**
  * Maps a provider failure the route could not answer itself to 502/503/504,
- * always saying whether the outcome is known (docs/DECISIONS.md#helper-upstream):
+ * always saying whether the outcome is known (docs/decisions/helper.md#helper-upstream):
  * - 504 `TESSERA_PROVIDER_TIMEOUT`: no complete answer in time;
  * - 503 `TESSERA_PROVIDER_UNAVAILABLE`: the provider said 503/429, could not be
  *   reached, or another request with the same idempotency key is in flight;

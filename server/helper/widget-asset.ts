@@ -36,7 +36,7 @@ const LOCALE_FILE = /^([a-z]{2,3}(-[A-Za-z0-9]{2,8})*|manifest)\.json$/;
 /**
  * One file of the widget's `locales/` folder (`de.json`, `manifest.json`), or undefined when the name is not a
  * locale file name or the file does not exist. The widget fetches them beside its bundle and checks each against
- * the hash manifest pinned in the bundle (docs/DECISIONS.md#widget-locales).
+ * the hash manifest pinned in the bundle (docs/decisions/widget.md#widget-locales).
  */
 export function loadWidgetLocale(name: string): Buffer | undefined {
   if (!LOCALE_FILE.test(name)) return undefined;

@@ -36,7 +36,7 @@ export function widgetLoader(): () => WidgetAsset {
  * when `v` is the current version (what `widgetScriptTag` writes); without it
  * or with a stale one, `no-cache` with an ETag, so a new release is never hidden
  * behind an old immutable copy whose SRI hash no longer matches the page
- * (docs/DECISIONS.md#helper-widget-caching).
+ * (docs/decisions/helper.md#helper-widget-caching).
  * `GET /locales/<code>.json`: the widget's locale files, `no-cache` with an ETag.
  */
 export function widgetRoutes(ctx: HelperContext, router: Router = Router()): Router {

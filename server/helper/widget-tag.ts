@@ -34,7 +34,7 @@ export interface WidgetScriptTagOptions {
  * The `<script>` tag that loads the widget bundle with Subresource Integrity,
  * `crossorigin="anonymous"` (needed for SRI) and the page's CSP nonce. A `src`
  * without a query gets `?v=<version>` so the helper can let browsers cache it
- * as immutable (docs/DECISIONS.md#helper-widget-caching). Attribute values are
+ * as immutable (docs/decisions/helper.md#helper-widget-caching). Attribute values are
  * HTML-escaped.
  *
  * @example

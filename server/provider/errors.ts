@@ -7,7 +7,7 @@ import type { ProviderErrorCode } from './error-codes.js';
  *
  * Errors from the provider extend {@link ProviderError} and carry `status`, `requestId` (`Svc-Request-Id`),
  * `headers`, `body` and `outcomeKnown`: whether the operation is known NOT to have taken effect
- * (docs/DECISIONS.md#outcome-known). An Express helper maps them to 502/503/504 with that flag.
+ * (docs/decisions/provider.md#outcome-known). An Express helper maps them to 502/503/504 with that flag.
  */
 export class TesseraError<C extends string = string> extends Error {
   /** Stable machine-readable code, e.g. `TESSERA_CARD_TOKEN_USED` (each part's codes: `ProviderErrorCode`, `HelperErrorCode`). */
@@ -42,7 +42,7 @@ export interface ProviderErrorDetails {
   readonly body?: unknown;
   /** `ETag` of the response, when present. */
   readonly etag?: string;
-  /** True when the request is known not to have taken effect (or was a read). See docs/DECISIONS.md#outcome-known. */
+  /** True when the request is known not to have taken effect (or was a read). See docs/decisions/provider.md#outcome-known. */
   readonly outcomeKnown: boolean;
   /** `METHOD /path` of the request, with tokens masked. */
   readonly operation?: string;

@@ -1,5 +1,5 @@
 /**
- * Logging of the provider clients (docs/DECISIONS.md#client-logging). A pino-compatible `logger` option
+ * Logging of the provider clients (docs/decisions/provider.md#client-logging). A pino-compatible `logger` option
  * receives one object per event (`provider.request`, `provider.response`, `provider.retry`,
  * `provider.error`, `provider.token`); everything passes through {@link createRedactor} first, so card
  * numbers, CVVs, keys, client secrets, access tokens and card/payment tokens never reach a log line.

@@ -25,7 +25,7 @@ export interface SandboxAppOptions {
   readonly credentials?: Partial<SandboxCredentials>;
   readonly fixtures?: Record<string, unknown>;
   readonly clock?: VirtualClock;
-  /** Caps on stored tokens, customers and charges (docs/DECISIONS.md#sandbox-memory). */
+  /** Caps on stored tokens, customers and charges (docs/decisions/sandbox.md#sandbox-memory). */
   readonly limits?: StoreLimits;
 }
 

@@ -29,7 +29,7 @@ export interface SandboxOptions {
    * 5 000); a request slower than these is answered 408 and its connection closed.
    */
   readonly timeouts?: ServerTimeouts;
-  /** Caps on stored tokens, customers and charges (docs/DECISIONS.md#sandbox-memory). */
+  /** Caps on stored tokens, customers and charges (docs/decisions/sandbox.md#sandbox-memory). */
   readonly limits?: StoreLimits;
 }
 
@@ -144,7 +144,7 @@ export async function startSandbox(given: SandboxOptions = {}): Promise<RunningS
     ? createHttpsServer({ ...serverOptions(options.timeouts), cert: options.tls.cert, key: options.tls.key }, app)
     : createHttpServer(serverOptions(options.timeouts), app);
   // Slow or endless requests must not hold a connection forever, and Node's own refusals (400/408/431/417)
-  // carry the sandbox's error body (docs/DECISIONS.md#server-timeouts).
+  // carry the sandbox's error body (docs/decisions/sandbox.md#server-timeouts).
   guardServer(server, (_status, errorCode, message) => ({ errorCode, message, errors: [] }), options.timeouts);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -242,7 +242,7 @@ export class TesseraCardForm extends ReactiveElement {
   }
 
   // LitElement's rendering in two lines (after reflecting attributes, so `:disabled` is current);
-  // see docs/DECISIONS.md#widget-reactive-element.
+  // see docs/decisions/widget.md#widget-reactive-element.
   protected override update(changed: PropertyValues<this>): void {
     super.update(changed);
     render(this.#render(), this.renderRoot, { host: this });
@@ -263,7 +263,7 @@ export class TesseraCardForm extends ReactiveElement {
 
   // The number's maxlength is generous: the browser cuts a paste at maxlength before the widget sees it, which
   // would lose digits of "Card number: 4242 …"; the formatter keeps the brand's length itself
-  // (docs/DECISIONS.md#widget-input-edge-cases).
+  // (docs/decisions/widget.md#widget-input-edge-cases).
   #field(f: CardField, label: string, autocomplete: string, max: number, icon: unknown = nothing, placeholder = '') {
     const error = this.#shown[f];
     const text = f === 'name';
@@ -300,7 +300,7 @@ export class TesseraCardForm extends ReactiveElement {
 
   // While an IME composes (full-width digits on a Japanese keyboard) the value is left alone: rewriting it
   // mid-composition garbled the digits. The composition's end formats the result as one edit
-  // (docs/DECISIONS.md#widget-input-edge-cases).
+  // (docs/decisions/widget.md#widget-input-edge-cases).
   #handleInput = (e: Event) => {
     if ((e as InputEvent).isComposing) return;
     const input = e.target as HTMLInputElement;

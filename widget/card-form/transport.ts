@@ -26,7 +26,7 @@ interface Answer {
 
 /**
  * A failure: the `tessera-error` detail (its undefined entries are dropped), and for a misconfiguration in sandbox
- * mode the console hint, warned once as `TESSERA_<REASON>: <hint>` (docs/DECISIONS.md#widget-config-errors).
+ * mode the console hint, warned once as `TESSERA_<REASON>: <hint>` (docs/decisions/widget.md#widget-config-errors).
  */
 export type Failure = Pick<CardErrorDetail, 'code' | 'message'> & {
   [K in Exclude<keyof CardErrorDetail, 'code' | 'message'>]?: CardErrorDetail[K] | undefined;
@@ -107,7 +107,7 @@ export interface TokenAnswer {
 
 /**
  * Posts the card to the token endpoint; resolves with the token's id and card facts. A provider's refusal is
- * mapped to a field where it names one (docs/DECISIONS.md#widget-errors); an answer that cannot come from the
+ * mapped to a field where it names one (docs/decisions/widget.md#widget-errors); an answer that cannot come from the
  * token endpoint (a 404 or 405, a page that is not JSON, a 2xx without a token) is `token_endpoint_invalid`.
  */
 export async function requestToken(

@@ -4,7 +4,7 @@
  * so they are JSON files beside the bundle (`locales/<code>.json`) listed in
  * `locales/manifest.json` with their sha384 hashes, and the manifest's own hash
  * is compiled into the bundle. Both are fetched with `fetch(url, { integrity })`,
- * so a changed file is refused by the browser. See docs/DECISIONS.md#widget-locales.
+ * so a changed file is refused by the browser. See docs/decisions/widget.md#widget-locales.
  */
 import { matchLocale } from './match.js';
 import { en, type Strings } from './strings.js';

@@ -4,7 +4,7 @@
  * it into a chunk and a page downloads only the locale it shows.
  *
  * The script-tag bundle replaces this module with ./load-fetch.ts at build time
- * (see vite.config.ts and docs/DECISIONS.md#widget-locales).
+ * (see vite.config.ts and docs/decisions/widget.md#widget-locales).
  */
 import { matchLocale } from './match.js';
 import { en, type Strings } from './strings.js';

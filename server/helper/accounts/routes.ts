@@ -75,7 +75,7 @@ function accountsError(err: unknown, field: string): HelperHttpError {
 }
 
 /**
- * The dashboard routes, behind a host JWT (docs/DECISIONS.md#helper-host-jwt):
+ * The dashboard routes, behind a host JWT (docs/decisions/helper.md#helper-host-jwt):
  * `POST /account-updater` for a stored card the token's `instruments` claim
  * names, and the payout instruments of a sub-entity its `entities` claim names.
  */

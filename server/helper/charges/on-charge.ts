@@ -23,7 +23,7 @@ function failed(event: ChargeEvent, message: string, cause?: unknown): HelperHtt
 
 /**
  * Calls the merchant's `onCharge` for a final charge exactly once across retries, double submits and instances
- * sharing the store (docs/DECISIONS.md#helper-on-charge): `delivered` is recorded only after the hook resolved,
+ * sharing the store (docs/decisions/helper.md#helper-on-charge): `delivered` is recorded only after the hook resolved,
  * and a claim around the call keeps two instances from calling it at once. The shopper's answer waits for it;
  * when the hook throws, the claim is given back and 503 `TESSERA_ON_CHARGE_FAILED` is thrown, so the answer
  * never says "paid" and the next retry calls the hook again.

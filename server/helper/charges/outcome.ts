@@ -2,7 +2,7 @@ import type { Charge } from '../../provider/legacy/client.js';
 import type { ChargeEvent } from '../options.js';
 
 /**
- * Who made a charge, so that its stored answer is replayed only to them (docs/DECISIONS.md#helper-charges):
+ * Who made a charge, so that its stored answer is replayed only to them (docs/decisions/helper.md#helper-charges):
  * the SHA-256 of the session id when there was a session, else the client's IP key (IPv4, or IPv6 /64).
  */
 export interface ResultOwner {
@@ -86,7 +86,7 @@ export function outcomeOf(charge: Charge, orderReference: string, owner?: Result
 /**
  * The body the browser gets: a decline is one generic `Declined` without the issuer's response code (which
  * tells a card tester which cards are live), unless the merchant set `exposeDeclineCodes`
- * (docs/DECISIONS.md#helper-charges). The code stays in the log line and in `onCharge`.
+ * (docs/decisions/helper.md#helper-charges). The code stays in the log line and in `onCharge`.
  */
 export function answerBody(outcome: ChargeOutcome, exposeDeclineCodes: boolean): Record<string, unknown> {
   if (outcome.status !== 402 || exposeDeclineCodes) return { ...outcome.body };

@@ -18,7 +18,7 @@ const onSite = (url: URL) => `/${url.pathname.replace(/^\/+/, '')}${url.search}$
  * Where the shopper may be sent after 3-D Secure: a path on the helper's own
  * origin (`/order/done`), or an absolute URL on that origin or on one of
  * `redirectOrigins`. Anything else would make the helper an open redirect
- * (docs/DECISIONS.md#helper-3ds). Targets on the own origin are answered as
+ * (docs/decisions/helper.md#helper-3ds). Targets on the own origin are answered as
  * paths, URLs on `redirectOrigins` as they are.
  */
 export function checkReturnTarget(

@@ -58,7 +58,7 @@ async function saved(write: Promise<unknown>): Promise<void> {
   }
 }
 
-/** chargeMode 2 with the helper's return endpoint as both URLs (docs/DECISIONS.md#helper-3ds). */
+/** chargeMode 2 with the helper's return endpoint as both URLs (docs/decisions/helper.md#helper-3ds). */
 const threeDsUrls = (returnUrl: string) => ({ chargeMode: 2 as const, successUrl: returnUrl, failUrl: returnUrl });
 
 /** The provider's refusals that concern what the shopper sent, answered as 4xx instead of an upstream fault. */
@@ -103,7 +103,7 @@ function shopperError(err: ValidationError): HelperHttpError | undefined {
 /**
  * Warns once when Express's `trust proxy` makes `req.ip` (the key of the per-IP limits) unreliable: `true` lets
  * any client choose its IP with `X-Forwarded-For`; off while requests carry `X-Forwarded-For` means a proxy in
- * front whose clients all share its address. See docs/helper.md "Rate limits and trust proxy" and docs/DECISIONS.md#helper-rate-limits.
+ * front whose clients all share its address. See docs/helper.md "Rate limits and trust proxy" and docs/decisions/helper.md#helper-rate-limits.
  */
 function trustProxyCheck(ctx: HelperContext): (req: Request) => void {
   let warnedTrue = false;
@@ -132,7 +132,7 @@ function trustProxyCheck(ctx: HelperContext): (req: Request) => void {
 
 /**
  * `POST /charges` and `GET /charges/3ds-return`: one card token → at most one
- * charge (docs/DECISIONS.md#helper-charges).
+ * charge (docs/decisions/helper.md#helper-charges).
  */
 export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: Router = Router()): Router {
   // In-process fast path: a double submit to this process shares one promise; the store's claim covers the rest.
@@ -239,7 +239,7 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
     const session = ctx.sessionOf(req);
     const owner = ownerOf(req);
     // Reserved before anything else, so concurrent charges cannot overshoot; kept only for a decline, or when
-    // the provider may have charged (outcome unknown). docs/DECISIONS.md#helper-rate-limits
+    // the provider may have charged (outcome unknown). docs/decisions/helper.md#helper-rate-limits
     const reserved = await reserveDeclines(store, declineCounters(ip, session), ctx.now);
     let keep = false;
     try {
@@ -333,7 +333,7 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
    * The token's outcome: the stored one (refreshed while 3-D Secure is pending), or a new charge by whoever
    * claims the token in the store; the others poll the store for its answer, at most {@link CLAIM_WAIT_MS}.
    * A claim whose owner died expires after `claimTtlMs`; the next request then calls the provider with the same
-   * idempotency key, which replays the first answer (docs/DECISIONS.md#helper-charges).
+   * idempotency key, which replays the first answer (docs/decisions/helper.md#helper-charges).
    */
   async function tokenOutcome(req: Request, body: ChargeBody, key: string, digest: Buffer): Promise<ChargeOutcome> {
     const claimKey = `${key}:claim`;
@@ -385,7 +385,7 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
 
   router.post('/charges', requestBudget, jsonBody(ctx.bodyLimit), async (req: Request, res: Response) => {
     const body = parseBody(chargeBodySchema, req.body);
-    // Only valid requests spend the charge budget (docs/DECISIONS.md#helper-rate-limits).
+    // Only valid requests spend the charge budget (docs/decisions/helper.md#helper-rate-limits).
     const now = ctx.now();
     const session = ctx.sessionOf(req);
     if (limits.chargesPerIp) {
@@ -437,7 +437,7 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
 }
 
 /**
- * Whether a caller may read a token's stored answer (docs/DECISIONS.md#helper-charges): a charge made with a
+ * Whether a caller may read a token's stored answer (docs/decisions/helper.md#helper-charges): a charge made with a
  * session is answered again only to that session; one made without, only to the same IP key (IPv4, IPv6 /64).
  */
 function mayRead(owner: ResultOwner | undefined, caller: ResultOwner): boolean {

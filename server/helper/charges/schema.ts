@@ -14,7 +14,7 @@ export const chargeBodySchema = z
       .string({ error: 'must be a card token (card_tok_…)' })
       .regex(/^card_tok_[A-Za-z0-9]{1,64}$/, { error: 'must be a card token (card_tok_…)' }),
     orderReference: text(100, 1),
-    // The browser's `type=email` rule, so what the page accepted is accepted here (docs/DECISIONS.md#helper-email).
+    // The browser's `type=email` rule, so what the page accepted is accepted here (docs/decisions/helper.md#helper-email).
     email: z
       .string({ error: 'must be an email address' })
       .max(254, { error: 'must be at most 254 characters' })
@@ -57,7 +57,7 @@ export const chargeDetailsSchema = z
   })
   .superRefine((d, ctx) => {
     // The spec: autoCapTime is "required if autoCapture enabled"; with autoCapture off it would mean nothing
-    // (docs/DECISIONS.md#helper-capture).
+    // (docs/decisions/helper.md#helper-capture).
     if (d.autoCapture === true && d.autoCapTime === undefined) {
       ctx.addIssue({ code: 'custom', path: ['autoCapTime'], message: 'is required when autoCapture is true' });
     }

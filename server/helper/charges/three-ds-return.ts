@@ -22,14 +22,14 @@ function wantsJson(req: Request): boolean {
  * accepted; the outcome is read back from the provider (never taken from the
  * URL), stored as the token's answer, then the shopper is sent (303) to the
  * merchant's successUrl or failUrl with `?chargeId=…`, or, without one or when
- * JSON is asked for, answered like `POST /charges`. See docs/DECISIONS.md#helper-3ds.
+ * JSON is asked for, answered like `POST /charges`. See docs/decisions/helper.md#helper-3ds.
  */
 export function threeDsReturn(
   ctx: HelperContext,
   legacy: LegacyClient,
   deps: {
     threeDs(token: string): string;
-    /** Stores the final outcome, counting a decline once (docs/DECISIONS.md#helper-rate-limits). */
+    /** Stores the final outcome, counting a decline once (docs/decisions/helper.md#helper-rate-limits). */
     settle(charge: Charge, pending: PendingThreeDs): Promise<ChargeOutcome>;
   },
 ) {
@@ -59,12 +59,12 @@ export function threeDsReturn(
     }
     const outcome = await deps.settle(charge, pending);
     res.locals.tesseraLog = { chargeStatus: charge.status, chargeId: charge.id, responseCode: charge.responseCode };
-    // The merchant's server learns the outcome before the shopper is sent on (docs/DECISIONS.md#helper-on-charge).
+    // The merchant's server learns the outcome before the shopper is sent on (docs/decisions/helper.md#helper-on-charge).
     if (outcome.event) await deliverCharge(ctx, outcome.event, req, '3ds-return');
     const target = outcome.status === 201 ? pending.successUrl : pending.failUrl;
     res.setHeader('Cache-Control', 'no-store');
     if (target && !wantsJson(req)) {
-      // A path stays a path (docs/DECISIONS.md#helper-3ds): the browser resolves it on the site it is on.
+      // A path stays a path (docs/decisions/helper.md#helper-3ds): the browser resolves it on the site it is on.
       const url = new URL(target, 'https://helper.invalid');
       url.searchParams.set('chargeId', charge.id);
       res.redirect(303, target.startsWith('/') ? `${url.pathname}${url.search}${url.hash}` : url.href);

@@ -5,7 +5,7 @@ import { type Credential, type Exchange, type HttpContext, send } from '../http/
 import { maskObjectTokens } from '../log.js';
 import type { TokenSource } from '../oauth/token-source.js';
 
-/** Which credentials an operation accepts (account-services-api.md, each endpoint's "Auth"; docs/DECISIONS.md#client-auth). */
+/** Which credentials an operation accepts (account-services-api.md, each endpoint's "Auth"; docs/decisions/provider.md#client-auth). */
 export interface AuthRule {
   /** OAuth scope the operation needs. */
   readonly scope: string;

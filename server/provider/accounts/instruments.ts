@@ -12,7 +12,7 @@ export interface Instruments {
   retrieve(id: string, options?: CallOptions): Promise<ProviderResult<StoredInstrument>>;
 }
 
-/** docs/DECISIONS.md#stored-instruments: scope `vault:instruments`, or the secret key. */
+/** docs/decisions/sandbox.md#stored-instruments: scope `vault:instruments`, or the secret key. */
 const VAULT: AuthRule = { scope: 'vault:instruments', secretKey: true };
 
 export function instruments(core: AccountsCore): Instruments {

@@ -16,8 +16,8 @@ import type { z } from 'zod';
  * Unions are tried option by option: the first option that accepts the (coerced) value wins, except that text is
  * never turned into a number for a union that takes text itself (`value`: a number or a digit string): there the
  * union's own string rule reads it, exactly as it reads a JSON string, so `<value>1e3</value>` is refused like
- * `"value":"1e3"` (docs/DECISIONS.md#legacy-xml-coercion).
- * See docs/DECISIONS.md#xml-mapping.
+ * `"value":"1e3"` (docs/decisions/sandbox.md#legacy-xml-coercion).
+ * See docs/decisions/sandbox.md#xml-mapping.
  *
  * @example
  * const body = coerceFromXml(chargeResponseSchema, decodeXml(text));

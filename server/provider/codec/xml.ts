@@ -4,7 +4,7 @@ import { FORBIDDEN_KEYS } from '../../common/body-guard.js';
 /**
  * The XML mapping of the legacy API (spec: "XML bodies use a root element data
  * with one child element per field"), shared by the sandbox and the client.
- * See docs/DECISIONS.md#xml-mapping.
+ * See docs/decisions/sandbox.md#xml-mapping.
  *
  * - The root element is `<data>`; each field is a child element.
  * - An object is an element with one child per field.
@@ -161,7 +161,7 @@ function malformed(): never {
  * the text reaches the parser. Linear in the input by construction: every step moves forward, and the only
  * searches (`indexOf` for a comment's, CDATA section's, processing instruction's or quoted value's end) start
  * where the scan is and never look at a character twice. A regular expression did this before and backtracked
- * cubically on `<a<a<a…` (6 KB held the process for 15 s); see docs/DECISIONS.md#xml-mapping.
+ * cubically on `<a<a<a…` (6 KB held the process for 15 s); see docs/decisions/sandbox.md#xml-mapping.
  */
 function preScan(text: string): void {
   const n = text.length;

@@ -1,5 +1,5 @@
 /**
- * Retry timing (docs/DECISIONS.md#client-retries): capped exponential backoff with "equal jitter", so
+ * Retry timing (docs/decisions/provider.md#client-retries): capped exponential backoff with "equal jitter", so
  * retries spread out but never come back sooner than half the nominal delay, and a `Retry-After`
  * answer is honoured when it asks for longer.
  */

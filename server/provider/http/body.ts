@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 
 /**
  * Reads a response body as text, refusing one larger than {@link MAX_RESPONSE_BYTES} so a broken or hostile
- * endpoint cannot fill the process's memory (docs/DECISIONS.md#client-validation). A body with a
+ * endpoint cannot fill the process's memory (docs/decisions/provider.md#client-validation). A body with a
  * `Content-Length` (every provider answer seen so far) is refused up front when announced too large, else read in
  * one go (the length frames the body: undici never reads past it); a chunked body is counted as it streams.
  */

@@ -19,7 +19,7 @@ export interface WriteOptions extends CallOptions {
 const ID = /^[A-Za-z0-9_-]{1,128}$/;
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
-/** Checks an id used in a path (no `/`, no `..`: it cannot move the request elsewhere; docs/DECISIONS.md#client-validation). */
+/** Checks an id used in a path (no `/`, no `..`: it cannot move the request elsewhere; docs/decisions/provider.md#client-validation). */
 export function pathId(operation: string, name: string, value: unknown): string {
   if (typeof value !== 'string' || !ID.test(value)) {
     throw new TypeError(

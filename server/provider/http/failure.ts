@@ -3,7 +3,7 @@ import type { Exchange, HttpContext } from './exchange.js';
 import { errorForStatus, header, headersObject, type ResponseHeaders } from './response.js';
 
 // The failures of the HTTP core: a provider's error answer or a transport failure turned into the typed
-// ProviderError that says whether the outcome is known (docs/DECISIONS.md#outcome-known).
+// ProviderError that says whether the outcome is known (docs/decisions/provider.md#outcome-known).
 
 // Errors raised before a byte of the request was sent: the outcome is known (nothing happened).
 const CONNECT_CODES = new Set([
@@ -74,7 +74,7 @@ export function responseError(
       ...(etag ? { etag } : {}),
       // A 4xx means the provider refused the request; a 5xx on a write may come after the effect. A 409 on a
       // keyed write can mean "the first request with this key is still running" (IETF idempotency draft):
-      // unknown too (docs/DECISIONS.md#outcome-known).
+      // unknown too (docs/decisions/provider.md#outcome-known).
       outcomeKnown: at.read || (status < 500 && !(status === 409 && ex.idempotencyKey !== undefined && inFlight(body))),
       operation: ex.operation,
       attempts: at.attempts,

@@ -12,7 +12,7 @@ import { createAgent } from './connector.js';
 
 /**
  * Options every client shares: timeouts, retries, the idempotency header, the undici dispatcher and logging.
- * Defaults are in {@link HTTP_DEFAULTS}; see docs/DECISIONS.md#client-timeouts and #client-retries.
+ * Defaults are in {@link HTTP_DEFAULTS}; see docs/decisions/provider.md#client-timeouts and #client-retries.
  */
 export interface HttpOptions {
   /** Total time for one attempt, from sending to the last byte of the body (a stalled body counts). Default 30 000 ms. */
@@ -29,7 +29,7 @@ export interface HttpOptions {
   readonly idempotencyHeader?: string;
   /** An undici dispatcher (e.g. `new ProxyAgent(url)`) used for every request instead of the built-in one. */
   readonly dispatcher?: Dispatcher;
-  /** A pino-compatible logger; every line is redacted (docs/DECISIONS.md#client-logging). */
+  /** A pino-compatible logger; every line is redacted (docs/decisions/provider.md#client-logging). */
   readonly logger?: ProviderLogger;
   /** Also log request and response bodies (redacted) at debug level. Default false. */
   readonly logBodies?: boolean;

@@ -44,7 +44,7 @@ function str(value: unknown): string | undefined {
 }
 
 /**
- * Field errors from either API's error body (docs/DECISIONS.md#error-bodies):
+ * Field errors from either API's error body (docs/decisions/sandbox.md#error-bodies):
  * legacy `{requestId, errorCode, message, errors: [{field, code, message}]}` (in XML a single error is one
  * element, not a list), accounts `{request_id, error_type, error_codes: [...], fields?}` and OAuth
  * `{error, error_description}`.

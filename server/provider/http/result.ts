@@ -1,5 +1,5 @@
 /**
- * What every successful call returns (docs/DECISIONS.md#client-results): the decoded body as `data`, plus the
+ * What every successful call returns (docs/decisions/provider.md#client-results): the decoded body as `data`, plus the
  * response metadata the spec promises. Fields the response did not carry are `undefined`, never missing.
  *
  * @example

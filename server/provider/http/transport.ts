@@ -12,12 +12,12 @@ export type { Credential, Exchange, HttpContext } from './exchange.js';
 
 /**
  * The HTTP core every client sends through: one undici `request` per attempt (not `fetch`: a third of the CPU per
- * call; docs/DECISIONS.md#transport) under a total timeout that covers the body, typed errors, request ids, the
- * one-refresh-after-401 rule and safe retries (docs/DECISIONS.md#client-retries, #client-timeouts).
+ * call; docs/decisions/provider.md#transport) under a total timeout that covers the body, typed errors, request ids, the
+ * one-refresh-after-401 rule and safe retries (docs/decisions/provider.md#client-retries, #client-timeouts).
  */
 
 const RETRY_STATUSES = new Set([429, 502, 503, 504]);
-/** GET, PUT with If-Match, or any request carrying an idempotency key (docs/DECISIONS.md#client-retries). */
+/** GET, PUT with If-Match, or any request carrying an idempotency key (docs/decisions/provider.md#client-retries). */
 export function isRetrySafe(ex: Exchange): boolean {
   if (ex.retrySafe !== undefined) return ex.retrySafe;
   return ex.method === 'GET' || ex.idempotencyKey !== undefined || (ex.method === 'PUT' && 'If-Match' in ex.headers);
@@ -68,7 +68,7 @@ export async function send<T>(http: HttpContext, ex: Exchange): Promise<Provider
     let text: string;
     try {
       // `request` follows no redirects: the provider's APIs do not redirect, and following one could carry a key
-      // elsewhere (docs/DECISIONS.md#client-validation). A 3xx is answered as an error instead.
+      // elsewhere (docs/decisions/provider.md#client-validation). A 3xx is answered as an error instead.
       const res = await request(ex.url, {
         method: ex.method,
         headers,

@@ -52,7 +52,7 @@ export interface LegacyClientSettings extends HttpOptions {
   readonly baseUrl?: string;
   /** Path scheme: `sandbox` (`/api2/v2/…`, default) or `live` (`/v2/…`). */
   readonly paths?: 'sandbox' | 'live';
-  /** Wire format of requests and responses: `json` (default) or `xml` (docs/DECISIONS.md#xml-mapping). */
+  /** Wire format of requests and responses: `json` (default) or `xml` (docs/decisions/sandbox.md#xml-mapping). */
   readonly format?: 'json' | 'xml';
   /** Check every response against its schema and throw InvalidResponseError when it differs. Default false. */
   readonly validateResponses?: boolean;
@@ -71,7 +71,7 @@ export interface LegacyClient {
   readonly charges: {
     /**
      * `POST …/charges/token` with the secret key. Always sends an idempotency key (yours, or a new UUID;
-     * docs/DECISIONS.md#client-idempotency),
+     * docs/decisions/provider.md#client-idempotency),
      * the same one on every retry, so one call never makes two charges. A 3-D Secure charge (`chargeMode: 2`)
      * answers with a payment token whose `redirectUrl` is the challenge: see {@link isThreeDSecureRedirect}.
      */
@@ -141,7 +141,7 @@ export function createLegacyClient(options: Readonly<LegacyClientOptions>): Lega
   const format = o.format ?? 'json';
   const validate = o.validateResponses ?? false;
   const http: HttpContext = { config: httpConfig(o), redact: createRedactor([publicKey, secretKey]) };
-  // legacy-card-api.md: sandbox paths under /api2/v2, live under /v2 (docs/DECISIONS.md#legacy-paths).
+  // legacy-card-api.md: sandbox paths under /api2/v2, live under /v2 (docs/decisions/sandbox.md#legacy-paths).
   const prefix = paths === 'sandbox' ? '/api2/v2' : '/v2';
   const root = base + prefix;
   const mediaType = format === 'xml' ? 'application/xml' : 'application/json';

@@ -16,7 +16,7 @@ export interface TokenSourceOptions extends HttpOptions {
   readonly authUrl?: string;
   /**
    * Refresh a cached token this many seconds before it expires (at most half its lifetime), so no call
-   * goes out with a token about to lapse. Default 60 (docs/DECISIONS.md#token-refresh).
+   * goes out with a token about to lapse. Default 60 (docs/decisions/provider.md#token-refresh).
    */
   readonly refreshMarginSeconds?: number;
   /** Current time in milliseconds since the epoch. Default `Date.now`; tests may pass their own. */

@@ -5,8 +5,8 @@
  *
  * Request schemas accept what the spec allows on the wire (`value` also as a numeric string, integers as strings
  * for XML) and output normalised values (numbers, upper-case currency). Unknown fields are stripped, not refused
- * (docs/DECISIONS.md#legacy-unknown-fields). Text fields refuse control characters, bidirectional overrides and
- * broken UTF-16, and count their limits in Unicode code points (docs/DECISIONS.md#legacy-text).
+ * (docs/decisions/sandbox.md#legacy-unknown-fields). Text fields refuse control characters, bidirectional overrides and
+ * broken UTF-16, and count their limits in Unicode code points (docs/decisions/sandbox.md#legacy-text).
  */
 import { z } from 'zod';
 import { checkCvv, checkNumber, detectBrand, groupNumber } from '../../../shared/card/index.js';
@@ -130,7 +130,7 @@ export interface Product extends z.output<typeof productSchema> {}
 const GROUPED = /^[0-9]+(?:( )[0-9]+(?: [0-9]+)*|(-)[0-9]+(?:-[0-9]+)*)?$/;
 
 /**
- * Whether a card number is written as the provider accepts it (docs/DECISIONS.md#legacy-card-token): ASCII digits
+ * Whether a card number is written as the provider accepts it (docs/decisions/sandbox.md#legacy-card-token): ASCII digits
  * only, or grouped as the card prints them (4-4-4-4, 4-6-5 for American Express, 4-6-4 for Diners) with one space
  * or one dash between groups. Other spacing (two spaces, tabs, no-break spaces, mixed separators) is refused.
  */
@@ -227,7 +227,7 @@ export interface PaymentTokenRequest extends z.input<typeof paymentTokenRequestS
 
 /**
  * A payment token. A 3-D Secure charge answers with one too, then carrying `redirectUrl`, the challenge page
- * (docs/DECISIONS.md#legacy-3ds).
+ * (docs/decisions/sandbox.md#legacy-3ds).
  */
 export const paymentTokenResponseSchema = z.object({
   /** `pay_tok_…` */
@@ -300,7 +300,7 @@ export const chargeRequestSchema = z
       ctx.addIssue({ code: 'custom', path: ['email'], message: 'email or customerId is required' });
     }
     // "required if autoCapture enabled": enforced when autoCapture is sent as "y"; omitted, it is enabled with
-    // autoCapTime 0 (docs/DECISIONS.md#legacy-auto-capture).
+    // autoCapTime 0 (docs/decisions/sandbox.md#legacy-auto-capture).
     if (req.autoCapture === 'y' && req.autoCapTime === undefined) {
       ctx.addIssue({ code: 'custom', path: ['autoCapTime'], message: 'is required when autoCapture is "y"' });
     }
@@ -310,7 +310,7 @@ export type ParsedChargeRequest = z.output<typeof chargeRequestSchema>;
 
 /**
  * Charge statuses: the spec's four, plus `Expired` (an authorisation not captured within 168 hours) and `Pending`
- * (a 3-D Secure charge whose challenge is not finished): docs/DECISIONS.md#legacy-states.
+ * (a 3-D Secure charge whose challenge is not finished): docs/decisions/sandbox.md#legacy-states.
  */
 export const chargeStatusSchema = z.enum(['Pending', 'Authorised', 'Captured', 'Declined', 'Flagged', 'Expired']);
 export type ChargeStatus = z.output<typeof chargeStatusSchema>;
@@ -366,7 +366,7 @@ export const chargeResponseSchema = z.object({
 export type ChargeResponse = z.output<typeof chargeResponseSchema>;
 
 // ---------------------------------------------------------------------------------------------------------------
-// Errors (docs/DECISIONS.md#error-bodies)
+// Errors (docs/decisions/sandbox.md#error-bodies)
 
 export const errorBodySchema = z.object({
   requestId: z.string(),

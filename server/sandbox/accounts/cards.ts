@@ -19,7 +19,7 @@ export function networkOf(number: string): string | undefined {
   return problem ? undefined : brand?.id;
 }
 
-/** True for the three networks the account updater supports (docs/DECISIONS.md#updater-networks). */
+/** True for the three networks the account updater supports (docs/decisions/sandbox.md#updater-networks). */
 export function isUpdaterNetwork(network: string | undefined): boolean {
   return (UPDATER_NETWORKS as readonly string[]).includes(network ?? '');
 }
@@ -66,7 +66,7 @@ const encryptionKeys = new WeakMap<SandboxContext, Uint8Array>();
 /**
  * `encrypted_card_number` of an account-updater answer: a compact JWE (`dir`, A256GCM) under a key the
  * sandbox generates at start. Opaque to the caller, as the spec leaves its format open
- * (docs/DECISIONS.md#updater-networks).
+ * (docs/decisions/sandbox.md#updater-networks).
  */
 export async function encryptCardNumber(ctx: SandboxContext, number: string): Promise<string> {
   let key = encryptionKeys.get(ctx);

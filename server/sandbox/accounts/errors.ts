@@ -5,7 +5,7 @@ import { writeBody } from '../core/respond.js';
 /** `Svc-Version` on every Account Services and OAuth response: the spec's reference version (Versioning). */
 export const SVC_VERSION = '1.0.0';
 
-/** The `error_type` of each status (docs/DECISIONS.md#accounts-errors). */
+/** The `error_type` of each status (docs/decisions/sandbox.md#accounts-errors). */
 const ERROR_TYPES: Readonly<Record<number, string>> = {
   400: 'request_malformed',
   401: 'unauthorized',

@@ -95,7 +95,7 @@ const entityFixture = z
   .strict();
 
 /**
- * The `accounts` part of a fixtures file (docs/DECISIONS.md#accounts-fixtures, docs/sandbox.md "Fixtures").
+ * The `accounts` part of a fixtures file (docs/decisions/sandbox.md#accounts-fixtures, docs/sandbox.md "Fixtures").
  * Every other top-level key belongs to another area.
  */
 export const accountsFixturesSchema = z

@@ -18,7 +18,7 @@ export interface AccountsDeps {
 
 const rule = (scopes: AccountScope[], secretKey: boolean): AuthRule => ({ scopes, secretKey });
 
-/** Auth per endpoint, as the spec's Endpoints section says (and docs/DECISIONS.md#stored-instruments). */
+/** Auth per endpoint, as the spec's Endpoints section says (and docs/decisions/sandbox.md#stored-instruments). */
 export const AUTH = {
   /** Entities: OAuth scope `accounts` only. */
   entities: rule(['accounts'], false),
@@ -36,7 +36,7 @@ export function href(req: Request, path: string): { href: string } {
   return { href: host ? `${req.protocol}://${host}${path}` : path };
 }
 
-/** A path id with its prefix, or 400 `<name>_invalid` (docs/DECISIONS.md#accounts-errors). */
+/** A path id with its prefix, or 400 `<name>_invalid` (docs/decisions/sandbox.md#accounts-errors). */
 export function pathId(req: Request, param: string, prefix: string, name: string): string {
   const value = req.params[param];
   if (typeof value !== 'string' || !new RegExp(`^${prefix}[A-Za-z0-9_-]{1,64}$`).test(value)) {

@@ -38,7 +38,7 @@ export function storedView(record: StoredRecord) {
 }
 
 /**
- * Sandbox extension (docs/DECISIONS.md#stored-instruments): `POST /instruments {type: "token", token}`
+ * Sandbox extension (docs/decisions/sandbox.md#stored-instruments): `POST /instruments {type: "token", token}`
  * stores the card behind a single-use card token as a `src_` instrument (for the account updater and
  * card payout destinations); `GET /instruments/{id}` reads one back.
  */

@@ -15,7 +15,7 @@ import { invalid, parse422 } from './validate.js';
 
 const base = (entityId: string) => `/accounts/entities/${entityId}/payment-instruments`;
 
-/** A payment instrument on read: every spec field, plus `default` (docs/DECISIONS.md#instrument-default). */
+/** A payment instrument on read: every spec field, plus `default` (docs/decisions/sandbox.md#instrument-default). */
 export function paymentInstrumentView(p: PaymentInstrumentRecord, req: Request) {
   return {
     id: p.id,

@@ -8,7 +8,7 @@ import { type AccountsDeps, AUTH, entityOf, requireBody } from './http.js';
 import type { EntityRecord } from './store.js';
 import { parse422 } from './validate.js';
 
-/** Allowed onboarding moves (docs/DECISIONS.md#onboarding-states). `rejected` is final. */
+/** Allowed onboarding moves (docs/decisions/sandbox.md#onboarding-states). `rejected` is final. */
 export const TRANSITIONS: Readonly<Record<EntityStatus, readonly EntityStatus[]>> = {
   draft: ['requirements_due', 'pending'],
   requirements_due: ['pending', 'rejected'],

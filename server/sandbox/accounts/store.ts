@@ -6,7 +6,7 @@ import type {
   SchemaVersion,
 } from '../../provider/schemas/accounts/index.js';
 
-/** Legal form × profile of an onboarding request (docs/DECISIONS.md#entity-variants). */
+/** Legal form × profile of an onboarding request (docs/decisions/sandbox.md#entity-variants). */
 export type EntityForm = 'individual' | 'company';
 export type EntityLevel = 'full' | 'lite' | 'saas' | 'invitation';
 export type Region = 'GB' | 'EEA' | 'US';

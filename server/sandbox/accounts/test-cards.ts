@@ -1,5 +1,5 @@
 /**
- * The account updater's test cards (docs/DECISIONS.md#updater-test-cards): the card number decides the
+ * The account updater's test cards (docs/decisions/sandbox.md#updater-test-cards): the card number decides the
  * outcome. Any other valid card of a supported network is up to date (UPDATE_FAILED / UP_TO_DATE).
  * Served at `GET /_sandbox/account-updater/test-cards` and listed in docs/sandbox.md (docs-reference.test.ts holds the two together).
  */

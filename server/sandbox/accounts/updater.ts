@@ -15,7 +15,7 @@ interface Decision {
   card?: { number: string; expiryMonth: number; expiryYear: number };
 }
 
-/** The outcome for a card by the test-card table (docs/DECISIONS.md#updater-test-cards). */
+/** The outcome for a card by the test-card table (docs/decisions/sandbox.md#updater-test-cards). */
 function decide(number: string, month: number, year: number, closed: boolean, now: Date): Decision {
   if (closed) return { status: 'CARD_CLOSED' };
   const row = updaterTestCard(number);

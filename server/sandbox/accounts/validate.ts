@@ -33,7 +33,7 @@ export function issueCode(
 }
 
 /**
- * Parses with `schema` or throws a 422 naming each field (docs/DECISIONS.md#accounts-errors):
+ * Parses with `schema` or throws a 422 naming each field (docs/decisions/sandbox.md#accounts-errors):
  * codes like `source_options.card.number_invalid`; a schema may set its own code in `params.code`.
  */
 export function parse422<S extends z.ZodType>(

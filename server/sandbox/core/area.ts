@@ -30,7 +30,7 @@ export interface SandboxArea {
 /**
  * The default error shape (legacy API and sandbox controls):
  * `{ requestId, errorCode, message, errors: [{ field, code, message }] }`.
- * See docs/DECISIONS.md#error-bodies.
+ * See docs/decisions/sandbox.md#error-bodies.
  */
 export function renderDefaultError(err: SandboxError, _req: Request, res: Response): void {
   const errors =
@@ -68,7 +68,7 @@ export function mountArea(area: SandboxArea, ctx: { faults: FaultTable }): AreaH
 
   const unmatched = (req: Request, res: Response) => {
     // A path the area serves, asked with another method: 405 with Allow (RFC 9110 §15.5.6), not 404.
-    // OPTIONS on such a path lists the methods. See docs/DECISIONS.md#wrong-method.
+    // OPTIONS on such a path lists the methods. See docs/decisions/sandbox.md#wrong-method.
     const allow = area.router.allowedMethods(req.path);
     if (allow.length === 0) {
       fail(new SandboxError(404, 'not_found', `no route for ${req.method} ${req.path}`), req, res);

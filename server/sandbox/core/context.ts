@@ -40,7 +40,7 @@ export interface SandboxContext {
   readonly log: RequestLog;
   /** Parsed fixtures given at start (`--fixtures FILE`); each area reads its own part. */
   readonly fixtures: Readonly<Record<string, unknown>>;
-  /** Caps on what the stores keep (docs/DECISIONS.md#sandbox-memory); each unset one has its default. */
+  /** Caps on what the stores keep (docs/decisions/sandbox.md#sandbox-memory); each unset one has its default. */
   readonly storeLimits: StoreLimits;
   /** Cross-area services; read them at request time, not in a factory (areas start in any order). */
   readonly services: SandboxServices;
@@ -70,7 +70,7 @@ export function newId(prefix: string): string {
   return out;
 }
 
-/** Caps on what the sandbox keeps (docs/DECISIONS.md#sandbox-memory); beyond a cap the oldest record is dropped. */
+/** Caps on what the sandbox keeps (docs/decisions/sandbox.md#sandbox-memory); beyond a cap the oldest record is dropped. */
 export interface StoreLimits {
   readonly maxCardTokens?: number;
   readonly maxPaymentTokens?: number;

@@ -25,7 +25,7 @@ const advanceSchema = z
  * otherwise reset or fault their sandbox with a simple cross-origin POST (`text/plain` needs no preflight).
  * Browsers send `Origin` on every cross-origin POST and DELETE (and `Sec-Fetch-Site` where they support it);
  * scripts, tests and the demo console (which calls the controls from its server) send neither.
- * See docs/DECISIONS.md#sandbox-controls.
+ * See docs/decisions/sandbox.md#sandbox-controls.
  */
 function sameOriginOnly(req: Request, _res: Response, next: NextFunction): void {
   const site = req.headers['sec-fetch-site'];

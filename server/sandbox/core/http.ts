@@ -17,7 +17,7 @@ export {
  * ./exchange.ts). Express was the sandbox's framework until its own cost per request (measured in
  * docs/benchmarks.md) was more than the sandbox's throughput target allowed; the routes kept Express's shape
  * (`(req, res, next)`, `router.post(path, ...handlers)`, `res.locals`), so they did not change with it.
- * See docs/DECISIONS.md#sandbox-http.
+ * See docs/decisions/sandbox.md#sandbox-http.
  */
 
 /** Runs one handler: a throw or a rejected promise goes to `next` as an error. */

@@ -14,7 +14,7 @@ import { onRespond, respond } from './respond.js';
  *
  * Only answers a route gives through `respond` are recorded, and not 5xx ones. A request that fails validation, is
  * refused before it takes effect, or whose connection drops before an answer releases its key, so a corrected
- * request may reuse it (docs/DECISIONS.md#idempotency).
+ * request may reuse it (docs/decisions/sandbox.md#idempotency).
  *
  * @example
  * const idem = createIdempotency(ctx);

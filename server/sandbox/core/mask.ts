@@ -2,7 +2,7 @@ import { maskPans } from '../../common/pan.js';
 
 /**
  * Masking for everything the sandbox keeps about a request (the request log, `GET /_sandbox/requests`), by digit
- * content rather than by field name or spacing (docs/DECISIONS.md#sandbox-request-log): every card number the
+ * content rather than by field name or spacing (docs/decisions/sandbox.md#sandbox-request-log): every card number the
  * helper's detector finds, in any field, key or path, however it is spaced, becomes bin + last4; CVVs are dropped
  * under any key that names one; secrets are replaced. Applied to parsed bodies, so it sees every field whatever the
  * wire format.

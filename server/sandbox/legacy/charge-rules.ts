@@ -6,7 +6,7 @@ import { RESPONSE_CODES, testCard } from './test-cards.js';
 /** Uncaptured authorisations lapse after 7 days (legacy-card-api.md, Limits). */
 export const AUTHORISATION_LIFETIME_MS = 168 * 3600 * 1000;
 
-/** How long a 3-D Secure challenge stays open before the charge is declined (docs/DECISIONS.md#legacy-3ds). */
+/** How long a 3-D Secure challenge stays open before the charge is declined (docs/decisions/sandbox.md#legacy-3ds). */
 export const CHALLENGE_LIFETIME_MS = 15 * 60 * 1000;
 
 /** How 3-D Secure went for the charge being decided. */
@@ -81,7 +81,7 @@ export function authorise(charge: ChargeRecord, nowMs: number): void {
  * Applies the time-driven transitions up to `nowMs` (legacy-card-api.md, States and transitions): Authorised →
  * Captured once autoCapTime has elapsed with autoCapture on; Authorised → Expired after 168 hours uncaptured;
  * Pending → Declined when the 3-D Secure challenge stays open 15 minutes.
- * Runs whenever a charge is read, so its state is right at any clock time (docs/DECISIONS.md#legacy-states).
+ * Runs whenever a charge is read, so its state is right at any clock time (docs/decisions/sandbox.md#legacy-states).
  */
 export function settle(charge: ChargeRecord, nowMs: number): ChargeRecord {
   if (charge.status === 'Pending' && nowMs >= charge.createdMs + CHALLENGE_LIFETIME_MS) {

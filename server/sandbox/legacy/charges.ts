@@ -53,7 +53,7 @@ function findCustomer(ctx: SandboxContext, store: LegacyStore, body: ParsedCharg
 /**
  * `POST {base}/charges/token` (secret key): checks every rule of the charge-request table, then uses up the card
  * token and answers the charge, or, for 3-D Secure (chargeMode 2), a payment token with the challenge's
- * `redirectUrl` (docs/DECISIONS.md#legacy-3ds). Nothing changes when a check refuses the request.
+ * `redirectUrl` (docs/decisions/sandbox.md#legacy-3ds). Nothing changes when a check refuses the request.
  */
 export function createCharge(ctx: SandboxContext, store: LegacyStore, paths: LegacyPaths) {
   const liveMode = ctx.mode === 'production';

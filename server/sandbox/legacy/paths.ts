@@ -3,7 +3,7 @@ import type { SandboxMode } from '../config.js';
 /**
  * Where the legacy API lives. Sandbox mode uses the spec's sandbox paths (`/api2/v2/…`); production mode the live
  * ones (`/v2/…`): the spec names only `POST /v2/charges/token` live, and the token and read paths follow the same
- * rule (docs/DECISIONS.md#legacy-paths).
+ * rule (docs/decisions/sandbox.md#legacy-paths).
  */
 export interface LegacyPaths {
   readonly base: string;

@@ -59,7 +59,7 @@ export interface ChargeRecord extends ChargeOutcome {
 }
 
 /**
- * How much the legacy store keeps (docs/DECISIONS.md#sandbox-memory): beyond a cap the oldest record goes first;
+ * How much the legacy store keeps (docs/decisions/sandbox.md#sandbox-memory): beyond a cap the oldest record goes first;
  * a card token, used or not, is kept until `spentTokenRetentionMs` after it expired, so a retry still answers
  * "used" or "expired" rather than "unknown" while it matters.
  */

@@ -2,7 +2,7 @@
  * The sandbox's test cards: the card number decides the outcome of a charge. Every number here is valid for its
  * brand (Luhn, length), so it also passes the widget's checks; any other valid number is approved with 10000.
  * Response codes follow the provider's published 1xxxx (approved) / 2xxxx (declined) scheme; the legacy spec lists
- * only 10000 and 10100 (docs/DECISIONS.md#legacy-test-cards). Served at `GET /_sandbox/test-cards` and printed in
+ * only 10000 and 10100 (docs/decisions/sandbox.md#legacy-test-cards). Served at `GET /_sandbox/test-cards` and printed in
  * docs/sandbox.md (docs-reference.test.ts holds the two together).
  */
 

@@ -8,7 +8,7 @@ import { authorise, decide, failedChallenge, settle } from './charge-rules.js';
 import type { ChargeRecord, LegacyStore } from './store.js';
 
 /**
- * The sandbox's 3-D Secure challenge (docs/DECISIONS.md#legacy-3ds), modelled on the old provider: a 3-D Secure
+ * The sandbox's 3-D Secure challenge (docs/decisions/sandbox.md#legacy-3ds), modelled on the old provider: a 3-D Secure
  * charge answers `{id: "pay_tok_…", redirectUrl}`; the shopper's browser opens the page, passes or fails, and is
  * sent to the charge's successUrl or failUrl with `?cko-payment-token=pay_tok_…`; the merchant then reads the
  * final charge with `GET /charges/pay_tok_…`. The page is plain HTML with a form and no script, under a CSP that

@@ -68,7 +68,7 @@ function clientCredentials(req: Request, form: { client_id?: string; client_secr
 /**
  * `POST /connect/token`: OAuth 2.0 client credentials (DESIGN.md: token endpoint; RFC 6749 §4.4).
  * Answers `{access_token, token_type: "Bearer", expires_in, scope}`; errors in the RFC 6749 §5.2 shape
- * plus `request_id`. See docs/DECISIONS.md#oauth-tokens.
+ * plus `request_id`. See docs/decisions/sandbox.md#oauth-tokens.
  */
 export function oauthArea(ctx: SandboxContext): SandboxArea {
   const issuer = tokenIssuerFor(ctx);
@@ -100,7 +100,7 @@ export function oauthArea(ctx: SandboxContext): SandboxArea {
         throw oauthError(400, 'invalid_scope', `the client may not have the scope ${JSON.stringify(scope)}`);
       }
     }
-    // No scope asked: every scope the client may have (RFC 6749 §3.3; docs/DECISIONS.md#oauth-scopes).
+    // No scope asked: every scope the client may have (RFC 6749 §3.3; docs/decisions/sandbox.md#oauth-scopes).
     const scopes = asked.length ? [...new Set(asked)] : [...allowed];
     const token = await issuer.issue(client.id, scopes);
     respond(

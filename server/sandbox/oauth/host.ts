@@ -16,7 +16,7 @@ export function hostName(host: string): string {
  * eight characters of the client id after `cli_`). Reached by a host name, the
  * first label must equal that prefix, else 421 Misdirected Request; reached by
  * an IP address or `localhost` any request is accepted.
- * See docs/DECISIONS.md#host-prefix.
+ * See docs/decisions/sandbox.md#host-prefix.
  */
 export function hostPrefixRule(ctx: SandboxContext) {
   return (req: Request, _res: Response, next: NextFunction) => {

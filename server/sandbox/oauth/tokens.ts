@@ -20,7 +20,7 @@ export interface TokenGrant {
  * 256-bit key generated when the sandbox starts, `iat`/`exp` on the sandbox
  * clock, the granted scopes in `scope` (RFC 9068 §2.2.3). Verification runs at
  * the sandbox's now, so advancing the clock expires tokens.
- * See docs/DECISIONS.md#oauth-tokens.
+ * See docs/decisions/sandbox.md#oauth-tokens.
  */
 export class TokenIssuer {
   readonly #key = new Uint8Array(randomBytes(32));

@@ -20,7 +20,7 @@ export interface StoreFactory {
 
 /**
  * The behaviour every {@link TesseraStore} must have, registered as node:test tests for `factory`: the helper relies
- * on exactly this (docs/DECISIONS.md#helper-store).
+ * on exactly this (docs/decisions/helper.md#helper-store).
  */
 export function storeContract(name: string, factory: StoreFactory): void {
   const short = factory.shortMs;

@@ -141,7 +141,7 @@ describe('coerceFromXml', () => {
     assert.deepEqual(coerceFromXml(numbers, { n: '12abc', b: 'yes' }), { n: '12abc', b: 'yes' });
     assert.deepEqual(coerceFromXml(numbers, { n: ' 42 ', b: 'false' }), { n: 42, b: false });
     assert.deepEqual(coerceFromXml(numbers, { n: '-1.5', b: 'true' }), { n: -1.5, b: true });
-    // One number rule for XML and JSON text (docs/DECISIONS.md#legacy-xml-coercion): plain decimals only.
+    // One number rule for XML and JSON text (docs/decisions/sandbox.md#legacy-xml-coercion): plain decimals only.
     for (const n of ['-1.5e3', '1e3', '+1', '.5', '1.', '0x10', 'Infinity', '1'.repeat(17)]) {
       assert.deepEqual(coerceFromXml(numbers, { n, b: 'true' }), { n, b: true }, n);
     }

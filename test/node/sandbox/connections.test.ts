@@ -1,4 +1,4 @@
-/** Slow, endless and oversized connections against a real sandbox over raw sockets (docs/DECISIONS.md#server-timeouts). */
+/** Slow, endless and oversized connections against a real sandbox over raw sockets (docs/decisions/sandbox.md#server-timeouts). */
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';

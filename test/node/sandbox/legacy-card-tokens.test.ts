@@ -260,7 +260,7 @@ describe('legacy API: card tokens', () => {
   });
 
   it('refuses numbers with odd spacing, and masks card numbers in the log by digit content wherever they are', async () => {
-    // Strict where the spec is silent (docs/DECISIONS.md#legacy-card-token): one ASCII space or hyphen between groups.
+    // Strict where the spec is silent (docs/decisions/sandbox.md#legacy-card-token): one ASCII space or hyphen between groups.
     for (const number of [
       '4242  4242  4242  4242',
       '4242\t4242\t4242\t4242',

@@ -1,4 +1,4 @@
-/** The legacy store stays bounded however long the sandbox runs (docs/DECISIONS.md#sandbox-memory). */
+/** The legacy store stays bounded however long the sandbox runs (docs/decisions/sandbox.md#sandbox-memory). */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';

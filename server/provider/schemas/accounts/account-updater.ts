@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { idOf, int, linksSchema } from './common.js';
 
-/** Card networks the account updater supports (docs/DECISIONS.md#updater-networks). */
+/** Card networks the account updater supports (docs/decisions/sandbox.md#updater-networks). */
 export const UPDATER_NETWORKS = ['visa', 'mastercard', 'amex'] as const;
 
 export const updaterCardSourceSchema = z.object({
@@ -55,7 +55,7 @@ export const accountUpdaterResponseSchema = z.object({
 });
 export type AccountUpdaterResponse = z.infer<typeof accountUpdaterResponseSchema>;
 
-/** Extension: POST /instruments stores a card from a single-use card token (docs/DECISIONS.md#stored-instruments). */
+/** Extension: POST /instruments stores a card from a single-use card token (docs/decisions/sandbox.md#stored-instruments). */
 export const createInstrumentRequestSchema = z.object({ type: z.literal('token'), token: idOf('card_tok_') });
 export type CreateInstrumentRequest = z.infer<typeof createInstrumentRequestSchema>;
 

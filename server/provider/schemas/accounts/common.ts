@@ -17,6 +17,6 @@ export const int = (min: number, max: number) => z.number().int().min(min).max(m
 export const countrySchema = z.string().regex(/^[A-Z]{2}$/, 'must be a two-letter country code (GB)');
 /** Three-letter ISO 4217 currency code (upper case). */
 export const currencySchema = z.string().regex(/^[A-Z]{3}$/, 'must be a three-letter currency code (GBP)');
-/** Links object: `{ self: { href } , … }` (docs/DECISIONS.md#accounts-links). */
+/** Links object: `{ self: { href } , … }` (docs/decisions/sandbox.md#accounts-links). */
 export const linkSchema = z.object({ href: z.string() });
 export const linksSchema = z.record(z.string(), linkSchema);

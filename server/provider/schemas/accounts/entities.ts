@@ -34,7 +34,7 @@ export const profileSchema = z.object({
 
 /** Version 3.0 date: `{day, month, year}` integers (spec table). */
 export const dateV3Schema = z.object({ day: int(1, 31), month: int(1, 12), year: int(1900, 2100) });
-/** Version 2.0 date: `YYYY-MM-DD` (docs/DECISIONS.md#entity-versions). */
+/** Version 2.0 date: `YYYY-MM-DD` (docs/decisions/sandbox.md#entity-versions). */
 export const dateV2Schema = z.iso.date();
 
 export const identificationSchema = z.object({
@@ -139,7 +139,7 @@ export const onboardIndividualLiteV2Schema = z.object({ ...onboardBase, individu
 export const onboardCompanyFullV3Schema = z.object({ ...onboardBase, company: companyFullV3Schema });
 export const onboardCompanyFullV2Schema = z.object({ ...onboardBase, company: companyFullV2Schema });
 export const onboardCompanyLiteV2Schema = z.object({ ...onboardBase, company: companyLiteV2Schema });
-/** US sole trader (SaaS), marked by `saas: true` (docs/DECISIONS.md#entity-variants), 3.0 form. */
+/** US sole trader (SaaS), marked by `saas: true` (docs/decisions/sandbox.md#entity-variants), 3.0 form. */
 export const onboardIndividualSaasV3Schema = z.object({
   ...onboardBase,
   saas: z.literal(true),
@@ -170,7 +170,7 @@ export const onboardInvitationSchema = z.object({
   profile: profileSchema.optional(),
 });
 
-/** Any 3.0 onboarding request (the sandbox picks the variant: docs/DECISIONS.md#entity-variants). */
+/** Any 3.0 onboarding request (the sandbox picks the variant: docs/decisions/sandbox.md#entity-variants). */
 export const onboardEntityRequestV3Schema = z.union([
   onboardIndividualFullV3Schema,
   onboardCompanyFullV3Schema,
@@ -191,7 +191,7 @@ export const onboardEntityRequestV2Schema = z.union([
 ]);
 export type OnboardEntityRequestV2 = z.infer<typeof onboardEntityRequestV2Schema>;
 
-/** Onboarding states (docs/DECISIONS.md#onboarding-states). */
+/** Onboarding states (docs/decisions/sandbox.md#onboarding-states). */
 export const ENTITY_STATUSES = ['draft', 'requirements_due', 'pending', 'active', 'restricted', 'rejected'] as const;
 export const entityStatusSchema = z.enum(ENTITY_STATUSES);
 export type EntityStatus = z.infer<typeof entityStatusSchema>;

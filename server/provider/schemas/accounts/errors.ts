@@ -1,4 +1,4 @@
-// Account Services API schemas: Errors (docs/DECISIONS.md#accounts-errors).
+// Account Services API schemas: Errors (docs/decisions/sandbox.md#accounts-errors).
 import { z } from 'zod';
 import { linksSchema } from './common.js';
 

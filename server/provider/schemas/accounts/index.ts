@@ -3,7 +3,7 @@
  * one schema per request or response object, one file per resource. They are the single source of truth
  * (DESIGN.md): the client infers its types from them, the sandbox validates requests with them. Cross-field rules
  * that depend on state or on the entity's region (unique reference, US tax ids, default instruments) live in the
- * sandbox. Choices the spec leaves open are in docs/DECISIONS.md#sandbox-account-services.
+ * sandbox. Choices the spec leaves open are in docs/decisions/sandbox.md#sandbox-account-services.
  */
 
 export * from './account-updater.js';

@@ -1,7 +1,7 @@
 // Account Services API schemas: OAuth (DESIGN.md: token endpoint; RFC 6749 §4.4, §5.1, §5.2).
 import { z } from 'zod';
 
-/** The scopes the sandbox knows (docs/DECISIONS.md#oauth-scopes). */
+/** The scopes the sandbox knows (docs/decisions/sandbox.md#oauth-scopes). */
 export const ACCOUNT_SCOPES = ['accounts', 'vault:real-time-account-updater', 'vault:instruments'] as const;
 export type AccountScope = (typeof ACCOUNT_SCOPES)[number];
 

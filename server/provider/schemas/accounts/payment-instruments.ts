@@ -6,7 +6,7 @@ export const PAYMENT_INSTRUMENT_STATUSES = ['verified', 'unverified'] as const;
 export const paymentInstrumentStatusSchema = z.enum(PAYMENT_INSTRUMENT_STATUSES);
 export const bankDocumentSchema = z.object({ type: z.literal('bank_statement'), file_id: idOf('file_') });
 
-/** GET …/payment-instruments/{id}. `default` is shown on read (docs/DECISIONS.md#instrument-default). */
+/** GET …/payment-instruments/{id}. `default` is shown on read (docs/decisions/sandbox.md#instrument-default). */
 export const paymentInstrumentSchema = z.object({
   id: idOf('ppi_'),
   label: z.string(),

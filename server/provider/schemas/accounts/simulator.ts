@@ -1,4 +1,4 @@
-// Account Services API schemas: Onboarding simulator (sandbox only; docs/DECISIONS.md#onboarding-states).
+// Account Services API schemas: Onboarding simulator (sandbox only; docs/decisions/sandbox.md#onboarding-states).
 import { z } from 'zod';
 import { idOf } from './common.js';
 import { entityStatusSchema } from './entities.js';

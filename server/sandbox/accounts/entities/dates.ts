@@ -1,4 +1,4 @@
-/** Entity dates: the 2.0 string form, the 3.0 object form, and the checks both share (docs/DECISIONS.md#entity-versions). */
+/** Entity dates: the 2.0 string form, the 3.0 object form, and the checks both share (docs/decisions/sandbox.md#entity-versions). */
 import type { EntityForm } from '../store.js';
 
 const obj = (v: unknown): Record<string, unknown> | undefined =>

@@ -4,7 +4,7 @@ import { href } from '../http.js';
 import type { EntityRecord } from '../store.js';
 import { dateToV2, mapDates } from './dates.js';
 
-/** The entity's links: version 3.0 links every sub-resource, 2.0 only `self` (docs/DECISIONS.md#entity-versions). */
+/** The entity's links: version 3.0 links every sub-resource, 2.0 only `self` (docs/decisions/sandbox.md#entity-versions). */
 export function entityLinks(e: EntityRecord, version: SchemaVersion, req: Request) {
   const self = `/accounts/entities/${e.id}`;
   if (version === '2.0') return { self: href(req, self) };

@@ -8,7 +8,7 @@ import { schemaVersion } from './accept.js';
 import { createdView, entityView } from './render.js';
 import { validateOnboarding } from './variants.js';
 
-/** The status a new entity starts in (docs/DECISIONS.md#onboarding-states). */
+/** The status a new entity starts in (docs/decisions/sandbox.md#onboarding-states). */
 export function initialStatus(level: EntityRecord['level']): EntityRecord['status'] {
   if (level === 'invitation') return 'draft';
   return level === 'lite' ? 'requirements_due' : 'pending';

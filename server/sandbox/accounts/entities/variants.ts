@@ -62,7 +62,7 @@ export interface ValidOnboarding {
 const obj = (v: unknown): Record<string, unknown> | undefined =>
   v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 
-/** Region and identity rules the schemas cannot say alone (docs/DECISIONS.md#entity-variants). */
+/** Region and identity rules the schemas cannot say alone (docs/decisions/sandbox.md#entity-variants). */
 function regionIssues(form: EntityForm, level: EntityLevel, region: Region, part: Record<string, unknown>) {
   const issues: { field: string; code: string; message: string }[] = [];
   const add = (field: string, code: string, message: string) =>
@@ -98,7 +98,7 @@ function regionIssues(form: EntityForm, level: EntityLevel, region: Region, part
 }
 
 /**
- * Picks the onboarding variant of a request and validates it (docs/DECISIONS.md#entity-variants):
+ * Picks the onboarding variant of a request and validates it (docs/decisions/sandbox.md#entity-variants):
  * `contact_details.invitee` → hosted-onboarding invitation; else `individual` or `company` (exactly one)
  * gives the legal form, the registered address's country the region (GB, EEA, US), `saas: true` the US
  * SaaS variant, and in 2.0 the presence of any full-only field full rather than lite.
