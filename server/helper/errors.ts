@@ -1,3 +1,4 @@
+import type { Request } from 'express';
 import { TesseraError } from '../provider/errors.js';
 import type { HelperErrorCode } from './error-codes.js';
 
@@ -72,3 +73,9 @@ export function badRequest(
 ): HelperHttpError {
   return new HelperHttpError(400, code, message, { field });
 }
+
+/**
+ * Renders an error as an HTML page, for routes a browser reaches by navigation (the 3-D Secure return): a route sets
+ * one in `res.locals.tesseraErrorPage`, and the helper's error handler answers with it instead of JSON.
+ */
+export type ErrorPage = (req: Request, err: HelperHttpError<string>, requestId: string) => string;

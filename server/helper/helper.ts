@@ -4,7 +4,7 @@ import { forwardRejections } from './async-routes.js';
 import { cardDataRefused } from './body.js';
 import { DEFAULT_LIMITS, type HelperContext, type ResolvedLimits } from './context.js';
 import { cors } from './cors.js';
-import { errorBody, HelperHttpError } from './errors.js';
+import { type ErrorPage, errorBody, HelperHttpError } from './errors.js';
 import { createHostVerifier } from './host-auth.js';
 import type { KeyCheckResult } from './key-check.js';
 import { defaultLogger, redactingLogger } from './log.js';
@@ -184,7 +184,7 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
   router.use((req: Request, _res: Response, next: NextFunction) => {
     next(new HelperHttpError(404, 'TESSERA_ROUTE_NOT_FOUND', `no route for ${req.method} ${req.path}`));
   });
-  router.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+  router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const known =
       err instanceof HelperHttpError
         ? err
@@ -196,6 +196,12 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
     res.locals.tesseraErrorCode = known.code;
     if (res.headersSent) return;
     for (const [name, value] of Object.entries(known.headers)) res.setHeader(name, value);
+    const page = res.locals.tesseraErrorPage as ErrorPage | undefined;
+    if (page) {
+      res.status(known.status).setHeader('Cache-Control', 'no-store');
+      res.type('html').end(page(req, known, res.locals.tesseraRequestId as string));
+      return;
+    }
     sendJson(res, known.status, errorBody(known, res.locals.tesseraRequestId as string));
   });
 

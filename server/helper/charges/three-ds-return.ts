@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { Charge, LegacyClient } from '../../provider/legacy/client.js';
 import type { HelperContext } from '../context.js';
-import { badRequest, HelperHttpError } from '../errors.js';
+import { badRequest, type ErrorPage, HelperHttpError } from '../errors.js';
 import { sendJson } from '../respond.js';
 import { upstreamError } from '../upstream.js';
 import { deliverCharge } from './on-charge.js';
@@ -14,6 +14,42 @@ const PAYMENT_TOKEN = /^pay_tok_[A-Za-z0-9]{1,64}$/;
 function wantsJson(req: Request): boolean {
   return req.accepts(['html', 'json']) === 'json';
 }
+
+const HTML_ESCAPES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
+
+/**
+ * The page a shopper's browser gets when the 3-D Secure return fails (the provider or the store unavailable,
+ * `onCharge` throwing, an unknown or unfinished payment): the shopper arrived by a navigation, so a JSON body would
+ * be all they see. It never says "paid" (the shop may not have recorded the payment), says that a retry cannot
+ * charge twice, and for a fault that may pass offers the same return again (which calls `onCharge` again).
+ * A fetch that asks for JSON still gets the JSON error. docs/decisions/helper.md#helper-3ds
+ */
+export const returnErrorPage: ErrorPage = (req, err, requestId) => {
+  const token = req.query['cko-payment-token'];
+  const retry =
+    err.status >= 500 && typeof token === 'string' && PAYMENT_TOKEN.test(token)
+      ? `<p><a href="?cko-payment-token=${encodeURIComponent(token)}">Try again</a></p>`
+      : '';
+  const title = err.status >= 500 ? 'We could not confirm your payment yet' : 'This payment could not be confirmed';
+  const next =
+    err.status >= 500
+      ? 'Nothing will be charged twice: trying again shows the result of this payment.'
+      : 'Please return to the shop and check your order.';
+  const chargeId = err.details.chargeId ? ` · payment ${escapeHtml(err.details.chargeId)}` : '';
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title></head>
+<body><main><h1>${title}</h1><p>${next}</p>${retry}
+<p><small>Reference ${escapeHtml(requestId)}${chargeId} (${escapeHtml(err.code)})</small></p></main></body></html>
+`;
+};
 
 /**
  * `GET /charges/3ds-return?cko-payment-token=pay_tok_…`: where the provider
@@ -34,6 +70,9 @@ export function threeDsReturn(
   },
 ) {
   return async (req: Request, res: Response) => {
+    // A navigation (a browser that prefers text/html) gets an error page rather than a JSON body; a fetch or a
+    // client that accepts anything keeps the JSON error (see returnErrorPage; the helper's error handler).
+    if (req.accepts(['json', 'html']) === 'html') res.locals.tesseraErrorPage = returnErrorPage;
     const token = req.query['cko-payment-token'];
     if (typeof token !== 'string' || !PAYMENT_TOKEN.test(token)) {
       throw badRequest('cko-payment-token', 'cko-payment-token must be a payment token (pay_tok_…)');

@@ -297,6 +297,57 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
       assert.equal(calls[1]![0].approved, false);
     });
 
+    it('when it throws on the 3-D Secure return, a browser gets a page (not JSON) that never says paid and offers the same return again', async () => {
+      let fail = true;
+      const h = await helper({
+        onCharge: () => {
+          if (fail) throw new Error('orders table is locked');
+        },
+      });
+      const body = { ...(await order(THREE_DS, 'order-3ds')), successUrl: '/order/done' };
+      const started = await pay(h, body);
+      assert.equal(started.status, 202, started.text);
+      const back = await challenge(started.json.redirectUrl, 'pass');
+      const navigate = (url: string) =>
+        fetch(new URL(url, h.url), {
+          headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
+          redirect: 'manual',
+        });
+      const page = await navigate(back);
+      const html = await page.text();
+      assert.equal(page.status, 503);
+      assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+      assert.equal(page.headers.get('cache-control'), 'no-store');
+      assert.match(html, /<h1>We could not confirm your payment yet<\/h1>/);
+      assert.match(html, /TESSERA_ON_CHARGE_FAILED/);
+      assert.match(html, /payment charge_[A-Za-z0-9]+/);
+      assert.ok(!/approved|paid|orders table/i.test(html), html);
+      // The retry link is the same return, relative to it, with the payment token encoded.
+      const link = /<a href="([^"]+)">Try again<\/a>/.exec(html)?.[1];
+      assert.equal(link, `?${new URL(back, h.url).searchParams.toString()}`);
+      // A fetch that asks for JSON still gets the JSON error.
+      const json = await call(new URL(back, h.url).href, { headers: { accept: 'application/json' } });
+      assert.equal(json.status, 503);
+      assert.equal(json.json.code, 'TESSERA_ON_CHARGE_FAILED');
+      // Once the shop records it, following the link sends the shopper on to the success page.
+      fail = false;
+      const done = await navigate(new URL(link!, new URL(back, h.url)).href);
+      assert.equal(done.status, 303);
+      assert.match(done.headers.get('location') ?? '', /^\/order\/done\?chargeId=charge_/);
+    });
+
+    it('an unknown payment token on the return is a page without a retry link for a browser', async () => {
+      const h = await helper();
+      const page = await fetch(`${h.url}/charges/3ds-return?cko-payment-token=pay_tok_unknown123`, {
+        headers: { accept: 'text/html' },
+      });
+      const html = await page.text();
+      assert.equal(page.status, 404);
+      assert.match(html, /<h1>This payment could not be confirmed<\/h1>/);
+      assert.match(html, /TESSERA_UNKNOWN_PAYMENT/);
+      assert.ok(!html.includes('Try again'), html);
+    });
+
     it('when it throws: 503 with the charge id (never "paid"), the cause logged, and a retry calls it again', async () => {
       let fail = true;
       const calls: string[] = [];
