@@ -108,9 +108,6 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
     }
     throw err;
   }
-  if (typeof options === 'function') {
-    throw new TypeError('tesseraHelper: expected an options object, got a function');
-  }
   const o = validateOptions(options);
   const now = o.now ?? Date.now;
   const secrets = [o.secretKey, o.clientSecret].filter((s): s is string => typeof s === 'string');

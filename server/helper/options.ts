@@ -6,7 +6,6 @@ import {
   functionOption,
   integerOption,
   loggerOption,
-  methodsOption,
   oneOfOption,
   originOption,
   secureUrlOption,
@@ -234,8 +233,8 @@ const HELPER_OPTIONS = {
     .optional(),
   accountsBaseUrl: urlTemplateOption('https://{prefix}.api.provider.example').optional(),
   authBaseUrl: urlTemplateOption('https://{prefix}.access.provider.example').optional(),
-  legacyClient: methodsOption<LegacyClient>([], 'must be a LegacyClient instance (from `createLegacyClient`)')
-    .refine((v) => !!v && typeof v === 'object' && typeof (v as LegacyClient).charges === 'object', {
+  legacyClient: z
+    .custom<LegacyClient>((v) => !!v && typeof v === 'object' && typeof (v as LegacyClient).charges === 'object', {
       error: 'must be a LegacyClient instance (from `createLegacyClient`)',
     })
     .optional(),
@@ -246,7 +245,7 @@ const HELPER_OPTIONS = {
         typeof v === 'object' &&
         typeof (v as AccountsClient).accountUpdater === 'object' &&
         typeof (v as AccountsClient).paymentInstruments === 'object',
-      { error: 'must be a AccountsClient instance (from `createAccountsClient`)' },
+      { error: 'must be an AccountsClient instance (from `createAccountsClient`)' },
     )
     .optional(),
   providerTimeoutMs: integerOption(100, 120_000).optional(),

@@ -1,10 +1,7 @@
 import { z } from 'zod';
+import { escapeHtml } from '../common/html.js';
 import { checkOptions } from '../common/options.js';
 import { loadWidgetAsset, widgetVersion } from './widget-asset.js';
-
-const ATTR_UNSAFE = /[&"<>]/g;
-const ESCAPES: Record<string, string> = { '&': '&amp;', '"': '&quot;', '<': '&lt;', '>': '&gt;' };
-const escapeAttr = (s: string) => s.replace(ATTR_UNSAFE, (c) => ESCAPES[c]!);
 
 /** The options of {@link widgetScriptTag}, each with its check (server/common/options.ts). */
 const TAG_OPTIONS = {
@@ -46,7 +43,7 @@ export function widgetScriptTag(options: Readonly<WidgetScriptTagOptions>): stri
     usage: "widgetScriptTag({ src: '/payments/widget.js', nonce: res.locals.cspNonce })",
   });
   const integrity = o.integrity ?? loadWidgetAsset().integrity;
-  const nonce = o.nonce ? ` nonce="${escapeAttr(o.nonce)}"` : '';
+  const nonce = o.nonce ? ` nonce="${escapeHtml(o.nonce)}"` : '';
   const src = o.src.includes('?') ? o.src : `${o.src}?v=${widgetVersion(integrity)}`;
-  return `<script type="module" src="${escapeAttr(src)}" integrity="${escapeAttr(integrity)}" crossorigin="anonymous"${nonce}></script>`;
+  return `<script type="module" src="${escapeHtml(src)}" integrity="${escapeHtml(integrity)}" crossorigin="anonymous"${nonce}></script>`;
 }

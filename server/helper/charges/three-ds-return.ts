@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { escapeHtml } from '../../common/html.js';
 import type { Charge, LegacyClient } from '../../provider/legacy/client.js';
 import type { HelperContext } from '../context.js';
 import { badRequest, type ErrorPage, HelperHttpError } from '../errors.js';
@@ -15,15 +16,6 @@ function wantsJson(req: Request): boolean {
   return req.accepts(['html', 'json']) === 'json';
 }
 
-const HTML_ESCAPES: Readonly<Record<string, string>> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
-
 /**
  * The page a shopper's browser gets when the 3-D Secure return fails (the provider or the store unavailable,
  * `onCharge` throwing, an unknown or unfinished payment): the shopper arrived by a navigation, so a JSON body would
@@ -31,7 +23,7 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => HTML_ESCAPE
  * charge twice, and for a fault that may pass offers the same return again (which calls `onCharge` again).
  * A fetch that asks for JSON still gets the JSON error. docs/decisions/helper.md#helper-3ds
  */
-export const returnErrorPage: ErrorPage = (req, err, requestId) => {
+const returnErrorPage: ErrorPage = (req, err, requestId) => {
   const token = req.query['cko-payment-token'];
   const retry =
     err.status >= 500 && typeof token === 'string' && PAYMENT_TOKEN.test(token)

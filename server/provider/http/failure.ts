@@ -24,7 +24,7 @@ const CONNECT_CODES = new Set([
 export class AttemptTimeout extends Error {}
 
 /** The `code` of an error or of the first error in its cause chain (undici nests them). */
-export function causeCode(error: unknown): string | undefined {
+function causeCode(error: unknown): string | undefined {
   let e = error as { code?: unknown; cause?: unknown; errors?: unknown[] } | undefined;
   for (let i = 0; e && i < 5; i++) {
     if (typeof e.code === 'string') return e.code;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { escapeHtml } from '../../common/html.js';
 import type { SandboxContext } from '../core/context.js';
 import { SandboxError } from '../core/errors.js';
 import type { Request, Response } from '../core/http.js';
@@ -16,9 +17,6 @@ import type { ChargeRecord, LegacyStore } from './store.js';
  */
 
 const outcomeSchema = z.object({ outcome: z.enum(['pass', 'fail'], { error: 'must be "pass" or "fail"' }) });
-
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 function originOf(url: string | null | undefined): string | undefined {
   if (!url) return undefined;
