@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
-import { cpuSeconds } from './support.js';
+import { type Autocannon, autocannon, type CannonRequest, cpuSeconds } from './support.js';
 
 /**
  * Legacy API throughput and latency of the sandbox on loopback, with autocannon: card-token creation, then charges
@@ -13,34 +13,6 @@ import { cpuSeconds } from './support.js';
  * (docs/decisions/sandbox.md#sandbox-http).
  * Target: sandbox charge throughput at least 40% of the baseline.
  */
-
-/** The slice of autocannon's API this bench uses (the package ships no types). */
-interface CannonRequest {
-  method?: string;
-  path?: string;
-  body?: string;
-  headers?: Record<string, string>;
-  setupRequest?(req: CannonRequest): CannonRequest;
-  onResponse?(status: number, body: string): void;
-}
-interface CannonResult {
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-  requests: { total: number; average: number };
-  latency: { p50: number; p99: number };
-}
-type Autocannon = (options: {
-  url: string;
-  connections: number;
-  duration?: number;
-  amount?: number;
-  method?: string;
-  body?: string;
-  headers?: Record<string, string>;
-  requests?: CannonRequest[];
-}) => Promise<CannonResult>;
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 const CONNECTIONS = 10;
 const DURATION_S = 5;

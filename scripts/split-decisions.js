@@ -9,9 +9,10 @@
 // order; `### <a id="…"></a>Title` starts an entry, `## Section` names its part (the table below).
 //
 // Usage: node scripts/split-decisions.js [--root DIR]     (DIR defaults to the current folder)
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { repoFiles } from './repo-files.js';
 
 /** Each section heading of the decisions, in order, and the part (file) it belongs to. */
 /** @type {[string, string][]} */
@@ -59,10 +60,6 @@ then the reason) and run \`node scripts/split-decisions.js\`: it moves the entry
 here and rewrites citations of \`docs/DECISIONS.md\` + \`#anchor\` to the new file
 ([CONTRIBUTING.md](../CONTRIBUTING.md#decisions)).
 `;
-
-/** Folders that are not the repository's own text: installed, built, cached or written by test runs. */
-const NOT_OURS = new Set(['node_modules', 'dist', '.git', '.cache', 'coverage', 'test-results', '.tmp']);
-const TEXT = /\.(?:[cm]?[jt]s|md|html|json|css|ya?ml|sh)$|^run$/;
 
 const args = process.argv.slice(2);
 const rootArg = args.indexOf('--root');
@@ -222,18 +219,6 @@ for (const [section, entries] of bySection) {
 written.set(INDEX, index);
 
 // 4. Citations elsewhere: in any text, and relative Markdown links to the index with an anchor.
-/** @param {string} dir @returns {string[]} */
-function repoFiles(dir) {
-  /** @type {string[]} */
-  const out = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (NOT_OURS.has(entry.name)) continue;
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...repoFiles(path));
-    else if (entry.isFile() && TEXT.test(entry.name) && entry.name !== 'package-lock.json') out.push(path);
-  }
-  return out;
-}
 const self = fileURLToPath(import.meta.url);
 for (const file of repoFiles(ROOT)) {
   if (written.has(file) || file === self) continue;

@@ -327,6 +327,17 @@ describe('<tessera-card-form> tokenizing with the sandbox', () => {
     return warnings.join('\n');
   }
 
+  /** Tokenizes once, expecting it to fail: the `tessera-error` detail and the console warnings it gave. */
+  async function failedTokenize(el: TesseraCardForm): Promise<{ detail: CardErrorDetail; warnings: string }> {
+    let detail: CardErrorDetail | undefined;
+    const warnings = await recordWarnings(async () => {
+      const error = oneEvent(el, 'tessera-error');
+      await el.tokenize().catch(() => undefined);
+      detail = (await error).detail;
+    });
+    return { detail: detail as CardErrorDetail, warnings };
+  }
+
   for (const [status, what] of [
     [404, 'a 404 page'],
     [200, "the site's HTML with 200"],
@@ -375,12 +386,7 @@ describe('<tessera-card-form> tokenizing with the sandbox', () => {
       html`<tessera-card-form public-key=${publicKey} token-url=${tokenUrl}></tessera-card-form>`,
     );
     await fillCard(el);
-    let detail: CardErrorDetail | undefined;
-    const warnings = await recordWarnings(async () => {
-      const error = oneEvent(el, 'tessera-error');
-      await el.tokenize().catch(() => undefined);
-      detail = (await error).detail;
-    });
+    const { detail, warnings } = await failedTokenize(el);
     expect(detail).to.deep.equal({
       code: 'config',
       reason: 'token_endpoint_invalid',
@@ -402,12 +408,7 @@ describe('<tessera-card-form> tokenizing with the sandbox', () => {
       html`<tessera-card-form public-key="pk_live_x" token-url=${tokenUrl}></tessera-card-form>`,
     );
     await fillCard(el);
-    let detail: CardErrorDetail | undefined;
-    const warnings = await recordWarnings(async () => {
-      const error = oneEvent(el, 'tessera-error');
-      await el.tokenize().catch(() => undefined);
-      detail = (await error).detail;
-    });
+    const { detail, warnings } = await failedTokenize(el);
     expect(detail).to.include({ code: 'config', reason: 'token_endpoint_invalid', url: tokenUrl, status: 404 });
     expect(warnings).to.equal('');
   });

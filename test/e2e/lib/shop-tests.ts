@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { Env } from './env.js';
+import { expectApprovedMugAndTiles } from './expect.js';
 import { checkout, fillCard, payButton, payMessage, result, screenshot } from './shop.js';
 
 /** Shop checkouts, each ending on the right page with the right sandbox state. */
@@ -13,15 +14,7 @@ export function shopTests(env: () => Env): void {
     await payButton(page).click();
     const shown = await result(page);
     await screenshot(page, 'result');
-    assert.match(shown.chargeId, /^charge_/);
-    assert.equal(shown.status, 'Authorised');
-    assert.match(shown.card, /Visa •••• 4242, expires 12\/2034/);
-    const charge = await env().sandbox.charge(shown.chargeId);
-    assert.equal(charge.status, 'Authorised');
-    assert.equal(charge.value, 1200 + 2450, 'the server priced the order');
-    assert.equal(charge.currency, 'EUR');
-    assert.equal(charge.trackId, order);
-    assert.equal((await env().sandbox.chargesFor(order)).length, 1);
+    await expectApprovedMugAndTiles(env().sandbox, shown, order);
   });
 
   it('an amount or currency added to the charge request by the page is ignored: the server prices the order', async () => {

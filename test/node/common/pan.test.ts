@@ -1,25 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { containsPan, findPan, isCardNumber, jsonNumbersHoldPan, maskPans } from '../../../server/common/pan.js';
-
-/** A small seeded PRNG (mulberry32), so the id corpus is the same on every run. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../../support/random.js';
 
 const HEX = '0123456789abcdef';
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
 /** 100,000 identifiers of the kinds merchants use as order references, customer ids and request ids. */
 function idCorpus(): string[] {
-  const rand = prng(20261123);
+  const rand = seededRandom(20261123);
   const pick = (alphabet: string, n: number) => {
     let s = '';
     for (let i = 0; i < n; i++) s += alphabet[Math.floor(rand() * alphabet.length)];

@@ -1,24 +1,12 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, it } from 'node:test';
+import { repoFiles as filesUnder, NOT_OURS } from '../../../scripts/repo-files.js';
 
 const ROOT = resolve('.');
-/** Folders that are not the repository's own files: installed, built, cached or written by test runs. */
-const NOT_OURS = new Set(['node_modules', 'dist', '.git', '.cache', 'coverage', 'test-results', '.tmp']);
-const TEXT = /\.(?:[cm]?[jt]s|md|html|json|css|ya?ml|sh)$|^run$/;
-
 /** Every text file of the repository outside node_modules, dist and the other folders it does not own. */
-function repoFiles(dir = ROOT): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (NOT_OURS.has(entry.name)) continue;
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...repoFiles(path));
-    else if (entry.isFile() && TEXT.test(entry.name) && entry.name !== 'package-lock.json') out.push(path);
-  }
-  return out;
-}
+const repoFiles = (dir = ROOT): string[] => filesUnder(dir);
 
 /** The Markdown files whose links must work on the repository and on the npm page. */
 function markdownFiles(): string[] {

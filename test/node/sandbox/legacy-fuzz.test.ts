@@ -3,19 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { encodeXml } from '../../../server/provider/codec/xml.js';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { call } from '../../support/http.js';
+import { seededRandom } from '../../support/random.js';
 import { cardBody, chargeBody, SANDBOX } from './legacy-support.js';
-
-/** A small seeded generator (mulberry32), so a failure can be replayed with the same seed. */
-function random(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const ODD_VALUES: unknown[] = [
   null,
@@ -66,7 +55,7 @@ describe('legacy API: random hostile bodies', () => {
   after(() => sb.close());
 
   it('answers every mutated card-token and charge body, JSON or XML, with a 200 or a 4xx naming a field', async () => {
-    const next = random(20261122);
+    const next = seededRandom(20261122);
     const chargeBase = {
       ...(await chargeBody(sb)),
       autoCapture: 'y',

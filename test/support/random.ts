@@ -1,0 +1,14 @@
+/**
+ * A small seeded pseudo-random generator (mulberry32): numbers in [0, 1), the same sequence for the same seed, so
+ * a corpus is the same on every run and a failure can be replayed.
+ */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
