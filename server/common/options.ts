@@ -99,6 +99,11 @@ export function integerOption(min: number, max: number) {
   return z.number({ error: message }).int({ error: message }).min(min, { error: message }).max(max, { error: message });
 }
 
+/** A string option that matches `pattern` (one message for a wrong type and a wrong text). */
+export function patternOption(pattern: RegExp, fix: string) {
+  return z.string({ error: fix }).regex(pattern, { error: fix });
+}
+
 /** A boolean option. */
 export const booleanOption = () => z.boolean({ error: 'must be a boolean' });
 

@@ -8,6 +8,7 @@ import {
   loggerOption,
   oneOfOption,
   originOption,
+  patternOption,
   secureUrlOption,
   urlTemplateOption,
 } from '../common/options.js';
@@ -213,19 +214,10 @@ export interface TesseraHelperSettings {
  */
 const HELPER_OPTIONS = {
   environment: oneOfOption(['sandbox', 'production']).optional(),
-  publicKey: z
-    .string({ error: 'must be a public key such as "pk_…"' })
-    .regex(/^pk_[A-Za-z0-9_]{8,200}$/, { error: 'must be a public key such as "pk_…"' })
-    .optional(),
-  secretKey: z
-    .string({ error: 'must be a secret key such as "sk_…"' })
-    .regex(/^sk_[A-Za-z0-9_]{8,200}$/, { error: 'must be a secret key such as "sk_…"' })
-    .optional(),
+  publicKey: patternOption(/^pk_[A-Za-z0-9_]{8,200}$/, 'must be a public key such as "pk_…"').optional(),
+  secretKey: patternOption(/^sk_[A-Za-z0-9_]{8,200}$/, 'must be a secret key such as "sk_…"').optional(),
   legacyBaseUrl: secureUrlOption('https://api.provider.example').optional(),
-  clientId: z
-    .string({ error: 'must be a client id such as "cli_…"' })
-    .regex(/^cli_[A-Za-z0-9]{8,100}$/, { error: 'must be a client id such as "cli_…"' })
-    .optional(),
+  clientId: patternOption(/^cli_[A-Za-z0-9]{8,100}$/, 'must be a client id such as "cli_…"').optional(),
   clientSecret: z
     .string({ error: 'must be the OAuth client secret' })
     .min(8, { error: 'must be the OAuth client secret' })

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Redis, type RedisOptions } from 'ioredis';
 import { z } from 'zod';
-import { checkOptions, integerOption } from '../common/options.js';
+import { checkOptions, integerOption, patternOption } from '../common/options.js';
 import { HelperHttpError } from './errors.js';
 import type { TesseraStore } from './store.js';
 
@@ -33,10 +33,7 @@ export interface RedisStoreOptions {
 
 /** The options of {@link RedisStore}, each with its check (server/common/options.ts). */
 const REDIS_STORE_OPTIONS = {
-  url: z
-    .string({ error: 'must be a redis:// or rediss:// URL' })
-    .regex(/^rediss?:\/\//, { error: 'must be a redis:// or rediss:// URL' })
-    .optional(),
+  url: patternOption(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
   client: z
     .custom<Redis>((v) => v instanceof Redis, { error: 'must be an ioredis client (`new Redis(…)`)' })
     .optional(),

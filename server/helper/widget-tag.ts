@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { escapeHtml } from '../common/html.js';
-import { checkOptions } from '../common/options.js';
+import { checkOptions, patternOption } from '../common/options.js';
 import { loadWidgetAsset, widgetVersion } from './widget-asset.js';
 
 /** The options of {@link widgetScriptTag}, each with its check (server/common/options.ts). */
@@ -8,14 +8,8 @@ const TAG_OPTIONS = {
   src: z
     .string({ error: 'must be the URL of the widget bundle, e.g. "/payments/widget.js"' })
     .min(1, { error: 'must be the URL of the widget bundle, e.g. "/payments/widget.js"' }),
-  integrity: z
-    .string({ error: 'must be an SRI value like "sha384-…"' })
-    .regex(/^sha(256|384|512)-[A-Za-z0-9+/=]+$/, { error: 'must be an SRI value like "sha384-…"' })
-    .optional(),
-  nonce: z
-    .string({ error: 'must be the base64 nonce' })
-    .regex(/^[A-Za-z0-9+/=_-]+$/, { error: 'must be the base64 nonce' })
-    .optional(),
+  integrity: patternOption(/^sha(256|384|512)-[A-Za-z0-9+/=]+$/, 'must be an SRI value like "sha384-…"').optional(),
+  nonce: patternOption(/^[A-Za-z0-9+/=_-]+$/, 'must be the base64 nonce').optional(),
 };
 
 export interface WidgetScriptTagOptions {

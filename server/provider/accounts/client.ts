@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { checkOptions, oneOfOption } from '../../common/options.js';
+import { checkOptions, oneOfOption, patternOption } from '../../common/options.js';
 import { closeDispatcher, type HttpOptions, httpAcross, httpConfig, httpOptionShape } from '../http/options.js';
 import type { HttpContext } from '../http/transport.js';
 import { createRedactor } from '../log.js';
@@ -59,9 +59,7 @@ const ACCOUNTS_OPTIONS = {
   ...oauthOptionShape,
   clientId: oauthOptionShape.clientId.optional(),
   clientSecret: oauthOptionShape.clientSecret.optional(),
-  secretKey: z
-    .string({ error: 'must be an API key: 8 to 200 visible characters' })
-    .regex(/^[\x21-\x7e]{8,200}$/, { error: 'must be an API key: 8 to 200 visible characters' })
+  secretKey: patternOption(/^[\x21-\x7e]{8,200}$/, 'must be an API key: 8 to 200 visible characters')
     .refine((key) => !key.startsWith('pk_'), {
       error: 'holds a public key, which this API refuses server-to-server',
     })

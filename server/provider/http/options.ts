@@ -5,6 +5,7 @@ import {
   integerOption,
   loggerOption,
   type OptionShape,
+  patternOption,
   type ReportProblem,
 } from '../../common/options.js';
 import type { ProviderLogger } from '../log.js';
@@ -74,9 +75,7 @@ export const httpOptionShape = {
   maxRetries: integerOption(0, 10).optional(),
   retryBaseMs: integerOption(0, 60_000).optional(),
   retryMaxMs: integerOption(0, 300_000).optional(),
-  idempotencyHeader: z
-    .string({ error: 'must be an HTTP header name' })
-    .regex(HEADER_NAME, { error: 'must be an HTTP header name' })
+  idempotencyHeader: patternOption(HEADER_NAME, 'must be an HTTP header name')
     .refine((h) => !RESERVED_HEADERS.includes(h.toLowerCase()), { error: 'must not be a header the client sets' })
     .optional(),
   dispatcher: z
@@ -86,10 +85,7 @@ export const httpOptionShape = {
     .optional(),
   logger: loggerOption<ProviderLogger>().optional(),
   logBodies: booleanOption().optional(),
-  userAgent: z
-    .string({ error: 'must be a non-empty single-line string' })
-    .regex(/^[^\r\n]+$/, { error: 'must be a non-empty single-line string' })
-    .optional(),
+  userAgent: patternOption(/^[^\r\n]+$/, 'must be a non-empty single-line string').optional(),
 } satisfies OptionShape;
 
 /** The rule between the HTTP options: the backoff cap is not below its base. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { booleanOption, checkOptions, oneOfOption } from '../../common/options.js';
+import { booleanOption, checkOptions, oneOfOption, patternOption } from '../../common/options.js';
 import { coerceFromXml } from '../codec/coerce.js';
 import { decodeXml, encodeXml } from '../codec/xml.js';
 import { InvalidResponseError } from '../errors.js';
@@ -95,14 +95,13 @@ const FACTORY = 'createLegacyClient';
 
 /** An API key: 8 to 200 visible ASCII characters; `other` is the prefix of the key it must not be. */
 function keyOption(other: 'sk_' | 'pk_') {
-  const message = 'must be an API key: 8 to 200 visible characters, no spaces';
-  return z
-    .string({ error: message })
-    .regex(/^[\x21-\x7e]{8,200}$/, { error: message })
-    .refine((key) => !key.startsWith(other), {
+  return patternOption(/^[\x21-\x7e]{8,200}$/, 'must be an API key: 8 to 200 visible characters, no spaces').refine(
+    (key) => !key.startsWith(other),
+    {
       error:
         other === 'sk_' ? 'holds a secret key; pass it as `secretKey`' : 'holds a public key; pass it as `publicKey`',
-    });
+    },
+  );
 }
 
 /** The options of {@link createLegacyClient}, each with its check. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { checkOptions, functionOption, show } from '../../common/options.js';
+import { checkOptions, functionOption, patternOption, show } from '../../common/options.js';
 import { InvalidResponseError } from '../errors.js';
 import { closeDispatcher, type HttpOptions, httpAcross, httpConfig, httpOptionShape } from '../http/options.js';
 import { type Credential, type HttpContext, send } from '../http/transport.js';
@@ -51,11 +51,10 @@ const FACTORY = 'createTokenSource';
  * (`clientId`, `clientSecret` optional there, as a secret key may replace them).
  */
 export const oauthOptionShape = {
-  clientId: z
-    .string({ error: 'must be the OAuth client id, `cli_` and at least 8 letters or digits' })
-    .regex(/^cli_[A-Za-z0-9]{8,200}$/, {
-      error: 'must be the OAuth client id, `cli_` and at least 8 letters or digits',
-    }),
+  clientId: patternOption(
+    /^cli_[A-Za-z0-9]{8,200}$/,
+    'must be the OAuth client id, `cli_` and at least 8 letters or digits',
+  ),
   clientSecret: z
     .string({ error: 'must be the OAuth client secret (a string of at least 8 characters)' })
     .min(8, { error: 'must be the OAuth client secret (a string of at least 8 characters)' })
