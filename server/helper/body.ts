@@ -1,7 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { type BodyReadError, collectBody, findShapeProblem } from '../common/body-guard.js';
 import { HelperHttpError } from './errors.js';
-import { containsPan, findPan, jsonNumbersHoldPan, MAX_DEPTH } from './pan-guard.js';
+import { containsPan, findPan, jsonMayHoldPan, jsonNumbersHoldPan, MAX_DEPTH } from './pan-guard.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -105,9 +105,11 @@ function parseJson(req: Request, raw: Buffer): unknown {
     if (containsPan(text)) throw cardDataRefused('body');
     throw new HelperHttpError(400, 'TESSERA_BODY_MALFORMED', 'the body is not valid JSON', { field: 'body' });
   }
-  const panField = findPan(parsed);
-  // The raw numbers catch what JSON.parse rounds (19 digits); anything past MAX_DEPTH is refused by checkShape.
-  if (panField !== undefined || jsonNumbersHoldPan(text)) throw cardDataRefused(panField || 'body');
+  if (jsonMayHoldPan(text)) {
+    const panField = findPan(parsed);
+    // The raw numbers catch what JSON.parse rounds (19 digits); anything past MAX_DEPTH is refused by checkShape.
+    if (panField !== undefined || jsonNumbersHoldPan(text)) throw cardDataRefused(panField || 'body');
+  }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new HelperHttpError(400, 'TESSERA_BODY_NOT_OBJECT', 'the body must be a JSON object', { field: 'body' });
   }

@@ -14,6 +14,9 @@ const SECRET_KEY = /(secret|password|authorization|cookie|token|jwt|api_?key|enc
 
 const redactedCard = () => '[redacted-card]';
 
+/** `hreq_` and a UUID: the request id the helper gives every request (fixed length, so linear). */
+const REQUEST_ID = /^hreq_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 /**
  * Wraps `logger` so nothing it is given can leak: keys that name a secret,
  * token or card field are replaced by `[redacted]`, JWT-shaped strings and the
@@ -29,10 +32,13 @@ const redactedCard = () => '[redacted-card]';
  */
 export function redactingLogger(logger: HelperLogger, secrets: readonly string[]): HelperLogger {
   const known = secrets.filter((s) => s.length >= 8);
-  // Shorter text holds no secret (each is 8 characters or more), no JWT and no card number (13 digits or more).
+  // Shorter text holds no secret (each is 8 characters or more) and no JWT; card numbers are looked for in any text.
   const shortest = Math.min(13, ...known.map((s) => s.length));
   const scrubText = (text: string): string => {
-    if (text.length < shortest) return text;
+    // The helper's own request ids (every log line has one) hold nothing to redact: hex words are no card number.
+    if (REQUEST_ID.test(text)) return text;
+    // Too short for a secret or a JWT, not for a card number written with two-digit characters (`㊷`).
+    if (text.length < shortest) return maskPans(text, redactedCard);
     let out = text;
     for (const s of known) if (out.includes(s)) out = out.split(s).join('[redacted]');
     out = replaceJwts(out, '[redacted-jwt]');

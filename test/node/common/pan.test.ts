@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { containsPan, findPan, isCardNumber, jsonNumbersHoldPan, maskPans } from '../../../server/common/pan.js';
+import {
+  containsPan,
+  findPan,
+  isCardNumber,
+  jsonMayHoldPan,
+  jsonNumbersHoldPan,
+  maskPans,
+} from '../../../server/common/pan.js';
 import { seededRandom } from '../../support/random.js';
 
 const HEX = '0123456789abcdef';
@@ -187,6 +194,42 @@ describe('card numbers by digit content (server/common/pan.ts)', () => {
       const ms = performance.now() - started;
       // A quadratic scan takes minutes on these inputs; a linear one takes milliseconds even on a busy machine.
       assert.ok(ms < 1000, `${name}: ${ms.toFixed(0)} ms`);
+    }
+  });
+});
+
+describe('card numbers in fewer than 13 characters', () => {
+  it('finds and masks 4242 4242 4242 4242 written as eight two-digit characters (㊷)', () => {
+    const short = '㊷㊷㊷㊷㊷㊷㊷㊷';
+    assert.equal(containsPan(short), true);
+    assert.equal(maskPans(short), '[card ••••4242]');
+    assert.equal(findPan({ note: short }), 'note');
+    assert.equal(containsPan('4242 4242'), false);
+  });
+});
+
+describe("jsonMayHoldPan: the body guard's fast path", () => {
+  it('clears only ASCII JSON without escapes and with fewer than 13 digits', () => {
+    assert.equal(jsonMayHoldPan('{"cardToken":"card_tok_4f9Kx2Lp0QzR7mN3","orderReference":"order-1"}'), false);
+    assert.equal(jsonMayHoldPan('{"a":"424242424242"}'), false, '12 digits');
+    assert.equal(jsonMayHoldPan('{"a":"4242424242424"}'), true, '13 digits');
+    assert.equal(jsonMayHoldPan('{"a":4242,"b":4242,"c":4242,"d":4}'), true, 'digits of several values count together');
+    assert.equal(jsonMayHoldPan('{"a":"\\u0034"}'), true, 'an escape may stand for a digit');
+    assert.equal(jsonMayHoldPan('{"a":"４"}'), true, 'a full-width digit');
+    assert.equal(jsonMayHoldPan('["㊷"]'), true, 'a two-digit character, in a short text');
+    assert.equal(jsonMayHoldPan('{"a":"é"}'), true, 'any character outside ASCII');
+  });
+
+  it('never clears a text in which findPan or jsonNumbersHoldPan finds a card number', () => {
+    const random = seededRandom(15);
+    const pieces = ['4242', ' ', '-', '"', ',', ':', '\\u0034', '４', '①', 'a', 'x', '4', '0', '1', '{', '}', '.'];
+    for (let n = 0; n < 20_000; n++) {
+      let text = '';
+      const length = 1 + Math.floor(random() * 12);
+      for (let k = 0; k < length; k++) text += pieces[Math.floor(random() * pieces.length)];
+      const json = JSON.stringify({ v: text, w: [text] });
+      const parsed = JSON.parse(json) as unknown;
+      if (findPan(parsed) !== undefined || jsonNumbersHoldPan(json)) assert.equal(jsonMayHoldPan(json), true, json);
     }
   });
 });

@@ -347,6 +347,25 @@ describe('POST /charges against the sandbox', () => {
     });
     assert.equal(raw.status, 400);
     assert.equal(raw.json.code, 'TESSERA_CARD_DATA_REFUSED');
+    // Fewer than 13 digits in the raw text, yet a card number once parsed: JSON escapes and digits of other scripts.
+    const hidden: [string, string][] = [
+      [
+        '"orderReference":"\\u0034\\u0032\\u0034\\u0032\\u0034\\u0032\\u0034\\u0032\\u0034\\u0032\\u0034\\u0032\\u0034\\u0032\\u0034\\u0032"',
+        'orderReference',
+      ],
+      ['"orderReference":"４２４２４２４２４２４２４２４２"', 'orderReference'],
+      ['"a":"\\uff14242 4242","b":"4242 4242"', 'b'],
+      ['"orderReference":"㊷㊷㊷㊷㊷㊷㊷㊷"', 'orderReference'],
+    ];
+    for (const [fields, field] of hidden) {
+      const r = await call(`${h.url}/charges`, {
+        raw: `{"cardToken":"card_tok_abc","email":"a@b.co",${fields}}`,
+        headers: { 'content-type': 'application/json' },
+      });
+      assert.equal(r.status, 400, `${fields}: ${r.text}`);
+      assert.equal(r.json.code, 'TESSERA_CARD_DATA_REFUSED', fields);
+      assert.equal(r.json.field, field, fields);
+    }
     const broken = await call(`${h.url}/charges`, {
       raw: `{"number":"4242424242424242"`,
       headers: { 'content-type': 'application/json' },

@@ -4,7 +4,7 @@ import { createServer, get } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import express from 'express';
-import { loadWidgetAsset, tesseraHelper, widgetVersion } from '../../../server/helper/index.js';
+import { loadWidgetAsset, redactingLogger, tesseraHelper, widgetVersion } from '../../../server/helper/index.js';
 import { containsPan, findPan } from '../../../server/helper/pan-guard.js';
 import { call } from '../../support/http.js';
 import { captureLogger, type RunningHelper, startHelper } from './support.js';
@@ -246,5 +246,33 @@ describe('helper behind an app-wide express.json()', () => {
       server.close();
       server.closeAllConnections();
     }
+  });
+});
+
+describe('redactingLogger', () => {
+  it('masks card numbers in short and long text alike, cuts secrets and JWTs, and keeps request ids as they are', () => {
+    const { logger, log } = captureLogger();
+    const secret = 'sk_sbox_tessera0demo0secret0key0000001';
+    const redacting = redactingLogger(logger, [secret]);
+    const requestId = `hreq_${randomUUID()}`;
+    redacting.info(
+      {
+        requestId,
+        short: '㊷㊷㊷㊷㊷㊷㊷㊷',
+        long: 'paid with 4242 4242 4242 4242 today',
+        header: `Bearer ${secret}`,
+        note: 'got eyJhbGciOi.eyJzdWIiOi.c2lnbmF0dXJl',
+        orderReference: 'order-1',
+      },
+      `charge for ㊷㊷㊷㊷㊷㊷㊷㊷`,
+    );
+    const [line] = log.lines;
+    assert.equal(line!.requestId, requestId);
+    assert.equal(line!.short, '[redacted-card]');
+    assert.equal(line!.long, 'paid with [redacted-card] today');
+    assert.equal(line!.header, 'Bearer [redacted]');
+    assert.equal(line!.note, 'got [redacted-jwt]');
+    assert.equal(line!.orderReference, 'order-1');
+    assert.equal(line!.msg, 'charge for [redacted-card]');
   });
 });
