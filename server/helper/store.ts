@@ -38,6 +38,17 @@ export interface TesseraStore {
   claim(key: string, value: string, ttlMs: number): Promise<boolean>;
   /** Removes `key` when its value is still `value` (an owner giving its claim back); answers whether it did. */
   release(key: string, value: string): Promise<boolean>;
+  /**
+   * Optional: {@link claim} of `claimKey` and then {@link get} of `key`, as one step (Redis: one script, one round
+   * trip). The helper claims a card token and reads its stored answer this way on every charge; a store without
+   * it gets the two calls one after the other, which is as correct.
+   */
+  claimAndGet?(
+    claimKey: string,
+    value: string,
+    ttlMs: number,
+    key: string,
+  ): Promise<{ claimed: boolean; value: string | undefined }>;
 }
 
 /** The helper's `store` option: any object with the methods of {@link TesseraStore}. */
@@ -139,5 +150,16 @@ export class MemoryStore implements TesseraStore {
     if (!entry || entry.value !== value) return false;
     this.#map.delete(key);
     return true;
+  }
+
+  async claimAndGet(
+    claimKey: string,
+    value: string,
+    ttlMs: number,
+    key: string,
+  ): Promise<{ claimed: boolean; value: string | undefined }> {
+    const claimed = !this.#live(claimKey);
+    if (claimed) this.#put(claimKey, { value, count: 0, expiresAtMs: this.#now() + ttlMs });
+    return { claimed, value: this.#live(key)?.value };
   }
 }

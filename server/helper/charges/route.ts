@@ -143,20 +143,25 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
   const claimTtlMs = (ctx.options.providerTimeoutMs ?? 10_000) * ((ctx.options.providerMaxRetries ?? 2) + 1) + 5_000;
   const checkProxy = trustProxyCheck(ctx);
 
-  const ownerOf = (req: Request): ResultOwner => {
+  /** Who is paying, read once per request (`req.ip` runs Express's proxy rules on every read). */
+  const callerOf = (req: Request): Caller => {
+    const ip = req.ip ?? 'unknown';
     const session = ctx.sessionOf(req);
-    return session ? { session: sha256(session), ip: ipKey(req.ip) } : { ip: ipKey(req.ip) };
+    // Session ids are bearer secrets: keys and stored owners hold their hash, since a shared store's keys can end
+    // up in its logs.
+    const owner: ResultOwner = session ? { session: sha256(session), ip: ipKey(ip) } : { ip: ipKey(ip) };
+    return { ip, session, owner };
   };
 
-  function declineCounters(ip: string, session: string | undefined): DeclineCounter[] {
+  /** The decline counters of a caller (by IP key and session hash), empty when both limits are off. */
+  function declineCounters(owner: ResultOwner): DeclineCounter[] {
     const counters: DeclineCounter[] = [];
     if (limits.declinesPerIp) {
-      counters.push({ key: `declines:ip:${ipKey(ip)}`, limit: limits.declinesPerIp, name: 'declinesPerIp' });
+      counters.push({ key: `declines:ip:${owner.ip}`, limit: limits.declinesPerIp, name: 'declinesPerIp' });
     }
-    if (limits.declinesPerSession && session) {
+    if (limits.declinesPerSession && owner.session) {
       counters.push({
-        // Session ids are bearer secrets: keys hold their hash, since a shared store's keys can end up in its logs.
-        key: `declines:session:${sha256(session)}`,
+        key: `declines:session:${owner.session}`,
         limit: limits.declinesPerSession,
         name: 'declinesPerSession',
       });
@@ -164,9 +169,15 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
     return counters;
   }
 
-  async function remember(key: string, outcome: ChargeOutcome): Promise<void> {
-    await store.set(key, JSON.stringify(outcome), RESULT_TTL_MS);
-  }
+  const remember = (key: string, outcome: ChargeOutcome): Promise<void> =>
+    store.set(key, JSON.stringify(outcome), RESULT_TTL_MS);
+
+  /** Claims `claimKey` and reads `key` after it: in one step when the store offers it, else in two calls. */
+  const claimAndGet = async (claimKey: string, me: string, key: string) => {
+    if (typeof store.claimAndGet === 'function') return store.claimAndGet(claimKey, me, claimTtlMs, key);
+    const claimed = await store.claim(claimKey, me, claimTtlMs);
+    return { claimed, value: await store.get(key) };
+  };
 
   /**
    * Stores the final outcome of a 3-D Secure charge and, for a decline, counts it once against the limits of the
@@ -177,7 +188,11 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
     const outcome = outcomeOf(charge, pending.orderReference, pending.owner);
     await remember(pending.resultKey, outcome);
     if (outcome.status === 402 && (await store.claim(`${pending.resultKey}:declined`, '1', RESULT_TTL_MS))) {
-      await recordDeclines(store, declineCounters(pending.ip, pending.session));
+      const session = pending.session === undefined ? undefined : sha256(pending.session);
+      await recordDeclines(
+        store,
+        declineCounters(session ? { session, ip: ipKey(pending.ip) } : { ip: ipKey(pending.ip) }),
+      );
     }
     return outcome;
   }
@@ -205,7 +220,9 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
     };
     let resolved: unknown;
     try {
-      resolved = await ctx.options.resolveCharge(req, hookBody);
+      resolved = ctx.options.resolveCharge(req, hookBody);
+      // A hook that answers at once is not awaited (one turn of the microtask queue less per charge).
+      if (typeof (resolved as PromiseLike<unknown> | null)?.then === 'function') resolved = await resolved;
     } catch (err) {
       if (err instanceof HelperHttpError) throw err;
       // The shopper gets a generic 500; the merchant's log gets what went wrong, in full.
@@ -234,13 +251,13 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
     }
   }
 
-  async function charge(req: Request, body: ChargeBody, key: string, digest: Buffer): Promise<ChargeOutcome> {
-    const ip = req.ip ?? 'unknown';
-    const session = ctx.sessionOf(req);
-    const owner = ownerOf(req);
+  async function charge(t: TokenRequest): Promise<ChargeOutcome> {
+    const { req, body, key, digest } = t;
+    const { ip, session, owner } = t.caller;
     // Reserved before anything else, so concurrent charges cannot overshoot; kept only for a decline, or when
     // the provider may have charged (outcome unknown). docs/decisions/helper.md#helper-rate-limits
-    const reserved = await reserveDeclines(store, declineCounters(ip, session), ctx.now);
+    const counters = declineCounters(owner);
+    const reserved = counters.length === 0 ? counters : await reserveDeclines(store, counters, ctx.now);
     let keep = false;
     try {
       // The helper's own URL is only needed for return targets and 3-D Secure; most charges have neither.
@@ -324,33 +341,40 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
       };
       return outcome;
     } finally {
-      if (keep) await commitDeclines(store, reserved);
-      else await releaseDeclines(store, reserved);
+      if (reserved.length > 0) {
+        if (keep) await commitDeclines(store, reserved);
+        else await releaseDeclines(store, reserved);
+      }
     }
   }
 
   /**
    * The token's outcome: the stored one (refreshed while 3-D Secure is pending), or a new charge by whoever
    * claims the token in the store; the others poll the store for its answer, at most {@link CLAIM_WAIT_MS}.
-   * A claim whose owner died expires after `claimTtlMs`; the next request then calls the provider with the same
-   * idempotency key, which replays the first answer (docs/decisions/helper.md#helper-charges).
+   * The claim comes first and the stored answer is read right after it, in one step where the store offers
+   * `claimAndGet` (both built-in stores do): a new token costs three store calls (claim and read, write, release,
+   * the release not awaited), where reading first needs a second read after the claim. A claim whose owner died
+   * expires after `claimTtlMs`; the next request then calls the provider with the same idempotency key, which
+   * replays the first answer (docs/decisions/helper.md#helper-charges).
    */
-  async function tokenOutcome(req: Request, body: ChargeBody, key: string, digest: Buffer): Promise<ChargeOutcome> {
+  async function tokenOutcome(t: TokenRequest): Promise<ChargeOutcome> {
+    const { key } = t;
     const claimKey = `${key}:claim`;
     const me = randomUUID();
     const deadline = Date.now() + CLAIM_WAIT_MS;
     for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
-      const stored = await store.get(key);
-      if (stored) return refreshed(JSON.parse(stored) as ChargeOutcome);
-      if (await store.claim(claimKey, me, claimTtlMs)) {
+      const { claimed, value: stored } = await claimAndGet(claimKey, me, key);
+      if (claimed) {
         try {
-          const again = await store.get(key);
-          if (again) return await refreshed(JSON.parse(again) as ChargeOutcome);
-          return await charge(req, body, key, digest);
+          if (stored) return await refreshed(JSON.parse(stored) as ChargeOutcome);
+          return await charge(t);
         } finally {
-          await store.release(claimKey, me).catch(() => undefined);
+          // Given back without holding up the answer, which is stored already: a request that meets the claim
+          // before it is gone reads that answer. A release that fails leaves the claim to expire.
+          store.release(claimKey, me).catch(() => undefined);
         }
       }
+      if (stored) return refreshed(JSON.parse(stored) as ChargeOutcome);
       if (Date.now() + delay > deadline) {
         throw new HelperHttpError(
           503,
@@ -387,14 +411,15 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
     const body = parseBody(chargeBodySchema, req.body);
     // Only valid requests spend the charge budget (docs/decisions/helper.md#helper-rate-limits).
     const now = ctx.now();
-    const session = ctx.sessionOf(req);
+    const caller = callerOf(req);
+    const { owner } = caller;
     if (limits.chargesPerIp) {
-      await consume(store, `charges:ip:${ipKey(req.ip)}`, limits.chargesPerIp, now, 'payment attempts', 'chargesPerIp');
+      await consume(store, `charges:ip:${owner.ip}`, limits.chargesPerIp, now, 'payment attempts', 'chargesPerIp');
     }
-    if (limits.chargesPerSession && session) {
+    if (limits.chargesPerSession && owner.session) {
       await consume(
         store,
-        `charges:session:${sha256(session)}`,
+        `charges:session:${owner.session}`,
         limits.chargesPerSession,
         now,
         'payment attempts',
@@ -406,7 +431,7 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
     // One promise per token in this process, registered before any await, so a double submit shares it.
     let running = inFlight.get(key);
     if (!running) {
-      running = tokenOutcome(req, body, key, digest);
+      running = tokenOutcome({ req, body, key, digest, caller });
       inFlight.set(key, running);
       running.then(
         () => inFlight.delete(key),
@@ -414,7 +439,7 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
       );
     }
     const outcome = await running;
-    if (!mayRead(outcome.owner, ownerOf(req)) || outcome.orderReference !== body.orderReference) {
+    if (!mayRead(outcome.owner, owner) || outcome.orderReference !== body.orderReference) {
       throw new HelperHttpError(409, 'TESSERA_CARD_TOKEN_USED', 'cardToken was already used; ask for the card again', {
         field: 'cardToken',
         outcomeKnown: true,
@@ -426,7 +451,7 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
         chargeId: outcome.event.id,
         responseCode: outcome.event.responseCode,
       };
-      await deliverCharge(ctx, outcome.event, req, 'charge');
+      if (ctx.options.onCharge) await deliverCharge(ctx, outcome.event, req, 'charge');
     }
     sendJson(res, outcome.status, { ...answerBody(outcome, exposeCodes), requestId: res.locals.tesseraRequestId });
   });
@@ -434,6 +459,22 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
   router.get('/charges/3ds-return', threeDsReturn(ctx, legacy, { threeDs: threeDsKey, settle }));
 
   return router;
+}
+
+/** Who sent a charge request: `req.ip` (or `unknown`), the session id, and the owner its answer is stored under. */
+interface Caller {
+  readonly ip: string;
+  readonly session: string | undefined;
+  readonly owner: ResultOwner;
+}
+
+/** One valid `POST /charges`: the request, its parsed body, the token's store key and digest, and its caller. */
+interface TokenRequest {
+  readonly req: Request;
+  readonly body: ChargeBody;
+  readonly key: string;
+  readonly digest: Buffer;
+  readonly caller: Caller;
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   MemoryStore,
   type OnChargeContext,
   type TesseraHelperOptions,
+  type TesseraStore,
   tesseraHelper,
 } from '../../../server/helper/index.js';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
@@ -392,6 +393,34 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
       assert.equal(new Set(answers.map((r) => r.json.id)).size, 1);
       assert.equal((await sandboxCharges(sb)).length, 1);
       assert.deepEqual(calls, [answers[0]!.json.id]);
+    });
+
+    it('a store without the optional claimAndGet (claim, then get) still makes one charge for 30 concurrent requests', async () => {
+      const memory = new MemoryStore({ now: () => sb.clock.nowMs() });
+      const used: string[] = [];
+      const noted = <T>(name: string, result: T): T => {
+        used.push(name);
+        return result;
+      };
+      // Only the seven methods every TesseraStore has, as a store of the merchant's own would.
+      const store: TesseraStore = {
+        get: (k) => noted('get', memory.get(k)),
+        set: (k, v, t) => noted('set', memory.set(k, v, t)),
+        hit: (k, w) => memory.hit(k, w),
+        count: (k) => memory.count(k),
+        unhit: (k) => memory.unhit(k),
+        claim: (k, v, t) => noted('claim', memory.claim(k, v, t)),
+        release: (k, v) => noted('release', memory.release(k, v)),
+      };
+      const a = await helper({ store });
+      const b = await helper({ store });
+      const body = await order();
+      const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => pay(i % 2 ? a : b, body)));
+      for (const r of answers) assert.equal(r.status, 201, r.text);
+      assert.equal(new Set(answers.map((r) => r.json.id)).size, 1);
+      assert.equal((await sandboxCharges(sb)).length, 1);
+      assert.ok(used.includes('claim') && used.includes('release'), used.join());
+      assert.equal(used.filter((u) => u === 'set').length, 1, 'one answer stored');
     });
 
     it('a claim left by a dead instance expires, and the next request charges once', async () => {

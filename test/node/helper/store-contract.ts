@@ -111,6 +111,35 @@ export function storeContract(name: string, factory: StoreFactory): void {
       assert.equal(await store.get('token'), 'c');
     });
 
+    it('claimAndGet claims like claim and reads the value after it, for the winner and the others alike', async () => {
+      const { store, advance } = await factory.make();
+      assert.ok(store.claimAndGet, 'the built-in stores offer claimAndGet');
+      assert.deepEqual(await store.claimAndGet('token:claim', 'a', 60_000, 'token'), {
+        claimed: true,
+        value: undefined,
+      });
+      assert.deepEqual(await store.claimAndGet('token:claim', 'b', 60_000, 'token'), {
+        claimed: false,
+        value: undefined,
+      });
+      await store.set('token', '{"id":"charge_1"}', 60_000);
+      assert.deepEqual(await store.claimAndGet('token:claim', 'b', 60_000, 'token'), {
+        claimed: false,
+        value: '{"id":"charge_1"}',
+      });
+      assert.equal(await store.release('token:claim', 'a'), true);
+      assert.deepEqual(await store.claimAndGet('token:claim', 'b', short, 'token'), {
+        claimed: true,
+        value: '{"id":"charge_1"}',
+      });
+      await advance(short * 2);
+      assert.equal(await store.release('token:claim', 'b'), false);
+      const owners = Array.from({ length: 50 }, (_, i) => `owner-${i}`);
+      const answers = await Promise.all(owners.map((owner) => store.claimAndGet!('race:claim', owner, 60_000, 'race')));
+      assert.equal(answers.filter((a) => a.claimed).length, 1);
+      assert.equal(await store.get('race:claim'), owners[answers.findIndex((a) => a.claimed)]);
+    });
+
     it('does not let a claim take a key a value was set under', async () => {
       const { store } = await factory.make();
       await store.set('result', '{"id":"charge_1"}', 60_000);
