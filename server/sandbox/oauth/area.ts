@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { tokenRequestSchema } from '../../provider/schemas/accounts/index.js';
+import { OAUTH_CLIENT_ERRORS, tokenRequestSchema } from '../../provider/schemas/accounts/index.js';
 import { SVC_VERSION, svcVersion } from '../accounts/errors.js';
 import type { SandboxArea } from '../core/area.js';
 import { parseBody } from '../core/body.js';
@@ -11,14 +11,7 @@ import { clientScopes } from './client.js';
 import { hostPrefixRule } from './host.js';
 import { TOKEN_TTL_SECONDS, tokenIssuerFor } from './tokens.js';
 
-const OAUTH_ERRORS = new Set([
-  'invalid_request',
-  'invalid_client',
-  'invalid_grant',
-  'unauthorized_client',
-  'unsupported_grant_type',
-  'invalid_scope',
-]);
+const OAUTH_ERRORS: ReadonlySet<string> = new Set(OAUTH_CLIENT_ERRORS);
 /** RFC 6749 §3.3 scope-token characters. */
 const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };

@@ -8,6 +8,14 @@ export interface ShownResult {
   readonly card: string;
 }
 
+/** A declined card, then a good one, for one order: the result shows the approval, the sandbox holds both charges. */
+export async function expectDeclinedThenApproved(sandbox: SandboxReader, shown: ShownResult, order: string) {
+  assert.equal(shown.status, 'Authorised');
+  const charges = await sandbox.chargesFor(order);
+  assert.deepEqual(charges.map((c) => c.status).sort(), ['Authorised', 'Declined']);
+  assert.equal(charges.find((c) => c.status === 'Declined')!.responseCode, '20051');
+}
+
 /**
  * The approved purchase of a mug and a tile set, checked in every engine: the result page shows the charge and the
  * card, and the sandbox holds exactly that charge, priced by the server, for that order.

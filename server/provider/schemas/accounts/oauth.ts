@@ -25,20 +25,19 @@ export const tokenResponseSchema = z.object({
 });
 export type TokenResponse = z.infer<typeof tokenResponseSchema>;
 
+/** The RFC 6749 §5.2 error codes that blame the client's request (the sandbox answers these by name). */
+export const OAUTH_CLIENT_ERRORS = [
+  'invalid_request',
+  'invalid_client',
+  'invalid_grant',
+  'unauthorized_client',
+  'unsupported_grant_type',
+  'invalid_scope',
+] as const;
+
 /** RFC 6749 §5.2 error body (plus the request id every sandbox error carries). */
 export const oauthErrorSchema = z.object({
-  error: z
-    .enum([
-      'invalid_request',
-      'invalid_client',
-      'invalid_grant',
-      'unauthorized_client',
-      'unsupported_grant_type',
-      'invalid_scope',
-      'server_error',
-      'temporarily_unavailable',
-    ])
-    .or(z.string()),
+  error: z.enum([...OAUTH_CLIENT_ERRORS, 'server_error', 'temporarily_unavailable']).or(z.string()),
   error_description: z.string().optional(),
   request_id: z.string().optional(),
 });
