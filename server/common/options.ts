@@ -114,17 +114,22 @@ export function functionOption<T>(what: string) {
 
 /**
  * An object option with these methods (a logger, a store, a client). `fix` says what it must be
- * ("must implement TesseraStore"); the methods follow it, and the missing ones when some are there.
+ * ("must implement TesseraStore"); the methods follow it, and the missing ones when some are there. An `optional`
+ * method may be absent, but when given it must be a function.
  */
-export function methodsOption<T>(methods: readonly string[], fix: string) {
+export function methodsOption<T>(methods: readonly string[], fix: string, optional: readonly string[] = []) {
   return z.custom<T>().superRefine((v, ctx) => {
-    const missing =
-      v !== null && typeof v === 'object'
-        ? methods.filter((m) => typeof (v as Record<string, unknown>)[m] !== 'function')
-        : methods;
+    const object = v !== null && typeof v === 'object' ? (v as Record<string, unknown>) : undefined;
+    const missing = object ? methods.filter((m) => typeof object[m] !== 'function') : methods;
     if (missing.length > 0) {
       const partial = missing.length < methods.length ? `; missing ${missing.join(', ')}` : '';
       ctx.addIssue({ code: 'custom', message: `${fix} (${methods.join(', ')})${partial}` });
+    }
+    // An optional method given as something else is a mistake too: ignoring it would hide it.
+    for (const m of optional) {
+      if (object && object[m] !== undefined && typeof object[m] !== 'function') {
+        ctx.addIssue({ code: 'custom', message: `${fix}: its optional \`${m}\` must be a method when given` });
+      }
     }
   });
 }

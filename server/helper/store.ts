@@ -55,6 +55,7 @@ export interface TesseraStore {
 export const storeOption = methodsOption<TesseraStore>(
   ['get', 'set', 'hit', 'count', 'unhit', 'claim', 'release'],
   'must implement TesseraStore',
+  ['claimAndGet'],
 );
 
 interface Entry {

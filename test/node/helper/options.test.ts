@@ -56,6 +56,17 @@ describe('tesseraHelper options', () => {
         { store: { get() {}, set() {}, hit() {}, count() {} } },
         /option `store` must implement TesseraStore \(get, set, hit, count, unhit, claim, release\)/,
       ],
+      [
+        {
+          store: {
+            ...Object.fromEntries(
+              ['get', 'set', 'hit', 'count', 'unhit', 'claim', 'release'].map((m) => [m, () => {}]),
+            ),
+            claimAndGet: 'yes',
+          },
+        },
+        /option `store` must implement TesseraStore: its optional `claimAndGet` must be a method when given/,
+      ],
       [{ onCharge: 'mark paid' }, /option `onCharge` must be a function `\(charge, context\) => void`/],
       [{ exposeDeclineCodes: 'yes' }, /option `exposeDeclineCodes` must be a boolean/],
       [{ rateLimits: { requestsPerIp: { max: 0, windowMs: 60_000 } } }, /option `rateLimits.requestsPerIp.max`/],
