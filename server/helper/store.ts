@@ -140,10 +140,14 @@ export class MemoryStore implements TesseraStore {
     if (entry && entry.count > 0) entry.count--;
   }
 
-  async claim(key: string, value: string, ttlMs: number): Promise<boolean> {
+  #claim(key: string, value: string, ttlMs: number): boolean {
     if (this.#live(key)) return false;
     this.#put(key, { value, count: 0, expiresAtMs: this.#now() + ttlMs });
     return true;
+  }
+
+  async claim(key: string, value: string, ttlMs: number): Promise<boolean> {
+    return this.#claim(key, value, ttlMs);
   }
 
   async release(key: string, value: string): Promise<boolean> {
@@ -159,8 +163,6 @@ export class MemoryStore implements TesseraStore {
     ttlMs: number,
     key: string,
   ): Promise<{ claimed: boolean; value: string | undefined }> {
-    const claimed = !this.#live(claimKey);
-    if (claimed) this.#put(claimKey, { value, count: 0, expiresAtMs: this.#now() + ttlMs });
-    return { claimed, value: this.#live(key)?.value };
+    return { claimed: this.#claim(claimKey, value, ttlMs), value: this.#live(key)?.value };
   }
 }

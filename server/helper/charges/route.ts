@@ -147,10 +147,7 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
   const callerOf = (req: Request): Caller => {
     const ip = req.ip ?? 'unknown';
     const session = ctx.sessionOf(req);
-    // Session ids are bearer secrets: keys and stored owners hold their hash, since a shared store's keys can end
-    // up in its logs.
-    const owner: ResultOwner = session ? { session: sha256(session), ip: ipKey(ip) } : { ip: ipKey(ip) };
-    return { ip, session, owner };
+    return { ip, session, owner: ownerOf(ip, session) };
   };
 
   /** The decline counters of a caller (by IP key and session hash), empty when both limits are off. */
@@ -188,11 +185,7 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
     const outcome = outcomeOf(charge, pending.orderReference, pending.owner);
     await remember(pending.resultKey, outcome);
     if (outcome.status === 402 && (await store.claim(`${pending.resultKey}:declined`, '1', RESULT_TTL_MS))) {
-      const session = pending.session === undefined ? undefined : sha256(pending.session);
-      await recordDeclines(
-        store,
-        declineCounters(session ? { session, ip: ipKey(pending.ip) } : { ip: ipKey(pending.ip) }),
-      );
+      await recordDeclines(store, declineCounters(ownerOf(pending.ip, pending.session)));
     }
     return outcome;
   }
@@ -451,7 +444,7 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
         chargeId: outcome.event.id,
         responseCode: outcome.event.responseCode,
       };
-      if (ctx.options.onCharge) await deliverCharge(ctx, outcome.event, req, 'charge');
+      await deliverCharge(ctx, outcome.event, req, 'charge');
     }
     sendJson(res, outcome.status, { ...answerBody(outcome, exposeCodes), requestId: res.locals.tesseraRequestId });
   });
@@ -459,6 +452,14 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
   router.get('/charges/3ds-return', threeDsReturn(ctx, legacy, { threeDs: threeDsKey, settle }));
 
   return router;
+}
+
+/**
+ * The owner a token's answer is stored under: the caller's IP key and, with a session, its hash (session ids are
+ * bearer secrets, and a shared store's keys and values can end up in its logs).
+ */
+function ownerOf(ip: string, session: string | undefined): ResultOwner {
+  return session ? { session: sha256(session), ip: ipKey(ip) } : { ip: ipKey(ip) };
 }
 
 /** Who sent a charge request: `req.ip` (or `unknown`), the session id, and the owner its answer is stored under. */
