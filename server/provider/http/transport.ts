@@ -1,5 +1,6 @@
 import { request } from 'undici';
 import { InvalidResponseError, type ProviderError } from '../errors.js';
+import { AttemptAbort } from './attempt-abort.js';
 import { backoffDelay, MAX_RETRY_AFTER_MS, parseRetryAfter, sleep } from './backoff.js';
 import { type ResponseBody, ResponseTooLarge, readBody } from './body.js';
 import type { Exchange, HttpContext } from './exchange.js';
@@ -57,10 +58,10 @@ export async function send<T>(http: HttpContext, ex: Exchange): Promise<Provider
       );
     }
 
-    // One controller per attempt: the timer covers headers AND body; the caller's signal is forwarded.
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new AttemptTimeout()), config.timeoutMs);
-    const forward = ex.signal ? () => controller.abort(ex.signal?.reason) : undefined;
+    // One abort handle per attempt: the timer covers headers AND body; the caller's signal is forwarded.
+    const stop = new AttemptAbort();
+    const timer = setTimeout(() => stop.abort(new AttemptTimeout()), config.timeoutMs);
+    const forward = ex.signal ? () => stop.abort(ex.signal?.reason) : undefined;
     if (forward) {
       if (ex.signal!.aborted) forward();
       else ex.signal!.addEventListener('abort', forward, { once: true });
@@ -75,7 +76,7 @@ export async function send<T>(http: HttpContext, ex: Exchange): Promise<Provider
         method: ex.method,
         headers,
         body: ex.body,
-        signal: controller.signal,
+        signal: stop as unknown as AbortSignal,
         dispatcher: config.dispatcher,
       });
       status = res.statusCode;
@@ -84,7 +85,7 @@ export async function send<T>(http: HttpContext, ex: Exchange): Promise<Provider
     } catch (caught) {
       if (ex.signal?.aborted) throw ex.signal.reason;
       // undici rejects with the abort reason; taken from the signal so a wrapped error cannot hide the timeout.
-      const error = controller.signal.reason instanceof AttemptTimeout ? controller.signal.reason : caught;
+      const error = stop.reason instanceof AttemptTimeout ? stop.reason : caught;
       if (error instanceof ResponseTooLarge) {
         throw new InvalidResponseError(`${ex.operation} answered with ${error.message}`, {
           status: status!,

@@ -228,6 +228,22 @@ describe('HTTP core: retries, timeouts and outcomes against sandbox faults', () 
     await assert.rejects(legacy.charges.retrieve(data.id, { signal: controller.signal }), /user gave up/);
   });
 
+  it("sends nothing when the caller's signal is already aborted, and rejects with its reason", async () => {
+    const body = await chargeBody();
+    const reason = new Error('aborted before the call');
+    await assert.rejects(legacy.charges.create(body, { signal: AbortSignal.abort(reason) }), (err) => err === reason);
+    assert.equal((await requests(sb, CHARGES)).length, 0, 'the sandbox saw no charge');
+  });
+
+  it("ignores the caller's signal once the call has answered: a later abort changes nothing", async () => {
+    const controller = new AbortController();
+    const first = await legacy.charges.create(await chargeBody(), { signal: controller.signal });
+    controller.abort(new Error('too late'));
+    const again = await legacy.charges.retrieve(first.data.id);
+    assert.equal(again.data.id, first.data.id);
+    assert.equal((await requests(sb, CHARGES)).length, 1, 'one charge, not aborted or retried');
+  });
+
   it('reports a refused connection as a NetworkError whose outcome is known', async () => {
     const closed = await sandbox();
     const url = closed.url;
