@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { packageRoot } from '../common/package-root.js';
 import type { SandboxMode } from './config.js';
+import type { StoreLimits } from './core/context.js';
 import { legacyPaths } from './legacy/paths.js';
 import { type RunningSandbox, startSandbox } from './start.js';
 
@@ -18,6 +19,9 @@ Options:
   --tls-key FILE        the certificate's PEM private key
   --fixtures FILE|NAME  JSON file of start-up state, relative to the current folder (see docs/sandbox.md),
                         or "demo": the demo platform shipped with the package (write ./demo for a file so named)
+  --max-card-tokens N   keep at most N card tokens, dropping the oldest (default 20000; a load test that makes
+                        more tokens before it charges them needs more); likewise --max-payment-tokens N,
+                        --max-customers N and --max-charges N (each 1 to 100000000)
   -h, --help            show this help
 
 Credentials come from TESSERA_SANDBOX_PUBLIC_KEY, TESSERA_SANDBOX_SECRET_KEY, TESSERA_SANDBOX_CLIENT_ID and
@@ -34,6 +38,31 @@ interface Parsed {
   readonly mode: SandboxMode;
   readonly tls?: { cert: Buffer; key: Buffer };
   readonly fixtures?: string;
+  readonly limits?: StoreLimits;
+}
+
+/** The `--max-…` flags and the `limits` option each sets (docs/decisions/sandbox.md#sandbox-memory). */
+const LIMIT_FLAGS = {
+  'max-card-tokens': 'maxCardTokens',
+  'max-payment-tokens': 'maxPaymentTokens',
+  'max-customers': 'maxCustomers',
+  'max-charges': 'maxCharges',
+} as const satisfies Record<string, keyof StoreLimits>;
+const MAX_LIMIT = 100_000_000;
+
+/** The caps given on the command line, each a whole number from 1 to {@link MAX_LIMIT}. */
+function parseLimits(values: Record<string, string | boolean | undefined>): StoreLimits | undefined {
+  const limits: Record<string, number> = {};
+  for (const [flag, option] of Object.entries(LIMIT_FLAGS)) {
+    const raw = values[flag] as string | undefined;
+    if (raw === undefined) continue;
+    // At most nine digits: a fixed-length check, then the range.
+    if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_LIMIT) {
+      throw new UsageError(`--${flag} must be an integer from 1 to ${MAX_LIMIT}, got ${JSON.stringify(raw)}`);
+    }
+    limits[option] = Number(raw);
+  }
+  return Object.keys(limits).length > 0 ? limits : undefined;
 }
 
 function readOption(option: string, file: string): Buffer {
@@ -70,6 +99,10 @@ export function parseSandboxArgs(args: string[], env: NodeJS.ProcessEnv = proces
         'tls-cert': { type: 'string' },
         'tls-key': { type: 'string' },
         fixtures: { type: 'string' },
+        'max-card-tokens': { type: 'string' },
+        'max-payment-tokens': { type: 'string' },
+        'max-customers': { type: 'string' },
+        'max-charges': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -97,6 +130,7 @@ export function parseSandboxArgs(args: string[], env: NodeJS.ProcessEnv = proces
   if (given === '') throw new UsageError('--fixtures must name a file or "demo"');
   const fixtures = given === undefined ? undefined : fixturesPath(given);
   if (fixtures !== undefined) readOption('--fixtures', fixtures);
+  const limits = parseLimits(values);
   return {
     port: Number(rawPort),
     host,
@@ -105,6 +139,7 @@ export function parseSandboxArgs(args: string[], env: NodeJS.ProcessEnv = proces
       ? { tls: { cert: readOption('--tls-cert', certFile), key: readOption('--tls-key', keyFile) } }
       : {}),
     ...(fixtures !== undefined ? { fixtures } : {}),
+    ...(limits ? { limits } : {}),
   };
 }
 

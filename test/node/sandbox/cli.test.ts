@@ -72,6 +72,14 @@ function startCli(args: string[], env: Record<string, string> = {}, cwd?: string
   });
 }
 
+/** A card token from the sandbox at `url` (the default public key, a test card that approves). */
+function cardToken(url: string) {
+  return call(`${url}/api2/v2/tokens/card`, {
+    body: { number: '4242424242424242', expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 1, cvv: '123' },
+    headers: { authorization: DEFAULT_CREDENTIALS.publicKey },
+  });
+}
+
 describe('tessera sandbox (CLI)', () => {
   let dir: string;
   before(() => {
@@ -82,7 +90,18 @@ describe('tessera sandbox (CLI)', () => {
   it('--help prints the options and exits 0; `tessera --help` lists the command', () => {
     const r = tessera(['sandbox', '--help']);
     assert.equal(r.status, 0, r.stderr);
-    for (const option of ['--port', '--host', '--mode', '--tls-cert', '--tls-key', '--fixtures']) {
+    for (const option of [
+      '--port',
+      '--host',
+      '--mode',
+      '--tls-cert',
+      '--tls-key',
+      '--fixtures',
+      '--max-card-tokens',
+      '--max-payment-tokens',
+      '--max-customers',
+      '--max-charges',
+    ]) {
       assert.match(r.stdout, new RegExp(option));
     }
     assert.match(tessera(['--help']).stdout, /^ {2}sandbox\s+/m);
@@ -98,6 +117,11 @@ describe('tessera sandbox (CLI)', () => {
       [['--tls-cert', '/nonexistent/c.pem', '--tls-key', '/nonexistent/k.pem'], {}, /--tls-cert: cannot read/],
       [['--fixtures', '/nonexistent/f.json'], {}, /--fixtures: cannot read "\/nonexistent\/f.json"/],
       [['--fixtures', ''], {}, /--fixtures must name a file or "demo"/],
+      [['--max-card-tokens', '0'], {}, /--max-card-tokens must be an integer from 1 to 100000000, got "0"/],
+      [['--max-charges', 'lots'], {}, /--max-charges must be an integer from 1 to 100000000, got "lots"/],
+      [['--max-customers', '100000001'], {}, /--max-customers must be an integer from 1 to 100000000/],
+      [['--max-payment-tokens=1.5'], {}, /--max-payment-tokens must be an integer from 1 to 100000000, got "1.5"/],
+      [['--max-card-tokens', '9'.repeat(5000)], {}, /--max-card-tokens must be an integer from 1 to 100000000/],
       [['--colour'], {}, /Unknown option '--colour'/],
       [['extra'], {}, /Unexpected argument 'extra'/],
       [['--host', '0.0.0.0', '--port', '0'], {}, /refusing to bind "0\.0\.0\.0" without TLS/],
@@ -128,10 +152,7 @@ describe('tessera sandbox (CLI)', () => {
       assert.ok(out.includes(DEFAULT_CREDENTIALS.publicKey));
       assert.ok(out.includes(DEFAULT_CREDENTIALS.secretKey), 'the secret is shown in sandbox mode');
       assert.match(out, /\/api2\/v2/);
-      const token = await call(`${sb.url}/api2/v2/tokens/card`, {
-        body: { number: '4242424242424242', expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 1, cvv: '123' },
-        headers: { authorization: DEFAULT_CREDENTIALS.publicKey },
-      });
+      const token = await cardToken(sb.url);
       assert.equal(token.status, 200);
       const charge = await call(`${sb.url}/api2/v2/charges/token`, {
         body: { cardToken: token.json.id, value: 100, currency: 'USD', customerId: 'cust_fixture1' },
@@ -143,6 +164,29 @@ describe('tessera sandbox (CLI)', () => {
       assert.equal(await sb.stop('SIGTERM'), 0);
     }
     assert.match(sb.stdout(), /Tessera sandbox stopped\./);
+  });
+
+  it('--max-card-tokens caps the card tokens kept: the oldest beyond it is forgotten, the newest still charges', async () => {
+    const sb = await startCli(['--port', '0', '--max-card-tokens', '2']);
+    try {
+      const tokens: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const token = await cardToken(sb.url);
+        assert.equal(token.status, 200, token.text);
+        tokens.push(token.json.id as string);
+      }
+      const charge = (cardToken: string) =>
+        call(`${sb.url}/api2/v2/charges/token`, {
+          body: { cardToken, value: 100, currency: 'USD', email: 'cap@example.com' },
+          headers: { authorization: DEFAULT_CREDENTIALS.secretKey },
+        });
+      const oldest = await charge(tokens[0]!);
+      assert.notEqual(oldest.status, 200);
+      assert.match(oldest.text, /card_token_unknown/);
+      assert.equal((await charge(tokens[2]!)).status, 200);
+    } finally {
+      assert.equal(await sb.stop('SIGTERM'), 0);
+    }
   });
 
   it('stops cleanly on Ctrl-C (SIGINT) too, and takes its port from TESSERA_SANDBOX_PORT', async () => {
@@ -226,15 +270,7 @@ describe('tessera sandbox (CLI)', () => {
         );
         const sb = await startCli(['--port', '0', '--fixtures', 'mine.json'], {}, elsewhere);
         try {
-          const token = await call(`${sb.url}/api2/v2/tokens/card`, {
-            body: {
-              number: '4242424242424242',
-              expiryMonth: 12,
-              expiryYear: new Date().getUTCFullYear() + 1,
-              cvv: '123',
-            },
-            headers: { authorization: DEFAULT_CREDENTIALS.publicKey },
-          });
+          const token = await cardToken(sb.url);
           const charge = await call(`${sb.url}/api2/v2/charges/token`, {
             body: { cardToken: token.json.id, value: 100, currency: 'USD', customerId: 'cust_fromcwd1' },
             headers: { authorization: DEFAULT_CREDENTIALS.secretKey },
