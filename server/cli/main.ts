@@ -11,13 +11,34 @@ interface Subcommand {
 const SUBCOMMANDS: Record<string, Subcommand> = {
   demo: {
     summary: 'run the demo shop and platform dashboard on the embedded sandbox',
-    run: async (args) => (await import('../../demo/cli.js')).runDemoCommand(args),
+    run: async (args) => {
+      let demo: typeof import('../../demo/cli.js');
+      try {
+        demo = await import('../../demo/cli.js');
+      } catch (err) {
+        // Express is an optional peer dependency: the widget, the clients and the sandbox do without it.
+        if (!missingExpress(err)) throw err;
+        console.error('tessera demo: the demo runs on Express, which is not installed here: npm install express');
+        return 1;
+      }
+      return demo.runDemoCommand(args);
+    },
   },
   sandbox: {
     summary: 'run the local provider (legacy card API and the rest) on one port',
     run: async (args) => (await import('../sandbox/cli.js')).runSandboxCommand(args),
   },
 };
+
+/** Whether `err` is the failure to load the `express` package itself (not a module inside it, nor another package). */
+export function missingExpress(err: unknown): boolean {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  return (
+    (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') &&
+    typeof message === 'string' &&
+    message.startsWith("Cannot find package 'express'")
+  );
+}
 
 export function helpText(): string {
   const width = Math.max(...Object.keys(SUBCOMMANDS).map((n) => n.length));

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -7,7 +7,8 @@ import { after, before, describe, it } from 'node:test';
 
 // Packs the package as `npm publish` would, installs the tarball into a scratch
 // project (with Express 5, and React for `tessera/react`) and uses every subpath the way a user would, from ES
-// modules and from CommonJS; a second scratch project mounts the helper on Express 4. Needs `npm run build` first.
+// modules and from CommonJS; a second scratch project mounts the helper on Express 4, and a third has no Express
+// (a front end's). Needs `npm run build` first.
 const repo = resolve('.');
 let scratch: string;
 let tarball: string;
@@ -206,6 +207,48 @@ console.log(JSON.stringify({
       }
     } finally {
       rmSync(scratch4, { recursive: true, force: true });
+    }
+  });
+
+  it('installs without Express where only the widget, the clients or the sandbox are used; the helper and the demo say what is missing', () => {
+    const bare = mkdtempSync(join(tmpdir(), 'tessera-consumer-bare-'));
+    try {
+      writeFileSync(join(bare, 'package.json'), JSON.stringify({ name: 'front-end', private: true, type: 'module' }));
+      run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--silent', tarball], bare);
+      assert.equal(existsSync(join(bare, 'node_modules', 'express')), false, 'npm installed Express');
+      const out = run(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          `const widget = await import('tessera/widget');
+const provider = await import('tessera/provider');
+const { startSandbox } = await import('tessera/sandbox');
+const sb = await startSandbox({ port: 0 });
+const legacy = provider.createLegacyClient({ publicKey: sb.credentials.publicKey, baseUrl: sb.url });
+const token = await legacy.cardTokens.create({ number: '4242424242424242', expiryMonth: 12, expiryYear: new Date().getFullYear() + 2, cvv: '123' });
+await legacy.close();
+await sb.close();
+let server = 'loaded';
+try { await import('tessera/server'); } catch (err) { server = err.message; }
+console.log(JSON.stringify({ brand: widget.detectBrand('4242')?.id, token: token.data.id, server }));`,
+        ],
+        bare,
+      );
+      const result = JSON.parse(out);
+      assert.equal(result.brand, 'visa');
+      assert.match(result.token, /^card_tok_/);
+      assert.match(result.server, /Cannot find package 'express'/);
+      const bin = join(bare, 'node_modules', '.bin', 'tessera');
+      assert.match(run(bin, ['sandbox', '--help'], bare), /Usage: tessera sandbox/);
+      const demo = spawnSync(bin, ['demo'], { cwd: bare, encoding: 'utf8', timeout: 60_000 });
+      assert.equal(demo.status, 1, demo.stderr);
+      assert.match(
+        demo.stderr,
+        /^tessera demo: the demo runs on Express, which is not installed here: npm install express$/m,
+      );
+    } finally {
+      rmSync(bare, { recursive: true, force: true });
     }
   });
 
