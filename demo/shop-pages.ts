@@ -77,7 +77,7 @@ ${lineTable(order.lines, order.total, `Order ${order.id}`)}
 ${threeDs ? html`<p>Your bank will ask you to confirm this payment (3-D Secure).</p>` : ''}
 </section>
 <section aria-labelledby="pay-title"><h2 id="pay-title">Payment</h2>
-<form id="pay" class="pay" novalidate data-order="${order.id}" data-charges-url="${helper.chargesUrl}">
+<form id="pay" class="pay" novalidate data-order="${order.id}" data-charges-url="${helper.chargesUrl}" data-attempts="${String(order.attempts.length)}">
 <label for="email">Email for the receipt</label>
 <input id="email" name="email" type="email" autocomplete="email" required value="shopper@example.com">
 <fieldset><legend>Card</legend>

@@ -10,6 +10,9 @@ const email = /** @type {HTMLInputElement} */ (document.getElementById('email'))
 const order = form.dataset.order ?? '';
 const chargesUrl = form.dataset.chargesUrl ?? '';
 const resultUrl = `/orders/${order}`;
+// How many final outcomes the shop has recorded for this order (its onCharge), as the server rendered the page.
+const attempts = Number(form.dataset.attempts ?? '0');
+const challengeKey = `tessera-demo:3ds:${order}`;
 
 let busy = false;
 
@@ -43,6 +46,8 @@ function follow(res, answer) {
   }
   if (res.status === 202 && answer.redirectUrl) {
     show('Taking you to your bank to confirm the payment…', 'info');
+    // Kept for this tab only: a shopper who comes back without confirming can go on with the same challenge.
+    sessionStorage.setItem(challengeKey, JSON.stringify({ url: answer.redirectUrl, attempts }));
     location.assign(answer.redirectUrl);
     return true;
   }
@@ -77,6 +82,45 @@ function follow(res, answer) {
   return false;
 }
 
+/**
+ * The bank page of a 3-D Secure challenge this tab left for and did not finish: none once the shop has recorded an
+ * outcome since (the challenge passed, failed or lapsed and came back through the helper).
+ * @returns {string | undefined}
+ */
+function unfinishedChallenge() {
+  try {
+    const left = JSON.parse(sessionStorage.getItem(challengeKey) ?? 'null');
+    if (!left || typeof left.url !== 'string' || left.attempts !== attempts) return undefined;
+    const url = new URL(left.url, location.href);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+// Back from the bank's page without confirming (the Back button, or the checkout again): offer that same
+// confirmation, or another card. `pageshow` also covers a page restored from the back-forward cache, which comes
+// back as it was left (button disabled, "Taking you to your bank…").
+window.addEventListener('pageshow', () => {
+  const url = unfinishedChallenge();
+  if (!url) {
+    sessionStorage.removeItem(challengeKey);
+    return;
+  }
+  busy = false;
+  button.disabled = false;
+  const link = document.createElement('a');
+  link.href = url;
+  link.className = 'button';
+  link.textContent = 'Continue to your bank';
+  message.replaceChildren(
+    'Your bank is still waiting for you to confirm this payment. ',
+    link,
+    ' Or pay with another card.',
+  );
+  message.dataset.kind = 'info';
+});
+
 form.addEventListener('submit', async (event) => {
   event.preventDefault();
   if (busy) return; // a second click while the first payment is on its way
@@ -88,6 +132,8 @@ form.addEventListener('submit', async (event) => {
   }
   busy = true;
   button.disabled = true;
+  // A new payment replaces any challenge left unfinished.
+  sessionStorage.removeItem(challengeKey);
   show('Paying…', 'info');
   let leaving = false;
   try {

@@ -72,8 +72,35 @@ export function shopTests(env: () => Env): void {
     assert.equal(shown.status, 'Declined');
     await page.getByRole('link', { name: 'Try another card' }).click();
     await page.waitForURL(`**/checkout/${order}`);
+    await page.waitForFunction(() => customElements.get('tessera-card-form') !== undefined);
+    assert.equal(await payMessage(page).textContent(), '', 'no offer to go back to a challenge that has ended');
     const charge = await env().sandbox.charge(shown.chargeId);
     assert.deepEqual([charge.status, charge.responseCode, charge.trackId], ['Declined', '20151', order]);
+  });
+
+  it('a shopper who leaves the bank page unconfirmed (Back) is offered the same challenge again, and it pays the order', async () => {
+    const page = await env().page();
+    const order = await checkout(env(), page, ['Framed mosaic print']);
+    await fillCard(page, '4000000000003220');
+    await payButton(page).click();
+    await page.waitForURL(`${env().demo.sandbox.url}/_sandbox/3ds/**`);
+    const challenge = page.url();
+    await page.goBack();
+    await page.waitForURL(`**/checkout/${order}`);
+    await page.getByText('Your bank is still waiting for you to confirm this payment.').waitFor();
+    assert.equal(await payButton(page).isEnabled(), true, 'Pay works again, for another card');
+    const link = page.getByRole('link', { name: 'Continue to your bank' });
+    assert.equal(await link.getAttribute('href'), challenge);
+    await link.click();
+    await page.waitForURL(challenge);
+    await page.getByRole('button', { name: 'Pass' }).click();
+    const shown = await result(page);
+    assert.equal(shown.status, 'Authorised');
+    const charge = await env().sandbox.charge(shown.chargeId);
+    assert.deepEqual([charge.status, charge.chargeMode, charge.trackId], ['Authorised', 2, order]);
+    // The order is paid: the checkout sends the shopper to the result, with no offer left behind.
+    await page.goto(`${env().demo.url}/checkout/${order}`);
+    await page.waitForURL(`**/orders/${order}`);
   });
 
   it('a card token that expired before paying (sandbox clock moved 16 minutes) asks for the card again; nothing is charged', async () => {
