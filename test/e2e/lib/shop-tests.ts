@@ -4,6 +4,16 @@ import type { Env } from './env.js';
 import { expectApprovedMugAndTiles, expectDeclinedThenApproved } from './expect.js';
 import { checkout, fillCard, payButton, payMessage, result, screenshot } from './shop.js';
 
+/** A shopper pays a 3-D Secure order (€69) with the 3-D Secure test card and lands on the sandbox's challenge page. */
+async function startChallenge(env: Env) {
+  const page = await env.page();
+  const order = await checkout(env, page, ['Framed mosaic print']);
+  await fillCard(page, '4000000000003220');
+  await payButton(page).click();
+  await page.waitForURL(`${env.demo.sandbox.url}/_sandbox/3ds/**`);
+  return { page, order };
+}
+
 /** Shop checkouts, each ending on the right page with the right sandbox state. */
 export function shopTests(env: () => Env): void {
   it('buys with an approved card: result page with charge id, status and card; the sandbox holds that charge', async () => {
@@ -49,11 +59,7 @@ export function shopTests(env: () => Env): void {
   });
 
   it('a 3-D Secure card goes through the sandbox challenge (pass) and comes back to an approved result', async () => {
-    const page = await env().page();
-    const order = await checkout(env(), page, ['Framed mosaic print']);
-    await fillCard(page, '4000000000003220');
-    await payButton(page).click();
-    await page.waitForURL(`${env().demo.sandbox.url}/_sandbox/3ds/**`);
+    const { page, order } = await startChallenge(env());
     await page.getByRole('button', { name: 'Pass' }).click();
     const shown = await result(page);
     assert.equal(shown.status, 'Authorised');
@@ -62,11 +68,7 @@ export function shopTests(env: () => Env): void {
   });
 
   it('a failed 3-D Secure challenge comes back to a declined result that offers another card', async () => {
-    const page = await env().page();
-    const order = await checkout(env(), page, ['Framed mosaic print']);
-    await fillCard(page, '4000000000003220');
-    await payButton(page).click();
-    await page.waitForURL(`${env().demo.sandbox.url}/_sandbox/3ds/**`);
+    const { page, order } = await startChallenge(env());
     await page.getByRole('button', { name: 'Fail' }).click();
     const shown = await result(page);
     assert.equal(shown.status, 'Declined');
@@ -79,11 +81,7 @@ export function shopTests(env: () => Env): void {
   });
 
   it('a shopper who leaves the bank page unconfirmed (Back) is offered the same challenge again, and it pays the order', async () => {
-    const page = await env().page();
-    const order = await checkout(env(), page, ['Framed mosaic print']);
-    await fillCard(page, '4000000000003220');
-    await payButton(page).click();
-    await page.waitForURL(`${env().demo.sandbox.url}/_sandbox/3ds/**`);
+    const { page, order } = await startChallenge(env());
     const challenge = page.url();
     await page.goBack();
     await page.waitForURL(`**/checkout/${order}`);
