@@ -228,6 +228,10 @@ export async function run(): Promise<string> {
         .map((v) => v.toFixed(0))
         .join(', ')} | ${cpuUs(t).toFixed(0)} |`;
     const addedCpu = cpuUs(helperMemory) - cpuUs(ref);
+    /** The share of a core the target's process used while it was measured: charges/s × CPU seconds per charge. */
+    const core = (t: Target) => ((rps(t) * cpuUs(t)) / 1e6).toFixed(2);
+    /** The CPU per charge at which a process bound to one core reaches 80% of the reference's throughput. */
+    const budget = cpuUs(ref) / 0.8;
     const samples = LATENCY_BLOCKS * LATENCY_BLOCK;
     return `## Helper: POST /charges
 
@@ -268,15 +272,24 @@ ${targets.map(rpsRow).join('\n')}
 
 The second reference is the first plus only what every charge needs whoever writes the helper (helmet's headers, a
 JSON body parser, a zod check of the body, a request id, a token hash as the idempotency key, one store write, one
-pino line). It reaches ${(stackOfRef * 100).toFixed(0)}% of the bare proxy's throughput and spends ${cpuUs(stack).toFixed(0)} µs of CPU per charge against the
+pino line). It reaches ${(stackOfRef * 100).toFixed(0)}% of the bare proxy's throughput (median of the per-round ratios) and spends ${cpuUs(stack).toFixed(0)} µs of CPU per charge against the
 bare proxy's ${cpuUs(ref).toFixed(0)} µs. The helper spends
 ${(cpuUs(helperMemory) - cpuUs(stack)).toFixed(0)} µs per charge beyond that reference, in its own work (the card-data checks of the URL and
 body, the claim of the token in the store and its release, the outcome bookkeeping, the log redactor, the provider
 client's timeouts, retries and typed errors), spread over many functions (a CPU profile shows no single hot spot).
-How far the stack reference falls behind the bare proxy changes from run to run on this shared machine (88–96% of
-it in quiet runs, 72–76% in busy ones): the more code a server runs per request, the more it loses when the
-machine is busy, so the ratio against the ten-line proxy measures the machine as much as the helper; the ratio
-against the stack reference, measured in the same run, moves much less.
+How far the stack reference falls behind the bare proxy changes from run to run on this shared machine (73–95% in
+the runs of 2026-11-23), so the ratio against the ten-line proxy measures the machine as much as the helper; the
+ratio against the stack reference, measured in the same run, moves less.
+
+What bounds the throughput: in every round the answering process is the bottleneck. Its charges/s times its CPU per
+charge comes to ${core(ref)} of a core for the reference, ${core(stack)} for the stack reference and ${core(helperMemory)} for the helper
+(one JavaScript thread; the other core runs the sandbox and the load). Throughput is then about the inverse of CPU
+per charge, and 80% of the reference's throughput means at most ${budget.toFixed(0)} µs of CPU per charge in this run.
+${
+  budget <= cpuUs(stack)
+    ? `The stack reference alone spends ${cpuUs(stack).toFixed(0)} µs, more than that before any of the helper's own work.`
+    : `The stack reference alone spends ${cpuUs(stack).toFixed(0)} µs of it, which leaves ${(budget - cpuUs(stack)).toFixed(0)} µs for the helper's own work; it spends ${(cpuUs(helperMemory) - cpuUs(stack)).toFixed(0)} µs.`
+}
 
 CPU per charge is the answering process's user + system time (from /proc) over a round divided by its charges
 (median over rounds). It moves less than charges/s and latency when other processes load the machine, but it
