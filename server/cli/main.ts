@@ -31,7 +31,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 };
 
 /** Whether `err` is the failure to load the `express` package itself (not a module inside it, nor another package). */
-export function missingExpress(err: unknown): boolean {
+function missingExpress(err: unknown): boolean {
   const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
   return (
     (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') &&

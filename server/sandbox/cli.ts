@@ -5,7 +5,7 @@ import { packageRoot } from '../common/package-root.js';
 import type { SandboxMode } from './config.js';
 import type { StoreLimits } from './core/context.js';
 import { legacyPaths } from './legacy/paths.js';
-import { type RunningSandbox, startSandbox } from './start.js';
+import { MAX_STORE_LIMIT, type RunningSandbox, startSandbox } from './start.js';
 
 const HELP = `Usage: tessera sandbox [options]
 
@@ -21,7 +21,7 @@ Options:
                         or "demo": the demo platform shipped with the package (write ./demo for a file so named)
   --max-card-tokens N   keep at most N card tokens, dropping the oldest (default 20000; a load test that makes
                         more tokens before it charges them needs more); likewise --max-payment-tokens N,
-                        --max-customers N and --max-charges N (each 1 to 100000000)
+                        --max-customers N and --max-charges N (each 1 to ${MAX_STORE_LIMIT})
   -h, --help            show this help
 
 Credentials come from TESSERA_SANDBOX_PUBLIC_KEY, TESSERA_SANDBOX_SECRET_KEY, TESSERA_SANDBOX_CLIENT_ID and
@@ -48,17 +48,16 @@ const LIMIT_FLAGS = {
   'max-customers': 'maxCustomers',
   'max-charges': 'maxCharges',
 } as const satisfies Record<string, keyof StoreLimits>;
-const MAX_LIMIT = 100_000_000;
 
-/** The caps given on the command line, each a whole number from 1 to {@link MAX_LIMIT}. */
+/** The caps given on the command line, each a whole number from 1 to {@link MAX_STORE_LIMIT}. */
 function parseLimits(values: Record<string, string | boolean | undefined>): StoreLimits | undefined {
   const limits: Record<string, number> = {};
   for (const [flag, option] of Object.entries(LIMIT_FLAGS)) {
     const raw = values[flag] as string | undefined;
     if (raw === undefined) continue;
     // At most nine digits: a fixed-length check, then the range.
-    if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_LIMIT) {
-      throw new UsageError(`--${flag} must be an integer from 1 to ${MAX_LIMIT}, got ${JSON.stringify(raw)}`);
+    if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_STORE_LIMIT) {
+      throw new UsageError(`--${flag} must be an integer from 1 to ${MAX_STORE_LIMIT}, got ${JSON.stringify(raw)}`);
     }
     limits[option] = Number(raw);
   }

@@ -34,7 +34,9 @@ export interface SandboxOptions {
 }
 
 const pem = z.union([z.string(), z.instanceof(Buffer)], { error: 'must be PEM text or a Buffer' });
-const limit = integerOption(1, 100_000_000).optional();
+/** The largest cap `limits` (and `tessera sandbox --max-…`) takes on any store. */
+export const MAX_STORE_LIMIT = 100_000_000;
+const limit = integerOption(1, MAX_STORE_LIMIT).optional();
 
 /** The options of {@link startSandbox}, each with its check (server/common/options.ts). */
 const SANDBOX_OPTIONS = {

@@ -271,7 +271,7 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
       }
       const details = await resolveDetails(req, body);
       // Built field by field, not by spreading a dozen optional parts: this runs once per charge.
-      const request: Mutable<ChargeRequest> = {
+      const request: ChargeRequest = {
         cardToken: body.cardToken,
         value: details.amount,
         currency: details.currency,
@@ -465,9 +465,6 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
 function ownerOf(ip: string, session: string | undefined): ResultOwner {
   return session ? { session: sha256(session), ip: ipKey(ip) } : { ip: ipKey(ip) };
 }
-
-/** `T` with its fields writable: a request built one optional field at a time. */
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** Who sent a charge request: `req.ip` (or `unknown`), the session id, and the owner its answer is stored under. */
 interface Caller {
