@@ -7,6 +7,7 @@ import { type RunningDemo, startDemo } from '../../demo/server.js';
 import { RedisServer } from '../node/helper/redis-server.js';
 import { cardToken } from '../node/helper/support.js';
 import { call } from '../support/http.js';
+import { ODD_VALUES, seededRandom } from '../support/random.js';
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 const FORM = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
@@ -100,6 +101,65 @@ describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
       const answer = await call(`${demo.url}${path}`, { headers: JSON_ACCEPT });
       assert.deepEqual([answer.status, answer.json?.code], [404, 'DEMO_NOT_FOUND'], path);
     }
+  });
+
+  it('answers seeded random hostile requests to its own routes below 500, as JSON naming the field', async () => {
+    const next = seededRandom(20261123);
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
+    // Text for a form, a query or a path; a lone surrogate, which none of them can carry, becomes U+FFFD.
+    const text = (value: unknown) =>
+      Buffer.from(typeof value === 'string' ? value : (JSON.stringify(value) ?? '')).toString();
+    const odd = () => encodeURIComponent(text(pick(ODD_VALUES)));
+    const fields = ['product', 'action', 'user', 'seconds', 'preset', 'product[]', 'product[a]', '__proto__[x]'];
+    const form = () => Array.from({ length: 1 + Math.floor(next() * 3) }, () => `${pick(fields)}=${odd()}`).join('&');
+    const cookie = (await call(`${demo.url}/`)).headers.get('set-cookie')!.split(';')[0]!;
+    const requests: (() => [string, string, Record<string, string>, string | undefined])[] = [
+      () => ['POST', '/cart', FORM, next() < 0.3 ? `product=mug&action=add&${form()}` : form()],
+      () => ['POST', '/cart', { ...FORM, 'content-type': pick(['application/json', 'text/plain', '']) }, form()],
+      () => [
+        'POST',
+        '/platform/token',
+        { 'content-type': 'application/json' },
+        JSON.stringify({ user: pick(ODD_VALUES) }),
+      ],
+      () => [
+        'POST',
+        '/platform/token',
+        { 'content-type': 'application/json' },
+        pick(['{', '[]', 'null', '"x"', '{"user":{"$gt":""}}']),
+      ],
+      () => ['GET', `/platform?user=${odd()}${next() < 0.3 ? `&user=${odd()}` : ''}`, JSON_ACCEPT, undefined],
+      () => ['POST', '/sandbox/clock', FORM, `seconds=${odd()}`],
+      () => ['POST', '/sandbox/faults', FORM, `preset=${odd()}`],
+      () => ['GET', `/checkout/${odd()}`, JSON_ACCEPT, undefined],
+      () => ['GET', `/orders/${odd()}`, pick([JSON_ACCEPT, { accept: 'text/html' }]), undefined],
+      () => [
+        pick(['PUT', 'DELETE', 'PATCH']),
+        pick(['/', '/cart', '/checkout', '/platform', '/sandbox']),
+        JSON_ACCEPT,
+        form(),
+      ],
+    ];
+    const statuses = new Map<number, number>();
+    for (let i = 0; i < 150; i++) {
+      const [method, path, headers, raw] = pick(requests)();
+      const answer = await call(`${demo.url}${path}`, {
+        method,
+        headers: { ...headers, cookie },
+        ...(raw === undefined ? {} : { raw }),
+      });
+      const label = `#${i} ${method} ${path.slice(0, 120)} ${raw?.slice(0, 120) ?? ''}: ${answer.status} ${answer.text.slice(0, 200)}`;
+      statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+      assert.ok(answer.status < 500, label);
+      assert.doesNotMatch(answer.text, /\n\s+at |node_modules|TypeError|SyntaxError/, label);
+      if (answer.status >= 400 && answer.headers.get('content-type')?.startsWith('application/json')) {
+        assert.match(answer.json.code, /^DEMO_[A-Z_]+$/, label);
+        if (answer.status === 400 || answer.status === 413) assert.equal(typeof answer.json.field, 'string', label);
+      }
+    }
+    // The corpus reaches the refusals and the pages that still work between them.
+    assert.ok((statuses.get(400) ?? 0) >= 30 && (statuses.get(404) ?? 0) >= 10, JSON.stringify([...statuses]));
+    assert.equal(({} as Record<string, unknown>).x, undefined);
   });
 
   it('an order belongs to the session that placed it: another visitor cannot see or pay it', async () => {
