@@ -1,0 +1,30 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { idempotencyKeyFor, resultKey, threeDsKey, tokenDigest } from '../../../server/helper/charges/records.js';
+
+describe('charge records', () => {
+  // Pinned values: during a rolling deploy, instances of two versions share one store, and a shopper's retry can
+  // span the deploy. A key that changed between versions would miss the stored answer, and a changed idempotency
+  // key would reach the provider as a new charge of a used token (refused, so the shopper sees an error instead of
+  // the first result). Changing a derivation is a breaking change: these values may only change with a major version.
+  it('derives the same store and idempotency keys for a token in every version', () => {
+    const token = 'card_tok_4f2a9c1e7b3d5f6a8c0e2b4d6f8a1c3e';
+    assert.equal(idempotencyKeyFor(token), 'tessera-charge-qeeQ2pMX1AUgkPQy3oKXypUd-niiJPj-FwhnfagyP08');
+    assert.equal(resultKey(token), 'charge:a9e790da9317d4052090f432de8297ca951dfa78a224f8fe1708677da8323f4f');
+    assert.equal(
+      threeDsKey('pay_tok_0123456789abcdef'),
+      '3ds:b44791aa9fe9a7148603759a2e56d894b8a633a26ac07974f1fdfb122d215cfd',
+    );
+    // Given the digest (hashed once per request) or not, the keys are the same.
+    const digest = tokenDigest(token);
+    assert.equal(idempotencyKeyFor(token, digest), idempotencyKeyFor(token));
+    assert.equal(resultKey(token, digest), resultKey(token));
+  });
+
+  it('keeps the card token itself out of every key', () => {
+    const token = 'card_tok_4f2a9c1e7b3d5f6a8c0e2b4d6f8a1c3e';
+    for (const key of [idempotencyKeyFor(token), resultKey(token)]) {
+      assert.ok(!key.includes('4f2a9c1e7b3d5f6a8c0e2b4d6f8a1c3e'), key);
+    }
+  });
+});
