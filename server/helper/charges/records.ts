@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { ResultOwner } from './outcome.js';
 
 // The records of charges the helper keeps in its store, and their keys: a leaf module that the charge route,
@@ -7,8 +7,11 @@ import type { ResultOwner } from './outcome.js';
 /** How long a token's answer is kept: the provider's idempotency window (DESIGN.md: 24 h). */
 export const RESULT_TTL_MS = 24 * 3600_000;
 
-/** SHA-256 of a card token: both the idempotency key and the store key derive from it, so it is hashed once. */
-export const tokenDigest = (cardToken: string): Buffer => createHash('sha256').update(cardToken).digest();
+/**
+ * SHA-256 of a card token: both the idempotency key and the store key derive from it, so it is hashed once.
+ * `crypto.hash` is the one-shot form (Node ≥ 20.12): no `Hash` stream object per charge.
+ */
+export const tokenDigest = (cardToken: string): Buffer => hash('sha256', cardToken, 'buffer');
 
 /** The idempotency key of a card token's charge: the same for every retry of that token. */
 export function idempotencyKeyFor(cardToken: string, digest = tokenDigest(cardToken)): string {
@@ -18,7 +21,7 @@ export function idempotencyKeyFor(cardToken: string, digest = tokenDigest(cardTo
 /** Store key of a token's answer (the token itself is never a key: keys may end up in a shared store's logs). */
 export const resultKey = (cardToken: string, digest = tokenDigest(cardToken)) => `charge:${digest.toString('hex')}`;
 /** Store key of a pending 3-D Secure charge, by its `pay_tok_…`. */
-export const threeDsKey = (paymentToken: string) => `3ds:${createHash('sha256').update(paymentToken).digest('hex')}`;
+export const threeDsKey = (paymentToken: string) => `3ds:${hash('sha256', paymentToken, 'hex')}`;
 
 /** What the 3-D Secure return needs to finish a charge. */
 export interface PendingThreeDs {

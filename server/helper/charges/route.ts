@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import { type NextFunction, type Request, type Response, Router } from 'express';
 import { ValidationError } from '../../provider/errors.js';
@@ -43,7 +43,7 @@ export const CLAIM_WAIT_MS = 15_000;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+const sha256 = (text: string) => hash('sha256', text, 'hex');
 
 /**
  * A store write after the provider answered: if it fails, the charge may exist, so the shopper must not be told
