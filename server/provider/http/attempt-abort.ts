@@ -1,9 +1,8 @@
 /**
- * What stops one attempt: its timeout or the caller's signal. Given to undici's `request` as its `signal`, which
- * takes an `AbortSignal` or an EventEmitter-like object (`on`/`once`/`removeListener`, `aborted`, `reason`;
- * undici's `util.addAbortListener`). An `AbortController` per attempt costs an `EventTarget` with two `Map`s and a
- * listener record, each object with a map of its own; undici only ever adds one listener, which is all this holds
- * (docs/decisions/provider.md#client-timeouts).
+ * What stops one attempt: its timeout or the caller's signal. The core aborts it; {@link roundTrip} listens to it
+ * and cancels the exchange. An `AbortController` per attempt would cost an `EventTarget` with two `Map`s and a
+ * listener record, each object with a map of its own; an attempt only ever has one listener, which is all this
+ * holds (docs/decisions/provider.md#client-timeouts).
  */
 export class AttemptAbort {
   aborted = false;
@@ -20,17 +19,13 @@ export class AttemptAbort {
     listener?.();
   }
 
-  on(_event: 'abort', listener: () => void): this {
+  /** Calls `listener` once on abort (the attempt's one listener: a second call replaces the first). */
+  onAbort(listener: () => void): void {
     this.#listener = listener;
-    return this;
   }
 
-  once(event: 'abort', listener: () => void): this {
-    return this.on(event, listener);
-  }
-
-  removeListener(_event: 'abort', listener: () => void): this {
-    if (this.#listener === listener) this.#listener = undefined;
-    return this;
+  /** Drops the listener: the attempt is over. */
+  clear(): void {
+    this.#listener = undefined;
   }
 }

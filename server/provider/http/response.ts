@@ -15,7 +15,7 @@ import {
 } from '../errors.js';
 import { parseRetryAfter } from './backoff.js';
 
-/** Response headers as undici's `request` gives them: lower-case names, a list for a repeated header. */
+/** Response headers as undici gives them: lower-case names, a list for a repeated header. */
 export type ResponseHeaders = Record<string, string | string[] | undefined>;
 
 /** One response header (`name` in lower case); a repeated header's values joined with `, ` as fetch does. */

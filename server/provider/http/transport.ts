@@ -1,20 +1,19 @@
-import { request } from 'undici';
 import { InvalidResponseError, type ProviderError } from '../errors.js';
 import { AttemptAbort } from './attempt-abort.js';
 import { backoffDelay, MAX_RETRY_AFTER_MS, parseRetryAfter, sleep } from './backoff.js';
-import { type ResponseBody, ResponseTooLarge, readBody } from './body.js';
 import type { Exchange, HttpContext } from './exchange.js';
 import { AttemptTimeout, responseError, transportError } from './failure.js';
 import type { HttpConfig } from './options.js';
 import { header, headersObject, type ResponseHeaders } from './response.js';
 import type { ProviderResult } from './result.js';
+import { type Outgoing, ResponseTooLarge, roundTrip } from './round-trip.js';
 
 export type { Credential, Exchange, HttpContext } from './exchange.js';
 
 /**
- * The HTTP core every client sends through: one undici `request` per attempt (not `fetch`: a third of the CPU per
- * call; docs/decisions/provider.md#transport) under a total timeout that covers the body, typed errors, request ids, the
- * one-refresh-after-401 rule and safe retries (docs/decisions/provider.md#client-retries, #client-timeouts).
+ * The HTTP core every client sends through: one undici dispatch per attempt (not `fetch`, not `request`: less CPU
+ * per call; docs/decisions/provider.md#transport) under a total timeout that covers the body, typed errors, request
+ * ids, the one-refresh-after-401 rule and safe retries (docs/decisions/provider.md#client-retries, #client-timeouts).
  */
 
 const RETRY_STATUSES = new Set([429, 502, 503, 504]);
@@ -32,6 +31,14 @@ export async function send<T>(http: HttpContext, ex: Exchange): Promise<Provider
   const read = ex.method === 'GET';
   const headers: Record<string, string> = { 'User-Agent': config.userAgent, ...ex.headers };
   if (ex.idempotencyKey !== undefined) headers[config.idempotencyHeader] = ex.idempotencyKey;
+  const target = new URL(ex.url);
+  const out: Outgoing = {
+    origin: target.origin,
+    path: `${target.pathname}${target.search}`,
+    method: ex.method,
+    headers,
+    body: ex.body,
+  };
   let renewed = false;
   let retries = 0;
   let attempts = 0;
@@ -70,28 +77,17 @@ export async function send<T>(http: HttpContext, ex: Exchange): Promise<Provider
     let resHeaders: ResponseHeaders;
     let text: string;
     try {
-      // `request` follows no redirects: the provider's APIs do not redirect, and following one could carry a key
-      // elsewhere (docs/decisions/provider.md#client-validation). A 3xx is answered as an error instead.
-      const res = await request(ex.url, {
-        method: ex.method,
-        headers,
-        body: ex.body,
-        signal: stop as unknown as AbortSignal,
-        dispatcher: config.dispatcher,
-      });
-      status = res.statusCode;
-      resHeaders = res.headers;
-      text = await readBody(res.body as unknown as ResponseBody, header(resHeaders, 'content-length'));
+      ({ status, headers: resHeaders, text } = await roundTrip(config.dispatcher, out, stop));
     } catch (caught) {
       if (ex.signal?.aborted) throw ex.signal.reason;
-      // undici rejects with the abort reason; taken from the signal so a wrapped error cannot hide the timeout.
+      // Taken from the attempt's stop, so a wrapped error cannot hide the timeout.
       const error = stop.reason instanceof AttemptTimeout ? stop.reason : caught;
       if (error instanceof ResponseTooLarge) {
         throw new InvalidResponseError(`${ex.operation} answered with ${error.message}`, {
-          status: status!,
-          requestId: header(resHeaders!, 'svc-request-id'),
-          headers: headersObject(resHeaders!),
-          outcomeKnown: read || (status! >= 400 && status! < 500),
+          status: error.status,
+          requestId: header(error.headers, 'svc-request-id'),
+          headers: headersObject(error.headers),
+          outcomeKnown: read || (error.status >= 400 && error.status < 500),
           operation: ex.operation,
           attempts,
           ...(ex.idempotencyKey ? { idempotencyKey: ex.idempotencyKey } : {}),

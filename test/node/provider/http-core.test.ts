@@ -435,6 +435,30 @@ describe('HTTP core: connections and bodies (bare servers standing in for a brok
     assert.ok(server.sockets.size <= 2, `${server.sockets.size} connections for 10 calls`);
   });
 
+  it('reads an answer whole: after 1xx informational responses, across chunks that split a character, without a BOM', async (t) => {
+    const euro = Buffer.from('€', 'utf8');
+    const server = await listen((_req, res) => {
+      res.writeEarlyHints({ link: '</styles.css>; rel=preload; as=style' });
+      res.writeHead(200, { 'content-type': 'application/json', 'svc-request-id': 'req_chunks' });
+      res.write(
+        Buffer.concat([
+          Buffer.from('\ufeff{"id":"charge_1","status":"Captured","description":"5 '),
+          euro.subarray(0, 1),
+        ]),
+      );
+      setTimeout(() => res.end(Buffer.concat([euro.subarray(1), Buffer.from('"}')])), 5);
+    });
+    const client = createLegacyClient({ secretKey: SECRET, baseUrl: server.url });
+    t.after(async () => {
+      await client.close();
+      server.close();
+    });
+    const result = await client.charges.retrieve('charge_1');
+    assert.equal(result.status, 200);
+    assert.equal(result.requestId, 'req_chunks');
+    assert.deepEqual(result.data, { id: 'charge_1', status: 'Captured', description: '5 €' });
+  });
+
   it('reports a body cut off mid-stream (chunked or with a length) as a NetworkError, once per attempt', async (t) => {
     let hits = 0;
     const server = await listen((req, res) => {

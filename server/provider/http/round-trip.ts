@@ -1,0 +1,120 @@
+import type { Dispatcher } from 'undici';
+import type { AttemptAbort } from './attempt-abort.js';
+import type { ResponseHeaders } from './response.js';
+
+/** Largest response body the clients read: 8 MiB, far above any provider object. */
+export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+
+/** A body over the limit: the core turns it into an InvalidResponseError with the answer's status and headers. */
+export class ResponseTooLarge extends Error {
+  constructor(
+    readonly limit: number,
+    readonly status: number,
+    readonly headers: ResponseHeaders,
+  ) {
+    super(`the response body is larger than ${limit} bytes`);
+  }
+}
+
+/** Where one attempt goes and what it carries (the origin and path are split once per call, not per attempt). */
+export interface Outgoing {
+  readonly origin: string;
+  readonly path: string;
+  readonly method: string;
+  readonly headers: Record<string, string>;
+  readonly body: string | undefined;
+}
+
+/** A complete answer: status, headers (lower-case names) and the body as UTF-8 text. */
+export interface Answer {
+  readonly status: number;
+  readonly headers: ResponseHeaders;
+  readonly text: string;
+}
+
+const BOM = 0xfeff;
+
+/**
+ * One HTTP exchange through `dispatcher`, resolved once the whole body is in. Rejects with `stop.reason` when the
+ * attempt is stopped (its timeout, the caller's signal), whether waiting for the headers or for the body; with
+ * undici's error when the connection fails or a body ends early; with {@link ResponseTooLarge} for a body over
+ * `limit`, announced by `Content-Length` (refused before reading) or counted as it streams, so a broken or hostile
+ * endpoint cannot fill the process's memory (docs/decisions/provider.md#client-validation). No redirect is
+ * followed: a 3xx is an answer like any other.
+ *
+ * A dispatch handler, not undici's `request`: `request` wraps each answer in a Node stream (a `Readable` with its
+ * buffers, events and ticks) that this core only ever read whole (docs/decisions/provider.md#transport).
+ */
+export function roundTrip(
+  dispatcher: Dispatcher,
+  out: Outgoing,
+  stop: AttemptAbort,
+  limit = MAX_RESPONSE_BYTES,
+): Promise<Answer> {
+  // Stopped before it began (the caller's signal was already aborted): nothing is sent.
+  if (stop.aborted) return Promise.reject(stop.reason);
+  return new Promise((resolve, reject) => {
+    let controller: Dispatcher.DispatchController | undefined;
+    let status = 0;
+    let headers: ResponseHeaders = {};
+    let chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const fail = (error: unknown) => {
+      if (settled) return;
+      settled = true;
+      stop.clear();
+      reject(error);
+    };
+    /** Ends the exchange on our side: undici closes the connection (a body left unread cannot be reused). */
+    const cancel = (error: Error) => {
+      fail(error);
+      controller?.abort(error);
+    };
+    stop.onAbort(() => cancel(stop.reason as Error));
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart(c) {
+        controller = c;
+        // Started again after a pipelined request ahead of it failed: nothing of an answer is kept.
+        chunks = [];
+        size = 0;
+        // Stopped while it waited for a connection: it is not sent.
+        if (settled) c.abort(new Error('the attempt was stopped before it was sent'));
+      },
+      onResponseStart(_c, statusCode, responseHeaders) {
+        if (statusCode < 200) return; // 1xx: informational, the answer follows
+        status = statusCode;
+        headers = responseHeaders as ResponseHeaders;
+        const length = headers['content-length'];
+        if (typeof length === 'string' && Number(length) > limit) cancel(new ResponseTooLarge(limit, status, headers));
+      },
+      onResponseData(_c, chunk) {
+        if (settled) return;
+        size += chunk.length;
+        if (size > limit) cancel(new ResponseTooLarge(limit, status, headers));
+        else chunks.push(chunk);
+      },
+      onResponseEnd() {
+        if (settled) return;
+        settled = true;
+        stop.clear();
+        const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+        let text = body.toString('utf8');
+        // As the body mixin's text() reads it (WHATWG "UTF-8 decode"): a byte-order mark is not part of the text.
+        if (text.charCodeAt(0) === BOM) text = text.slice(1);
+        resolve({ status, headers, text });
+      },
+      onResponseError(_c, error) {
+        fail(error);
+      },
+    };
+    try {
+      dispatcher.dispatch(
+        { origin: out.origin, path: out.path, method: out.method, headers: out.headers, body: out.body ?? null },
+        handler,
+      );
+    } catch (error) {
+      fail(error);
+    }
+  });
+}
