@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer as createHttpServer, request } from 'node:http';
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { Agent } from 'undici';
 import {
   type Charge,
   ConflictError,
@@ -457,6 +458,39 @@ describe('HTTP core: connections and bodies (bare servers standing in for a brok
     assert.equal(result.status, 200);
     assert.equal(result.requestId, 'req_chunks');
     assert.deepEqual(result.data, { id: 'charge_1', status: 'Captured', description: '5 €' });
+  });
+
+  it('never sends a call stopped while it waited for a free connection', async (t) => {
+    const seen: string[] = [];
+    const server = await listen((req, res) => {
+      seen.push(req.url!);
+      const answer = () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(`{"id":"${req.url!.split('/').pop()}","status":"Captured"}`);
+      };
+      if (req.url!.endsWith('charge_slow')) setTimeout(answer, 300);
+      else answer();
+    });
+    // One connection, so the second call queues behind the first.
+    const dispatcher = new Agent({ connections: 1 });
+    const client = createLegacyClient({ secretKey: SECRET, baseUrl: server.url, dispatcher, maxRetries: 0 });
+    t.after(async () => {
+      await client.close();
+      await dispatcher.close();
+      server.close();
+    });
+    const slow = client.charges.retrieve('charge_slow');
+    // Stopped by the caller while the first call holds the only connection: rejected at once with the reason.
+    const stopped = await client.charges
+      .retrieve('charge_queued', { signal: AbortSignal.timeout(50) })
+      .catch((e: unknown) => e);
+    assert.equal((stopped as Error).name, 'TimeoutError', String(stopped));
+    const ids = () => seen.map((url) => url.split('/').pop());
+    assert.deepEqual(ids(), ['charge_slow']);
+    assert.equal((await slow).data.id, 'charge_slow');
+    // When the connection frees up, the stopped call is dropped, not sent late; the next call goes through.
+    assert.equal((await client.charges.retrieve('charge_next')).data.id, 'charge_next');
+    assert.deepEqual(ids(), ['charge_slow', 'charge_next']);
   });
 
   it('reports a body cut off mid-stream (chunked or with a length) as a NetworkError, once per attempt', async (t) => {
