@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { createServer as createHttpServer, request } from 'node:http';
-import { type AddressInfo, createServer, type Socket } from 'node:net';
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { Agent } from 'undici';
+import { Agent, ProxyAgent } from 'undici';
 import {
   type Charge,
   ConflictError,
@@ -339,6 +339,35 @@ describe('HTTP core: retries, timeouts and outcomes against sandbox faults', () 
     await custom.charges.create(body, { idempotencyKey: 'k-1' });
     assert.equal(wire.sent[0]?.headers['x-request-key'], 'k-1');
     assert.equal(wire.sent[0]?.headers['idempotency-key'], undefined);
+  });
+
+  it('sends through a dispatcher the caller passes: an egress proxy (ProxyAgent, HTTP CONNECT)', async (t) => {
+    const tunnels: string[] = [];
+    const proxy = createHttpServer();
+    proxy.on('connect', (req, client: Socket, head: Buffer) => {
+      tunnels.push(req.url!);
+      const [host, port] = req.url!.split(':');
+      const upstream = connect(Number(port), host, () => {
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        upstream.write(head);
+        upstream.pipe(client);
+        client.pipe(upstream);
+      });
+      upstream.on('error', () => client.destroy());
+      client.on('error', () => upstream.destroy());
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const dispatcher = new ProxyAgent(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}`);
+    const client = createLegacyClient({ secretKey: sb.credentials.secretKey, baseUrl: sb.url, dispatcher });
+    t.after(async () => {
+      await dispatcher.close();
+      proxy.close();
+    });
+    const created = await client.charges.create(await chargeBody(), { idempotencyKey: 'k-proxy' });
+    assert.equal(created.status, 200);
+    assert.equal((await client.charges.retrieve(created.data.id)).data.id, created.data.id);
+    // Every call went through the proxy to the sandbox (one tunnel per connection the pool opened).
+    assert.deepEqual(new Set(tunnels), new Set([new URL(sb.url).host]));
   });
 
   it('says a 409 for an idempotency key still in flight leaves the outcome unknown', async () => {
