@@ -49,6 +49,11 @@ const LIMIT_FLAGS = {
   'max-charges': 'maxCharges',
 } as const satisfies Record<string, keyof StoreLimits>;
 
+/** The same flags as `parseArgs` options, each taking a value. */
+const LIMIT_OPTIONS = Object.fromEntries(
+  Object.keys(LIMIT_FLAGS).map((flag) => [flag, { type: 'string' as const }]),
+) as Record<keyof typeof LIMIT_FLAGS, { type: 'string' }>;
+
 /** The caps given on the command line, each a whole number from 1 to {@link MAX_STORE_LIMIT}. */
 function parseLimits(values: Record<string, string | boolean | undefined>): StoreLimits | undefined {
   const limits: Record<string, number> = {};
@@ -98,10 +103,7 @@ export function parseSandboxArgs(args: string[], env: NodeJS.ProcessEnv = proces
         'tls-cert': { type: 'string' },
         'tls-key': { type: 'string' },
         fixtures: { type: 'string' },
-        'max-card-tokens': { type: 'string' },
-        'max-payment-tokens': { type: 'string' },
-        'max-customers': { type: 'string' },
-        'max-charges': { type: 'string' },
+        ...LIMIT_OPTIONS,
         help: { type: 'boolean', short: 'h' },
       },
     }));
