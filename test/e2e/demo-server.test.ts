@@ -7,7 +7,7 @@ import { type RunningDemo, startDemo } from '../../demo/server.js';
 import { RedisServer } from '../node/helper/redis-server.js';
 import { cardToken } from '../node/helper/support.js';
 import { call } from '../support/http.js';
-import { ODD_VALUES, seededRandom } from '../support/random.js';
+import { ODD_VALUES, picker, seededRandom, urlEncoded } from '../support/random.js';
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 const FORM = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
@@ -105,11 +105,8 @@ describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
 
   it('answers seeded random hostile requests to its own routes below 500, as JSON naming the field', async () => {
     const next = seededRandom(20261123);
-    const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
-    // Text for a form, a query or a path; a lone surrogate, which none of them can carry, becomes U+FFFD.
-    const text = (value: unknown) =>
-      Buffer.from(typeof value === 'string' ? value : (JSON.stringify(value) ?? '')).toString();
-    const odd = () => encodeURIComponent(text(pick(ODD_VALUES)));
+    const pick = picker(next);
+    const odd = () => urlEncoded(pick(ODD_VALUES));
     const fields = ['product', 'action', 'user', 'seconds', 'preset', 'product[]', 'product[a]', '__proto__[x]'];
     const form = () => Array.from({ length: 1 + Math.floor(next() * 3) }, () => `${pick(fields)}=${odd()}`).join('&');
     const cookie = (await call(`${demo.url}/`)).headers.get('set-cookie')!.split(';')[0]!;

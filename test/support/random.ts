@@ -13,6 +13,21 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
+/** A chooser of one of `items` at random, driven by `next` (so seeded runs choose the same). */
+export const picker =
+  (next: () => number) =>
+  <T>(items: readonly T[]): T =>
+    items[Math.floor(next() * items.length)]!;
+
+/**
+ * `value` written into a URL, a query or a form: as text (JSON for anything but a string), percent-encoded. A lone
+ * surrogate, which none of them can carry, becomes U+FFFD on the way (`encodeURIComponent` would throw).
+ */
+export function urlEncoded(value: unknown): string {
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
+  return encodeURIComponent(Buffer.from(text).toString());
+}
+
 /** Values a hostile or broken client puts where a field should be: wrong types, edge numbers, odd text. */
 export const ODD_VALUES: readonly unknown[] = [
   null,
@@ -53,7 +68,7 @@ export function mutate(
   values: readonly unknown[] = ODD_VALUES,
   extraKeys: readonly string[] = ['extra'],
 ): Record<string, unknown> {
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
+  const pick = picker(next);
   const body: Record<string, unknown> = { ...base };
   const keys = Object.keys(base);
   const n = 1 + Math.floor(next() * 3);

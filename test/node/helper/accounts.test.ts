@@ -6,7 +6,7 @@ import type { CardUpdatedEvent, TesseraHelperOptions } from '../../../server/hel
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { type Answer, call } from '../../support/http.js';
 import { sampleFixtures } from '../sandbox/accounts-support.js';
-import { type Issuer, type RunningHelper, startHelper, startIssuer } from './support.js';
+import { type Issuer, type RunningHelper, sandboxHelperOptions, startHelper, startIssuer } from './support.js';
 
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
 
@@ -21,16 +21,7 @@ describe('dashboard routes against the sandbox', () => {
 
   async function helper(extra: Partial<TesseraHelperOptions> = {}): Promise<RunningHelper> {
     const started = await startHelper({
-      publicKey: sb.credentials.publicKey,
-      secretKey: sb.credentials.secretKey,
-      legacyBaseUrl: sb.url,
-      clientId: sb.credentials.clientId,
-      clientSecret: sb.credentials.clientSecret,
-      accountsBaseUrl: sb.url,
-      authBaseUrl: sb.url,
-      providerMaxRetries: 0,
-      now,
-      hostAuth: { issuer: issuer.issuer, audience: issuer.audience, algorithms: ['ES256'], jwksUrl: issuer.jwksUrl },
+      ...sandboxHelperOptions(sb, issuer),
       resolveCharge: () => ({ amount: 100, currency: 'EUR' }),
       onCardUpdated: (event) => {
         events.push(event);

@@ -3,9 +3,16 @@ import { after, before, describe, it } from 'node:test';
 import type { CurrencyCode } from '../../../server/helper/index.js';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { type Answer, call } from '../../support/http.js';
-import { mutate, ODD_VALUES as SHARED_ODD_VALUES, seededRandom } from '../../support/random.js';
+import { mutate, picker, ODD_VALUES as SHARED_ODD_VALUES, seededRandom, urlEncoded } from '../../support/random.js';
 import { sampleFixtures } from '../sandbox/accounts-support.js';
-import { cardToken, type Issuer, type RunningHelper, startHelper, startIssuer } from './support.js';
+import {
+  cardToken,
+  type Issuer,
+  type RunningHelper,
+  sandboxHelperOptions,
+  startHelper,
+  startIssuer,
+} from './support.js';
 
 /**
  * Every route of the helper, fed seeded random mutations of valid requests (odd values in one to three fields,
@@ -99,14 +106,9 @@ describe('helper: random hostile requests on every route', () => {
   let issuer: Issuer;
   let h: RunningHelper;
   const next = seededRandom(20261123);
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
+  const pick = picker(next);
   /** Every answer, scanned at the end for secrets and card numbers. */
   const seen: string[] = [];
-
-  /** Text for a URL or a header from any odd value (`String()` throws for some objects). */
-  const textOf = (value: unknown): string => (typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
-  /** `value` percent-encoded for a URL; a lone surrogate, which no URL can carry, becomes U+FFFD on the way. */
-  const encoded = (value: unknown): string => encodeURIComponent(Buffer.from(textOf(value)).toString());
 
   /**
    * The valid body one time in four (valid requests between hostile ones must keep working), else a mutated JSON
@@ -156,16 +158,7 @@ describe('helper: random hostile requests on every route', () => {
     sb = await startSandbox({ fixtures: sampleFixtures() });
     issuer = await startIssuer(() => sb.clock.nowMs());
     h = await startHelper({
-      publicKey: sb.credentials.publicKey,
-      secretKey: sb.credentials.secretKey,
-      legacyBaseUrl: sb.url,
-      clientId: sb.credentials.clientId,
-      clientSecret: sb.credentials.clientSecret,
-      accountsBaseUrl: sb.url,
-      authBaseUrl: sb.url,
-      providerMaxRetries: 0,
-      now: () => sb.clock.nowMs(),
-      hostAuth: { issuer: issuer.issuer, audience: issuer.audience, algorithms: ['ES256'], jwksUrl: issuer.jwksUrl },
+      ...sandboxHelperOptions(sb, issuer),
       resolveCharge: (_req, { orderReference }) => ORDERS[orderReference],
       // Off, so every request reaches validation instead of a 429 (limits.test.ts covers them).
       rateLimits: {
@@ -213,7 +206,7 @@ describe('helper: random hostile requests on every route', () => {
 
   it('GET /charges/3ds-return: odd and repeated query values answer 4xx pages', async () => {
     for (let i = 0; i < 60; i++) {
-      const value = next() < 0.5 ? pick(ODD_SEGMENTS) : encoded(pick(ODD_VALUES));
+      const value = next() < 0.5 ? pick(ODD_SEGMENTS) : urlEncoded(pick(ODD_VALUES));
       const extra = next() < 0.3 ? `&cko-payment-token=${pick(ODD_SEGMENTS)}` : next() < 0.2 ? '&x[y]=1' : '';
       const query = next() < 0.1 ? `cko-payment-token[a]=${value}` : `cko-payment-token=${value}${extra}`;
       const r = await send(`#${i} ${query.slice(0, 160)}`, `${h.url}/charges/3ds-return?${query}`);

@@ -8,6 +8,7 @@ import pino from 'pino';
 import {
   type HelperChargeKey,
   type TesseraHelper,
+  type TesseraHelperOptions,
   type TesseraHelperSettings,
   tesseraHelper,
 } from '../../../server/helper/index.js';
@@ -127,6 +128,25 @@ export async function startIssuer(now: () => number = Date.now): Promise<Issuer>
     },
     close: closer(server),
   };
+}
+
+/**
+ * The options that point a helper at `sb` for both provider APIs (keys, OAuth client, base URLs, its clock, no
+ * retries) and accept `issuer`'s JWTs on the dashboard routes. Tests add `resolveCharge` and what they exercise.
+ */
+export function sandboxHelperOptions(sb: RunningSandbox, issuer: Issuer) {
+  return {
+    publicKey: sb.credentials.publicKey,
+    secretKey: sb.credentials.secretKey,
+    legacyBaseUrl: sb.url,
+    clientId: sb.credentials.clientId,
+    clientSecret: sb.credentials.clientSecret,
+    accountsBaseUrl: sb.url,
+    authBaseUrl: sb.url,
+    providerMaxRetries: 0,
+    now: () => sb.clock.nowMs(),
+    hostAuth: { issuer: issuer.issuer, audience: issuer.audience, algorithms: ['ES256'], jwksUrl: issuer.jwksUrl },
+  } satisfies Partial<TesseraHelperOptions>;
 }
 
 /** A fresh single-use card token from the sandbox, made with the public key as the widget would. */
