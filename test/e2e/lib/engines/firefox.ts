@@ -76,6 +76,10 @@ export async function launchFirefoxEngine({ demoUrl }: EngineOptions): Promise<E
           await (await page.waitForSelector(selector))!.click();
         },
         async typeCard(field, text) {
+          // Found first by asking the current document each time: a waitForSelector begun right after the URL
+          // changed can sit on the realm of the page being replaced until it times out (one CI run, 2026-11-23:
+          // the checkout page was whole, the wait for its first card field lapsed after 15 s).
+          await waitFor(`the card form's #${field}`, () => page.evaluate(readCardValue, field));
           // `>>>` is puppeteer's selector that pierces shadow roots.
           const input = (await page.waitForSelector(`tessera-card-form >>> #${field}`))!;
           await input.click();
