@@ -61,6 +61,17 @@ function findChallenge(ctx: SandboxContext, store: LegacyStore, reference: strin
   return settle(charge, ctx.clock.nowMs());
 }
 
+/** A challenge that already ended (passed, failed or timed out) answers 409 with its outcome. */
+function sendClosed(res: Response, charge: ChargeRecord): void {
+  sendPage(
+    res,
+    409,
+    'Challenge closed',
+    `<p>This payment is ${escapeHtml(charge.status)}: ${escapeHtml(charge.responseAdvancedInfo)}.</p>`,
+    charge,
+  );
+}
+
 function money(charge: ChargeRecord): string {
   return `${charge.request.value} ${charge.request.currency} (minor units)`;
 }
@@ -69,16 +80,7 @@ function money(charge: ChargeRecord): string {
 export function showChallenge(ctx: SandboxContext, store: LegacyStore) {
   return (req: Request, res: Response) => {
     const charge = findChallenge(ctx, store, String(req.params.reference));
-    if (charge.status !== 'Pending') {
-      sendPage(
-        res,
-        409,
-        'Challenge closed',
-        `<p>This payment is ${escapeHtml(charge.status)}: ${escapeHtml(charge.responseAdvancedInfo)}.</p>`,
-        charge,
-      );
-      return;
-    }
+    if (charge.status !== 'Pending') return sendClosed(res, charge);
     sendPage(
       res,
       200,
@@ -100,16 +102,7 @@ export function completeChallenge(ctx: SandboxContext, store: LegacyStore) {
   return (req: Request, res: Response) => {
     const charge = findChallenge(ctx, store, String(req.params.reference));
     const { outcome } = parseWith(outcomeSchema, req.body);
-    if (charge.status !== 'Pending') {
-      sendPage(
-        res,
-        409,
-        'Challenge closed',
-        `<p>This payment is ${escapeHtml(charge.status)}: ${escapeHtml(charge.responseAdvancedInfo)}.</p>`,
-        charge,
-      );
-      return;
-    }
+    if (charge.status !== 'Pending') return sendClosed(res, charge);
     const result = outcome === 'pass' ? decide(charge.card, 'passed') : failedChallenge();
     Object.assign(charge, result);
     if (result.status === 'Authorised') authorise(charge, ctx.clock.nowMs());
