@@ -296,11 +296,11 @@ CPU per charge is the answering process's user + system time (from /proc) over a
 moves too: compare it within one run. The
 helper spends ${addedCpu.toFixed(0)} µs more CPU per charge than the reference (${cpuUs(helperMemory).toFixed(0)} against
 ${cpuUs(ref).toFixed(0)} µs). Less than that shows in its latency: part of the work comes after the answer has left (the
-request's log line, giving back the claim), and one request alone does not compete with others for the cores.
+request's log line), and one request alone does not compete with others for the cores.
 
-The RedisStore adds ${addedP50Redis.toFixed(3)} ms at p50 over the MemoryStore (a charge makes three store calls, each a round trip
-to redis-server, which shares the cores: claim and read in one script, write the result, release the claim, the
-last one after the answer is sent). The former target "helper ≥ 70% of
+The RedisStore adds ${addedP50Redis.toFixed(3)} ms at p50 over the MemoryStore (a charge makes two store calls, each a round trip
+to redis-server, which shares the cores: claim the token and read its stored answer in one script, then store the
+answer and give the claim back in another). The former target "helper ≥ 70% of
 direct to the sandbox" is retired (issue #15): it measured the topology, not the helper. Every hop through an
 Express process costs more than the sandbox's whole charge here, so even the reference reaches only
 ${((rps(ref) / rps(direct)) * 100).toFixed(0)}% of direct.

@@ -63,14 +63,19 @@ const CLAIM_AND_GET = `local claimed = redis.call('SET', KEYS[1], ARGV[1], 'PX',
 local value = redis.call('GET', KEYS[2])
 if claimed then return {1, value} end
 return {0, value}`;
+// SET PX of the answer, then the claim's release (DEL only for its owner): one round trip for what ends every charge.
+const SET_AND_RELEASE = `redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+if redis.call('GET', KEYS[2]) == ARGV[3] then redis.call('DEL', KEYS[2]) end
+return 0`;
 
-type Script = 'hit' | 'count' | 'unhit' | 'release' | 'claimAndGet';
+type Script = 'hit' | 'count' | 'unhit' | 'release' | 'claimAndGet' | 'setAndRelease';
 const SCRIPTS: Record<Script, string> = {
   hit: HIT,
   count: COUNT,
   unhit: UNHIT,
   release: RELEASE,
   claimAndGet: CLAIM_AND_GET,
+  setAndRelease: SET_AND_RELEASE,
 };
 const SHAS = Object.fromEntries(
   Object.entries(SCRIPTS).map(([name, source]) => [name, createHash('sha1').update(source).digest('hex')]),
@@ -245,6 +250,12 @@ export class RedisStore implements TesseraStore {
         string | null,
       ];
       return { claimed: claimed === 1, value: stored ?? undefined };
+    });
+  }
+
+  setAndRelease(key: string, value: string, ttlMs: number, claimKey: string, claimValue: string): Promise<void> {
+    return this.#call(async () => {
+      await this.#scriptKeys('setAndRelease', [key, claimKey], [value, ttl(ttlMs), claimValue]);
     });
   }
 }

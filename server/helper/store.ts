@@ -49,14 +49,50 @@ export interface TesseraStore {
     ttlMs: number,
     key: string,
   ): Promise<{ claimed: boolean; value: string | undefined }>;
+  /**
+   * Optional: {@link set} of `key` and then {@link release} of `claimKey` for `claimValue`, as one step (Redis: one
+   * script, one round trip). The helper stores a charge's answer and gives back the card token's claim this way, and
+   * records an `onCharge` delivery the same way; a store without it gets the two calls one after the other.
+   */
+  setAndRelease?(key: string, value: string, ttlMs: number, claimKey: string, claimValue: string): Promise<void>;
 }
 
 /** The helper's `store` option: any object with the methods of {@link TesseraStore}. */
 export const storeOption = methodsOption<TesseraStore>(
   ['get', 'set', 'hit', 'count', 'unhit', 'claim', 'release'],
   'must implement TesseraStore',
-  ['claimAndGet'],
+  ['claimAndGet', 'setAndRelease'],
 );
+
+/** {@link TesseraStore.claimAndGet} where the store has it, else `claim` and then `get`. */
+export async function claimAndGet(
+  store: TesseraStore,
+  claimKey: string,
+  value: string,
+  ttlMs: number,
+  key: string,
+): Promise<{ claimed: boolean; value: string | undefined }> {
+  if (typeof store.claimAndGet === 'function') return store.claimAndGet(claimKey, value, ttlMs, key);
+  const claimed = await store.claim(claimKey, value, ttlMs);
+  return { claimed, value: await store.get(key) };
+}
+
+/**
+ * {@link TesseraStore.setAndRelease} where the store has it, else `set` and then `release`, the release not awaited
+ * and its failure ignored: the value is saved, and a claim that is not given back expires by itself.
+ */
+export async function setAndRelease(
+  store: TesseraStore,
+  key: string,
+  value: string,
+  ttlMs: number,
+  claimKey: string,
+  claimValue: string,
+): Promise<void> {
+  if (typeof store.setAndRelease === 'function') return store.setAndRelease(key, value, ttlMs, claimKey, claimValue);
+  await store.set(key, value, ttlMs);
+  store.release(claimKey, claimValue).catch(() => undefined);
+}
 
 interface Entry {
   value: string;
@@ -167,5 +203,10 @@ export class MemoryStore implements TesseraStore {
     key: string,
   ): Promise<{ claimed: boolean; value: string | undefined }> {
     return { claimed: this.#claim(claimKey, value, ttlMs), value: this.#live(key)?.value };
+  }
+
+  async setAndRelease(key: string, value: string, ttlMs: number, claimKey: string, claimValue: string): Promise<void> {
+    this.#put(key, { value, count: 0, expiresAtMs: this.#now() + ttlMs });
+    if (this.#live(claimKey)?.value === claimValue) this.#map.delete(claimKey);
   }
 }

@@ -3,6 +3,7 @@ import type { Request } from 'express';
 import type { HelperContext } from '../context.js';
 import { HelperHttpError } from '../errors.js';
 import type { ChargeEvent } from '../options.js';
+import { claimAndGet, setAndRelease } from '../store.js';
 import { RESULT_TTL_MS } from './records.js';
 
 /** How long one instance may hold a charge's delivery before another may take it over (a crashed process). */
@@ -36,21 +37,26 @@ export async function deliverCharge(
 ): Promise<void> {
   const hook = ctx.options.onCharge;
   if (!hook) return;
+  const { store } = ctx;
   const doneKey = `oncharge:${event.id}`;
   const claimKey = `${doneKey}:claim`;
   const deadline = Date.now() + WAIT_MS;
   const owner = randomUUID();
+  // Claimed, then read: a delivery recorded before the claim was taken is seen here, in one store call.
   for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
-    if ((await ctx.store.get(doneKey)) === 'delivered') return;
-    if (await ctx.store.claim(claimKey, owner, DELIVERY_CLAIM_MS)) break;
+    const { claimed, value } = await claimAndGet(store, claimKey, owner, DELIVERY_CLAIM_MS, doneKey);
+    if (value === 'delivered') {
+      if (claimed) store.release(claimKey, owner).catch(() => undefined);
+      return;
+    }
+    if (claimed) break;
     if (Date.now() + delay > deadline) {
       throw failed(event, 'the shop is still recording this payment; send the same request again to learn the outcome');
     }
     await sleep(delay);
   }
+  let given = false;
   try {
-    // Delivered meanwhile by the instance whose claim this one followed.
-    if ((await ctx.store.get(doneKey)) === 'delivered') return;
     try {
       await hook(event, { req, source });
     } catch (err) {
@@ -71,8 +77,10 @@ export async function deliverCharge(
         err,
       );
     }
-    await ctx.store.set(doneKey, 'delivered', RESULT_TTL_MS);
+    // Recorded and the claim given back in one step where the store can.
+    await setAndRelease(store, doneKey, 'delivered', RESULT_TTL_MS, claimKey, owner);
+    given = true;
   } finally {
-    await ctx.store.release(claimKey, owner).catch(() => undefined);
+    if (!given) await store.release(claimKey, owner).catch(() => undefined);
   }
 }

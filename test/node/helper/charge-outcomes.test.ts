@@ -395,7 +395,7 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
       assert.deepEqual(calls, [answers[0]!.json.id]);
     });
 
-    it('a store without the optional claimAndGet (claim, then get) still makes one charge for 30 concurrent requests', async () => {
+    it('a store without the optional claimAndGet and setAndRelease still makes one charge and one onCharge for 30 concurrent requests', async () => {
       const memory = new MemoryStore({ now: () => sb.clock.nowMs() });
       const used: string[] = [];
       const noted = <T>(name: string, result: T): T => {
@@ -412,15 +412,56 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
         claim: (k, v, t) => noted('claim', memory.claim(k, v, t)),
         release: (k, v) => noted('release', memory.release(k, v)),
       };
-      const a = await helper({ store });
-      const b = await helper({ store });
+      const calls: string[] = [];
+      const onCharge = (charge: ChargeEvent) => void calls.push(charge.id);
+      const a = await helper({ store, onCharge });
+      const b = await helper({ store, onCharge });
       const body = await order();
       const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => pay(i % 2 ? a : b, body)));
       for (const r of answers) assert.equal(r.status, 201, r.text);
       assert.equal(new Set(answers.map((r) => r.json.id)).size, 1);
       assert.equal((await sandboxCharges(sb)).length, 1);
+      assert.deepEqual(calls, [answers[0]!.json.id]);
       assert.ok(used.includes('claim') && used.includes('release'), used.join());
-      assert.equal(used.filter((u) => u === 'set').length, 1, 'one answer stored');
+      assert.equal(used.filter((u) => u === 'set').length, 2, 'the answer and its delivery stored once each');
+      await new Promise((r) => setImmediate(r));
+      assert.equal(await memory.get(`${resultKey(body.cardToken)}:claim`), undefined, 'the token’s claim given back');
+      assert.equal(await memory.get(`oncharge:${calls[0]}:claim`), undefined, 'the delivery’s claim given back');
+    });
+
+    it('a new charge and its onCharge take four calls of the built-in store; a replay two, and leaves no claim behind', async () => {
+      const memory = new MemoryStore({ now: () => sb.clock.nowMs() });
+      const used: string[] = [];
+      // Every method call of the store, by name (bound to the store itself: its fields are private).
+      const store = new Proxy(memory, {
+        get(target, name) {
+          const value = Reflect.get(target, name, target);
+          if (typeof value !== 'function') return value;
+          return (...args: unknown[]) => {
+            used.push(String(name));
+            return value.apply(target, args);
+          };
+        },
+      });
+      const calls: string[] = [];
+      const off = { requestsPerIp: false, chargesPerIp: false, declinesPerIp: false } as const;
+      const h = await helper({ store, rateLimits: off, onCharge: (charge) => void calls.push(charge.id) });
+      const body = await order();
+      const first = await pay(h, body);
+      assert.equal(first.status, 201, first.text);
+      // The token: claimed and read, then answered and given back; the delivery: the same two steps.
+      assert.deepEqual(used, ['claimAndGet', 'setAndRelease', 'claimAndGet', 'setAndRelease']);
+      assert.equal(await memory.get(`${resultKey(body.cardToken)}:claim`), undefined);
+      assert.equal(await memory.get(`oncharge:${first.json.id}:claim`), undefined);
+      used.length = 0;
+      const replay = await pay(h, body);
+      assert.equal(replay.status, 201, replay.text);
+      assert.equal(replay.json.id, first.json.id);
+      await new Promise((r) => setImmediate(r));
+      assert.deepEqual(used.sort(), ['claimAndGet', 'claimAndGet', 'release', 'release']);
+      assert.equal(await memory.get(`${resultKey(body.cardToken)}:claim`), undefined);
+      assert.equal(await memory.get(`oncharge:${first.json.id}:claim`), undefined);
+      assert.deepEqual(calls, [first.json.id], 'onCharge once');
     });
 
     it('a claim left by a dead instance expires, and the next request charges once', async () => {
@@ -520,6 +561,10 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
       override async set(key: string, value: string, ttlMs: number): Promise<void> {
         if (this.failing && key.startsWith('charge:')) throw new Error('store write failed');
         return super.set(key, value, ttlMs);
+      }
+      override async setAndRelease(key: string, value: string, ttlMs: number, claimKey: string, claimValue: string) {
+        if (this.failing && key.startsWith('charge:')) throw new Error('store write failed');
+        return super.setAndRelease(key, value, ttlMs, claimKey, claimValue);
       }
     }
     const store = new FailingResults();

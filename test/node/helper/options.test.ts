@@ -67,6 +67,17 @@ describe('tesseraHelper options', () => {
         },
         /option `store` must implement TesseraStore: its optional `claimAndGet` must be a method when given/,
       ],
+      [
+        {
+          store: {
+            ...Object.fromEntries(
+              ['get', 'set', 'hit', 'count', 'unhit', 'claim', 'release'].map((m) => [m, () => {}]),
+            ),
+            setAndRelease: {},
+          },
+        },
+        /option `store` must implement TesseraStore: its optional `setAndRelease` must be a method when given/,
+      ],
       [{ onCharge: 'mark paid' }, /option `onCharge` must be a function `\(charge, context\) => void`/],
       [{ exposeDeclineCodes: 'yes' }, /option `exposeDeclineCodes` must be a boolean/],
       [{ rateLimits: { requestsPerIp: { max: 0, windowMs: 60_000 } } }, /option `rateLimits.requestsPerIp.max`/],

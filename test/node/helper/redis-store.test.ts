@@ -84,6 +84,8 @@ describe('RedisStore against a real redis-server', () => {
       () => store.unhit('c'),
       () => store.claim('t', 'me', 1000),
       () => store.release('t', 'me'),
+      () => store.claimAndGet('t:claim', 'me', 1000, 't'),
+      () => store.setAndRelease('t', '1', 1000, 't:claim', 'me'),
     ]) {
       const started = Date.now();
       await assert.rejects(call(), (err: unknown) => {

@@ -140,6 +140,25 @@ export function storeContract(name: string, factory: StoreFactory): void {
       assert.equal(await store.get('race:claim'), owners[answers.findIndex((a) => a.claimed)]);
     });
 
+    it('setAndRelease saves the value with its TTL and gives the claim back, only to its owner', async () => {
+      const { store, advance } = await factory.make();
+      assert.ok(store.setAndRelease, 'the built-in stores offer setAndRelease');
+      assert.equal(await store.claim('token:claim', 'a', 60_000), true);
+      await store.setAndRelease('token', '{"id":"charge_1"}', 60_000, 'token:claim', 'b');
+      assert.equal(await store.get('token'), '{"id":"charge_1"}');
+      assert.equal(await store.get('token:claim'), 'a', 'a claim of another owner stays');
+      await store.setAndRelease('token', '{"id":"charge_2"}', short, 'token:claim', 'a');
+      assert.equal(await store.get('token'), '{"id":"charge_2"}', 'replaced, like set');
+      assert.equal(await store.get('token:claim'), undefined);
+      assert.equal(await store.claim('token:claim', 'c', 60_000), true, 'claimable again');
+      await advance(short * 2);
+      assert.equal(await store.get('token'), undefined, 'the value ends with its TTL');
+      assert.equal(await store.get('token:claim'), 'c');
+      await store.setAndRelease('alone', 'x', 60_000, 'alone:claim', 'nobody');
+      assert.equal(await store.get('alone'), 'x', 'saved with no claim to give back');
+      assert.equal(await store.claim('alone:claim', 'd', 60_000), true);
+    });
+
     it('does not let a claim take a key a value was set under', async () => {
       const { store } = await factory.make();
       await store.set('result', '{"id":"charge_1"}', 60_000);
