@@ -1,6 +1,7 @@
 // One helper instance for the multi-process tests: Express + tesseraHelper with a RedisStore, on a free loopback
 // port; prints `{"url": …}` on one line once it listens. Settings come from the environment:
-// TESSERA_SANDBOX_URL, TESSERA_PUBLIC_KEY, TESSERA_SECRET_KEY, TESSERA_REDIS_URL.
+// TESSERA_SANDBOX_URL, TESSERA_PUBLIC_KEY, TESSERA_SECRET_KEY, TESSERA_REDIS_URL. Its onCharge pushes
+// `<pid> <charge id>` onto the Redis list `test:oncharge`, so a test sees which instance recorded which charge.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
@@ -35,6 +36,9 @@ app.use(
     store,
     logger: pino({ level: 'silent' }),
     resolveCharge: (_req, { orderReference }) => ORDERS[orderReference],
+    onCharge: async (charge) => {
+      await store.client.rpush('test:oncharge', `${process.pid} ${charge.id}`);
+    },
     rateLimits: {
       chargesPerIp: { max: 10_000, windowMs: 60_000 },
       declinesPerIp: { max: 3, windowMs: 600_000 },

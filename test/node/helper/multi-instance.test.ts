@@ -69,6 +69,18 @@ describe('several helper processes sharing one Redis and one sandbox', () => {
 
   const pay = (i: number, body: Record<string, unknown>): Promise<Answer> =>
     call(`${instances[i % instances.length]!.url}/charges`, { body: { email: 'a@shop.example', ...body } });
+  /** `<pid> <charge id>` for every onCharge call, on any instance (test/node/helper/instance.ts). */
+  const delivered = (): Promise<string[]> => admin.lrange('test:oncharge', 0, -1);
+  /** The claims left in the store once the answers are in (releases after a replay are not awaited). */
+  async function claimsLeft(): Promise<string[]> {
+    let keys: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      keys = await admin.keys('tessera:*claim');
+      if (keys.length === 0) break;
+      await sleep(50);
+    }
+    return keys;
+  }
 
   before(async () => {
     sb = await startSandbox();
@@ -97,6 +109,10 @@ describe('several helper processes sharing one Redis and one sandbox', () => {
     assert.equal(successes.length, 50, JSON.stringify(answers.filter((a) => a.status !== 201).map((a) => a.json)));
     assert.equal(new Set(successes.map((a) => a.json.id)).size, 1, 'every success answers the same charge');
     assert.equal((await sandboxCharges(sb)).length, 1, 'exactly one provider call');
+    const calls = await delivered();
+    assert.equal(calls.length, 1, `one onCharge across the three instances: ${calls.join(', ')}`);
+    assert.equal(calls[0]!.split(' ')[1], successes[0]!.json.id);
+    assert.deepEqual(await claimsLeft(), [], 'every claim on the token and on its delivery given back');
   });
 
   it('finishes a 3-D Secure charge started on one instance through the return on another', async () => {
@@ -121,6 +137,7 @@ describe('several helper processes sharing one Redis and one sandbox', () => {
     assert.equal(final.status, 201, final.text);
     assert.equal(final.json.id, chargeId);
     assert.equal((await sandboxCharges(sb)).length, 1, 'one provider charge request');
+    assert.deepEqual(await delivered(), [`${instances[1]!.child.pid} ${chargeId}`], 'onCharge once, from the return');
   });
 
   it('counts declines across instances: the per-IP decline limit is reached by declines spread over three', async () => {
@@ -156,6 +173,7 @@ describe('several helper processes sharing one Redis and one sandbox', () => {
     assert.deepEqual(made, [answer!.json.id], 'one charge, the one the retry answers');
     const again = await pay(2, { cardToken: token, orderReference: 'order-1' });
     assert.equal(again.json.id, answer!.json.id);
+    assert.deepEqual(await delivered(), [`${instances[1]!.child.pid} ${answer!.json.id}`], 'onCharge once');
     instances[0] = await startInstance(sb, redis.url);
   });
 
