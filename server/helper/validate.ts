@@ -27,5 +27,6 @@ export function parseBody<S extends z.ZodType>(schema: S, value: unknown): z.out
   const field = path.join('.') || 'body';
   const message =
     issue.code === 'invalid_type' && valueAt(value, issue.path) === undefined ? 'is required' : issue.message;
-  throw badRequest(field, `${field} ${message}`);
+  // A rule across fields says it whole ("email or customerId is required"); the others are said of their field.
+  throw badRequest(field, message.startsWith(`${field} `) ? message : `${field} ${message}`);
 }

@@ -29,7 +29,7 @@ const patchBodySchema = z
     default: z.boolean({ error: 'must be true or false' }).optional(),
   })
   .refine((b) => b.label !== undefined || b.default !== undefined, {
-    message: 'give label, default or both',
+    message: 'label or default is required',
     path: ['label'],
   });
 

@@ -138,6 +138,8 @@ describe('dashboard routes against the sandbox', () => {
       assert.equal(r.json.code, code, path);
       assert.equal(r.json.field, field, path);
     }
+    const empty = await ask(`${base}/ppi_verified_2`, token, { method: 'PATCH', body: {} });
+    assert.equal(empty.json.message, 'label or default is required');
   });
 
   it("answers 403 for another entity's instruments, without asking the provider", async () => {

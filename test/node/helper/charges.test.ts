@@ -271,6 +271,7 @@ describe('POST /charges against the sandbox', () => {
       [{ ...ok, cardToken: 42 }, 'cardToken must be a card token (card_tok_…)'],
       [{ ...ok, billingDetails: 'x' }, /^billingDetails (?!is required)/],
       [{ ...ok, orderReference: undefined }, 'orderReference is required'],
+      [{ cardToken: token, orderReference: 'order-1' }, 'email or customerId is required'],
     ] as [unknown, string | RegExp][]) {
       const r = await pay(h, body);
       if (typeof message === 'string') assert.equal(r.json.message, message, JSON.stringify(body));
