@@ -37,7 +37,7 @@ export const HELPER_ERROR_CODES = {
   TESSERA_CARD_TOKEN_USED: {
     status: 409,
     meaning:
-      'The card token was already used (by another order or shopper, or with other details): ask for the card again.',
+      'The card token was already used, for another order or by another shopper, or outside this helper: ask for the card again. The same shopper sending it again for the same order gets the first answer instead.',
   },
   TESSERA_CARD_TOKEN_EXPIRED: {
     status: 409,
