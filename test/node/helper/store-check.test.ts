@@ -1,0 +1,137 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { checkTesseraStore, MemoryStore, StoreCheckError, type TesseraStore } from '../../../server/helper/index.js';
+
+const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** A store of the merchant's own kind: the seven required methods over a MemoryStore, some replaced. */
+function ownStore(replace: (memory: MemoryStore) => Partial<TesseraStore> = () => ({})): TesseraStore {
+  const memory = new MemoryStore();
+  return {
+    get: (k) => memory.get(k),
+    set: (k, v, t) => memory.set(k, v, t),
+    hit: (k, w) => memory.hit(k, w),
+    count: (k) => memory.count(k),
+    unhit: (k) => memory.unhit(k),
+    claim: (k, v, t) => memory.claim(k, v, t),
+    release: (k, v) => memory.release(k, v),
+    ...replace(memory),
+  };
+}
+
+async function failedCheck(store: TesseraStore): Promise<StoreCheckError> {
+  const err = await checkTesseraStore(store, { shortMs: 20 }).then(
+    () => assert.fail('the broken store passed'),
+    (e: unknown) => e,
+  );
+  assert.ok(err instanceof StoreCheckError, String(err));
+  return err;
+}
+
+describe('checkTesseraStore: the checks a merchant runs on a store of its own', () => {
+  it('passes the built-in MemoryStore in real time, and a correct store without the optional methods', async () => {
+    await checkTesseraStore(new MemoryStore(), { shortMs: 20 });
+    await checkTesseraStore(ownStore(), { shortMs: 20 });
+  });
+
+  it('writes only under tessera-check: keys, a fresh space per check', async () => {
+    const keys = new Set<string>();
+    const memory = new MemoryStore();
+    const seen = <T>(key: string, result: T): T => {
+      keys.add(key);
+      return result;
+    };
+    await checkTesseraStore(
+      ownStore(() => ({
+        set: (k, v, t) => seen(k, memory.set(k, v, t)),
+        hit: (k, w) => seen(k, memory.hit(k, w)),
+        claim: (k, v, t) => seen(k, memory.claim(k, v, t)),
+        get: (k) => memory.get(k),
+        count: (k) => memory.count(k),
+        unhit: (k) => memory.unhit(k),
+        release: (k, v) => memory.release(k, v),
+      })),
+      { shortMs: 20 },
+    );
+    assert.ok(keys.size >= 8, `${keys.size} keys written`);
+    for (const key of keys) assert.match(key, /^tessera-check:[0-9a-f]{12}:/);
+    assert.ok(new Set([...keys].map((k) => k.split(':')[1])).size >= 5, 'a key space per check');
+  });
+
+  it('names the check a claim that is not atomic fails: two callers both win', async () => {
+    const err = await failedCheck(
+      ownStore((memory) => ({
+        // Read, then write: what a store built on GET and SET (without NX) does.
+        claim: async (k, v, t) => {
+          const taken = (await memory.get(k)) !== undefined;
+          await tick();
+          if (taken) return false;
+          await memory.set(k, v, t);
+          return true;
+        },
+      })),
+    );
+    assert.equal(err.check, 'lets exactly one of 50 concurrent claims win, and keeps the winner’s value');
+    assert.match(err.message, /winners of one claim/);
+  });
+
+  it('names the check a release that ignores the owner fails', async () => {
+    const err = await failedCheck(
+      ownStore((memory) => ({
+        // Deletes whatever holds the key: a plain DEL.
+        release: async (k) => {
+          const held = await memory.get(k);
+          return held === undefined ? false : memory.release(k, held);
+        },
+      })),
+    );
+    assert.equal(err.check, 'releases a claim only for its owner, and a claim ends with its TTL');
+  });
+
+  it('names the check a store that keeps values past their TTL fails', async () => {
+    const err = await failedCheck(ownStore((memory) => ({ set: (k, v) => memory.set(k, v, 3_600_000) })));
+    assert.equal(err.check, 'keeps a value for its TTL, replaces it on set, and forgets it after');
+    assert.match(err.message, /outlived its TTL/);
+  });
+
+  it('names the check a counter fails whose answer is read apart from its increment', async () => {
+    const err = await failedCheck(
+      ownStore((memory) => ({
+        // Right one at a time; under concurrency every caller reads the same count before adding.
+        hit: async (k, w) => {
+          const before = await memory.count(k);
+          await tick();
+          const after = await memory.hit(k, w);
+          return { count: before.count + 1, resetAtMs: after.resetAtMs };
+        },
+      })),
+    );
+    assert.equal(err.check, 'answers each of 100 concurrent hits a different count, 1 to 100');
+  });
+
+  it('checks the optional methods where a store has them: a setAndRelease that frees any claim fails', async () => {
+    const err = await failedCheck(
+      ownStore((memory) => ({
+        setAndRelease: async (k, v, t, claimKey) => {
+          await memory.set(k, v, t);
+          const held = await memory.get(claimKey);
+          if (held !== undefined) await memory.release(claimKey, held);
+        },
+      })),
+    );
+    assert.equal(err.check, 'setAndRelease saves the value with its TTL and gives the claim back, only to its owner');
+    assert.match(err.message, /a claim of another owner stays/);
+  });
+
+  it('refuses what is not a store, and a bad shortMs, with a TypeError', async () => {
+    await assert.rejects(checkTesseraStore({} as TesseraStore), {
+      name: 'TypeError',
+      message:
+        /checkTesseraStore: the store must implement TesseraStore \(get, set, hit, count, unhit, claim, release\)/,
+    });
+    await assert.rejects(checkTesseraStore(new MemoryStore(), { shortMs: 0 }), {
+      name: 'TypeError',
+      message: /`shortMs` must be an integer from 1 to 60000; got 0/,
+    });
+  });
+});
