@@ -20,6 +20,18 @@ const advanceSchema = z
   })
   .strip();
 
+/** `?limit=` of the request log: 1 to 200 entries (all it keeps), 50 when absent; anything else is a 400 naming it. */
+const requestsQuerySchema = z
+  .object({
+    limit: z
+      .string({ error: 'must be one number from 1 to 200' })
+      .regex(/^\d{1,3}$/, { error: 'must be a whole number from 1 to 200' })
+      .transform(Number)
+      .pipe(z.number().min(1, { error: 'must be from 1 to 200' }).max(200, { error: 'must be from 1 to 200' }))
+      .optional(),
+  })
+  .strip();
+
 /**
  * Refuses a state-changing control asked from a web page of another origin: any page a developer opens could
  * otherwise reset or fault their sandbox with a simple cross-origin POST (`text/plain` needs no preflight).
@@ -74,9 +86,8 @@ export function controlsArea(ctx: SandboxContext): SandboxArea {
     respond(res, 204);
   });
   router.get('/_sandbox/requests', (req, res) => {
-    const limit = Number(req.query.limit ?? 50);
-    const n = Number.isInteger(limit) && limit > 0 ? Math.min(limit, 200) : 50;
-    respond(res, 200, { data: ctx.log.list(n) });
+    const { limit = 50 } = parseWith(requestsQuerySchema, req.query);
+    respond(res, 200, { data: ctx.log.list(limit) });
   });
 
   return {

@@ -243,6 +243,12 @@ describe('sandbox core', () => {
       (await call(`${sb.url}/_sandbox/requests?limit=2`)).json.data.map((e: { path: string }) => e.path),
       ['/later-199', '/later-198'],
     );
+    assert.equal((await call(`${sb.url}/_sandbox/requests`)).json.data.length, 50, 'fifty without a limit');
+    for (const bad of ['0', '201', 'abc', '1.5', '-1', '', '1e2', '1&limit=2', '9'.repeat(400)]) {
+      const r = await call(`${sb.url}/_sandbox/requests?limit=${bad}`);
+      assert.equal(r.status, 400, `limit=${bad.slice(0, 20)}: ${r.text}`);
+      assert.equal(r.json.errorCodes?.[0] ?? r.json.errorCode, 'limit_invalid', r.text);
+    }
   });
 
   it('serves as a plain request listener on a server of your own', async () => {
