@@ -37,10 +37,10 @@ export function optionError(factory: string, option: string, shown: string, fix:
 
 /** A value as a message may show it: JSON for ordinary values (nested secrets hidden), a secret by its length only. */
 export function show(value: unknown, secret = false, secrets: ReadonlySet<string> = NO_SECRETS): string {
+  if (value === undefined) return 'undefined';
   if (secret) return typeof value === 'string' ? `a string of ${value.length} characters` : typeOf(value);
   if (typeof value === 'function') return 'a function';
   if (typeof value === 'bigint') return `${value}n`;
-  if (value === undefined) return 'undefined';
   try {
     const text = JSON.stringify(value, (k, v) => (secrets.has(k) ? '[hidden]' : v));
     if (text === undefined) return String(value);
@@ -206,8 +206,8 @@ function objectOf(schema: z.ZodType): z.ZodObject | undefined {
   return undefined;
 }
 
-/** The fix for one zod issue, phrased as "must …" (a schema's own message wins). */
-function fixOf(issue: z.core.$ZodIssue): string {
+/** The fix for one zod issue, phrased as "must …" (a schema's own message wins); also for request bodies. */
+export function fixOf(issue: z.core.$ZodIssue): string {
   if (!/^(Invalid|Too (small|big)|Expected)\b/.test(issue.message)) return issue.message;
   switch (issue.code) {
     case 'too_small':

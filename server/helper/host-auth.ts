@@ -160,6 +160,10 @@ export function isHighS(token: string): boolean {
 }
 
 function reasonOf(err: unknown): string {
+  // jose reports a token older than maxTokenAge as expired too, by its iat.
+  if (err instanceof errors.JWTExpired && err.claim === 'iat') {
+    return 'the host token is older than maxAgeSeconds allows';
+  }
   if (err instanceof errors.JWTExpired) return 'the host token has expired';
   if (err instanceof errors.JWTClaimValidationFailed && err.reason === 'lifetime') {
     return "the host token's lifetime is longer than the helper accepts";

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { fixOf } from '../common/options.js';
 import { badRequest } from './errors.js';
 
 /** The value at `path` inside `value` (zod 4 does not report the input of an issue by default). */
@@ -26,7 +27,7 @@ export function parseBody<S extends z.ZodType>(schema: S, value: unknown): z.out
   }
   const field = path.join('.') || 'body';
   const message =
-    issue.code === 'invalid_type' && valueAt(value, issue.path) === undefined ? 'is required' : issue.message;
+    issue.code === 'invalid_type' && valueAt(value, issue.path) === undefined ? 'is required' : fixOf(issue);
   // A rule across fields says it whole ("email or customerId is required"); the others are said of their field.
   throw badRequest(field, message.startsWith(`${field} `) ? message : `${field} ${message}`);
 }

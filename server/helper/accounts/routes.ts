@@ -102,7 +102,8 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
     return entityId;
   }
 
-  router.post('/account-updater', jsonBody(ctx.bodyLimit), ...host, async (req: Request, res: Response) => {
+  // The host token is checked before the body is read: a caller without one learns nothing about bodies (401 first).
+  router.post('/account-updater', ...host, jsonBody(ctx.bodyLimit), async (req: Request, res: Response) => {
     const { instrumentId } = parseBody(updaterBodySchema, req.body);
     const claims = claimsOf(res);
     if (!claims.instruments.includes(instrumentId)) throw forbidden('instrumentId', 'stored card');
@@ -169,8 +170,8 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
 
   router.patch(
     '/entities/:entityId/payment-instruments/:id',
-    jsonBody(ctx.bodyLimit),
     ...host,
+    jsonBody(ctx.bodyLimit),
     async (req: Request, res: Response) => {
       const entityId = entityOf(req, res);
       const id = pathParam(req, 'id', PAYMENT_INSTRUMENT_ID, 'a payment instrument id (ppi_…)');

@@ -140,6 +140,8 @@ describe('dashboard routes against the sandbox', () => {
     }
     const empty = await ask(`${base}/ppi_verified_2`, token, { method: 'PATCH', body: {} });
     assert.equal(empty.json.message, 'label or default is required');
+    const typed = await ask(`${base}/ppi_verified_2`, token, { method: 'PATCH', body: { label: 5 } });
+    assert.equal(typed.json.message, 'label must be a string', 'said plainly, not in zod’s words');
   });
 
   it("answers 403 for another entity's instruments, without asking the provider", async () => {
@@ -185,6 +187,22 @@ describe('dashboard routes against the sandbox', () => {
       const r = await ask(path, token);
       assert.equal(r.status, 401, r.text);
       assert.equal(r.json.code, 'TESSERA_HOST_AUTH_INVALID');
+    }
+    // The token is checked before the body is read: without one, no body gets a 400 or 415 of its own.
+    const bodies: [string, Parameters<typeof call>[1]][] = [
+      ['malformed JSON', { raw: '{"instrumentId":', headers: { 'content-type': 'application/json' } }],
+      ['another media type', { raw: 'instrumentId=src_1', headers: { 'content-type': 'text/plain' } }],
+      ['a card number', { body: { instrumentId: '4242424242424242' } }],
+    ];
+    for (const [what, init] of bodies) {
+      for (const [method, target] of [
+        ['POST', '/account-updater'],
+        ['PATCH', `${path}/ppi_verified_2`],
+      ]) {
+        const r = await call(`${h.url}${target}`, { ...init, method });
+        assert.equal(r.status, 401, `${method} ${target} with ${what}: ${r.text}`);
+        assert.equal(r.json.code, 'TESSERA_HOST_AUTH_MISSING');
+      }
     }
   });
 

@@ -76,6 +76,10 @@ describe('provider client options', () => {
       ],
       [() => createAccountsClient({ clientId: 'tessdemo' }), /option `clientId` must be the OAuth client id/],
       [
+        () => createAccountsClient({ clientId: CLIENT.clientId }),
+        /option `clientSecret` is required with `clientId`; got undefined$/,
+      ],
+      [
         () => createAccountsClient({ clientId: CLIENT.clientId, clientSecret: 5 as never }),
         /option `clientSecret` must be the OAuth client secret .*; got a number/,
       ],
