@@ -26,7 +26,11 @@ const updaterBodySchema = z.strictObject({
 const patchBodySchema = z
   .strictObject({
     label: instrumentLabelSchema.optional(),
-    default: z.boolean({ error: 'must be true or false' }).optional(),
+    // Only `true`: a sub-merchant moves its payouts to another instrument, never to none
+    // (docs/decisions/helper.md#helper-dashboard).
+    default: z
+      .literal(true, { error: 'can only be true (to move payouts, make another instrument the default)' })
+      .optional(),
   })
   .refine((b) => b.label !== undefined || b.default !== undefined, {
     message: 'label or default is required',

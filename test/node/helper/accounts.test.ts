@@ -127,6 +127,8 @@ describe('dashboard routes against the sandbox', () => {
       ['PATCH', `${base}/ppi_verified_2`, { label: 5 }, 400, 'TESSERA_INVALID_REQUEST', 'label'],
       ['PATCH', `${base}/ppi_verified_2`, { label: 'x'.repeat(51) }, 400, 'TESSERA_INVALID_REQUEST', 'label'],
       ['PATCH', `${base}/ppi_verified_2`, { default: 'yes' }, 400, 'TESSERA_INVALID_REQUEST', 'default'],
+      // Payouts move to another instrument; they never stop by a dashboard click (decisions: helper-dashboard).
+      ['PATCH', `${base}/ppi_verified_1`, { default: false }, 400, 'TESSERA_INVALID_REQUEST', 'default'],
       ['PATCH', `${base}/ppi_verified_2`, { label: 'a', status: 'verified' }, 400, 'TESSERA_INVALID_REQUEST', 'status'],
       ['GET', `${base}/not-an-id`, undefined, 400, 'TESSERA_INVALID_REQUEST', 'id'],
       ['GET', '/entities/ent_fixture_a%00/payment-instruments', undefined, 400, 'TESSERA_INVALID_REQUEST', 'entityId'],
