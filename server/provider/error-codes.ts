@@ -32,8 +32,9 @@ export const PROVIDER_ERROR_CODES = {
   },
   TESSERA_VALIDATION: {
     error: 'ValidationError',
-    status: '400 (legacy), 422',
-    meaning: 'The request was invalid; `fieldErrors` names each field.',
+    status: '400 (legacy, OAuth token), 422',
+    meaning:
+      'The request was invalid; `fieldErrors` names each field the provider named (an OAuth `invalid_scope` names none).',
   },
   TESSERA_RATE_LIMITED: {
     error: 'RateLimitError',
