@@ -97,8 +97,26 @@ export interface HostClaims {
   readonly instruments: readonly string[];
 }
 
-/** Turns `key` into a public KeyObject; throws a TypeError naming `hostAuth.key` when it cannot. */
+/** A PEM private key of any kind (`PRIVATE KEY`, `EC PRIVATE KEY`, `RSA PRIVATE KEY`, `ENCRYPTED PRIVATE KEY`). */
+const PRIVATE_PEM = /-----BEGIN [A-Z ]{0,20}PRIVATE KEY-----/;
+
+/**
+ * Turns `key` into a public KeyObject; throws a TypeError naming `hostAuth.key` when it cannot, and for a private key:
+ * the helper only verifies, so the issuer's signing key has no business in its options
+ * (docs/decisions/helper.md#helper-host-jwt).
+ */
 export function importHostKey(key: HostKey): KeyObject {
+  const isPrivate =
+    typeof key === 'string'
+      ? PRIVATE_PEM.test(key)
+      : 'asymmetricKeyType' in key
+        ? (key as KeyObject).type === 'private'
+        : (key as Record<string, unknown>).d !== undefined;
+  if (isPrivate) {
+    throw new TypeError(
+      'tesseraHelper: option `hostAuth.key` is a private key: pass its public half (`createPublicKey(privateKey)`, or the public JWK); the helper only verifies host tokens',
+    );
+  }
   let keyObject: KeyObject;
   try {
     if (typeof key === 'string') keyObject = createPublicKey(key);
@@ -116,7 +134,7 @@ export function importHostKey(key: HostKey): KeyObject {
   if (keyObject.type === 'secret') {
     throw new TypeError('tesseraHelper: option `hostAuth.key` must be an asymmetric public key, not a secret');
   }
-  return keyObject.type === 'private' ? createPublicKey(keyObject) : keyObject;
+  return keyObject;
 }
 
 const stringList = (v: unknown): v is string[] =>

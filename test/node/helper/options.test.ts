@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
@@ -95,6 +96,30 @@ describe('tesseraHelper options', () => {
       const message = messageOf({ ...base, ...patch });
       assert.match(message, /^tesseraHelper: /, message);
       assert.match(message, expected, message);
+    }
+  });
+
+  it('refuses the issuer’s private key as hostAuth.key, in every form, and takes its public half', () => {
+    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const hostAuth = { issuer: 'https://m.example', audience: 'a', algorithms: ['ES256'] };
+    const oauth = { clientId: 'cli_abcdefgh1234', clientSecret: 'a-long-client-secret' };
+    for (const key of [
+      privateKey,
+      privateKey.export({ type: 'pkcs8', format: 'pem' }),
+      privateKey.export({ type: 'sec1', format: 'pem' }),
+      privateKey.export({ format: 'jwk' }),
+    ]) {
+      assert.throws(
+        () => tesseraHelper({ ...base, ...oauth, hostAuth: { ...hostAuth, key } } as never),
+        /option `hostAuth.key` is a private key: pass its public half/,
+      );
+    }
+    for (const key of [
+      publicKey,
+      publicKey.export({ type: 'spki', format: 'pem' }),
+      publicKey.export({ format: 'jwk' }),
+    ]) {
+      assert.doesNotThrow(() => tesseraHelper({ ...base, ...oauth, hostAuth: { ...hostAuth, key } } as never));
     }
   });
 
