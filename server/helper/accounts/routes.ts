@@ -60,7 +60,13 @@ function pathParam(req: Request, name: string, pattern: RegExp, what: string): s
 /** The provider's 404/422/428 as answers about the caller's input; anything else is an upstream fault. */
 function accountsError(err: unknown, field: string): HelperHttpError {
   if (err instanceof NotFoundError) {
-    return new HelperHttpError(404, 'TESSERA_NOT_FOUND', `${field} does not exist`, { field, outcomeKnown: true });
+    // The entity itself may be what is missing: said so when the provider's error codes say it (the sandbox's do).
+    const codes = (err.body as { error_codes?: unknown } | undefined)?.error_codes;
+    const missing = Array.isArray(codes) && codes.includes('entity_not_found') ? 'entityId' : field;
+    return new HelperHttpError(404, 'TESSERA_NOT_FOUND', `${missing} does not exist`, {
+      field: missing,
+      outcomeKnown: true,
+    });
   }
   if (err instanceof PreconditionRequiredError) {
     return new HelperHttpError(

@@ -142,6 +142,13 @@ describe('dashboard routes against the sandbox', () => {
     }
     const empty = await ask(`${base}/ppi_verified_2`, token, { method: 'PATCH', body: {} });
     assert.equal(empty.json.message, 'label or default is required');
+    // An entity the token names but the provider does not have: the 404 names the entity, not the instrument.
+    const ghost = await issuer.sign({ sub: 'usr_a', entities: ['ent_nope'], instruments: [] });
+    for (const path of ['/entities/ent_nope/payment-instruments/ppi_x', '/entities/ent_nope/payment-instruments']) {
+      const r = await ask(path, ghost);
+      assert.equal(r.status, 404, r.text);
+      assert.equal(r.json.field, 'entityId', path);
+    }
     const typed = await ask(`${base}/ppi_verified_2`, token, { method: 'PATCH', body: { label: 5 } });
     assert.equal(typed.json.message, 'label must be a string', 'said plainly, not in zod’s words');
   });
