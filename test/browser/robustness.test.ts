@@ -40,7 +40,7 @@ describe('<tessera-card-form> robustness', () => {
     });
   }
 
-  it('follows prefers-color-scheme: light inputs in light mode, dark ones with light text in dark mode', async () => {
+  it('takes the page’s color-scheme: light on a page that declares none, whatever the system; dark where the page allows it', async () => {
     const luminance = (c: string) => {
       const [r, g, b] = c.match(/[\d.]+/g)!.map(Number);
       return (0.2126 * r! + 0.7152 * g! + 0.0722 * b!) / 255;
@@ -55,25 +55,32 @@ describe('<tessera-card-form> robustness', () => {
     });
     // Only Chromium's automation emulates prefers-color-scheme (playwright over CDP); puppeteer over
     // WebDriver BiDi (Firefox) and WebDriver classic (WebKit) cannot. There the `color-scheme` command
-    // answers false and the page forces the scheme on the host instead (what a merchant's
-    // `tessera-card-form { color-scheme: dark }` does), which drives the same light-dark() colours.
-    const scheme = async (colorScheme: 'dark' | 'light' | 'no-preference') => {
-      if (await executeServerCommand<boolean, unknown>('color-scheme', { colorScheme })) return;
-      el.style.colorScheme = colorScheme === 'no-preference' ? '' : colorScheme;
-    };
+    // answers false and the page declares the scheme itself (`color-scheme: dark`), which drives the same
+    // light-dark() colours.
+    const emulate = (colorScheme: 'dark' | 'light' | 'no-preference') =>
+      executeServerCommand<boolean, unknown>('color-scheme', { colorScheme });
+    const root = document.documentElement;
     try {
-      await scheme('dark');
+      const emulated = await emulate('dark');
+      // A page that declares no color-scheme is light: the widget must not turn dark by itself (white labels on a
+      // white page), even when the system is dark.
+      const plain = look();
+      expect(plain.background).to.be.above(0.8);
+      expect(plain.text).to.be.below(0.2);
+      root.style.colorScheme = emulated ? 'light dark' : 'dark';
       const dark = look();
       expect(dark.background).to.be.below(0.2);
       expect(dark.text).to.be.above(0.8);
       expect(dark.error).to.equal('rgb(242, 139, 130)');
-      await scheme('light');
+      if (emulated) await emulate('light');
+      else root.style.colorScheme = 'light';
       const light = look();
       expect(light.background).to.be.above(0.8);
       expect(light.text).to.be.below(0.2);
       expect(light.error).to.equal('rgb(197, 34, 31)');
     } finally {
-      await scheme('no-preference');
+      root.style.colorScheme = '';
+      await emulate('no-preference');
     }
   });
 

@@ -7,11 +7,12 @@ import { unsafeCSS } from 'lit';
  */
 const css = (strings: TemplateStringsArray) => unsafeCSS(strings[0]);
 
-// Public tokens are --tessera-*; private ones --_*. `color-scheme: light dark` makes the system
-// colours (Canvas, CanvasText, GrayText) and light-dark() follow prefers-color-scheme.
+// Public tokens are --tessera-*; private ones --_*. No color-scheme of its own: the host inherits the
+// page's, so the system colours (Canvas, CanvasText, GrayText) and light-dark() are dark only on a page
+// that allows dark (`color-scheme: light dark` follows the OS). Forcing `light dark` here turned the
+// labels white on light pages whenever the OS was dark.
 export const styles = css`
   :host {
-    color-scheme: light dark;
     --_error: var(--tessera-error-color, light-dark(#c5221f, #f28b82));
     display: block;
     font: var(--tessera-font, inherit);

@@ -74,7 +74,7 @@ const locales = new Map<string, Promise<readonly [string, Strings]>>();
  * @csspart brand-icon - The card brand mark inside the number field.
  *
  * @cssprop [--tessera-font=inherit] - Font shorthand of the whole form.
- * @cssprop [--tessera-color=CanvasText] - Text colour (the system colour follows light and dark).
+ * @cssprop [--tessera-color=CanvasText] - Text colour (the system colour follows the page's `color-scheme`, light or dark).
  * @cssprop [--tessera-background=Canvas] - Input background.
  * @cssprop [--tessera-border-color=GrayText] - Input border colour.
  * @cssprop [--tessera-error-color=light-dark(#c5221f, #f28b82)] - Error text and invalid-input border colour.
