@@ -6,6 +6,7 @@ import {
   fillCard,
   futureExpiry,
   input,
+  leave,
   oneEvent,
   press,
   sandbox,
@@ -42,6 +43,10 @@ describe('<tessera-card-form> tokenizing with the sandbox', () => {
     expect(result.expiryYear).to.equal(2000 + Number(futureExpiry().slice(2)));
     expect((await event).detail).to.deep.equal(result);
     expect(input(el, 'cvv').value).to.equal('');
+    // Leaving the cleared security code shows nothing while the token stands for the card.
+    await leave(el, 'cvv');
+    expect(errorOf(el, 'cvv').textContent).to.equal('');
+    expect(el.matches(':state(user-invalid)')).to.equal(false);
     // Until the card changes, the same token is returned (no second request).
     expect(await el.tokenize()).to.equal(result);
   });

@@ -338,7 +338,8 @@ export class TesseraCardForm extends ReactiveElement {
 
   #handleBlur = (e: Event) => {
     const f = (e.target as HTMLInputElement).id as CardField;
-    if (!this.#edited.has(f)) return;
+    // While a token is held it stands for the card: the security code it cleared is no problem to show.
+    if (!this.#edited.has(f) || this.#token) return;
     const message = this.#problems()[f]?.message;
     this.#show(f, message);
     if (message) this.#announce = message;
