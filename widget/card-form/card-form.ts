@@ -52,7 +52,16 @@ const locales = new Map<string, Promise<readonly [string, Strings]>>();
  * cardholder's name in the shopper's browser and exchanges them for a single-use
  * `card_tok_…` token with the provider's public key. Inside a `<form>` it takes part
  * in submission: submitting tokenizes first, then the form data carries the token
- * under `name`.
+ * under `name`. Like a native control it takes the standard `form` attribute (the id of
+ * a form elsewhere on the page), and it matches `:state(user-invalid)` once the shopper
+ * has left a field with a problem or tried to submit.
+ *
+ * `tessera-change`'s `errors` maps each field at fault (`number`, `expiry`, `cvv`,
+ * `name`) to `{ code, message }`, the message in the form's locale. Codes: `required`,
+ * `invalid_characters`, `unknown_brand`, `length`, `luhn`, `brand_not_accepted` (number);
+ * `required`, `incomplete`, `month`, `past`, `too_far` (expiry); `required`, `length`
+ * (cvv); `invalid_characters` (name). `tokenize()` rejects with a `TesseraCardError`
+ * whose fields are those of `tessera-error`'s detail.
  *
  * @summary Card number, expiry and security code inputs, tokenized with the provider's public key.
  *
