@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { AccountsClient } from '../../provider/accounts/client.js';
 import type { PaymentInstrument } from '../../provider/accounts/types.js';
 import { NotFoundError, PreconditionRequiredError, ValidationError } from '../../provider/errors.js';
+import { errorCodesOf } from '../../provider/http/response.js';
 import { instrumentLabelSchema } from '../../provider/schemas/accounts/index.js';
 import { jsonBody } from '../body.js';
 import type { HelperContext } from '../context.js';
@@ -61,8 +62,7 @@ function pathParam(req: Request, name: string, pattern: RegExp, what: string): s
 function accountsError(err: unknown, field: string): HelperHttpError {
   if (err instanceof NotFoundError) {
     // The entity itself may be what is missing: said so when the provider's error codes say it (the sandbox's do).
-    const codes = (err.body as { error_codes?: unknown } | undefined)?.error_codes;
-    const missing = Array.isArray(codes) && codes.includes('entity_not_found') ? 'entityId' : field;
+    const missing = errorCodesOf(err.body).includes('entity_not_found') ? 'entityId' : field;
     return new HelperHttpError(404, 'TESSERA_NOT_FOUND', `${missing} does not exist`, {
       field: missing,
       outcomeKnown: true,

@@ -1,6 +1,6 @@
 import { NetworkError, type ProviderError, TimeoutError } from '../errors.js';
 import type { Exchange, HttpContext } from './exchange.js';
-import { errorForStatus, header, headersObject, type ResponseHeaders } from './response.js';
+import { errorCodesOf, errorForStatus, header, headersObject, type ResponseHeaders } from './response.js';
 
 // The failures of the HTTP core: a provider's error answer or a transport failure turned into the typed
 // ProviderError that says whether the outcome is known (docs/decisions/provider.md#outcome-known).
@@ -45,7 +45,7 @@ function decodeErrorBody(ex: Exchange, text: string, contentType: string | null)
 
 function inFlight(body: unknown): boolean {
   const b = body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
-  const codes = [b.errorCode, b.error_type, ...(Array.isArray(b.error_codes) ? b.error_codes : [])];
+  const codes = [b.errorCode, b.error_type, ...errorCodesOf(b)];
   return codes.some((c) => typeof c === 'string' && /idempotency|in_flight|in_progress/i.test(c));
 }
 

@@ -88,11 +88,17 @@ function fieldFromCode(code: string): string {
   return m ? m[1]! : '';
 }
 
+/** The `error_codes` of an Account Services error body (`entity_not_found`, `label_invalid`); none for other bodies. */
+export function errorCodesOf(body: unknown): string[] {
+  const codes = body && typeof body === 'object' ? (body as Record<string, unknown>).error_codes : undefined;
+  return Array.isArray(codes) ? codes.filter((c): c is string => typeof c === 'string') : [];
+}
+
 /** The provider's own code and message from an error body of either API. */
 export function describeBody(body: unknown): { code?: string; message?: string; requestId?: string } {
   if (!body || typeof body !== 'object') return {};
   const b = body as Record<string, unknown>;
-  const codes = Array.isArray(b.error_codes) ? b.error_codes.filter((c): c is string => typeof c === 'string') : [];
+  const codes = errorCodesOf(b);
   const type = str(b.error_type);
   const code =
     str(b.errorCode) ?? (type && codes.length > 0 ? `${type}: ${codes.slice(0, 5).join(', ')}` : type) ?? str(b.error);
