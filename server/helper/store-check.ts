@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { checkOptions, functionOption, integerOption } from '../common/options.js';
 import { storeOption, type TesseraStore } from './store.js';
 
 /** What one check is given: the store, a key maker (a fresh key space per check), and a way to let time pass. */
@@ -216,15 +217,14 @@ export async function checkTesseraStore(
   store: TesseraStore,
   options: Readonly<CheckTesseraStoreOptions> = {},
 ): Promise<void> {
-  const short = options.shortMs ?? 200;
-  if (!Number.isInteger(short) || short < 1 || short > 60_000) {
-    throw new TypeError(
-      `checkTesseraStore: \`shortMs\` must be an integer from 1 to 60000; got ${JSON.stringify(short)}`,
-    );
-  }
+  const o = checkOptions('checkTesseraStore', options, {
+    shortMs: integerOption(1, 60_000).optional(),
+    advance: functionOption<(ms: number) => Promise<void>>('`(ms) => Promise<void>`').optional(),
+  });
   const shape = storeOption.safeParse(store);
   if (!shape.success) throw new TypeError(`checkTesseraStore: the store ${shape.error.issues[0]?.message}`);
-  const advance = options.advance ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const short = o.shortMs ?? 200;
+  const advance = o.advance ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   for (const check of STORE_CHECKS) {
     if (!check.applies(store)) continue;
     const space = `tessera-check:${randomBytes(6).toString('hex')}:`;

@@ -36,20 +36,15 @@ describe('checkTesseraStore: the checks a merchant runs on a store of its own', 
 
   it('writes only under tessera-check: keys, a fresh space per check', async () => {
     const keys = new Set<string>();
-    const memory = new MemoryStore();
     const seen = <T>(key: string, result: T): T => {
       keys.add(key);
       return result;
     };
     await checkTesseraStore(
-      ownStore(() => ({
+      ownStore((memory) => ({
         set: (k, v, t) => seen(k, memory.set(k, v, t)),
         hit: (k, w) => seen(k, memory.hit(k, w)),
         claim: (k, v, t) => seen(k, memory.claim(k, v, t)),
-        get: (k) => memory.get(k),
-        count: (k) => memory.count(k),
-        unhit: (k) => memory.unhit(k),
-        release: (k, v) => memory.release(k, v),
       })),
       { shortMs: 20 },
     );
