@@ -99,6 +99,8 @@ export interface HostClaims {
 
 /** A PEM private key of any kind (`PRIVATE KEY`, `EC PRIVATE KEY`, `RSA PRIVATE KEY`, `ENCRYPTED PRIVATE KEY`). */
 const PRIVATE_PEM = /-----BEGIN [A-Z ]{0,20}PRIVATE KEY-----/;
+const PRIVATE_KEY_REFUSED =
+  'tesseraHelper: option `hostAuth.key` is a private key: pass its public half (`createPublicKey(privateKey)`, or the public JWK); the helper only verifies host tokens';
 
 /**
  * Turns `key` into a public KeyObject; throws a TypeError naming `hostAuth.key` when it cannot, and for a private key:
@@ -106,17 +108,12 @@ const PRIVATE_PEM = /-----BEGIN [A-Z ]{0,20}PRIVATE KEY-----/;
  * (docs/decisions/helper.md#helper-host-jwt).
  */
 export function importHostKey(key: HostKey): KeyObject {
+  // Text and JWKs first: createPublicKey would quietly derive the public half of a private one.
   const isPrivate =
     typeof key === 'string'
       ? PRIVATE_PEM.test(key)
-      : 'asymmetricKeyType' in key
-        ? (key as KeyObject).type === 'private'
-        : (key as Record<string, unknown>).d !== undefined;
-  if (isPrivate) {
-    throw new TypeError(
-      'tesseraHelper: option `hostAuth.key` is a private key: pass its public half (`createPublicKey(privateKey)`, or the public JWK); the helper only verifies host tokens',
-    );
-  }
+      : !('asymmetricKeyType' in key) && (key as Record<string, unknown>).d !== undefined;
+  if (isPrivate) throw new TypeError(PRIVATE_KEY_REFUSED);
   let keyObject: KeyObject;
   try {
     if (typeof key === 'string') keyObject = createPublicKey(key);
@@ -134,6 +131,7 @@ export function importHostKey(key: HostKey): KeyObject {
   if (keyObject.type === 'secret') {
     throw new TypeError('tesseraHelper: option `hostAuth.key` must be an asymmetric public key, not a secret');
   }
+  if (keyObject.type === 'private') throw new TypeError(PRIVATE_KEY_REFUSED);
   return keyObject;
 }
 
