@@ -64,8 +64,11 @@ export const storeOption = methodsOption<TesseraStore>(
   ['claimAndGet', 'setAndRelease'],
 );
 
-/** {@link TesseraStore.claimAndGet} where the store has it, else `claim` and then `get`. */
-export async function claimAndGet(
+/**
+ * {@link TesseraStore.claimAndGet} where the store has it, else `claim` and then `get`. Not `async`: on every charge
+ * the store's own promise is returned as it is.
+ */
+export function claimAndGet(
   store: TesseraStore,
   claimKey: string,
   value: string,
@@ -73,15 +76,15 @@ export async function claimAndGet(
   key: string,
 ): Promise<{ claimed: boolean; value: string | undefined }> {
   if (typeof store.claimAndGet === 'function') return store.claimAndGet(claimKey, value, ttlMs, key);
-  const claimed = await store.claim(claimKey, value, ttlMs);
-  return { claimed, value: await store.get(key) };
+  return store.claim(claimKey, value, ttlMs).then(async (claimed) => ({ claimed, value: await store.get(key) }));
 }
 
 /**
  * {@link TesseraStore.setAndRelease} where the store has it, else `set` and then `release`, the release not awaited
- * and its failure ignored: the value is saved, and a claim that is not given back expires by itself.
+ * and its failure ignored: the value is saved, and a claim that is not given back expires by itself. Not `async`,
+ * like {@link claimAndGet}.
  */
-export async function setAndRelease(
+export function setAndRelease(
   store: TesseraStore,
   key: string,
   value: string,
@@ -90,8 +93,9 @@ export async function setAndRelease(
   claimValue: string,
 ): Promise<void> {
   if (typeof store.setAndRelease === 'function') return store.setAndRelease(key, value, ttlMs, claimKey, claimValue);
-  await store.set(key, value, ttlMs);
-  store.release(claimKey, claimValue).catch(() => undefined);
+  return store.set(key, value, ttlMs).then(() => {
+    store.release(claimKey, claimValue).catch(() => undefined);
+  });
 }
 
 interface Entry {
