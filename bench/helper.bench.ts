@@ -35,9 +35,13 @@ import {
  * - Reference: ten lines of Express whose one route forwards the charge to the sandbox with undici and answers
  *   three fields, no checks, no logging: the floor of any helper that is an Express router calling the provider
  *   over HTTP, measured the same way.
+ * - Stack references (bench/support.ts STACK_REFERENCE): the reference plus what every helper needs, once with its
+ *   store in memory and once in the same redis-server as the RedisStore (claim before the provider, answer and
+ *   release after), so each helper is also compared with a floor that does comparable work.
  *
  * Targets (issue #15): helper throughput ≥ 80% of the reference and added p50 ≤ 0.15 ms over it; helper with
- * RedisStore ≥ 80% of the helper with MemoryStore.
+ * RedisStore ≥ 80% of the helper with MemoryStore. Proposed in the issue's note: each helper ≥ 80% of the stack
+ * reference with the same kind of store.
  */
 
 const CONNECTIONS = 8;
@@ -84,7 +88,8 @@ export async function run(): Promise<string> {
     const redisHelper = await child(HELPER, { ...env, REDIS_URL: redis.url });
     const reference = await child(REFERENCE, env);
     const stackReference = await child(STACK_REFERENCE, env);
-    children.push(memoryHelper, redisHelper, reference, stackReference);
+    const stackRedisReference = await child(STACK_REFERENCE, { ...env, REDIS_URL: redis.url });
+    children.push(memoryHelper, redisHelper, reference, stackReference, stackRedisReference);
     const email = 'bench@shop.example';
     let sent = 0;
     const direct: Target = {
@@ -110,14 +115,22 @@ export async function run(): Promise<string> {
       body: (cardToken) => JSON.stringify({ cardToken, email }),
       headers: () => ({}),
     };
-    const stack: Target = {
-      name: 'reference with the required stack (helmet, JSON, zod, request id, store write, pino)',
-      url: `${stackReference.info.url}/charges`,
-      pid: stackReference.process.pid!,
+    const throughStack = (name: string, server: Child): Target => ({
+      name,
+      url: `${server.info.url}/charges`,
+      pid: server.process.pid!,
       body: (cardToken) => JSON.stringify({ cardToken, orderReference: `order-${++sent}`, email }),
       headers: () => ({}),
-    };
-    const targets = [ref, stack, helperMemory, helperRedis, direct];
+    });
+    const stack = throughStack(
+      'reference with the required stack (helmet, JSON, zod, request id, store write, pino)',
+      stackReference,
+    );
+    const stackRedis = throughStack(
+      'reference with the required stack, store in Redis (claim before the provider, answer and release after)',
+      stackRedisReference,
+    );
+    const targets = [ref, stack, helperMemory, stackRedis, helperRedis, direct];
     const tokens = (n: number) => cardTokens(sbUrl!, publicKey!, n);
 
     /** CPU µs per charge of each target's own process, from the throughput rounds. */
@@ -195,6 +208,8 @@ export async function run(): Promise<string> {
     const redisVsMemory: number[] = [];
     const helperVsStack: number[] = [];
     const stackVsRef: number[] = [];
+    const stackRedisVsMemory: number[] = [];
+    const redisVsStackRedis: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       const rps = new Map<Target, number>();
       for (const target of rotate(targets, r)) {
@@ -207,12 +222,16 @@ export async function run(): Promise<string> {
       helperVsStack.push(rps.get(helperMemory)! / rps.get(stack)!);
       stackVsRef.push(rps.get(stack)! / rps.get(ref)!);
       redisVsMemory.push(rps.get(helperRedis)! / rps.get(helperMemory)!);
+      stackRedisVsMemory.push(rps.get(stackRedis)! / rps.get(stack)!);
+      redisVsStackRedis.push(rps.get(helperRedis)! / rps.get(stackRedis)!);
     }
     const rps = (target: Target) => median(rounds.get(target)!);
     const throughputRatio = median(helperVsRef);
     const redisRatio = median(redisVsMemory);
     const stackRatio = median(helperVsStack);
     const stackOfRef = median(stackVsRef);
+    const stackRedisRatio = median(stackRedisVsMemory);
+    const redisStackRatio = median(redisVsStackRedis);
 
     const l = new Map(targets.map((t) => [t, latency(t)]));
     const addedP50 = l.get(helperMemory)!.p50 - l.get(ref)!.p50;
@@ -269,6 +288,8 @@ ${targets.map(rpsRow).join('\n')}
 | helper (MemoryStore) added p50 over the reference | ${addedP50.toFixed(3)} ms | ≤ 0.15 ms | ${verdict(addedP50 <= 0.15)} |
 | helper RedisStore / MemoryStore throughput | ${(redisRatio * 100).toFixed(0)}% | ≥ 80% | ${verdict(redisRatio >= 0.8)} |
 | helper (MemoryStore) throughput / reference with the required stack | ${(stackRatio * 100).toFixed(0)}% | ≥ 80% (measure proposed in issue #15's note) | ${verdict(stackRatio >= 0.8)} |
+| helper (RedisStore) throughput / reference with the required stack, store in Redis | ${(redisStackRatio * 100).toFixed(0)}% | ≥ 80% (measure proposed in issue #15's note) | ${verdict(redisStackRatio >= 0.8)} |
+| reference with the required stack: store in Redis / in memory (informative) | ${(stackRedisRatio * 100).toFixed(0)}% | | |
 
 The second reference is the first plus only what every charge needs whoever writes the helper (helmet's headers, a
 JSON body parser, a zod check of the body, a request id, a token hash as the idempotency key, one store write, one
@@ -300,7 +321,21 @@ request's log line), and one request alone does not compete with others for the 
 
 The RedisStore adds ${addedP50Redis.toFixed(3)} ms at p50 over the MemoryStore (a charge makes two store calls, each a round trip
 to redis-server, which shares the cores: claim the token and read its stored answer in one script, then store the
-answer and give the claim back in another). The former target "helper ≥ 70% of
+answer and give the claim back in another).
+
+The third reference is the second with its store in the same redis-server, through ioredis (auto-pipelining on, as
+in the RedisStore): it claims the token with \`SET NX PX\` before it calls the provider and stores the answer with
+\`SET PX\` and gives the claim back with \`DEL\` in one pipeline after, the two round trips any helper needs at the
+least once several instances share one store (without the claim, two instances would both call the provider for
+one token). It reaches ${(stackRedisRatio * 100).toFixed(0)}% of the same reference with its store in memory, and spends
+${cpuUs(stackRedis).toFixed(0)} µs of CPU per charge against ${cpuUs(stack).toFixed(0)} µs: what moving the store out of the process costs
+on this machine, where redis-server takes its CPU from the two cores the helper, the sandbox and the load already
+share. The target "RedisStore ≥ 80% of MemoryStore" holds the helper to less than that cost whenever the floor
+itself loses more than a fifth (${stackRedisRatio < 0.8 ? 'it does in this run' : 'it does not in this run'}), so the
+measure proposed instead compares like with like: the helper with its RedisStore against this reference, both
+with Redis, in the same rounds (${(redisStackRatio * 100).toFixed(0)}%).
+
+The former target "helper ≥ 70% of
 direct to the sandbox" is retired (issue #15): it measured the topology, not the helper. Every hop through an
 Express process costs more than the sandbox's whole charge here, so even the reference reaches only
 ${((rps(ref) / rps(direct)) * 100).toFixed(0)}% of direct.

@@ -171,11 +171,16 @@ export const STACK_REFERENCE = `
 import { createHash, randomUUID } from 'node:crypto';
 import express from 'express';
 import helmet from 'helmet';
+import { Redis } from 'ioredis';
 import pino from 'pino';
 import { request } from 'undici';
 import { z } from 'zod';
 const log = pino({ level: 'info' }, pino.destination({ dest: '/dev/null', sync: false }));
 const schema = z.strictObject({ cardToken: z.string().regex(/^card_tok_[A-Za-z0-9_-]{1,100}$/), orderReference: z.string().max(100), email: z.string().email() });
+// With REDIS_URL, the store is Redis: the token is claimed (SET NX PX) before the provider is called and the answer
+// stored with the claim given back (SET PX and DEL in one pipeline) after, two round trips, as any helper that lets
+// several instances share one store needs at the least.
+const redis = process.env.REDIS_URL ? new Redis(process.env.REDIS_URL, { enableAutoPipelining: true, maxRetriesPerRequest: 0 }) : undefined;
 const store = new Map();
 const app = express();
 app.use(helmet());
@@ -183,6 +188,7 @@ app.post('/payments/charges', express.json(), async (req, res) => {
   const id = 'hreq_' + randomUUID();
   const body = schema.parse(req.body);
   const key = createHash('sha256').update(body.cardToken).digest('hex');
+  if (redis && (await redis.set('claim:' + key, id, 'PX', 30000, 'NX')) !== 'OK') return res.status(409).json({ code: 'in_flight' });
   const answer = await request(process.env.SANDBOX + '/api2/v2/charges/token', {
     method: 'POST',
     headers: { authorization: process.env.SK, 'content-type': 'application/json', 'idempotency-key': key },
@@ -190,7 +196,8 @@ app.post('/payments/charges', express.json(), async (req, res) => {
   });
   const charge = await answer.body.json();
   const out = { id: charge.id, status: charge.status, responseCode: charge.responseCode };
-  store.set(key, JSON.stringify(out));
+  if (redis) await redis.pipeline().set('answer:' + key, JSON.stringify(out), 'PX', 86400000).del('claim:' + key).exec();
+  else store.set(key, JSON.stringify(out));
   res.setHeader('x-request-id', id);
   res.status(201).json(out);
   log.info({ event: 'tessera.request', id, status: 201, chargeId: charge.id }, 'request');

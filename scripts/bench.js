@@ -78,8 +78,9 @@ The benchmarks are not part of \`npm test\`; they start their own servers (the s
 servers, \`redis-server\`) as child processes on loopback, the load generator in a process of its own. Each section
 ends with the machine's load average before and after it: on a shared machine, read the figures with it.
 
-- **helper**: \`POST /charges\` through the helper (MemoryStore, RedisStore) against a ten-line Express proxy, one at
-  a time (latency) and with autocannon (throughput).
+- **helper**: \`POST /charges\` through the helper (MemoryStore, RedisStore) against a ten-line Express proxy and
+  against the same proxy with the stack every helper needs (store in memory, store in Redis), one at a time
+  (latency) and with autocannon (throughput).
 - **inflight**: 2,000 charges in flight through one helper against a provider that takes its time (the sandbox's
   \`delayMs\` fault), against the same charges straight to the sandbox; the helper's peak RSS.
 - **provider**: per-call overhead of the typed provider clients against bare undici.
