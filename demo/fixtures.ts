@@ -31,3 +31,16 @@ export function demoFixtures(): Record<string, unknown> {
   });
   return fixtures;
 }
+
+/**
+ * The platform's own record of the payout instruments it added for each sub-entity, as a platform keeps them in its
+ * database: the helper's `paymentInstrumentIds` lists them, since the provider's API reads an instrument by id and
+ * lists none (docs/decisions/helper.md#helper-instrument-list). Here the records are the fixtures the sandbox loaded.
+ */
+export function payoutInstrumentIds(fixtures: Record<string, unknown>): (entityId: string) => string[] {
+  const { entities } = (
+    fixtures as { accounts: { entities: { id: string; payment_instruments?: { id: string }[] }[] } }
+  ).accounts;
+  const byEntity = new Map(entities.map((e) => [e.id, (e.payment_instruments ?? []).map((p) => p.id)]));
+  return (entityId) => byEntity.get(entityId) ?? [];
+}

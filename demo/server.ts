@@ -12,7 +12,7 @@ import { type RunningSandbox, startSandbox } from '../server/sandbox/index.js';
 import { isLoopbackHost } from '../shared/url.js';
 import { consoleRoutes } from './console.js';
 import { DemoError, errorHandler } from './errors.js';
-import { demoFixtures } from './fixtures.js';
+import { demoFixtures, payoutInstrumentIds } from './fixtures.js';
 import { createHostIssuer, HOST_ALGORITHM, HOST_AUDIENCE, HOST_ISSUER } from './host-tokens.js';
 import { platformRoutes } from './platform.js';
 import { recordCharge } from './provider.js';
@@ -89,10 +89,11 @@ function checkOptions(options: DemoOptions): void {
 export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo> {
   checkOptions(options);
   const host = options.host ?? '127.0.0.1';
+  const fixtures = demoFixtures();
   const sandbox = await startSandbox({
     port: options.sandboxPort ?? 4010,
     host,
-    fixtures: demoFixtures(),
+    fixtures,
     timeouts: options.timeouts,
   });
   const creds = sandbox.credentials;
@@ -132,6 +133,8 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
     // Orders are marked paid here, on the server, from the provider's answer (docs/helper.md "Fulfilling an order").
     onCharge: recordCharge(state, now),
     hostAuth: { issuer: HOST_ISSUER, audience: HOST_AUDIENCE, algorithms: [HOST_ALGORITHM], key: issuer.publicJwk },
+    // The dashboard's list of payout instruments comes from the platform's records, as it must with the real provider.
+    paymentInstrumentIds: payoutInstrumentIds(fixtures),
     // Everyone trying the demo shares 127.0.0.1: the per-IP limits are raised, the per-session ones kept.
     rateLimits: {
       requestsPerIp: { max: 1000, windowMs: 600_000 },

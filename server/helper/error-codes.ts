@@ -67,7 +67,17 @@ export const HELPER_ERROR_CODES = {
     status: 500,
     meaning: '`resolveCharge` answered an invalid charge; `field` names the wrong field.',
   },
+  TESSERA_INSTRUMENT_IDS_FAILED: {
+    status: 500,
+    meaning:
+      '`paymentInstrumentIds` threw or answered something other than a list of `ppi_…` ids; the cause is logged.',
+  },
   TESSERA_INTERNAL: { status: 500, meaning: 'The helper failed unexpectedly; the cause is logged.' },
+  TESSERA_LIST_NOT_CONFIGURED: {
+    status: 501,
+    meaning:
+      'The provider has no list of payout instruments: give the helper `paymentInstrumentIds` to list the ones your platform recorded.',
+  },
   TESSERA_PROVIDER_ERROR: {
     status: 502,
     meaning: 'The provider failed or refused the server’s credentials; `outcomeKnown` says whether to retry.',

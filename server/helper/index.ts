@@ -15,6 +15,7 @@ export type {
   ChargeRequestBody,
   HelperChargeKey,
   OnChargeContext,
+  PaymentInstrumentIdsContext,
   TesseraHelperOptions,
   TesseraHelperSettings,
 } from './options.js';

@@ -15,7 +15,7 @@ import {
 import type { AccountsClient } from '../provider/accounts/client.js';
 import type { LegacyClient } from '../provider/legacy/client.js';
 import type { CurrencyCode } from '../provider/schemas/currencies.js';
-import { type HostAuthOptions, hostAuthOption } from './host-auth.js';
+import { type HostAuthOptions, type HostClaims, hostAuthOption } from './host-auth.js';
 import type { HelperLogger } from './log.js';
 import { MOUNT_PATH } from './page.js';
 import { type Limit, rateLimitsOption } from './rate-limit.js';
@@ -82,6 +82,14 @@ export interface ChargeRequestBody {
   readonly orderReference: string;
   readonly email?: string;
   readonly customerId?: string;
+}
+
+/** What `paymentInstrumentIds` receives besides the entity id. */
+export interface PaymentInstrumentIdsContext {
+  /** The verified host token's claims (the signed-in user `sub`, the entities and stored cards it may use). */
+  readonly claims: HostClaims;
+  /** The dashboard's request, e.g. to read your own session. */
+  readonly req: Request;
 }
 
 /** What `onCardUpdated` receives after the account updater changed a stored card. */
@@ -185,6 +193,18 @@ export interface TesseraHelperSettings {
   readonly store?: TesseraStore;
   /** Called after the account updater returned a new card or expiry (or closed it). */
   readonly onCardUpdated?: (event: CardUpdatedEvent) => void | Promise<void>;
+  /**
+   * The payout instruments (`ppi_…`) of a sub-entity that your platform recorded when it added them, for
+   * `GET /entities/:entityId/payment-instruments`: the provider's API reads one instrument by id and has no list
+   * operation, so the helper reads each id you give (in your order, at most 100) and leaves out any the provider no
+   * longer has. Called only after the host token allowed the entity. Without it the route uses the sandbox's list
+   * extension (`environment: 'sandbox'`) or answers 501 `TESSERA_LIST_NOT_CONFIGURED`.
+   * docs/decisions/helper.md#helper-instrument-list
+   */
+  readonly paymentInstrumentIds?: (
+    entityId: string,
+    context: PaymentInstrumentIdsContext,
+  ) => readonly string[] | Promise<readonly string[]>;
   /** Origins allowed to call the helper from another origin (CORS). Off by default. */
   readonly corsOrigins?: readonly string[];
   /** The helper's public URL as browsers see it (e.g. `https://shop.example/payments`); default: from each request. */
@@ -249,6 +269,9 @@ const HELPER_OPTIONS = {
   logger: loggerOption<HelperLogger>().optional(),
   store: storeOption.optional(),
   onCardUpdated: functionOption<NonNullable<TesseraHelperOptions['onCardUpdated']>>('`(event) => void`').optional(),
+  paymentInstrumentIds: functionOption<NonNullable<TesseraHelperOptions['paymentInstrumentIds']>>(
+    '`(entityId, { claims, req }) => string[]`',
+  ).optional(),
   onCharge: functionOption<NonNullable<TesseraHelperOptions['onCharge']>>('`(charge, context) => void`').optional(),
   exposeDeclineCodes: booleanOption().optional(),
   corsOrigins: z.array(originOption()).optional(),
@@ -299,6 +322,12 @@ export function validateOptions(options: unknown): ValidatedOptions {
       }
       if (!accounts && o.hostAuth !== undefined) {
         problem('needs `clientId`/`clientSecret` (or `accountsClient`) for the dashboard routes', 'hostAuth');
+      }
+      if (!accounts && o.paymentInstrumentIds !== undefined) {
+        problem(
+          'serves a dashboard route: it needs `clientId`/`clientSecret` (or `accountsClient`) and `hostAuth`',
+          'paymentInstrumentIds',
+        );
       }
       const production = o.environment === 'production';
       const sandboxDefault = 'is required when `environment` is "production" (the default is the local sandbox)';

@@ -38,6 +38,25 @@ const patchBodySchema = z
     path: ['label'],
   });
 
+/** Instruments read at once when the platform names them, and the most it may name for one entity. */
+const LIST_CONCURRENCY = 8;
+const MAX_LISTED = 100;
+
+const instrumentIdsSchema = z
+  .array(z.string({ error: 'must be a ppi_… id' }).regex(PAYMENT_INSTRUMENT_ID, { error: 'must be a ppi_… id' }), {
+    error: 'must be a list of ppi_… ids',
+  })
+  .max(MAX_LISTED, { error: `must name at most ${MAX_LISTED} instruments` });
+
+function listNotConfigured(): HelperHttpError {
+  return new HelperHttpError(
+    501,
+    'TESSERA_LIST_NOT_CONFIGURED',
+    'the provider has no list of payout instruments: set the helper option `paymentInstrumentIds`',
+    { outcomeKnown: true },
+  );
+}
+
 /** The instrument as the dashboard sees it: no document file ids, no provider links. */
 function safeInstrument(p: PaymentInstrument) {
   return {
@@ -157,15 +176,85 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
     });
   });
 
+  // The provider's API reads one payout instrument by id and lists none: the platform names them
+  // (`paymentInstrumentIds`), else the sandbox's list extension is used (docs/decisions/helper.md#helper-instrument-list).
   router.get('/entities/:entityId/payment-instruments', ...host, async (req: Request, res: Response) => {
     const entityId = entityOf(req, res);
+    const listed = ctx.options.paymentInstrumentIds
+      ? await readEach(entityId, await instrumentIdsOf(req, res, entityId))
+      : await sandboxList(entityId);
+    res.json({ data: listed.map(safeInstrument), requestId: res.locals.tesseraRequestId });
+  });
+
+  /** The ids the platform's `paymentInstrumentIds` gives for `entityId`, checked, without repeats. */
+  async function instrumentIdsOf(req: Request, res: Response, entityId: string): Promise<string[]> {
+    let answer: unknown;
     try {
-      const { data } = await accounts.paymentInstruments.list(entityId);
-      res.json({ data: data.data.map(safeInstrument), requestId: res.locals.tesseraRequestId });
+      answer = await ctx.options.paymentInstrumentIds!(entityId, { claims: claimsOf(res), req });
     } catch (err) {
+      if (err instanceof HelperHttpError) throw err;
+      const cause = err instanceof Error ? err : new Error(String(err));
+      throw idsFailed(`paymentInstrumentIds threw: ${cause.message}`, {
+        cause: { type: cause.name, message: cause.message, stack: cause.stack },
+      });
+    }
+    const parsed = instrumentIdsSchema.safeParse(answer);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      const at = issue.path.length > 0 ? `[${issue.path.join('.')}] ` : '';
+      throw idsFailed(`paymentInstrumentIds answered ${at}${issue.message}`, { entityId });
+    }
+    return [...new Set(parsed.data)];
+  }
+
+  function idsFailed(message: string, detail: object): HelperHttpError {
+    // The page gets a generic 500; the merchant's log gets what went wrong.
+    ctx.log.error(
+      { event: 'tessera.payment_instrument_ids.failed', code: 'TESSERA_INSTRUMENT_IDS_FAILED', ...detail },
+      message,
+    );
+    return new HelperHttpError(500, 'TESSERA_INSTRUMENT_IDS_FAILED', 'the payout instruments could not be listed');
+  }
+
+  /** Each named instrument read with the specified GET, a few at a time, in the given order; gone ones left out. */
+  async function readEach(entityId: string, ids: readonly string[]): Promise<PaymentInstrument[]> {
+    const found: (PaymentInstrument | undefined)[] = [];
+    let next = 0;
+    let failed = false;
+    const worker = async () => {
+      while (next < ids.length && !failed) {
+        const i = next++;
+        try {
+          found[i] = (await accounts.paymentInstruments.retrieve(entityId, ids[i]!)).data;
+        } catch (err) {
+          if (err instanceof NotFoundError && !errorCodesOf(err.body).includes('entity_not_found')) {
+            // The platform's records name an instrument the provider no longer has: the list goes on without it.
+            ctx.log.warn(
+              { event: 'tessera.payment_instrument.missing', entityId, id: ids[i] },
+              'listed instrument not found',
+            );
+            continue;
+          }
+          failed = true;
+          throw accountsError(err, 'entityId');
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(LIST_CONCURRENCY, ids.length) }, worker));
+    return found.filter((p): p is PaymentInstrument => p !== undefined);
+  }
+
+  /** The sandbox's list extension; a provider without it (any but the sandbox) answers 501 with what to set. */
+  async function sandboxList(entityId: string): Promise<readonly PaymentInstrument[]> {
+    if (ctx.environment === 'production') throw listNotConfigured();
+    try {
+      return (await accounts.paymentInstruments.list(entityId)).data.data;
+    } catch (err) {
+      if (err instanceof NotFoundError && !errorCodesOf(err.body).includes('entity_not_found'))
+        throw listNotConfigured();
       throw accountsError(err, 'entityId');
     }
-  });
+  }
 
   router.get('/entities/:entityId/payment-instruments/:id', ...host, async (req: Request, res: Response) => {
     const entityId = entityOf(req, res);

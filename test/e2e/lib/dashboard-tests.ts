@@ -30,6 +30,13 @@ export function dashboardTests(env: () => Env): void {
       'ppi_demo_a_bank_unverified',
       'ppi_demo_a_bank_verified',
     ]);
+    // The list comes from the platform's records (`paymentInstrumentIds`), read one by one with the specified GET,
+    // never from the sandbox's list extension, which the real provider does not have.
+    const reads = (await env().sandbox.requests()).filter(
+      (r) => r.method === 'GET' && r.path.startsWith(`/accounts/entities/${A}/payment-instruments`),
+    );
+    assert.ok(reads.length >= 3, `the instruments were read: ${reads.length}`);
+    for (const r of reads) assert.match(r.path, /\/payment-instruments\/ppi_demo_a_[a-z_]+$/);
     const rule = page.locator('[data-rule="rsv_demo_a_future"]');
     assert.match((await rule.textContent()) ?? '', /10% of each payout held for 2 weeks[\s\S]*Starts on/);
   });

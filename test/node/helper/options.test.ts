@@ -80,6 +80,14 @@ describe('tesseraHelper options', () => {
         /option `store` must implement TesseraStore: its optional `setAndRelease` must be a method when given/,
       ],
       [{ onCharge: 'mark paid' }, /option `onCharge` must be a function `\(charge, context\) => void`/],
+      [
+        { paymentInstrumentIds: ['ppi_1'] },
+        /option `paymentInstrumentIds` must be a function `\(entityId, \{ claims, req \}\) => string\[\]`/,
+      ],
+      [
+        { paymentInstrumentIds: () => [] },
+        /option `paymentInstrumentIds` serves a dashboard route: it needs `clientId`\/`clientSecret`/,
+      ],
       [{ exposeDeclineCodes: 'yes' }, /option `exposeDeclineCodes` must be a boolean/],
       [{ rateLimits: { requestsPerIp: { max: 0, windowMs: 60_000 } } }, /option `rateLimits.requestsPerIp.max`/],
       [{ clientId: 'cli_abcdefgh1234' }, /option `clientSecret` is required with the other OAuth option/],

@@ -1,0 +1,269 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import type { PaymentInstrumentIdsContext, TesseraHelperOptions } from '../../../server/helper/index.js';
+import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
+import { type Answer, call } from '../../support/http.js';
+import { sampleFixtures } from '../sandbox/accounts-support.js';
+import { type Issuer, type RunningHelper, sandboxHelperOptions, startHelper, startIssuer } from './support.js';
+
+/**
+ * `GET /entities/:entityId/payment-instruments`: the provider's API as specified reads one payout instrument by id
+ * and lists none, so a platform names the ids it recorded (`paymentInstrumentIds`) and the helper reads each with
+ * the specified GET (docs/decisions/helper.md#helper-instrument-list).
+ */
+describe('listing payout instruments', () => {
+  let sb: RunningSandbox;
+  let issuer: Issuer;
+  const helpers: RunningHelper[] = [];
+  const calls: { entityId: string; context: PaymentInstrumentIdsContext }[] = [];
+  let answer: (entityId: string) => unknown = () => [];
+
+  async function helper(extra: Partial<TesseraHelperOptions> = {}): Promise<RunningHelper> {
+    const started = await startHelper({
+      ...sandboxHelperOptions(sb, issuer),
+      resolveCharge: () => ({ amount: 100, currency: 'EUR' }),
+      ...extra,
+    });
+    helpers.push(started);
+    return started;
+  }
+
+  const named = () =>
+    helper({
+      paymentInstrumentIds: (entityId, context) => {
+        calls.push({ entityId, context });
+        return answer(entityId) as string[];
+      },
+    });
+
+  async function list(target: RunningHelper, entityId = 'ent_fixture_a'): Promise<Answer> {
+    const token = await issuer.sign({ sub: 'usr_a', entities: ['ent_fixture_a', 'ent_missing'], instruments: [] });
+    return call(`${target.url}/entities/${entityId}/payment-instruments`, {
+      headers: { authorization: `Bearer ${token}`, 'x-dashboard': 'yes' },
+    });
+  }
+
+  /** Paths of the sandbox's Account Services requests since the last reset, oldest first. */
+  async function providerPaths(): Promise<string[]> {
+    const r = await call(`${sb.url}/_sandbox/requests?limit=200`);
+    return (r.json.data as { method: string; path: string }[])
+      .filter((e) => e.path.startsWith('/accounts/'))
+      .map((e) => `${e.method} ${e.path}`)
+      .reverse();
+  }
+
+  before(async () => {
+    sb = await startSandbox({ fixtures: sampleFixtures() });
+    issuer = await startIssuer(() => sb.clock.nowMs());
+  });
+  beforeEach(() => {
+    sb.context.reset();
+    calls.length = 0;
+    answer = () => [];
+  });
+  after(async () => {
+    for (const x of helpers) await x.close();
+    await issuer.close();
+    await sb.close();
+  });
+
+  it('reads each instrument the platform names with the specified GET, in its order, once each', async () => {
+    const h = await named();
+    answer = () => ['ppi_eur', 'ppi_verified_1', 'ppi_eur', 'ppi_card'];
+    const r = await list(h);
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(
+      r.json.data.map((p: { id: string }) => p.id),
+      ['ppi_eur', 'ppi_verified_1', 'ppi_card'],
+    );
+    // The same safe shape as every dashboard answer (accounts.test.ts checks it field by field).
+    const fields = ['country', 'currency', 'default', 'id', 'instrumentId', 'label', 'status', 'type'];
+    assert.deepEqual(Object.keys(r.json.data[1]).sort(), fields);
+    assert.equal(r.json.data[1].default, true);
+    assert.ok(!/_links|file_|account_number/.test(r.text));
+    // Only the specified one-instrument GET reached the provider, never its list extension.
+    assert.deepEqual((await providerPaths()).sort(), [
+      'GET /accounts/entities/ent_fixture_a/payment-instruments/ppi_card',
+      'GET /accounts/entities/ent_fixture_a/payment-instruments/ppi_eur',
+      'GET /accounts/entities/ent_fixture_a/payment-instruments/ppi_verified_1',
+    ]);
+    assert.equal(calls.length, 1);
+    assert.equal(calls[0]!.entityId, 'ent_fixture_a');
+    assert.equal(calls[0]!.context.claims.sub, 'usr_a');
+    assert.equal(calls[0]!.context.req.get('x-dashboard'), 'yes');
+  });
+
+  it('answers an empty list without calling the provider, and awaits an async answer', async () => {
+    const h = await named();
+    const empty = await list(h);
+    assert.equal(empty.status, 200, empty.text);
+    assert.deepEqual(empty.json.data, []);
+    answer = async () => ['ppi_card'];
+    const later = await list(h);
+    assert.deepEqual(
+      later.json.data.map((p: { id: string }) => p.id),
+      ['ppi_card'],
+    );
+    assert.deepEqual(await providerPaths(), ['GET /accounts/entities/ent_fixture_a/payment-instruments/ppi_card']);
+  });
+
+  it('reads the most it takes (100) in the order given, each once', async () => {
+    const h = await named();
+    const ids = Array.from({ length: 100 }, (_, i) => (i % 2 ? 'ppi_verified_2' : `ppi_gone_${i}`));
+    ids[99] = 'ppi_verified_1';
+    answer = () => ids;
+    const r = await list(h);
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(
+      r.json.data.map((p: { id: string }) => p.id),
+      ['ppi_verified_2', 'ppi_verified_1'],
+    );
+    // 50 gone ids, ppi_verified_2 and ppi_verified_1: 52 distinct, each read once.
+    assert.equal((await providerPaths()).length, 52);
+  });
+
+  it('reads at most 8 instruments at a time, so a long list does not flood the provider', async () => {
+    const h = await named();
+    answer = () => Array.from({ length: 16 }, (_, i) => `ppi_slow_${i}`);
+    // Every read waits 150 ms at the provider: 16 reads take two waves at 8 at a time, one wave if all at once.
+    await call(`${sb.url}/_sandbox/faults`, {
+      body: { method: 'GET', path: '/accounts/entities/*/payment-instruments/ppi_slow_*', delayMs: 150, count: 16 },
+    });
+    const started = performance.now();
+    const r = await list(h);
+    const ms = performance.now() - started;
+    assert.equal(r.status, 200, r.text);
+    assert.equal((await providerPaths()).length, 16);
+    // A lower bound only: a busy machine makes it slower, never faster.
+    assert.ok(ms >= 295, `16 reads took ${ms.toFixed(0)} ms: more than 8 ran at once`);
+  });
+
+  it('leaves out an instrument the provider no longer has, and says so in the log', async () => {
+    const h = await named();
+    answer = () => ['ppi_verified_2', 'ppi_removed'];
+    const r = await list(h);
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(
+      r.json.data.map((p: { id: string }) => p.id),
+      ['ppi_verified_2'],
+    );
+    const warning = h.log.lines.find((l) => l.event === 'tessera.payment_instrument.missing');
+    assert.equal(warning?.id, 'ppi_removed');
+    assert.equal(warning?.entityId, 'ent_fixture_a');
+  });
+
+  it('answers 404 naming entityId when the provider has no such entity', async () => {
+    const h = await named();
+    answer = () => ['ppi_verified_1'];
+    const r = await list(h, 'ent_missing');
+    assert.equal(r.status, 404, r.text);
+    assert.equal(r.json.code, 'TESSERA_NOT_FOUND');
+    assert.equal(r.json.field, 'entityId');
+  });
+
+  it('asks the platform only after the host token allowed the entity', async () => {
+    const h = await named();
+    answer = () => ['ppi_verified_1'];
+    const other = await list(h, 'ent_fixture_b');
+    assert.equal(other.status, 403, other.text);
+    const bare = await call(`${h.url}/entities/ent_fixture_a/payment-instruments`);
+    assert.equal(bare.status, 401, bare.text);
+    assert.equal(calls.length, 0);
+    assert.deepEqual(await providerPaths(), []);
+  });
+
+  it('answers 500 TESSERA_INSTRUMENT_IDS_FAILED when the hook throws or answers anything but ppi_ ids', async () => {
+    const h = await named();
+    const bad: [string, () => unknown, RegExp][] = [
+      [
+        'throws',
+        () => {
+          throw new Error('platform database down');
+        },
+        /paymentInstrumentIds threw: platform database down/,
+      ],
+      ['rejects', () => Promise.reject(new TypeError('no rows')), /paymentInstrumentIds threw: no rows/],
+      ['undefined', () => undefined, /must be a list of ppi_… ids/],
+      ['a string', () => 'ppi_verified_1', /must be a list of ppi_… ids/],
+      ['an object', () => ({ data: ['ppi_verified_1'] }), /must be a list of ppi_… ids/],
+      ['a number in it', () => ['ppi_verified_1', 7], /\[1\] must be a ppi_… id/],
+      ['another kind of id', () => ['src_fixture_card'], /\[0\] must be a ppi_… id/],
+      ['a path in an id', () => ['ppi_verified_1/../../reserve-rules/rsv_future'], /\[0\] must be a ppi_… id/],
+      ['too many', () => Array.from({ length: 101 }, (_, i) => `ppi_${i}`), /at most 100 instruments/],
+    ];
+    for (const [what, hook, logged] of bad) {
+      answer = hook;
+      const before = h.log.lines.length;
+      const r = await list(h);
+      assert.equal(r.status, 500, `${what}: ${r.text}`);
+      assert.equal(r.json.code, 'TESSERA_INSTRUMENT_IDS_FAILED', what);
+      // The page learns nothing of the platform's failure; the merchant's log has it.
+      assert.ok(!/platform database|no rows|ppi_|src_/.test(r.json.message), `${what}: ${r.json.message}`);
+      const line = h.log.lines.slice(before).find((l) => l.event === 'tessera.payment_instrument_ids.failed');
+      assert.match(String(line?.msg), logged, what);
+    }
+    assert.deepEqual(await providerPaths(), [], 'nothing is read for a bad answer');
+  });
+
+  it('passes a HelperHttpError the hook throws to the page as it is', async () => {
+    const { HelperHttpError } = await import('../../../server/helper/index.js');
+    const h = await named();
+    answer = () => {
+      throw new HelperHttpError(403, 'TESSERA_HOST_FORBIDDEN', 'this user may not see payouts', { field: 'entityId' });
+    };
+    const r = await list(h);
+    assert.equal(r.status, 403, r.text);
+    assert.equal(r.json.code, 'TESSERA_HOST_FORBIDDEN');
+    assert.equal(r.json.field, 'entityId');
+  });
+
+  it('answers a provider fault on one read with 502/503 and outcomeKnown', async () => {
+    const h = await named();
+    answer = () => ['ppi_verified_1', 'ppi_verified_2'];
+    for (const [rule, status] of [
+      [{ status: 500 }, 502],
+      [{ status: 503 }, 503],
+      [{ reset: true }, 503],
+    ] as const) {
+      await call(`${sb.url}/_sandbox/faults`, {
+        body: { method: 'GET', path: '/accounts/entities/*/payment-instruments/ppi_verified_2', ...rule },
+      });
+      const r = await list(h);
+      assert.equal(r.status, status, `${JSON.stringify(rule)}: ${r.text}`);
+      assert.equal(r.json.outcomeKnown, true);
+    }
+  });
+
+  it('without the hook, uses the sandbox list extension, and answers 501 where there is none', async () => {
+    const h = await helper();
+    const r = await list(h);
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.json.data.length, 5);
+    assert.deepEqual(await providerPaths(), ['GET /accounts/entities/ent_fixture_a/payment-instruments']);
+
+    const missing = await list(h, 'ent_missing');
+    assert.equal(missing.status, 404, missing.text);
+    assert.equal(missing.json.field, 'entityId');
+
+    // A provider without the extension (the real one) answers its list path with a plain 404.
+    await call(`${sb.url}/_sandbox/faults`, {
+      body: { method: 'GET', path: '/accounts/entities/*/payment-instruments', status: 404 },
+    });
+    const none = await list(h);
+    assert.equal(none.status, 501, none.text);
+    assert.equal(none.json.code, 'TESSERA_LIST_NOT_CONFIGURED');
+    assert.match(none.json.message, /paymentInstrumentIds/);
+  });
+
+  it('in production without the hook, answers 501 without calling the provider', async () => {
+    const h = await helper({
+      environment: 'production',
+      publicKey: 'pk_live_0000000000000001',
+      startupKeyCheck: false,
+    });
+    const r = await list(h);
+    assert.equal(r.status, 501, r.text);
+    assert.equal(r.json.code, 'TESSERA_LIST_NOT_CONFIGURED');
+    assert.deepEqual(await providerPaths(), []);
+  });
+});
