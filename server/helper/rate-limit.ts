@@ -54,6 +54,29 @@ export function tooMany(
   );
 }
 
+/** One counter of a limit: its store key, the limit, and what is counted (for the 429's message). */
+export interface Budget {
+  readonly key: string;
+  readonly limit: Limit;
+  readonly what: string;
+  readonly name: LimitName;
+}
+
+/**
+ * Counts one request against each budget, all at once (their counters are distinct keys, so no order between
+ * them matters, and a store that pipelines sends them together), then throws the 429 of the first budget listed
+ * whose window's count passed its `max`.
+ */
+export async function consumeAll(store: TesseraStore, budgets: readonly Budget[], now: number): Promise<void> {
+  if (budgets.length === 0) return;
+  const counts = await Promise.all(budgets.map((b) => store.hit(b.key, b.limit.windowMs)));
+  const over = budgets.findIndex((b, i) => counts[i]!.count > b.limit.max);
+  if (over >= 0) {
+    const b = budgets[over]!;
+    throw tooMany('TESSERA_RATE_LIMITED', `too many ${b.what}; try again later`, b.name, counts[over]!.resetAtMs, now);
+  }
+}
+
 /**
  * Counts one request against `limit` under `key` and throws 429 (with
  * `Retry-After`, naming the limit) once the window's count passes `max`. Fixed windows in the
@@ -98,50 +121,64 @@ export async function reserveDeclines(
   counters: readonly DeclineCounter[],
   now: () => number,
 ): Promise<readonly DeclineCounter[]> {
-  const taken: DeclineCounter[] = [];
   const deadline = Date.now() + RESERVATION_WAIT_MS;
-  for (const c of counters) {
-    for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
-      const inflight = await store.hit(`${c.key}:inflight`, c.limit.windowMs);
-      const known = await store.count(c.key);
-      if (known.count + inflight.count <= c.limit.max) {
-        taken.push(c);
-        break;
-      }
-      await store.unhit(`${c.key}:inflight`);
-      if (known.count >= c.limit.max || Date.now() + delay > deadline) {
-        await releaseDeclines(store, taken);
-        const resetAtMs = known.count >= c.limit.max ? known.resetAtMs : inflight.resetAtMs;
-        throw tooMany(
-          'TESSERA_TOO_MANY_DECLINES',
-          'too many declined payments; try again later',
-          c.name,
-          resetAtMs,
-          now(),
-        );
-      }
-      await sleep(delay);
-    }
+  // The counters (per IP, per session) are reserved side by side: distinct keys, one store round trip for both.
+  const settled = await Promise.allSettled(counters.map((c) => reserveOne(store, c, deadline)));
+  const failed = settled.find((r) => r.status === 'rejected');
+  const refused = settled.findIndex((r) => r.status === 'fulfilled' && r.value !== undefined);
+  if (!failed && refused < 0) return counters;
+  await releaseDeclines(
+    store,
+    counters.filter((_, i) => {
+      const r = settled[i]!;
+      return r.status === 'fulfilled' && r.value === undefined;
+    }),
+  );
+  // A store that failed is answered as such (503), before any limit.
+  if (failed) throw failed.reason;
+  const resetAtMs = (settled[refused] as PromiseFulfilledResult<number>).value;
+  const { name } = counters[refused]!;
+  throw tooMany('TESSERA_TOO_MANY_DECLINES', 'too many declined payments; try again later', name, resetAtMs, now());
+}
+
+/**
+ * One counter's reservation: a hit of `:inflight`, then the known count (in this order, so a decline committed in
+ * between is seen in one of the two). `undefined` once reserved; when it cannot be had by `deadline`, the time its
+ * window ends.
+ */
+async function reserveOne(store: TesseraStore, c: DeclineCounter, deadline: number): Promise<number | undefined> {
+  for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
+    const inflight = await store.hit(`${c.key}:inflight`, c.limit.windowMs);
+    const known = await store.count(c.key);
+    if (known.count + inflight.count <= c.limit.max) return undefined;
+    await store.unhit(`${c.key}:inflight`);
+    if (known.count >= c.limit.max) return known.resetAtMs;
+    if (Date.now() + delay > deadline) return inflight.resetAtMs;
+    await sleep(delay);
   }
-  return taken;
 }
 
 /** Gives reservations back: the charge was not a decline. */
 export async function releaseDeclines(store: TesseraStore, counters: readonly DeclineCounter[]): Promise<void> {
-  for (const c of counters) await store.unhit(`${c.key}:inflight`);
+  await Promise.all(counters.map((c) => store.unhit(`${c.key}:inflight`)));
 }
 
-/** Turns reservations into declines (counted first, then the reservation given back, so the sum never dips). */
+/**
+ * Turns reservations into declines: in each counter the decline is counted first, then the reservation given back,
+ * so its sum never dips; the counters side by side.
+ */
 export async function commitDeclines(store: TesseraStore, counters: readonly DeclineCounter[]): Promise<void> {
-  for (const c of counters) {
-    await store.hit(c.key, c.limit.windowMs);
-    await store.unhit(`${c.key}:inflight`);
-  }
+  await Promise.all(
+    counters.map(async (c) => {
+      await store.hit(c.key, c.limit.windowMs);
+      await store.unhit(`${c.key}:inflight`);
+    }),
+  );
 }
 
 /** Records one declined charge in each counter (a decline learned later, through 3-D Secure). */
 export async function recordDeclines(store: TesseraStore, counters: readonly DeclineCounter[]): Promise<void> {
-  for (const c of counters) await store.hit(c.key, c.limit.windowMs);
+  await Promise.all(counters.map((c) => store.hit(c.key, c.limit.windowMs)));
 }
 
 /**

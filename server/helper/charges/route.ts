@@ -13,8 +13,10 @@ import type { HelperContext } from '../context.js';
 import { badRequest, HelperHttpError } from '../errors.js';
 import type { ChargeRequestBody } from '../options.js';
 import {
+  type Budget,
   commitDeclines,
   consume,
+  consumeAll,
   type DeclineCounter,
   ipKey,
   recordDeclines,
@@ -403,19 +405,16 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
     const now = ctx.now();
     const caller = callerOf(req);
     const { owner } = caller;
+    const what = 'payment attempts';
+    const budgets: Budget[] = [];
     if (limits.chargesPerIp) {
-      await consume(store, `charges:ip:${owner.ip}`, limits.chargesPerIp, now, 'payment attempts', 'chargesPerIp');
+      budgets.push({ key: `charges:ip:${owner.ip}`, limit: limits.chargesPerIp, what, name: 'chargesPerIp' });
     }
     if (limits.chargesPerSession && owner.session) {
-      await consume(
-        store,
-        `charges:session:${owner.session}`,
-        limits.chargesPerSession,
-        now,
-        'payment attempts',
-        'chargesPerSession',
-      );
+      const key = `charges:session:${owner.session}`;
+      budgets.push({ key, limit: limits.chargesPerSession, what, name: 'chargesPerSession' });
     }
+    await consumeAll(store, budgets, now);
     const digest = tokenDigest(body.cardToken);
     const key = resultKey(body.cardToken, digest);
     // One promise per token in this process, registered before any await, so a double submit shares it.

@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MemoryStore } from '../../../server/helper/index.js';
-import { commitDeclines, consume, ipKey, releaseDeclines, reserveDeclines } from '../../../server/helper/rate-limit.js';
+import {
+  commitDeclines,
+  consume,
+  consumeAll,
+  ipKey,
+  releaseDeclines,
+  reserveDeclines,
+} from '../../../server/helper/rate-limit.js';
+import type { TesseraStore } from '../../../server/helper/store.js';
 import { storeContract } from './store-contract.js';
 
 /** A clock that moves only when told: VirtualClock follows wall time between advances, so exact times would race. */
@@ -26,6 +34,19 @@ storeContract('MemoryStore', {
     };
   },
 });
+
+/** `store` with its own `hit` replaced (its other methods called on it, as they use its private fields). */
+function withHit(store: MemoryStore, hit: TesseraStore['hit']): TesseraStore {
+  return {
+    get: (key) => store.get(key),
+    set: (key, value, ttlMs) => store.set(key, value, ttlMs),
+    hit,
+    count: (key) => store.count(key),
+    unhit: (key) => store.unhit(key),
+    claim: (key, value, ttlMs) => store.claim(key, value, ttlMs),
+    release: (key, value) => store.release(key, value),
+  };
+}
 
 describe('MemoryStore and the limits built on it', () => {
   it('drops the oldest entries beyond maxEntries', async () => {
@@ -89,6 +110,76 @@ describe('MemoryStore and the limits built on it', () => {
     assert.equal((await store.count('d:inflight')).count, 0, 'a refused reservation is given back');
     clock.advance(500);
     await reserveDeclines(store, counters, clock.nowMs);
+  });
+
+  it('counts a request against every budget at once and names the first one used up', async () => {
+    const clock = manualClock();
+    const store = new MemoryStore({ now: () => clock.nowMs() });
+    const budgets = [
+      { key: 'c:ip', limit: { max: 3, windowMs: 60_000 }, what: 'payment attempts', name: 'chargesPerIp' as const },
+      { key: 'c:s', limit: { max: 1, windowMs: 60_000 }, what: 'payment attempts', name: 'chargesPerSession' as const },
+    ];
+    await consumeAll(store, budgets, clock.nowMs());
+    const refused = (err: { code: string; details: Record<string, string> }, name: string) => {
+      assert.equal(err.code, 'TESSERA_RATE_LIMITED');
+      assert.equal(err.details.limit, name);
+      return true;
+    };
+    await assert.rejects(consumeAll(store, budgets, clock.nowMs()), (err: never) => refused(err, 'chargesPerSession'));
+    await assert.rejects(consumeAll(store, budgets, clock.nowMs()), (err: never) => refused(err, 'chargesPerSession'));
+    // Both over: the first listed is named. Every attempt counted in every budget.
+    await assert.rejects(consumeAll(store, budgets, clock.nowMs()), (err: never) => refused(err, 'chargesPerIp'));
+    assert.deepEqual([(await store.count('c:ip')).count, (await store.count('c:s')).count], [4, 4]);
+    await consumeAll(store, [], clock.nowMs());
+  });
+
+  it('reserves the IP and session counters side by side, in one round trip of a pipelining store', async () => {
+    const store = new MemoryStore();
+    // Every hit waits until two are pending: reserving the counters one after the other would never get there.
+    const pending: (() => void)[] = [];
+    const gated = withHit(store, async (key, windowMs) => {
+      await new Promise<void>((resolve) => {
+        pending.push(resolve);
+        if (pending.length === 2) for (const go of pending.splice(0)) go();
+      });
+      return store.hit(key, windowMs);
+    });
+    const counters = [
+      { key: 'd:ip', limit: { max: 5, windowMs: 600_000 }, name: 'declinesPerIp' as const },
+      { key: 'd:s', limit: { max: 3, windowMs: 600_000 }, name: 'declinesPerSession' as const },
+    ];
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error('hits were sequential')), 2000);
+    });
+    assert.deepEqual(await Promise.race([reserveDeclines(gated, counters, Date.now), timeout]), counters);
+    assert.deepEqual([(await store.count('d:ip:inflight')).count, (await store.count('d:s:inflight')).count], [1, 1]);
+    await Promise.race([commitDeclines(gated, counters), timeout]);
+    assert.deepEqual([(await store.count('d:ip')).count, (await store.count('d:s')).count], [1, 1]);
+    assert.deepEqual([(await store.count('d:ip:inflight')).count, (await store.count('d:s:inflight')).count], [0, 0]);
+    clearTimeout(timer);
+  });
+
+  it('gives back the reservation it took when the other counter is full, or when the store fails on it', async () => {
+    const clock = manualClock();
+    const store = new MemoryStore({ now: () => clock.nowMs() });
+    const counters = [
+      { key: 'd:ip', limit: { max: 5, windowMs: 600_000 }, name: 'declinesPerIp' as const },
+      { key: 'd:s', limit: { max: 1, windowMs: 600_000 }, name: 'declinesPerSession' as const },
+    ];
+    await store.hit('d:s', 600_000);
+    await assert.rejects(reserveDeclines(store, counters, clock.nowMs), (err: { details: Record<string, string> }) => {
+      assert.equal(err.details.limit, 'declinesPerSession');
+      return true;
+    });
+    assert.deepEqual([(await store.count('d:ip:inflight')).count, (await store.count('d:s:inflight')).count], [0, 0]);
+
+    const down = new Error('store down');
+    const failing = withHit(store, (key, windowMs) =>
+      key.startsWith('d:s') ? Promise.reject(down) : store.hit(key, windowMs),
+    );
+    await assert.rejects(reserveDeclines(failing, counters, clock.nowMs), (err) => err === down);
+    assert.equal((await store.count('d:ip:inflight')).count, 0, 'the IP reservation is given back');
   });
 
   it('keys clients by IPv4 address and by IPv6 /64, so fresh addresses of one network share a limit', () => {
