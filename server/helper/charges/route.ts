@@ -250,6 +250,22 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
     const counters = declineCounters(owner);
     const reserved = counters.length === 0 ? counters : await reserveDeclines(store, counters, ctx.now);
     let keep = false;
+    let settling: Promise<void> | undefined;
+    // The reservations become declines (`keep`) or are given back. Once the provider has been called, what the
+    // shopper is told of the charge must not hang on a counter: a store failure here is logged, not answered
+    // (docs/decisions/helper.md#helper-rate-limits).
+    const settleDeclines = async () => {
+      if (reserved.length === 0) return;
+      try {
+        if (keep) await commitDeclines(store, reserved);
+        else await releaseDeclines(store, reserved);
+      } catch (err) {
+        log.warn(
+          { event: 'tessera.declines.unsettled', kept: keep, code: (err as { code?: unknown }).code },
+          'the decline counters could not be updated; they end with their window',
+        );
+      }
+    };
     try {
       // The helper's own URL is only needed for return targets and 3-D Secure; most charges have neither.
       let base: string | undefined;
@@ -321,7 +337,8 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
         outcome = outcomeOf(data as Charge, body.orderReference, owner);
         keep = outcome.status === 402;
       }
-      // The answer is stored and the token's claim given back in one step (one store round trip less per charge).
+      // The answer is stored and the token's claim given back in one step, while the decline counters settle.
+      settling = settleDeclines();
       await saved(setAndRelease(store, key, JSON.stringify(outcome), RESULT_TTL_MS, claim.key, claim.owner));
       claim.given = true;
       // One log line per request: the request logger adds these fields to its `tessera.request` line.
@@ -333,10 +350,7 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
       };
       return outcome;
     } finally {
-      if (reserved.length > 0) {
-        if (keep) await commitDeclines(store, reserved);
-        else await releaseDeclines(store, reserved);
-      }
+      await (settling ?? settleDeclines());
     }
   }
 

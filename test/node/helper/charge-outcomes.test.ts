@@ -209,6 +209,47 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
       assert.equal(flood.json.code, 'TESSERA_RATE_LIMITED');
       assert.equal(flood.json.limit, 'requestsPerIp');
     });
+
+    it('answers the charge and calls onCharge when the store fails to settle the decline counters after it', async () => {
+      const memory = new MemoryStore({ now: () => sb.clock.nowMs() });
+      const down = Object.assign(new Error('store down'), { code: 'TESSERA_STORE_UNAVAILABLE' });
+      let failing = false;
+      // The built-in store, except that `unhit` and the counters' `hit` fail once the charge is under way.
+      const store = new Proxy(memory, {
+        get(target, name) {
+          const value = Reflect.get(target, name, target);
+          if (typeof value !== 'function') return value;
+          return (...args: unknown[]) => {
+            const counter = name === 'unhit' || (name === 'hit' && String(args[0]).startsWith('declines:'));
+            if (failing && counter) return Promise.reject(down);
+            return value.apply(target, args);
+          };
+        },
+      });
+      const calls: string[] = [];
+      const h = await helper({
+        store,
+        rateLimits: { chargesPerIp: false, declinesPerIp: { max: 5, windowMs: 600_000 } },
+        resolveCharge: (_req, { orderReference }) => {
+          failing = true;
+          return ORDERS[orderReference] as never;
+        },
+        onCharge: (charge) => void calls.push(charge.id),
+      });
+      for (const number of [undefined, DECLINED]) {
+        failing = false;
+        const r = await pay(h, await order(number));
+        assert.equal(r.status, number ? 402 : 201, r.text);
+        assert.match(r.json.id, /^charge_/);
+        assert.equal(calls.at(-1), r.json.id, 'the merchant learns the outcome');
+      }
+      const unsettled = h.log.lines.filter((l) => l.event === 'tessera.declines.unsettled');
+      assert.deepEqual(
+        unsettled.map((l) => l.kept),
+        [false, true],
+        'the approval’s give-back and the decline’s commit are logged',
+      );
+    });
   });
 
   describe('who may read a stored result', () => {
