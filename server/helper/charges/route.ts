@@ -183,9 +183,25 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
     const outcome = outcomeOf(charge, pending.orderReference, pending.owner);
     await store.set(pending.resultKey, JSON.stringify(outcome), RESULT_TTL_MS);
     if (outcome.status === 402 && (await store.claim(`${pending.resultKey}:declined`, '1', RESULT_TTL_MS))) {
-      await recordDeclines(store, declineCounters(ownerOf(pending.ip, pending.session)));
+      await settled(recordDeclines(store, declineCounters(ownerOf(pending.ip, pending.session))), true);
     }
     return outcome;
+  }
+
+  /**
+   * Waits for an update of the decline counters after the provider answered. What the shopper is told of the
+   * charge must not hang on a counter: a store failure here is logged, not answered
+   * (docs/decisions/helper.md#helper-rate-limits).
+   */
+  async function settled(update: Promise<void>, kept: boolean): Promise<void> {
+    try {
+      await update;
+    } catch (err) {
+      log.warn(
+        { event: 'tessera.declines.unsettled', kept, code: (err as { code?: unknown }).code },
+        'the decline counters could not be updated; they end with their window',
+      );
+    }
   }
 
   /** A pending 3-D Secure answer is refreshed from the provider: the shopper may have finished it meanwhile. */
@@ -251,20 +267,10 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
     const reserved = counters.length === 0 ? counters : await reserveDeclines(store, counters, ctx.now);
     let keep = false;
     let settling: Promise<void> | undefined;
-    // The reservations become declines (`keep`) or are given back. Once the provider has been called, what the
-    // shopper is told of the charge must not hang on a counter: a store failure here is logged, not answered
-    // (docs/decisions/helper.md#helper-rate-limits).
+    // The reservations become declines (`keep`) or are given back.
     const settleDeclines = async () => {
       if (reserved.length === 0) return;
-      try {
-        if (keep) await commitDeclines(store, reserved);
-        else await releaseDeclines(store, reserved);
-      } catch (err) {
-        log.warn(
-          { event: 'tessera.declines.unsettled', kept: keep, code: (err as { code?: unknown }).code },
-          'the decline counters could not be updated; they end with their window',
-        );
-      }
+      await settled(keep ? commitDeclines(store, reserved) : releaseDeclines(store, reserved), keep);
     };
     try {
       // The helper's own URL is only needed for return targets and 3-D Secure; most charges have neither.

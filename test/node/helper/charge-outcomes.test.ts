@@ -243,11 +243,20 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
         assert.match(r.json.id, /^charge_/);
         assert.equal(calls.at(-1), r.json.id, 'the merchant learns the outcome');
       }
+      // A decline learned at the 3-D Secure return: counted then, and that count fails too.
+      failing = false;
+      const started = await pay(h, await order(THREE_DS, 'order-3ds'));
+      assert.equal(started.status, 202, started.text);
+      const returned = await call(await challenge(started.json.redirectUrl, 'fail'), {
+        headers: { accept: 'application/json' },
+      });
+      assert.equal(returned.status, 402, returned.text);
+      assert.equal(calls.at(-1), returned.json.id);
       const unsettled = h.log.lines.filter((l) => l.event === 'tessera.declines.unsettled');
       assert.deepEqual(
         unsettled.map((l) => l.kept),
-        [false, true],
-        'the approval’s give-back and the decline’s commit are logged',
+        [false, true, false, true],
+        'the give-backs (approval, 3-D Secure pending) and the two declines’ counts are logged',
       );
     });
   });
