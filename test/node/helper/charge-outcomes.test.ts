@@ -514,6 +514,47 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
       assert.deepEqual(calls, [first.json.id], 'onCharge once');
     });
 
+    it('waits on the store six times in a row for an approved charge with a session and the default limits', async () => {
+      const memory = new MemoryStore({ now: () => sb.clock.nowMs() });
+      // A store that pipelines, as ioredis does: calls made in the same turn of the event loop leave together and
+      // are answered together a turn later, one round trip; a call made after that answer starts another.
+      let batch: (() => void)[] | undefined;
+      let trips = 0;
+      const store = new Proxy(memory, {
+        get(target, name) {
+          const value = Reflect.get(target, name, target);
+          if (typeof value !== 'function') return value;
+          return async (...args: unknown[]) => {
+            if (!batch) {
+              const next: (() => void)[] = [];
+              batch = next;
+              trips++;
+              setImmediate(() => {
+                batch = undefined;
+                for (const answer of next) answer();
+              });
+            }
+            await new Promise<void>((resolve) => batch!.push(resolve));
+            return value.apply(target, args);
+          };
+        },
+      });
+      const h = await helper({
+        store,
+        rateLimits: {
+          requestsPerIp: { max: 100, windowMs: 600_000 },
+          chargesPerIp: { max: 20, windowMs: 600_000 },
+          chargesPerSession: { max: 10, windowMs: 600_000 },
+          declinesPerIp: { max: 5, windowMs: 600_000 },
+          declinesPerSession: { max: 3, windowMs: 600_000 },
+        },
+      });
+      const r = await pay(h, await order(), { 'x-session': 'shopper-trips' });
+      assert.equal(r.status, 201, r.text);
+      // Request budget; charge budgets; claim and read; in-flight hits; known counts; answer with give-backs.
+      assert.equal(trips, 6);
+    });
+
     it('a claim left by a dead instance expires, and the next request charges once', async () => {
       const store = new MemoryStore({ now: () => sb.clock.nowMs() });
       const h = await helper({ store, providerTimeoutMs: 100, providerMaxRetries: 0 });
