@@ -149,7 +149,14 @@ export async function reserveDeclines(
 async function reserveOne(store: TesseraStore, c: DeclineCounter, deadline: number): Promise<number | undefined> {
   for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
     const inflight = await store.hit(`${c.key}:inflight`, c.limit.windowMs);
-    const known = await store.count(c.key);
+    let known: { count: number; resetAtMs: number };
+    try {
+      known = await store.count(c.key);
+    } catch (err) {
+      // The hit above holds a place: given back (if the store lets us) before the failure is answered.
+      await store.unhit(`${c.key}:inflight`).catch(() => {});
+      throw err;
+    }
     if (known.count + inflight.count <= c.limit.max) return undefined;
     await store.unhit(`${c.key}:inflight`);
     if (known.count >= c.limit.max) return known.resetAtMs;

@@ -180,6 +180,14 @@ describe('MemoryStore and the limits built on it', () => {
     );
     await assert.rejects(reserveDeclines(failing, counters, clock.nowMs), (err) => err === down);
     assert.equal((await store.count('d:ip:inflight')).count, 0, 'the IP reservation is given back');
+
+    // The store fails between a counter's in-flight hit and its known count: that hit is given back too.
+    const countFails: TesseraStore = {
+      ...withHit(store, (key, windowMs) => store.hit(key, windowMs)),
+      count: (key) => (key === 'd:s' ? Promise.reject(down) : store.count(key)),
+    };
+    await assert.rejects(reserveDeclines(countFails, counters, clock.nowMs), (err) => err === down);
+    assert.deepEqual([(await store.count('d:ip:inflight')).count, (await store.count('d:s:inflight')).count], [0, 0]);
   });
 
   it('keys clients by IPv4 address and by IPv6 /64, so fresh addresses of one network share a limit', () => {
