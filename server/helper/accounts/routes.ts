@@ -216,13 +216,16 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
     return new HelperHttpError(500, 'TESSERA_INSTRUMENT_IDS_FAILED', 'the payout instruments could not be listed');
   }
 
-  /** Each named instrument read with the specified GET, a few at a time, in the given order; gone ones left out. */
+  /**
+   * Each named instrument read with the specified GET, a few at a time, in the given order; gone ones left out. A
+   * failed read stops new ones, and the answer waits for those already sent, so no provider call outlives it.
+   */
   async function readEach(entityId: string, ids: readonly string[]): Promise<PaymentInstrument[]> {
     const found: (PaymentInstrument | undefined)[] = [];
     let next = 0;
-    let failed = false;
+    let failure: { err: unknown } | undefined;
     const worker = async () => {
-      while (next < ids.length && !failed) {
+      while (next < ids.length && !failure) {
         const i = next++;
         try {
           found[i] = (await accounts.paymentInstruments.retrieve(entityId, ids[i]!)).data;
@@ -235,12 +238,12 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
             );
             continue;
           }
-          failed = true;
-          throw accountsError(err, 'entityId');
+          failure ??= { err };
         }
       }
     };
     await Promise.all(Array.from({ length: Math.min(LIST_CONCURRENCY, ids.length) }, worker));
+    if (failure) throw accountsError(failure.err, 'entityId');
     return found.filter((p): p is PaymentInstrument => p !== undefined);
   }
 

@@ -232,6 +232,25 @@ describe('listing payout instruments', () => {
       assert.equal(r.status, status, `${JSON.stringify(rule)}: ${r.text}`);
       assert.equal(r.json.outcomeKnown, true);
     }
+    const reads = ['ppi_verified_1', 'ppi_verified_2'].map(
+      (id) => `GET /accounts/entities/ent_fixture_a/payment-instruments/${id}`,
+    );
+    assert.deepEqual((await providerPaths()).sort(), [...reads, ...reads, ...reads].sort(), 'both read each time');
+  });
+
+  it('answers a failed read only once the reads already sent have ended (none outlives the answer)', async () => {
+    const h = await named();
+    answer = () => ['ppi_verified_1', 'ppi_verified_2', 'ppi_eur'];
+    const path = '/accounts/entities/*/payment-instruments';
+    await call(`${sb.url}/_sandbox/faults`, { body: { method: 'GET', path: `${path}/ppi_verified_1`, delayMs: 300 } });
+    await call(`${sb.url}/_sandbox/faults`, { body: { method: 'GET', path: `${path}/ppi_verified_2`, status: 500 } });
+    const started = performance.now();
+    const r = await list(h);
+    assert.equal(r.status, 502, r.text);
+    // A lower bound, not a timing target: answering at the first failure would take a few milliseconds.
+    assert.ok(performance.now() - started >= 290, 'the slow read in flight was waited for');
+    const paths = await providerPaths();
+    assert.equal(paths.length, 3, 'each read was sent once (they run side by side)');
   });
 
   it('without the hook, uses the sandbox list extension, and answers 501 where there is none', async () => {
