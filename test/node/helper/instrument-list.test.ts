@@ -4,7 +4,7 @@ import type { PaymentInstrumentIdsContext, TesseraHelperOptions } from '../../..
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { type Answer, call } from '../../support/http.js';
 import { sampleFixtures } from '../sandbox/accounts-support.js';
-import { type Issuer, type RunningHelper, sandboxHelperOptions, startHelper, startIssuer } from './support.js';
+import { fault, type Issuer, type RunningHelper, sandboxHelperOptions, startHelper, startIssuer } from './support.js';
 
 /**
  * `GET /entities/:entityId/payment-instruments`: the provider's API as specified reads one payout instrument by id
@@ -126,8 +126,11 @@ describe('listing payout instruments', () => {
     const h = await named();
     answer = () => Array.from({ length: 16 }, (_, i) => `ppi_slow_${i}`);
     // Every read waits 150 ms at the provider: 16 reads take two waves at 8 at a time, one wave if all at once.
-    await call(`${sb.url}/_sandbox/faults`, {
-      body: { method: 'GET', path: '/accounts/entities/*/payment-instruments/ppi_slow_*', delayMs: 150, count: 16 },
+    await fault(sb, {
+      method: 'GET',
+      path: '/accounts/entities/*/payment-instruments/ppi_slow_*',
+      delayMs: 150,
+      count: 16,
     });
     const started = performance.now();
     const r = await list(h);
@@ -225,9 +228,7 @@ describe('listing payout instruments', () => {
       [{ status: 503 }, 503],
       [{ reset: true }, 503],
     ] as const) {
-      await call(`${sb.url}/_sandbox/faults`, {
-        body: { method: 'GET', path: '/accounts/entities/*/payment-instruments/ppi_verified_2', ...rule },
-      });
+      await fault(sb, { method: 'GET', path: '/accounts/entities/*/payment-instruments/ppi_verified_2', ...rule });
       const r = await list(h);
       assert.equal(r.status, status, `${JSON.stringify(rule)}: ${r.text}`);
       assert.equal(r.json.outcomeKnown, true);
@@ -242,8 +243,8 @@ describe('listing payout instruments', () => {
     const h = await named();
     answer = () => ['ppi_verified_1', 'ppi_verified_2', 'ppi_eur'];
     const path = '/accounts/entities/*/payment-instruments';
-    await call(`${sb.url}/_sandbox/faults`, { body: { method: 'GET', path: `${path}/ppi_verified_1`, delayMs: 300 } });
-    await call(`${sb.url}/_sandbox/faults`, { body: { method: 'GET', path: `${path}/ppi_verified_2`, status: 500 } });
+    await fault(sb, { method: 'GET', path: `${path}/ppi_verified_1`, delayMs: 300 });
+    await fault(sb, { method: 'GET', path: `${path}/ppi_verified_2`, status: 500 });
     const started = performance.now();
     const r = await list(h);
     assert.equal(r.status, 502, r.text);
@@ -265,9 +266,7 @@ describe('listing payout instruments', () => {
     assert.equal(missing.json.field, 'entityId');
 
     // A provider without the extension (the real one) answers its list path with a plain 404.
-    await call(`${sb.url}/_sandbox/faults`, {
-      body: { method: 'GET', path: '/accounts/entities/*/payment-instruments', status: 404 },
-    });
+    await fault(sb, { method: 'GET', path: '/accounts/entities/*/payment-instruments', status: 404 });
     const none = await list(h);
     assert.equal(none.status, 501, none.text);
     assert.equal(none.json.code, 'TESSERA_LIST_NOT_CONFIGURED');
