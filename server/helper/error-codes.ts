@@ -95,7 +95,10 @@ export const HELPER_ERROR_CODES = {
     status: 503,
     meaning: '`onCharge` threw: the shopper is not told "paid"; a retry calls it again (`chargeId` for support).',
   },
-  TESSERA_HOST_AUTH_UNAVAILABLE: { status: 503, meaning: 'The issuer’s JWKS could not be fetched in time.' },
+  TESSERA_HOST_AUTH_UNAVAILABLE: {
+    status: 503,
+    meaning: 'The issuer’s JWKS could not be fetched in time, or was not a set of public keys.',
+  },
   TESSERA_WIDGET_NOT_BUILT: { status: 503, meaning: 'The widget bundle is missing: run `npm run build`.' },
   TESSERA_PROVIDER_TIMEOUT: {
     status: 504,

@@ -175,6 +175,21 @@ export function isHighS(token: string): boolean {
   return s > curve.n >> 1n;
 }
 
+/**
+ * Whether verification failed on the issuer's side, not the token's: the JWKS could not be fetched (network error,
+ * timeout), answered other than 200, sent a body that is not JSON (also a body cut off by the timeout), or a key set
+ * jose refuses. jose throws its bare `JOSEError` only for the fetch (`ERR_JOSE_GENERIC`). A 401 there would tell
+ * the page to drop a good token while the issuer is down.
+ */
+function keySourceFault(err: unknown): boolean {
+  return (
+    !(err instanceof errors.JOSEError) ||
+    err instanceof errors.JWKSTimeout ||
+    err instanceof errors.JWKSInvalid ||
+    err.code === 'ERR_JOSE_GENERIC'
+  );
+}
+
 function reasonOf(err: unknown): string {
   // jose reports a token older than maxTokenAge as expired too, by its iat.
   if (err instanceof errors.JWTExpired && err.claim === 'iat') {
@@ -283,7 +298,7 @@ export function createHostVerifier(options: HostAuthOptions, now: () => number) 
         now(),
       );
     } catch (err) {
-      if (err instanceof errors.JWKSTimeout || !(err instanceof errors.JOSEError)) {
+      if (keySourceFault(err)) {
         throw new HelperHttpError(503, 'TESSERA_HOST_AUTH_UNAVAILABLE', 'the host token cannot be checked right now', {
           cause: err,
         });

@@ -3,7 +3,7 @@ import { createHmac, generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { SignJWT, UnsecuredJWT } from 'jose';
+import { exportJWK, SignJWT, UnsecuredJWT } from 'jose';
 import { createHostVerifier, type HostAuthOptions } from '../../../server/helper/host-auth.js';
 import { VirtualClock } from '../../../server/sandbox/clock.js';
 import { type Issuer, startIssuer } from './support.js';
@@ -157,6 +157,40 @@ describe('host JWT verification', () => {
     } finally {
       silent.closeAllConnections();
       silent.close();
+    }
+  });
+
+  it('answers 503, not 401, when the JWKS answers an error, a body that is not a key set, or stalls its body', async () => {
+    // Each is the issuer's fault, not the token's: a 401 would tell the page to drop a good token.
+    const privateJwk = { ...(await exportJWK(issuer.privateKey)), kid: 'host-1', alg: 'ES256' };
+    const answers: Record<string, (res: import('node:http').ServerResponse) => void> = {
+      '/500': (res) => res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"down"}'),
+      '/404': (res) => res.writeHead(404).end(),
+      '/html': (res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>maintenance</html>'),
+      '/truncated': (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"keys":['),
+      '/not-a-set': (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"keys":5}'),
+      // An issuer that publishes its private key: jose refuses the set (and the merchant's log says so).
+      '/private': (res) =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [privateJwk] })),
+      '/stalled-body': (res) => res.writeHead(200, { 'content-type': 'application/json' }).write('{"keys":['),
+    };
+    const jwks = createServer((req, res) => answers[req.url ?? '']?.(res) ?? res.writeHead(400).end());
+    await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = jwks.address() as AddressInfo;
+      const token = await issuer.sign();
+      for (const path of Object.keys(answers)) {
+        const verify = createHostVerifier(
+          { ...options, jwksUrl: `http://127.0.0.1:${port}${path}`, jwksTimeoutMs: 300 },
+          now,
+        );
+        await refused(verify(`Bearer ${token}`), 503, 'TESSERA_HOST_AUTH_UNAVAILABLE').catch((err: Error) => {
+          throw new Error(`JWKS at ${path}: ${err.message}`);
+        });
+      }
+    } finally {
+      jwks.closeAllConnections();
+      jwks.close();
     }
   });
 
