@@ -80,7 +80,8 @@ export const HELPER_ERROR_CODES = {
   },
   TESSERA_PROVIDER_ERROR: {
     status: 502,
-    meaning: 'The provider failed or refused the server’s credentials; `outcomeKnown` says whether to retry.',
+    meaning:
+      'The provider failed, answered without what the helper reads, or refused the server’s credentials; `outcomeKnown` says whether to retry.',
   },
   TESSERA_PROVIDER_UNAVAILABLE: {
     status: 503,

@@ -10,6 +10,7 @@ import type { HelperContext } from '../context.js';
 import { badRequest, HelperHttpError } from '../errors.js';
 import { forbidden, type HostClaims, requireHost } from '../host-auth.js';
 import type { CardUpdatedEvent } from '../options.js';
+import { instrumentRead, instrumentsListed, updaterAnswered } from '../provider-answers.js';
 import { consume } from '../rate-limit.js';
 import { upstreamError } from '../upstream.js';
 import { parseBody } from '../validate.js';
@@ -138,8 +139,9 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
     if (!claims.instruments.includes(instrumentId)) throw forbidden('instrumentId', 'stored card');
     let result: Awaited<ReturnType<AccountsClient['accountUpdater']['retrieveCard']>>['data'];
     try {
-      result = (await accounts.accountUpdater.retrieveCard({ source_options: { instrument: { id: instrumentId } } }))
-        .data;
+      result = updaterAnswered(
+        await accounts.accountUpdater.retrieveCard({ source_options: { instrument: { id: instrumentId } } }),
+      );
     } catch (err) {
       throw accountsError(err, 'instrumentId');
     }
@@ -228,7 +230,7 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
       while (next < ids.length && !failure) {
         const i = next++;
         try {
-          found[i] = (await accounts.paymentInstruments.retrieve(entityId, ids[i]!)).data;
+          found[i] = instrumentRead(await accounts.paymentInstruments.retrieve(entityId, ids[i]!));
         } catch (err) {
           if (err instanceof NotFoundError && !errorCodesOf(err.body).includes('entity_not_found')) {
             // The platform's records name an instrument the provider no longer has: the list goes on without it.
@@ -251,7 +253,7 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
   async function sandboxList(entityId: string): Promise<readonly PaymentInstrument[]> {
     if (ctx.environment === 'production') throw listNotConfigured();
     try {
-      return (await accounts.paymentInstruments.list(entityId)).data.data;
+      return instrumentsListed(await accounts.paymentInstruments.list(entityId));
     } catch (err) {
       if (err instanceof NotFoundError && !errorCodesOf(err.body).includes('entity_not_found'))
         throw listNotConfigured();
@@ -263,7 +265,7 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
     const entityId = entityOf(req, res);
     const id = pathParam(req, 'id', PAYMENT_INSTRUMENT_ID, 'a payment instrument id (ppi_…)');
     try {
-      const { data } = await accounts.paymentInstruments.retrieve(entityId, id);
+      const data = instrumentRead(await accounts.paymentInstruments.retrieve(entityId, id));
       res.json({ ...safeInstrument(data), requestId: res.locals.tesseraRequestId });
     } catch (err) {
       throw accountsError(err, 'id');
@@ -280,7 +282,7 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
       const body = parseBody(patchBodySchema, req.body);
       try {
         await accounts.paymentInstruments.update(entityId, id, body);
-        const { data } = await accounts.paymentInstruments.retrieve(entityId, id);
+        const data = instrumentRead(await accounts.paymentInstruments.retrieve(entityId, id), true);
         ctx.log.info(
           { event: 'tessera.instrument.updated', entityId, id, sub: claimsOf(res).sub },
           'instrument updated',

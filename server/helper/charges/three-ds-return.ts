@@ -3,6 +3,7 @@ import { escapeHtml } from '../../common/html.js';
 import type { Charge, LegacyClient } from '../../provider/legacy/client.js';
 import type { HelperContext } from '../context.js';
 import { badRequest, type ErrorPage, HelperHttpError } from '../errors.js';
+import { chargeRead } from '../provider-answers.js';
 import { sendJson } from '../respond.js';
 import { upstreamError } from '../upstream.js';
 import { deliverCharge } from './on-charge.js';
@@ -78,7 +79,7 @@ export function threeDsReturn(
     const pending = JSON.parse(saved) as PendingThreeDs;
     let charge: Charge;
     try {
-      charge = (await legacy.charges.retrieve(token)).data;
+      charge = chargeRead(await legacy.charges.retrieve(token));
     } catch (err) {
       throw upstreamError(err);
     }

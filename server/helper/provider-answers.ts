@@ -1,0 +1,142 @@
+import type { AccountUpdaterResult, PaymentInstrument } from '../provider/accounts/types.js';
+import { InvalidResponseError } from '../provider/errors.js';
+import type { ProviderResult } from '../provider/http/result.js';
+import type { Charge, ThreeDSecureRedirect } from '../provider/legacy/client.js';
+import { ACCOUNT_UPDATE_STATUSES } from '../provider/schemas/accounts/index.js';
+import { chargeStatusSchema } from '../provider/schemas/legacy.js';
+
+/**
+ * The fields of the provider's answers that the helper reads, checked before it reads them
+ * (docs/decisions/helper.md#helper-provider-answers). The clients hand back the decoded body as the provider sent
+ * it (their full-schema check, `validateResponses`, is off: a field the helper never reads must not fail a charge),
+ * so a 2xx without these fields would otherwise be a 500, or a 200 with holes passed on to the page and to
+ * `onCardUpdated`. Each check throws `InvalidResponseError`, which the routes answer as a 502 saying whether the
+ * outcome is known.
+ */
+
+const CHARGE_STATUSES: ReadonlySet<string> = new Set(chargeStatusSchema.options);
+const UPDATE_STATUSES: ReadonlySet<string> = new Set(ACCOUNT_UPDATE_STATUSES);
+
+type Fields = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Fields => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isText = (v: unknown): v is string => typeof v === 'string' && v !== '';
+/** `"06"` or `6`: the charge event reads both with `Number()`. */
+const isWholeNumber = (v: unknown) =>
+  (typeof v === 'number' || (typeof v === 'string' && v !== '')) && Number.isSafeInteger(Number(v));
+
+function isHttpUrl(v: unknown): boolean {
+  if (typeof v !== 'string' || !URL.canParse(v)) return false;
+  const { protocol } = new URL(v);
+  return protocol === 'https:' || protocol === 'http:';
+}
+
+/** The first field of a charge the helper reads that is missing or malformed. A pending charge is read for its status. */
+function chargeFault(data: unknown, pendingAllowed: boolean): string | undefined {
+  if (!isObject(data)) return '(body)';
+  if (!isText(data.id)) return 'id';
+  if (typeof data.status !== 'string' || !CHARGE_STATUSES.has(data.status)) return 'status';
+  if (data.status === 'Pending') return pendingAllowed ? undefined : 'status';
+  if (typeof data.responseCode !== 'string') return 'responseCode';
+  if (typeof data.value !== 'number' || !Number.isSafeInteger(data.value)) return 'value';
+  if (!isText(data.currency)) return 'currency';
+  if (data.trackId !== undefined && data.trackId !== null && typeof data.trackId !== 'string') return 'trackId';
+  const card = data.card;
+  if (!isObject(card)) return 'card';
+  if (typeof card.paymentMethod !== 'string') return 'card.paymentMethod';
+  if (typeof card.last4 !== 'string') return 'card.last4';
+  if (!isWholeNumber(card.expiryMonth)) return 'card.expiryMonth';
+  if (!isWholeNumber(card.expiryYear)) return 'card.expiryYear';
+  return undefined;
+}
+
+function instrumentFault(data: unknown): string | undefined {
+  if (!isObject(data)) return '(body)';
+  if (!isText(data.id)) return 'id';
+  if (!isText(data.status)) return 'status';
+  if (typeof data.default !== 'boolean') return 'default';
+  for (const name of ['label', 'type', 'currency', 'country', 'instrument_id']) {
+    if (data[name] !== undefined && typeof data[name] !== 'string') return name;
+  }
+  return undefined;
+}
+
+function updaterFault(data: unknown): string | undefined {
+  if (!isObject(data)) return '(body)';
+  if (typeof data.account_update_status !== 'string' || !UPDATE_STATUSES.has(data.account_update_status)) {
+    return 'account_update_status';
+  }
+  const code = data.account_update_failure_code;
+  if (code !== undefined && typeof code !== 'string') return 'account_update_failure_code';
+  const card = data.card;
+  if (card === undefined) return undefined;
+  if (!isObject(card)) return 'card';
+  if (typeof card.bin !== 'string') return 'card.bin';
+  if (typeof card.last4 !== 'string') return 'card.last4';
+  if (!Number.isSafeInteger(card.expiry_month)) return 'card.expiry_month';
+  if (!Number.isSafeInteger(card.expiry_year)) return 'card.expiry_year';
+  return undefined;
+}
+
+/**
+ * The error for an answer missing `field`. No body: it is the provider's, and the message names what was wrong.
+ * `outcomeKnown` is false after a write (it may have taken effect), true after a read.
+ */
+function invalid(result: ProviderResult<unknown>, operation: string, field: string, outcomeKnown: boolean) {
+  return new InvalidResponseError(`${operation} answered without a valid \`${field}\``, {
+    status: result.status,
+    requestId: result.requestId,
+    outcomeKnown,
+    operation,
+    ...(result.idempotencyKey ? { idempotencyKey: result.idempotencyKey } : {}),
+  });
+}
+
+/**
+ * The answer to a new charge: a charge, or the 3-D Secure redirect (a `pay_tok_…` id and an http(s) challenge URL).
+ * A charge still `Pending` without a redirect is refused too: the shopper could not finish it.
+ */
+export function chargeCreated<T extends Charge | ThreeDSecureRedirect>(result: ProviderResult<T>): T {
+  const data: unknown = result.data;
+  let fault: string | undefined;
+  if (isObject(data) && typeof data.redirectUrl === 'string') {
+    fault = !isText(data.id) ? 'id' : isHttpUrl(data.redirectUrl) ? undefined : 'redirectUrl';
+  } else {
+    fault = chargeFault(data, false);
+  }
+  if (fault) throw invalid(result, 'POST charges/token', fault, false);
+  return result.data;
+}
+
+/** A charge read back by its id or payment token (`Pending` while its 3-D Secure challenge is open). */
+export function chargeRead(result: ProviderResult<Charge>): Charge {
+  const fault = chargeFault(result.data, true);
+  if (fault) throw invalid(result, 'GET charges', fault, true);
+  return result.data;
+}
+
+/** One payout instrument; `afterWrite` when it is read back after a change (whose outcome is then unknown). */
+export function instrumentRead(result: ProviderResult<PaymentInstrument>, afterWrite = false): PaymentInstrument {
+  const fault = instrumentFault(result.data);
+  if (fault) throw invalid(result, 'GET payment-instruments', fault, !afterWrite);
+  return result.data;
+}
+
+/** The sandbox's list of an entity's payout instruments (`{ data: [...] }`). */
+export function instrumentsListed(result: ProviderResult<{ data: PaymentInstrument[] }>): PaymentInstrument[] {
+  const list: unknown = result.data;
+  if (!isObject(list) || !Array.isArray(list.data)) throw invalid(result, 'GET payment-instruments', 'data', true);
+  for (const [i, item] of list.data.entries()) {
+    const fault = instrumentFault(item);
+    if (fault) throw invalid(result, 'GET payment-instruments', `data.${i}.${fault}`, true);
+  }
+  return list.data as PaymentInstrument[];
+}
+
+/** The account updater's answer: a known status, and the card's safe fields when it carries one. */
+export function updaterAnswered(result: ProviderResult<AccountUpdaterResult>): AccountUpdaterResult {
+  const fault = updaterFault(result.data);
+  // A write: the provider may have updated the stored card before its answer went wrong.
+  if (fault) throw invalid(result, 'POST account-updater/cards', fault, false);
+  return result.data;
+}

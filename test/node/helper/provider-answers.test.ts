@@ -1,0 +1,247 @@
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, afterEach, before, describe, it } from 'node:test';
+import type { CardUpdatedEvent, TesseraHelperOptions } from '../../../server/helper/index.js';
+import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
+import { type Answer, call } from '../../support/http.js';
+import { sampleFixtures } from '../sandbox/accounts-support.js';
+import {
+  cardToken,
+  type Issuer,
+  type RunningHelper,
+  sandboxCharges,
+  sandboxHelperOptions,
+  startHelper,
+  startIssuer,
+} from './support.js';
+
+/** What the tampering proxy answers instead of the provider, once, for the next request whose path matches. */
+interface Tamper {
+  readonly path: RegExp;
+  readonly method: string;
+  readonly status?: number;
+  readonly contentType?: string;
+  readonly body: string;
+}
+
+/**
+ * A loopback proxy in front of the real sandbox: every request reaches the sandbox and its answer is relayed, except
+ * that a request matching `tamper` has its answer replaced after the sandbox acted on it. So the provider really
+ * charged or changed something, and the helper only sees a broken answer, as behind a faulty gateway.
+ */
+async function tamperingProxy(target: string) {
+  let tamper: Tamper | undefined;
+  const read = async (req: IncomingMessage) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  };
+  const server: Server = createServer(async (req, res) => {
+    const body = await read(req);
+    const headers = Object.fromEntries(
+      Object.entries(req.headers).filter(([name]) => !['host', 'connection', 'content-length'].includes(name)),
+    ) as Record<string, string>;
+    const answer = await fetch(target + req.url, {
+      method: req.method!,
+      headers,
+      ...(body.length > 0 ? { body } : {}),
+      redirect: 'manual',
+    });
+    const text = await answer.text();
+    const t = tamper;
+    if (t && t.method === req.method && t.path.test(req.url!)) {
+      tamper = undefined;
+      res.writeHead(t.status ?? 200, t.contentType === undefined ? {} : { 'content-type': t.contentType });
+      res.end(t.body);
+      return;
+    }
+    const out: Record<string, string> = {};
+    answer.headers.forEach((value, name) => {
+      if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection'].includes(name)) out[name] = value;
+    });
+    res.writeHead(answer.status, out).end(text);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    /** Replaces the answer of the next matching request. */
+    once(t: Tamper) {
+      tamper = t;
+    },
+    /** Whether the tampering rule was used (a test that never reached it proves nothing). */
+    get used() {
+      return tamper === undefined;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+const JSON_TYPE = 'application/json';
+
+describe('the provider answers 2xx without what the helper reads', () => {
+  let sb: RunningSandbox;
+  let issuer: Issuer;
+  let proxy: Awaited<ReturnType<typeof tamperingProxy>>;
+  let helper: RunningHelper;
+  const updated: CardUpdatedEvent[] = [];
+
+  before(async () => {
+    sb = await startSandbox({
+      port: 0,
+      fixtures: sampleFixtures({
+        stored_cards: [
+          { id: 'src_fixture_card', number: '4000000000002008', expiry_month: 6, expiry_year: 2025 },
+          { id: 'src_updated', number: '4000000000001000', expiry_month: 6, expiry_year: 2025 },
+        ],
+      }),
+    });
+    issuer = await startIssuer(() => sb.clock.nowMs());
+    proxy = await tamperingProxy(sb.url);
+    const options: TesseraHelperOptions = {
+      ...sandboxHelperOptions(sb, issuer),
+      legacyBaseUrl: proxy.url,
+      accountsBaseUrl: proxy.url,
+      authBaseUrl: proxy.url,
+      resolveCharge: (_req, { orderReference }) =>
+        orderReference === 'order-3ds'
+          ? { amount: 4200, currency: 'GBP', threeDSecure: true }
+          : { amount: 2500, currency: 'EUR' },
+      // Each broken answer leaves its outcome unknown, which counts as a decline; this suite sends many on purpose.
+      rateLimits: { declinesPerIp: false, chargesPerIp: false },
+      onCardUpdated: (event) => {
+        updated.push(event);
+      },
+    };
+    helper = await startHelper(options);
+  });
+  after(async () => {
+    await helper.close();
+    await proxy.close();
+    await issuer.close();
+    await sb.close();
+  });
+  afterEach(() => {
+    assert.ok(proxy.used, 'the broken answer was sent');
+    assert.doesNotMatch(helper.log.text(), /TESSERA_INTERNAL/, 'no answer was a 500');
+  });
+
+  const pay = (body: unknown): Promise<Answer> => call(`${helper.url}/charges`, { body });
+  const host = async () => ({
+    authorization: `Bearer ${await issuer.sign({ entities: ['ent_fixture_a'], instruments: ['src_updated'] })}`,
+  });
+
+  function unknownOutcome(r: Answer, what: string) {
+    assert.equal(r.status, 502, `${what}: ${r.text}`);
+    assert.equal(r.json.code, 'TESSERA_PROVIDER_ERROR', what);
+    assert.equal(r.json.outcomeKnown, false, what);
+    assert.match(r.json.message, /outcome is unknown/, what);
+  }
+
+  it('answers a new charge 502 with an unknown outcome, and the retry the one real charge', async () => {
+    const charge = {
+      id: 'charge_x',
+      status: 'Captured',
+      responseCode: '10000',
+      value: 2500,
+      currency: 'EUR',
+      card: { paymentMethod: 'Visa', last4: '4242', expiryMonth: '12', expiryYear: '2030' },
+    };
+    const broken: [string, Partial<Tamper>][] = [
+      ['an empty 200', { body: '' }],
+      ['a 204', { status: 204, body: '' }],
+      ['null', { contentType: JSON_TYPE, body: 'null' }],
+      ['an array', { contentType: JSON_TYPE, body: '[]' }],
+      ['an empty object', { contentType: JSON_TYPE, body: '{}' }],
+      ['a numeric id', { contentType: JSON_TYPE, body: JSON.stringify({ ...charge, id: 5 }) }],
+      ['an unknown status', { contentType: JSON_TYPE, body: JSON.stringify({ ...charge, status: 'Weird' }) }],
+      [
+        'Pending without a challenge',
+        { contentType: JSON_TYPE, body: JSON.stringify({ ...charge, status: 'Pending' }) },
+      ],
+      ['no card', { contentType: JSON_TYPE, body: JSON.stringify({ ...charge, card: undefined }) }],
+      [
+        'a card without brand',
+        { contentType: JSON_TYPE, body: JSON.stringify({ ...charge, card: { last4: '4242' } }) },
+      ],
+      ['an amount as text', { contentType: JSON_TYPE, body: JSON.stringify({ ...charge, value: '2500' }) }],
+      [
+        'a challenge URL that is a script',
+        { contentType: JSON_TYPE, body: JSON.stringify({ id: 'pay_tok_x', redirectUrl: 'javascript:alert(1)' }) },
+      ],
+    ];
+    for (const [what, answer] of broken) {
+      const body = { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@shop.example' };
+      const before = (await sandboxCharges(sb)).length;
+      proxy.once({ path: /\/charges\/token$/, method: 'POST', body: '', ...answer });
+      unknownOutcome(await pay(body), what);
+      assert.ok(proxy.used, what);
+      // The provider did charge: the same request again resends the idempotency key and learns the real charge.
+      const retry = await pay(body);
+      assert.equal(retry.status, 201, `${what}, retried: ${retry.text}`);
+      assert.match(retry.json.id, /^charge_/);
+      // Both requests reached the provider, and both answered the one charge the first made.
+      const ids = (await sandboxCharges(sb)).slice(before).map((e) => (e.responseBody as { id?: string }).id);
+      assert.deepEqual(ids, [retry.json.id, retry.json.id], what);
+    }
+  });
+
+  it('answers the 3-D Secure return 502 when the charge read back is malformed, and the page can come back', async () => {
+    const body = {
+      cardToken: await cardToken(sb, '4000000000003220'),
+      orderReference: 'order-3ds',
+      email: 'a@shop.example',
+    };
+    const started = await pay(body);
+    assert.equal(started.status, 202, started.text);
+    const token = new URL(started.json.redirectUrl).pathname.split('/').find((p) => p.startsWith('pay_tok_'));
+    assert.ok(token, started.json.redirectUrl);
+    const back = `${helper.url}/charges/3ds-return?cko-payment-token=${token}`;
+    proxy.once({ path: /\/charges\/pay_tok_/, method: 'GET', contentType: JSON_TYPE, body: '{"id":"charge_x"}' });
+    const r = await call(back, { headers: { accept: JSON_TYPE } });
+    assert.equal(r.status, 502, r.text);
+    assert.equal(r.json.code, 'TESSERA_PROVIDER_ERROR');
+    assert.equal(r.json.outcomeKnown, true, 'a read changed nothing');
+    // Read properly, the challenge is still open.
+    assert.equal((await call(back, { headers: { accept: JSON_TYPE } })).json.code, 'TESSERA_3DS_NOT_FINISHED');
+  });
+
+  it('answers the account updater 502 without calling onCardUpdated when its answer is malformed', async () => {
+    const broken = [
+      '{}',
+      '{"account_update_status":"SOMETHING_NEW"}',
+      '{"account_update_status":"CARD_UPDATED","card":{"bin":"424242","last4":4242}}',
+      'null',
+    ];
+    for (const body of broken) {
+      proxy.once({ path: /\/account-updater\/cards$/, method: 'POST', contentType: JSON_TYPE, body });
+      const r = await call(`${helper.url}/account-updater`, {
+        body: { instrumentId: 'src_updated' },
+        headers: await host(),
+      });
+      unknownOutcome(r, body);
+    }
+    assert.deepEqual(updated, []);
+  });
+
+  it('answers the payout instruments 502 when one read back is malformed, and after a change says its outcome is unknown', async () => {
+    const instrument = /\/payment-instruments\/ppi_[^/]*$/;
+    const url = `${helper.url}/entities/ent_fixture_a/payment-instruments/ppi_verified_1`;
+    for (const body of ['{}', '{"id":"ppi_verified_1","status":"verified","default":"yes"}', '[]']) {
+      proxy.once({ path: instrument, method: 'GET', contentType: JSON_TYPE, body });
+      const r = await call(url, { headers: await host() });
+      assert.equal(r.status, 502, `${body}: ${r.text}`);
+      assert.equal(r.json.outcomeKnown, true, body);
+    }
+    proxy.once({ path: /\/payment-instruments$/, method: 'GET', contentType: JSON_TYPE, body: '{"data":[{"id":7}]}' });
+    const list = await call(`${helper.url}/entities/ent_fixture_a/payment-instruments`, { headers: await host() });
+    assert.equal(list.status, 502, list.text);
+    proxy.once({ path: instrument, method: 'GET', contentType: JSON_TYPE, body: '{}' });
+    const patched = await call(url, { method: 'PATCH', body: { label: 'Main account' }, headers: await host() });
+    unknownOutcome(patched, 'PATCH');
+  });
+});
