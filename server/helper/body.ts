@@ -46,9 +46,12 @@ function readError(e: BodyReadError): HelperHttpError {
 export function jsonBody(limit: number): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     // A body parser the app mounted before the helper (express.json()) has read the stream already:
-    // check what it parsed instead of waiting for a stream that has ended.
+    // check what it parsed instead of waiting for a stream that has ended. Its media type is held to the same rule:
+    // an app-wide express.urlencoded() or express.text() would otherwise let a cross-site form, which needs no CORS
+    // preflight, post a charge from a shopper's browser (docs/decisions/helper.md#helper-body).
     if (req.readableEnded || (req as { _body?: boolean })._body) {
       try {
+        if (hasBody(req)) checkMediaType(req);
         checkParsed(req.body ?? {});
       } catch (err) {
         return next(err);
@@ -82,15 +85,26 @@ function checkParsed(parsed: unknown): void {
   checkShape(parsed);
 }
 
-/** The body read in full, parsed and checked as {@link jsonBody} describes. */
-function parseJson(req: Request, raw: Buffer): unknown {
-  if (raw.length === 0) return {};
+/** Whether the request carried a body (RFC 9112 §6.3: a length above zero, or a transfer coding). */
+function hasBody(req: Request): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/** A body must be `application/json`, in UTF-8 if a charset is named; else 415. */
+function checkMediaType(req: Request): void {
   const [mediaType = '', ...params] = (req.headers['content-type'] ?? '').split(';');
   if (mediaType.trim().toLowerCase() !== 'application/json' || !utf8Charset(params)) {
     throw new HelperHttpError(415, 'TESSERA_UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json in UTF-8', {
       field: 'content-type',
     });
   }
+}
+
+/** The body read in full, parsed and checked as {@link jsonBody} describes. */
+function parseJson(req: Request, raw: Buffer): unknown {
+  if (raw.length === 0) return {};
+  checkMediaType(req);
   let text: string;
   try {
     text = utf8.decode(raw);

@@ -249,6 +249,40 @@ describe('helper behind an app-wide express.json()', () => {
   });
 });
 
+describe('helper behind an app-wide parser of other media types', () => {
+  it('refuses a form or text body another parser read, as it refuses one it reads itself (a cross-site form sends those without a preflight)', async () => {
+    const app = express();
+    app.use(express.urlencoded({ extended: false }));
+    app.use(express.text());
+    app.use(express.json({ type: ['application/json', 'application/csp-report'] }));
+    app.use('/payments', tesseraHelper({ ...options, logger: captureLogger().logger }));
+    const server = createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/payments/charges`;
+    const fields = { cardToken: 'card_tok_abcdefgh', orderReference: 'order-1', email: 'a@b.co' };
+    try {
+      const bodies: [string, string][] = [
+        ['application/x-www-form-urlencoded', new URLSearchParams(fields).toString()],
+        ['text/plain', JSON.stringify(fields)],
+        ['application/csp-report', JSON.stringify(fields)],
+      ];
+      for (const [type, raw] of bodies) {
+        const r = await call(url, { raw, headers: { 'content-type': type } });
+        assert.equal(r.status, 415, `${type}: ${r.text}`);
+        assert.equal(r.json.code, 'TESSERA_UNSUPPORTED_MEDIA_TYPE', type);
+        assert.equal(r.json.field, 'content-type', type);
+      }
+      // JSON another parser read is still taken: the check is on the media type, not on who parsed it.
+      const json = await call(url, { body: { ...fields, cardToken: 'nope' } });
+      assert.equal(json.status, 400, json.text);
+      assert.equal(json.json.field, 'cardToken');
+    } finally {
+      server.close();
+      server.closeAllConnections();
+    }
+  });
+});
+
 describe('redactingLogger', () => {
   it('masks card numbers in short and long text alike, cuts secrets and JWTs, and keeps request ids as they are', () => {
     const { logger, log } = captureLogger();
