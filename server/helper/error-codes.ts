@@ -31,6 +31,11 @@ export const HELPER_ERROR_CODES = {
       'The charge was declined (the answer also carries the charge id; the issuer code only with `exposeDeclineCodes`).',
   },
   TESSERA_HOST_FORBIDDEN: { status: 403, meaning: 'The host token does not allow this entity or instrument.' },
+  TESSERA_CROSS_SITE_REFUSED: {
+    status: 403,
+    meaning:
+      'A browser sent this write from another site (`Sec-Fetch-Site`, or an `Origin` that is not this host); list the page’s origin in `corsOrigins` if it is yours.',
+  },
   TESSERA_ROUTE_NOT_FOUND: { status: 404, meaning: 'The helper has no route for this method and path.' },
   TESSERA_NOT_FOUND: { status: 404, meaning: 'The provider has no such object; `field` names the path parameter.' },
   TESSERA_UNKNOWN_PAYMENT: { status: 404, meaning: 'A 3-D Secure return names no payment this helper started.' },

@@ -4,6 +4,7 @@ import { forwardRejections } from './async-routes.js';
 import { cardDataRefused } from './body.js';
 import { DEFAULT_LIMITS, type HelperContext, type ResolvedLimits } from './context.js';
 import { cors } from './cors.js';
+import { crossSiteGuard } from './cross-site.js';
 import { type ErrorPage, errorBody, HelperHttpError } from './errors.js';
 import { createHostVerifier } from './host-auth.js';
 import type { KeyCheckResult } from './key-check.js';
@@ -146,6 +147,8 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
   const router = forwardRejections(express.Router()) as TesseraHelper;
   // helmet's headers on every response, errors included (taken once: see securityHeaders).
   const headers = securityHeaders();
+  // Checked in this first middleware, not a layer of its own: one routing step less per request.
+  const crossSite = crossSiteGuard(o.corsOrigins, o.publicUrl);
   router.use((req: Request, res: Response, next: NextFunction) => {
     for (const [name, value] of headers.set) res.setHeader(name, value);
     for (const name of headers.remove) res.removeHeader(name);
@@ -170,6 +173,8 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
     });
     // A card number in the URL (query or path) is refused like one in a body, before any route reads it.
     if (containsPan(readableUrl(req.originalUrl))) return next(cardDataRefused('query'));
+    const refused = crossSite(req);
+    if (refused) return next(refused);
     next();
   });
   if (o.corsOrigins?.length) router.use(cors(o.corsOrigins));
