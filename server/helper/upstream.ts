@@ -8,6 +8,7 @@ import {
   RateLimitError,
   TimeoutError,
 } from '../provider/errors.js';
+import { TOKEN_OPERATION } from '../provider/oauth/token-source.js';
 import { HelperHttpError } from './errors.js';
 
 /**
@@ -57,7 +58,9 @@ export function upstreamError(err: unknown): HelperHttpError {
       cause: err,
     });
   }
-  if (err instanceof AuthenticationError || err instanceof PermissionError) {
+  // The access-token request refused (RFC 6749 §5.2 answers 400 as well as 401) is this server's credentials too.
+  const tokenRefused = err.operation === TOKEN_OPERATION && err.status !== undefined && err.status < 500;
+  if (err instanceof AuthenticationError || err instanceof PermissionError || tokenRefused) {
     return new HelperHttpError(
       502,
       'TESSERA_PROVIDER_ERROR',

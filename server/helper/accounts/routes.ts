@@ -2,8 +2,9 @@ import { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
 import type { AccountsClient } from '../../provider/accounts/client.js';
 import type { PaymentInstrument } from '../../provider/accounts/types.js';
-import { NotFoundError, PreconditionRequiredError, ValidationError } from '../../provider/errors.js';
+import { NotFoundError, PreconditionRequiredError, ProviderError, ValidationError } from '../../provider/errors.js';
 import { errorCodesOf } from '../../provider/http/response.js';
+import { TOKEN_OPERATION } from '../../provider/oauth/token-source.js';
 import { instrumentLabelSchema } from '../../provider/schemas/accounts/index.js';
 import { jsonBody } from '../body.js';
 import type { HelperContext } from '../context.js';
@@ -78,8 +79,12 @@ function pathParam(req: Request, name: string, pattern: RegExp, what: string): s
   return value;
 }
 
-/** The provider's 404/422/428 as answers about the caller's input; anything else is an upstream fault. */
+/**
+ * The provider's 404/422/428 as answers about the caller's input; anything else is an upstream fault, and so is any
+ * failure of the access-token request, which carries nothing of the caller's.
+ */
 function accountsError(err: unknown, field: string): HelperHttpError {
+  if (err instanceof ProviderError && err.operation === TOKEN_OPERATION) return upstreamError(err);
   if (err instanceof NotFoundError) {
     // The entity itself may be what is missing: said so when the provider's error codes say it (the sandbox's do).
     const missing = errorCodesOf(err.body).includes('entity_not_found') ? 'entityId' : field;

@@ -28,8 +28,11 @@ export interface Exchange {
   /** Decodes a response body (`contentType` may be null). Throws on a body it cannot read. */
   readonly decode: (text: string, contentType: string | null) => unknown;
   readonly signal?: AbortSignal;
-  /** Marks a request as safe to retry whatever its method (e.g. the OAuth token request, which has no effect). */
-  readonly retrySafe?: boolean;
+  /**
+   * The request changes nothing at the provider whatever its method (the OAuth token request): it is safe to retry,
+   * and a failure leaves the outcome known, as for a GET.
+   */
+  readonly effectFree?: boolean;
 }
 
 /** Everything the core needs from the client: validated options and the client's redactor. */

@@ -17,9 +17,12 @@ export type { Credential, Exchange, HttpContext } from './exchange.js';
  */
 
 const RETRY_STATUSES = new Set([429, 502, 503, 504]);
-/** GET, PUT with If-Match, or any request carrying an idempotency key (docs/decisions/provider.md#client-retries). */
+/**
+ * GET, PUT with If-Match, any request carrying an idempotency key, or one without effect
+ * (docs/decisions/provider.md#client-retries).
+ */
 export function isRetrySafe(ex: Exchange): boolean {
-  if (ex.retrySafe !== undefined) return ex.retrySafe;
+  if (ex.effectFree) return true;
   return ex.method === 'GET' || ex.idempotencyKey !== undefined || (ex.method === 'PUT' && 'If-Match' in ex.headers);
 }
 
@@ -28,7 +31,8 @@ export async function send<T>(http: HttpContext, ex: Exchange): Promise<Provider
   const { config } = http;
   const { logger } = config;
   const safe = isRetrySafe(ex);
-  const read = ex.method === 'GET';
+  // What a failure tells of the outcome: a read, or a request without effect, changed nothing.
+  const read = ex.method === 'GET' || ex.effectFree === true;
   const headers: Record<string, string> = { 'User-Agent': config.userAgent, ...ex.headers };
   if (ex.idempotencyKey !== undefined) headers[config.idempotencyHeader] = ex.idempotencyKey;
   const target = new URL(ex.url);

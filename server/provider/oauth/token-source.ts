@@ -68,6 +68,9 @@ export const oauthOptionShape = {
   now: functionOption<() => number>('returning milliseconds').optional(),
 };
 
+/** The `operation` of every error the access-token request throws, so the helper can tell it from its own call's. */
+export const TOKEN_OPERATION = 'POST /connect/token';
+
 /**
  * Creates a token source.
  *
@@ -121,12 +124,12 @@ export function tokenSourceFrom(
     const result = await send<unknown>(http, {
       method: 'POST',
       url,
-      operation: 'POST /connect/token',
+      operation: TOKEN_OPERATION,
       headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
       body: form.toString(),
       logBody: { grant_type: 'client_credentials', client_id: clientId, scope },
       decode: (text) => JSON.parse(text),
-      retrySafe: true,
+      effectFree: true,
       ...(signal ? { signal } : {}),
     });
     const body = result.data as Record<string, unknown> | undefined;
@@ -141,12 +144,12 @@ export function tokenSourceFrom(
       !(expiresIn > 0)
     ) {
       throw new InvalidResponseError(
-        'POST /connect/token answered without a bearer access_token and a positive expires_in',
+        `${TOKEN_OPERATION} answered without a bearer access_token and a positive expires_in`,
         {
           status: result.status,
           requestId: result.requestId,
           outcomeKnown: true,
-          operation: 'POST /connect/token',
+          operation: TOKEN_OPERATION,
         },
       );
     }

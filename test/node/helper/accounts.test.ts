@@ -311,6 +311,38 @@ describe('dashboard routes against the sandbox', () => {
     }
   });
 
+  it("answers a failed access-token request as this server's fault: 502/503, outcome known, no field of the caller's", async () => {
+    const token = await tokenA();
+    const cases: [Record<string, unknown>, number, RegExp][] = [
+      // RFC 6749 §5.2 refusals (invalid_client, invalid_scope…) come as 400: the server's credentials, not the page's ids.
+      [{ status: 400 }, 502, /credentials/],
+      [{ status: 401 }, 502, /credentials/],
+      [{ status: 500 }, 502, /nothing was done/],
+      [{ status: 503 }, 503, /nothing was done/],
+    ];
+    for (const [rule, status, message] of cases) {
+      const fresh = await helper();
+      await call(`${sb.url}/_sandbox/faults`, { body: { method: 'POST', path: '/connect/token', count: 1, ...rule } });
+      const r = await ask('/entities/ent_fixture_a/payment-instruments/ppi_verified_1', token, { target: fresh });
+      assert.equal(r.status, status, `${JSON.stringify(rule)}: ${r.text}`);
+      assert.equal(r.json.field, undefined, JSON.stringify(rule));
+      assert.equal(r.json.outcomeKnown, true, `${JSON.stringify(rule)}: no request of the caller was sent`);
+      assert.match(r.json.message, message, JSON.stringify(rule));
+    }
+    // The updater is a write: a failed token request still means it was never sent.
+    const fresh = await helper();
+    await call(`${sb.url}/_sandbox/faults`, {
+      body: { method: 'POST', path: '/connect/token', count: 1, status: 500 },
+    });
+    const updater = await ask('/account-updater', token, {
+      target: fresh,
+      method: 'POST',
+      body: { instrumentId: 'src_updated' },
+    });
+    assert.equal(updater.status, 502, updater.text);
+    assert.equal(updater.json.outcomeKnown, true);
+  });
+
   it('never answers or logs the client secret, the secret key or an access token', () => {
     const all = [...seen, ...helpers.map((x) => x.log.text())].join('\n');
     assert.ok(all.length > 1000);

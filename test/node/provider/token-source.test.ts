@@ -3,10 +3,12 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import {
   AuthenticationError,
   createTokenSource,
+  ProviderError,
   ProviderServerError,
   type TokenSource,
   ValidationError,
 } from '../../../server/provider/index.js';
+import { TOKEN_OPERATION } from '../../../server/provider/oauth/token-source.js';
 import type { RunningSandbox } from '../../../server/sandbox/index.js';
 import { FAST_RETRY, fault, requests, reset, sandbox } from './support.js';
 
@@ -96,6 +98,20 @@ describe('OAuth token source against the sandbox', () => {
     const error = await tokens.token(['vault:real-time-account-updater']).catch((e: unknown) => e);
     assert.ok(error instanceof ProviderServerError);
     assert.equal(error.attempts, 3);
+    // A POST, but one that changes nothing: its failure leaves nothing unknown, unlike a charge's.
+    assert.equal(error.outcomeKnown, true);
+    assert.equal(error.operation, TOKEN_OPERATION);
+  });
+
+  it('says a token request answered with a body it cannot read changed nothing', async () => {
+    await reset(sb);
+    await fault(sb, { path: '/connect/token', stallBody: true, count: 1 });
+    const { clientId, clientSecret } = sb.credentials;
+    const quick = createTokenSource({ clientId, clientSecret, authUrl: sb.url, timeoutMs: 300, maxRetries: 0 });
+    const error = await quick.token(['accounts']).catch((e: unknown) => e);
+    assert.ok(error instanceof ProviderError, String(error));
+    assert.equal(error.outcomeKnown, true);
+    await quick.close();
   });
 
   it('rejects scopes that are not OAuth scope tokens with a TypeError', async () => {
