@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type { CardUpdatedEvent, TesseraHelperOptions } from '../../../server/helper/index.js';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { type Answer, call } from '../../support/http.js';
+import { startRelay } from '../../support/relay.js';
 import { sampleFixtures } from '../sandbox/accounts-support.js';
 import {
   cardToken,
@@ -26,45 +25,26 @@ interface Tamper {
 }
 
 /**
- * A loopback proxy in front of the real sandbox: every request reaches the sandbox and its answer is relayed, except
- * that a request matching `tamper` has its answer replaced after the sandbox acted on it. So the provider really
+ * The real sandbox behind a relay: every request reaches the sandbox and its answer is passed back, except that the
+ * next request matching `once(tamper)` has its answer replaced after the sandbox acted on it. So the provider really
  * charged or changed something, and the helper only sees a broken answer, as behind a faulty gateway.
  */
 async function tamperingProxy(target: string) {
   let tamper: Tamper | undefined;
-  const read = async (req: IncomingMessage) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks);
-  };
-  const server: Server = createServer(async (req, res) => {
-    const body = await read(req);
-    const headers = Object.fromEntries(
-      Object.entries(req.headers).filter(([name]) => !['host', 'connection', 'content-length'].includes(name)),
-    ) as Record<string, string>;
-    const answer = await fetch(target + req.url, {
-      method: req.method!,
-      headers,
-      ...(body.length > 0 ? { body } : {}),
-      redirect: 'manual',
-    });
-    const text = await answer.text();
-    const t = tamper;
-    if (t && t.method === req.method && t.path.test(req.url!)) {
+  const relay = await startRelay(target, {
+    replace(method, path) {
+      const t = tamper;
+      if (!t || t.method !== method || !t.path.test(path)) return undefined;
       tamper = undefined;
-      res.writeHead(t.status ?? 200, t.contentType === undefined ? {} : { 'content-type': t.contentType });
-      res.end(t.body);
-      return;
-    }
-    const out: Record<string, string> = {};
-    answer.headers.forEach((value, name) => {
-      if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection'].includes(name)) out[name] = value;
-    });
-    res.writeHead(answer.status, out).end(text);
+      return {
+        status: t.status ?? 200,
+        ...(t.contentType === undefined ? {} : { contentType: t.contentType }),
+        body: t.body,
+      };
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: relay.url,
     /** Replaces the answer of the next matching request. */
     once(t: Tamper) {
       tamper = t;
@@ -73,11 +53,7 @@ async function tamperingProxy(target: string) {
     get used() {
       return tamper === undefined;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: relay.close,
   };
 }
 

@@ -1,6 +1,7 @@
 import { remote } from 'webdriverio';
 import { findWebKit } from '../../../../scripts/engines.js';
 import { keyActions, startWebKitDriver, webkitCapabilities } from '../../../../scripts/wtr-launchers.js';
+import { startRelay } from '../../../support/relay.js';
 import {
   type CardField,
   type Engine,
@@ -10,7 +11,6 @@ import {
   readText,
   waitFor,
 } from './driver.js';
-import { startRelay } from './relay.js';
 
 type Browser = Awaited<ReturnType<typeof remote>>;
 
@@ -46,7 +46,10 @@ export async function launchWebKitEngine({ demoUrl }: EngineOptions): Promise<En
     pageErrors: undefined,
     pending: [],
   };
-  const relay = await startRelay(demoUrl, traffic);
+  const relay = await startRelay(demoUrl, {
+    sent: (url, method, body) => traffic.sent.push({ url, method, body: body.toString('utf8') }),
+    answered: (url, status) => traffic.answers.push({ url, status }),
+  });
   const driver = await startWebKitDriver();
   let current: Browser | undefined;
   const session = () =>
