@@ -96,7 +96,7 @@ function invalid(result: ProviderResult<unknown>, operation: string, field: stri
  * The answer to a new charge: a charge, or the 3-D Secure redirect (a `pay_tok_…` id and an http(s) challenge URL).
  * A charge still `Pending` without a redirect is refused too: the shopper could not finish it.
  */
-export function chargeCreated<T extends Charge | ThreeDSecureRedirect>(result: ProviderResult<T>): T {
+export function checkChargeCreated(result: ProviderResult<Charge | ThreeDSecureRedirect>): void {
   const data: unknown = result.data;
   let fault: string | undefined;
   if (isObject(data) && typeof data.redirectUrl === 'string') {
@@ -105,7 +105,6 @@ export function chargeCreated<T extends Charge | ThreeDSecureRedirect>(result: P
     fault = chargeFault(data, false);
   }
   if (fault) throw invalid(result, 'POST charges/token', fault, false);
-  return result.data;
 }
 
 /** A charge read back by its id or payment token (`Pending` while its 3-D Secure challenge is open). */

@@ -11,6 +11,11 @@ import {
 import { TOKEN_OPERATION } from '../provider/oauth/token-source.js';
 import { HelperHttpError } from './errors.js';
 
+/** Whether `err` is the access-token request's: it carries nothing of the caller's request, whatever its status. */
+export function isTokenRequestError(err: unknown): err is ProviderError {
+  return err instanceof ProviderError && err.operation === TOKEN_OPERATION;
+}
+
 /**
  * Maps a provider failure the route could not answer itself to 502/503/504,
  * always saying whether the outcome is known (docs/decisions/helper.md#helper-upstream):
@@ -59,7 +64,7 @@ export function upstreamError(err: unknown): HelperHttpError {
     });
   }
   // The access-token request refused (RFC 6749 §5.2 answers 400 as well as 401) is this server's credentials too.
-  const tokenRefused = err.operation === TOKEN_OPERATION && err.status !== undefined && err.status < 500;
+  const tokenRefused = isTokenRequestError(err) && err.status !== undefined && err.status < 500;
   if (err instanceof AuthenticationError || err instanceof PermissionError || tokenRefused) {
     return new HelperHttpError(
       502,

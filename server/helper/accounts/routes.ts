@@ -2,9 +2,8 @@ import { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
 import type { AccountsClient } from '../../provider/accounts/client.js';
 import type { PaymentInstrument } from '../../provider/accounts/types.js';
-import { NotFoundError, PreconditionRequiredError, ProviderError, ValidationError } from '../../provider/errors.js';
+import { NotFoundError, PreconditionRequiredError, ValidationError } from '../../provider/errors.js';
 import { errorCodesOf } from '../../provider/http/response.js';
-import { TOKEN_OPERATION } from '../../provider/oauth/token-source.js';
 import { instrumentLabelSchema } from '../../provider/schemas/accounts/index.js';
 import { jsonBody } from '../body.js';
 import type { HelperContext } from '../context.js';
@@ -13,7 +12,7 @@ import { forbidden, type HostClaims, requireHost } from '../host-auth.js';
 import type { CardUpdatedEvent } from '../options.js';
 import { instrumentRead, instrumentsListed, updaterAnswered } from '../provider-answers.js';
 import { consume } from '../rate-limit.js';
-import { upstreamError } from '../upstream.js';
+import { isTokenRequestError, upstreamError } from '../upstream.js';
 import { parseBody } from '../validate.js';
 
 const ENTITY_ID = /^ent_[A-Za-z0-9_-]{1,100}$/;
@@ -84,7 +83,7 @@ function pathParam(req: Request, name: string, pattern: RegExp, what: string): s
  * failure of the access-token request, which carries nothing of the caller's.
  */
 function accountsError(err: unknown, field: string): HelperHttpError {
-  if (err instanceof ProviderError && err.operation === TOKEN_OPERATION) return upstreamError(err);
+  if (isTokenRequestError(err)) return upstreamError(err);
   if (err instanceof NotFoundError) {
     // The entity itself may be what is missing: said so when the provider's error codes say it (the sandbox's do).
     const missing = errorCodesOf(err.body).includes('entity_not_found') ? 'entityId' : field;

@@ -12,7 +12,7 @@ import { jsonBody } from '../body.js';
 import type { HelperContext } from '../context.js';
 import { badRequest, HelperHttpError } from '../errors.js';
 import type { ChargeRequestBody } from '../options.js';
-import { chargeCreated, chargeRead } from '../provider-answers.js';
+import { chargeRead, checkChargeCreated } from '../provider-answers.js';
 import {
   type Budget,
   commitDeclines,
@@ -309,7 +309,7 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
       let answer: Awaited<ReturnType<LegacyClient['charges']['create']>>;
       try {
         answer = await legacy.charges.create(request, { idempotencyKey: idempotencyKeyFor(body.cardToken, digest) });
-        chargeCreated(answer);
+        checkChargeCreated(answer);
       } catch (err) {
         const shopper = err instanceof ValidationError ? shopperError(err) : undefined;
         if (shopper) throw shopper;
