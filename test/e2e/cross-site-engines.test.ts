@@ -6,17 +6,10 @@ import express, { type Request, type Response } from 'express';
 import { selectedEngines } from '../../scripts/engines.js';
 import { tesseraHelper } from '../../server/helper/index.js';
 import { type RunningSandbox, startSandbox } from '../../server/sandbox/index.js';
+import { cardToken } from '../node/helper/support.js';
 import { permissiveCors } from '../support/permissive-cors.js';
-import { launchChromiumEngine } from './lib/engines/chromium.js';
-import type { Engine, EngineOptions } from './lib/engines/driver.js';
-import { launchFirefoxEngine } from './lib/engines/firefox.js';
-import { launchWebKitEngine } from './lib/engines/webkit.js';
-
-const ENGINES: Record<string, { title: string; launch: (options: EngineOptions) => Promise<Engine> }> = {
-  chromium: { title: 'Chromium', launch: launchChromiumEngine },
-  firefox: { title: 'Firefox ESR', launch: launchFirefoxEngine },
-  webkit: { title: 'WebKit', launch: launchWebKitEngine },
-};
+import { ENGINES } from './lib/engines/all.js';
+import type { Engine } from './lib/engines/driver.js';
 
 /**
  * A page whose script posts a charge to `target` with `fetch`, as the shop's checkout does, and writes the status
@@ -85,15 +78,6 @@ describe('a charge posted from another site, in every browser engine', { timeout
     await sb?.close();
   });
 
-  async function cardToken(): Promise<string> {
-    const r = await fetch(`${sb.url}/api2/v2/tokens/card`, {
-      method: 'POST',
-      headers: { authorization: sb.credentials.publicKey, 'content-type': 'application/json' },
-      body: JSON.stringify({ number: '4242424242424242', expiryMonth: 12, expiryYear: 2031, cvv: '123' }),
-    });
-    return ((await r.json()) as { id: string }).id;
-  }
-
   for (const name of selectedEngines()) {
     const { title, launch } = ENGINES[name]!;
     describe(title, () => {
@@ -108,12 +92,12 @@ describe('a charge posted from another site, in every browser engine', { timeout
       it('is refused with 403 though the app answered the preflight, and the same page on the shop is charged', async () => {
         const target = encodeURIComponent(`${shopUrl}/payments/charges`);
         const hostile = await engine.newPage();
-        await hostile.goto(`${otherUrl}/?target=${target}&token=${await cardToken()}`);
+        await hostile.goto(`${otherUrl}/?target=${target}&token=${await cardToken(sb)}`);
         const refused = await hostile.waitForText('#result', /^(answered|failed) /);
         assert.equal(refused, 'answered 403 TESSERA_CROSS_SITE_REFUSED');
         const own = await engine.newPage();
         await own.goto(
-          `${shopUrl}/checkout?target=${encodeURIComponent('/payments/charges')}&token=${await cardToken()}`,
+          `${shopUrl}/checkout?target=${encodeURIComponent('/payments/charges')}&token=${await cardToken(sb)}`,
         );
         assert.match(await own.waitForText('#result', /^(answered|failed) /), /^answered 201 charge_/);
       });

@@ -2,18 +2,10 @@ import { after, before, describe } from 'node:test';
 import pino from 'pino';
 import { type RunningDemo, startDemo } from '../../demo/server.js';
 import { selectedEngines } from '../../scripts/engines.js';
-import { launchChromiumEngine } from './lib/engines/chromium.js';
-import type { Engine, EngineOptions } from './lib/engines/driver.js';
-import { launchFirefoxEngine } from './lib/engines/firefox.js';
-import { launchWebKitEngine } from './lib/engines/webkit.js';
+import { ENGINES } from './lib/engines/all.js';
+import type { Engine } from './lib/engines/driver.js';
 import { SandboxReader } from './lib/env.js';
 import { type PurchaseEnv, purchaseTests } from './lib/purchase-tests.js';
-
-const ENGINES: Record<string, { title: string; launch: (options: EngineOptions) => Promise<Engine> }> = {
-  chromium: { title: 'Chromium (playwright-core)', launch: launchChromiumEngine },
-  firefox: { title: 'Firefox ESR (puppeteer-core over WebDriver BiDi)', launch: launchFirefoxEngine },
-  webkit: { title: 'WebKit (WebKitGTK MiniBrowser through WebKitWebDriver, webdriverio)', launch: launchWebKitEngine },
-};
 
 // One demo for the file; each engine is launched for its own describe block, and every test is a new shopper.
 // $TESSERA_BROWSERS narrows the engines, as for the browser suite (scripts/engines.js); an engine that is selected
