@@ -68,7 +68,11 @@ const SET_AND_RELEASE = `redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 if redis.call('GET', KEYS[2]) == ARGV[3] then redis.call('DEL', KEYS[2]) end
 return 0`;
 
-type Script = 'hit' | 'count' | 'unhit' | 'release' | 'claimAndGet' | 'setAndRelease';
+// PEXPIRE of a claim only for its owner: an owner keeping its claim while it works.
+const EXTEND = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0`;
+
+type Script = 'hit' | 'count' | 'unhit' | 'release' | 'claimAndGet' | 'setAndRelease' | 'extend';
 const SCRIPTS: Record<Script, string> = {
   hit: HIT,
   count: COUNT,
@@ -76,6 +80,7 @@ const SCRIPTS: Record<Script, string> = {
   release: RELEASE,
   claimAndGet: CLAIM_AND_GET,
   setAndRelease: SET_AND_RELEASE,
+  extend: EXTEND,
 };
 const SHAS = Object.fromEntries(
   Object.entries(SCRIPTS).map(([name, source]) => [name, createHash('sha1').update(source).digest('hex')]),
@@ -257,5 +262,9 @@ export class RedisStore implements TesseraStore {
     return this.#call(async () => {
       await this.#scriptKeys('setAndRelease', [key, claimKey], [value, ttl(ttlMs), claimValue]);
     });
+  }
+
+  extend(key: string, value: string, ttlMs: number): Promise<boolean> {
+    return this.#call(async () => (await this.#script('extend', key, value, ttl(ttlMs))) === 1);
   }
 }

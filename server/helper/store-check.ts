@@ -179,6 +179,24 @@ export const STORE_CHECKS: readonly StoreCheck[] = [
       assert.equal(await store.claim(k('alone:claim'), 'd', 60_000), true);
     },
   },
+  {
+    name: 'extend gives a claim a new TTL, only for its owner and only while it lives',
+    applies: (store) => typeof store.extend === 'function',
+    async run({ store, k, advance, short }) {
+      const extend = store.extend!.bind(store);
+      assert.equal(await store.claim(k('hook:claim'), 'a', short * 2), true);
+      assert.equal(await extend(k('hook:claim'), 'b', 60_000), false, 'another owner cannot extend it');
+      assert.equal(await extend(k('hook:claim'), 'a', 60_000), true);
+      await advance(short * 4);
+      assert.equal(await store.get(k('hook:claim')), 'a', 'kept past its first TTL');
+      assert.equal(await store.claim(k('hook:claim'), 'c', 60_000), false, 'still held');
+      assert.equal(await extend(k('hook:claim'), 'a', short), true, 'shortened as asked');
+      await advance(short * 2);
+      assert.equal(await store.get(k('hook:claim')), undefined, 'ends with its new TTL');
+      assert.equal(await extend(k('hook:claim'), 'a', 60_000), false, 'an ended claim is not brought back');
+      assert.equal(await store.get(k('hook:claim')), undefined);
+    },
+  },
 ];
 
 /** A check of {@link checkTesseraStore} that the store failed; `check` names it, `cause` says how. */
@@ -204,8 +222,8 @@ export interface CheckTesseraStoreOptions {
 /**
  * Checks that a {@link TesseraStore} of your own behaves as the helper relies on, with the checks this package runs
  * on `MemoryStore` and `RedisStore`: values and their TTL, fixed counter windows, 100 concurrent hits, `unhit`, one
- * winner among 50 concurrent claims, a release only by the claim's owner, and `claimAndGet` and `setAndRelease` when
- * the store has them. Every check writes under keys of its own (`tessera-check:<random>:…`), each with a TTL, so a
+ * winner among 50 concurrent claims, a release only by the claim's owner, and `claimAndGet`, `setAndRelease` and
+ * `extend` when the store has them. Every check writes under keys of its own (`tessera-check:<random>:…`), each with a TTL, so a
  * test database will do. Resolves when every check passed; rejects with a {@link StoreCheckError} naming the first
  * that failed. Call it from your own test suite, once per release of your store.
  *

@@ -55,13 +55,20 @@ export interface TesseraStore {
    * records an `onCharge` delivery the same way; a store without it gets the two calls one after the other.
    */
   setAndRelease?(key: string, value: string, ttlMs: number, claimKey: string, claimValue: string): Promise<void>;
+  /**
+   * Optional: gives `key` a new TTL of `ttlMs` when its value is still `value` (an owner keeping its claim while it
+   * works), atomically (Redis: one script), and answers whether it did. The helper keeps the claim around an
+   * `onCharge` call alive this way for as long as the call runs; a store without it gets {@link get} and then
+   * {@link set}, which is as correct unless the process stalls for most of the claim's TTL between the two.
+   */
+  extend?(key: string, value: string, ttlMs: number): Promise<boolean>;
 }
 
 /** The helper's `store` option: any object with the methods of {@link TesseraStore}. */
 export const storeOption = methodsOption<TesseraStore>(
   ['get', 'set', 'hit', 'count', 'unhit', 'claim', 'release'],
   'must implement TesseraStore',
-  ['claimAndGet', 'setAndRelease'],
+  ['claimAndGet', 'setAndRelease', 'extend'],
 );
 
 /**
@@ -95,6 +102,19 @@ export function setAndRelease(
   if (typeof store.setAndRelease === 'function') return store.setAndRelease(key, value, ttlMs, claimKey, claimValue);
   return store.set(key, value, ttlMs).then(() => {
     store.release(claimKey, claimValue).catch(() => undefined);
+  });
+}
+
+/**
+ * {@link TesseraStore.extend} where the store has it, else `get` and then `set` of the same value for its owner. The
+ * helper extends a claim when a third of its TTL has passed, so two thirds of it are left for the two calls.
+ */
+export function extendClaim(store: TesseraStore, key: string, value: string, ttlMs: number): Promise<boolean> {
+  if (typeof store.extend === 'function') return store.extend(key, value, ttlMs);
+  return store.get(key).then(async (held) => {
+    if (held !== value) return false;
+    await store.set(key, value, ttlMs);
+    return true;
   });
 }
 
@@ -212,5 +232,12 @@ export class MemoryStore implements TesseraStore {
   async setAndRelease(key: string, value: string, ttlMs: number, claimKey: string, claimValue: string): Promise<void> {
     this.#put(key, { value, count: 0, expiresAtMs: this.#now() + ttlMs });
     if (this.#live(claimKey)?.value === claimValue) this.#map.delete(claimKey);
+  }
+
+  async extend(key: string, value: string, ttlMs: number): Promise<boolean> {
+    const entry = this.#live(key);
+    if (!entry || entry.value !== value) return false;
+    entry.expiresAtMs = this.#now() + ttlMs;
+    return true;
   }
 }

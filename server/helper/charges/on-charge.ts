@@ -2,11 +2,15 @@ import { randomUUID } from 'node:crypto';
 import type { Request } from 'express';
 import type { HelperContext } from '../context.js';
 import { HelperHttpError } from '../errors.js';
+import { keepClaim } from '../lease.js';
 import type { ChargeEvent } from '../options.js';
 import { claimAndGet, setAndRelease } from '../store.js';
 import { RESULT_TTL_MS } from './records.js';
 
-/** How long one instance may hold a charge's delivery before another may take it over (a crashed process). */
+/**
+ * How long a charge's delivery stays claimed after its instance stopped keeping the claim alive (a crashed process);
+ * a live instance keeps it for as long as `onCharge` runs (keepClaim).
+ */
 const DELIVERY_CLAIM_MS = 30_000;
 /** How long a request waits for another instance's delivery before answering 503. */
 const WAIT_MS = 15_000;
@@ -25,9 +29,9 @@ function failed(event: ChargeEvent, message: string, cause?: unknown): HelperHtt
 /**
  * Calls the merchant's `onCharge` for a final charge exactly once across retries, double submits and instances
  * sharing the store (docs/decisions/helper.md#helper-on-charge): `delivered` is recorded only after the hook resolved,
- * and a claim around the call keeps two instances from calling it at once. The shopper's answer waits for it;
- * when the hook throws, the claim is given back and 503 `TESSERA_ON_CHARGE_FAILED` is thrown, so the answer
- * never says "paid" and the next retry calls the hook again.
+ * and a claim around the call, kept alive while the hook runs, keeps two instances from calling it at once. The
+ * shopper's answer waits for it; when the hook throws, the claim is given back and 503 `TESSERA_ON_CHARGE_FAILED` is
+ * thrown, so the answer never says "paid" and the next retry calls the hook again.
  */
 export async function deliverCharge(
   ctx: HelperContext,
@@ -56,6 +60,7 @@ export async function deliverCharge(
     await sleep(delay);
   }
   let given = false;
+  const stopKeeping = keepClaim(ctx, claimKey, owner, DELIVERY_CLAIM_MS, 'tessera.on_charge.claim');
   try {
     try {
       await hook(event, { req, source });
@@ -81,6 +86,7 @@ export async function deliverCharge(
     await setAndRelease(store, doneKey, 'delivered', RESULT_TTL_MS, claimKey, owner);
     given = true;
   } finally {
+    stopKeeping();
     if (!given) await store.release(claimKey, owner).catch(() => undefined);
   }
 }

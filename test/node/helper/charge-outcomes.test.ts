@@ -14,9 +14,26 @@ import {
 } from '../../../server/helper/index.js';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { type Answer, call } from '../../support/http.js';
-import { captureLogger, cardToken, type RunningHelper, sandboxCharge, sandboxCharges, startHelper } from './support.js';
+import {
+  captureLogger,
+  cardToken,
+  type RunningHelper,
+  requiredMethods,
+  sandboxCharge,
+  sandboxCharges,
+  startHelper,
+} from './support.js';
 
 const DECLINED = '4000000000000002';
+
+/** A promise the test opens when it chooses. */
+function gate(): { opened: Promise<void>; open(): void } {
+  let open = () => {};
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { opened, open };
+}
 const THREE_DS = '4000000000003220';
 
 const ORDERS: Record<string, Record<string, unknown>> = {
@@ -444,6 +461,78 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
       assert.equal((await sandboxCharges(sb)).length, 1);
       assert.deepEqual(calls, [answers[0]!.json.id]);
     });
+
+    for (const kind of ['a MemoryStore', 'a store without the optional methods'] as const) {
+      it(`an onCharge slower than its claim is not called again by another instance while it runs (${kind})`, async () => {
+        const memory = new MemoryStore({ now: () => sb.clock.nowMs() });
+        const watchers: { when: (key: string, claimed: boolean) => boolean; resolve: () => void }[] = [];
+        const seen = (key: string, claimed: boolean) => {
+          for (const w of watchers.splice(0)) (w.when(key, claimed) ? w.resolve : () => watchers.push(w))();
+        };
+        const next = (when: (key: string, claimed: boolean) => boolean) =>
+          new Promise<void>((resolve) => void watchers.push({ when, resolve }));
+        const claims = /^oncharge:.*:claim$/;
+        // The store reports each write to a delivery claim: an extension (`extend`, or `set` where there is none)
+        // and each claim refused.
+        const store = requiredMethods(memory, {
+          set: async (k, v, t) => {
+            await memory.set(k, v, t);
+            seen(k, true);
+          },
+          claim: async (k, v, t) => {
+            const won = await memory.claim(k, v, t);
+            seen(k, won);
+            return won;
+          },
+          ...(kind === 'a MemoryStore'
+            ? {
+                claimAndGet: async (k: string, v: string, t: number, key: string) => {
+                  const answer = await memory.claimAndGet(k, v, t, key);
+                  seen(k, answer.claimed);
+                  return answer;
+                },
+                setAndRelease: (k: string, v: string, t: number, ck: string, cv: string) =>
+                  memory.setAndRelease(k, v, t, ck, cv),
+                extend: async (k: string, v: string, t: number) => {
+                  const kept = await memory.extend(k, v, t);
+                  seen(k, kept);
+                  return kept;
+                },
+              }
+            : {}),
+        });
+        const calls: string[] = [];
+        const [held, firstCall, secondCall] = [gate(), gate(), gate()];
+        const onCharge = async (charge: ChargeEvent) => {
+          calls.push(charge.id);
+          (calls.length === 1 ? firstCall : secondCall).open();
+          await held.opened;
+        };
+        const a = await helper({ store, onCharge });
+        const b = await helper({ store, onCharge });
+        const body = await order();
+        const first = pay(a, body);
+        await firstCall.opened;
+        // 33 s of the store's clock, past the claim's 30 s, while the first call still runs (a hook waiting on a
+        // locked table would); each step waits for the claim's extension, or 3 s without one.
+        for (let step = 0; step < 3; step++) {
+          const extended = next((key, kept) => claims.test(key) && kept);
+          sb.clock.advance(11);
+          await Promise.race([extended, new Promise((r) => setTimeout(r, 3000))]);
+        }
+        const refused = next((key, claimed) => claims.test(key) && !claimed);
+        const other = pay(b, body);
+        const outcome = await Promise.race([refused.then(() => 'waits'), secondCall.opened.then(() => 'called again')]);
+        held.open();
+        const [done, same] = await Promise.all([first, other]);
+        assert.equal(outcome, 'waits', 'the other instance waits for the running call');
+        assert.equal(done.status, 201, done.text);
+        assert.equal(same.status, 201, same.text);
+        assert.equal(same.json.id, done.json.id);
+        assert.deepEqual(calls, [done.json.id], 'onCharge once');
+        assert.equal((await sandboxCharges(sb)).length, 1);
+      });
+    }
 
     it('a store without the optional claimAndGet and setAndRelease still makes one charge and one onCharge for 30 concurrent requests', async () => {
       const memory = new MemoryStore({ now: () => sb.clock.nowMs() });

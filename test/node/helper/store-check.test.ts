@@ -1,22 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { checkTesseraStore, MemoryStore, StoreCheckError, type TesseraStore } from '../../../server/helper/index.js';
+import { requiredMethods } from './support.js';
 
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** A store of the merchant's own kind: the seven required methods over a MemoryStore, some replaced. */
 function ownStore(replace: (memory: MemoryStore) => Partial<TesseraStore> = () => ({})): TesseraStore {
   const memory = new MemoryStore();
-  return {
-    get: (k) => memory.get(k),
-    set: (k, v, t) => memory.set(k, v, t),
-    hit: (k, w) => memory.hit(k, w),
-    count: (k) => memory.count(k),
-    unhit: (k) => memory.unhit(k),
-    claim: (k, v, t) => memory.claim(k, v, t),
-    release: (k, v) => memory.release(k, v),
-    ...replace(memory),
-  };
+  return requiredMethods(memory, replace(memory));
 }
 
 async function failedCheck(store: TesseraStore): Promise<StoreCheckError> {
@@ -116,6 +108,22 @@ describe('checkTesseraStore: the checks a merchant runs on a store of its own', 
     );
     assert.equal(err.check, 'setAndRelease saves the value with its TTL and gives the claim back, only to its owner');
     assert.match(err.message, /a claim of another owner stays/);
+  });
+
+  it('checks extend where a store has it: one that extends whoever holds the claim fails', async () => {
+    const err = await failedCheck(
+      ownStore((memory) => ({
+        // PEXPIRE without comparing the owner: what a store built on EXPIRE alone does.
+        extend: async (k, _v, t) => {
+          const held = await memory.get(k);
+          if (held === undefined) return false;
+          await memory.set(k, held, t);
+          return true;
+        },
+      })),
+    );
+    assert.equal(err.check, 'extend gives a claim a new TTL, only for its owner and only while it lives');
+    assert.match(err.message, /another owner cannot extend it/);
   });
 
   it('refuses what is not a store, and a bad shortMs, with a TypeError', async () => {

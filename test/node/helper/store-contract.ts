@@ -29,10 +29,11 @@ export function storeContract(name: string, factory: StoreFactory): void {
     before(async () => factory.setup?.());
     after(async () => factory.teardown?.());
 
-    it('offers both optional methods, claimAndGet and setAndRelease', async () => {
+    it('offers the optional methods, claimAndGet, setAndRelease and extend', async () => {
       const { store } = await factory.make();
       assert.equal(typeof store.claimAndGet, 'function');
       assert.equal(typeof store.setAndRelease, 'function');
+      assert.equal(typeof store.extend, 'function');
     });
 
     for (const check of STORE_CHECKS) {

@@ -7,13 +7,32 @@ import { exportJWK, type JWTPayload, SignJWT } from 'jose';
 import pino from 'pino';
 import {
   type HelperChargeKey,
+  type MemoryStore,
   type TesseraHelper,
   type TesseraHelperOptions,
   type TesseraHelperSettings,
+  type TesseraStore,
   tesseraHelper,
 } from '../../../server/helper/index.js';
 import type { RunningSandbox } from '../../../server/sandbox/index.js';
 import { call } from '../../support/http.js';
+
+/**
+ * A store of a merchant's own kind: the seven required methods of `TesseraStore` over `memory`, without the
+ * optional ones; `replace` swaps or adds methods.
+ */
+export function requiredMethods(memory: MemoryStore, replace: Partial<TesseraStore> = {}): TesseraStore {
+  return {
+    get: (k) => memory.get(k),
+    set: (k, v, t) => memory.set(k, v, t),
+    hit: (k, w) => memory.hit(k, w),
+    count: (k) => memory.count(k),
+    unhit: (k) => memory.unhit(k),
+    claim: (k, v, t) => memory.claim(k, v, t),
+    release: (k, v) => memory.release(k, v),
+    ...replace,
+  };
+}
 
 /** Everything the helper logged, as parsed pino lines, plus the raw text to scan. */
 export interface CapturedLog {

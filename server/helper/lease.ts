@@ -1,0 +1,51 @@
+import type { HelperContext } from './context.js';
+import { extendClaim } from './store.js';
+
+/** How often a held claim is looked at (real time); it is extended by the helper's clock, see {@link keepClaim}. */
+const LOOK_EVERY_MS = 500;
+
+/**
+ * Keeps a claim alive for as long as its owner works, however long that is: the claim's TTL then bounds how long a
+ * **dead** owner blocks the others, never how long a live one may take (docs/decisions/helper.md#helper-on-charge).
+ * Every {@link LOOK_EVERY_MS} it reads the helper's clock (`now`, the clock of the default store), and once a third
+ * of `ttlMs` has passed since the claim was taken or last extended it gives the claim `ttlMs` again, for `owner`
+ * only. A claim found lost (ended, or held by another) is logged as an error, since another instance may then do
+ * the same work; a store that fails is tried again at the next look. Returns the function that stops keeping it.
+ */
+export function keepClaim(ctx: HelperContext, key: string, owner: string, ttlMs: number, event: string): () => void {
+  const { store, now, log } = ctx;
+  let due = now() + ttlMs / 3;
+  let busy = false;
+  let stopped = false;
+  const look = () => {
+    if (busy || now() < due) return;
+    busy = true;
+    extendClaim(store, key, owner, ttlMs).then(
+      (kept) => {
+        busy = false;
+        if (stopped) return;
+        if (kept) {
+          due = now() + ttlMs / 3;
+          return;
+        }
+        stop();
+        log.error({ event, key }, 'a claim ended while its owner still worked: another instance may do the same work');
+      },
+      (err: unknown) => {
+        busy = false;
+        log.warn(
+          { event, key, code: (err as { code?: unknown }).code },
+          'a claim could not be extended; it is tried again',
+        );
+      },
+    );
+  };
+  const timer = setInterval(look, Math.min(LOOK_EVERY_MS, ttlMs / 3));
+  // A claim kept alive must not keep the process alive.
+  timer.unref();
+  function stop() {
+    stopped = true;
+    clearInterval(timer);
+  }
+  return stop;
+}

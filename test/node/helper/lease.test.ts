@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { HelperContext } from '../../../server/helper/context.js';
+import { MemoryStore } from '../../../server/helper/index.js';
+import { keepClaim } from '../../../server/helper/lease.js';
+import { captureLogger, requiredMethods } from './support.js';
+
+/** Waits until `check` holds, looking every 20 ms, at most 3 s (the keeper looks every 500 ms). */
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (const end = Date.now() + 3000; Date.now() < end; ) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.fail(`not within 3 s: ${what}`);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A MemoryStore on a manual clock whose `extend` can be made to fail, and the context keepClaim reads. */
+function setup() {
+  let now = 1_000_000;
+  const memory = new MemoryStore({ now: () => now });
+  const extended: boolean[] = [];
+  let failing = false;
+  const store = requiredMethods(memory, {
+    extend: async (k, v, t) => {
+      if (failing) throw Object.assign(new Error('store down'), { code: 'TESSERA_STORE_UNAVAILABLE' });
+      const kept = await memory.extend(k, v, t);
+      extended.push(kept);
+      return kept;
+    },
+  });
+  const { logger, log } = captureLogger();
+  const ctx = { store, now: () => now, log: logger } as unknown as HelperContext;
+  return {
+    memory,
+    ctx,
+    log,
+    extended,
+    fail: (on: boolean) => {
+      failing = on;
+    },
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
+}
+
+describe('keepClaim: a claim kept alive while its owner works', () => {
+  it('extends the claim each time a third of its TTL has passed, for as long as it runs, and lets it end after stop', async () => {
+    const { memory, ctx, extended, advance } = setup();
+    assert.equal(await memory.claim('job:claim', 'me', 30_000), true);
+    const stop = keepClaim(ctx, 'job:claim', 'me', 30_000, 'test.claim');
+    try {
+      advance(9_000);
+      await sleep(700);
+      assert.deepEqual(extended, [], 'not before a third of the TTL');
+      // 99 s, three times the TTL, in steps of 11 s: each step is extended before the next.
+      for (let step = 1; step <= 9; step++) {
+        advance(11_000 - (step === 1 ? 9_000 : 0));
+        await until(() => extended.length === step, `extension ${step}`);
+      }
+      assert.equal(await memory.get('job:claim'), 'me', 'held past three TTLs');
+      assert.ok(extended.every(Boolean));
+    } finally {
+      stop();
+    }
+    advance(11_000);
+    await sleep(700);
+    assert.equal(extended.length, 9, 'not extended after stop');
+    advance(20_000);
+    assert.equal(await memory.get('job:claim'), undefined, 'ends with its TTL once no longer kept');
+  });
+
+  it('logs a claim found lost as an error, once, and stops keeping it', async () => {
+    const { memory, ctx, log, extended, advance } = setup();
+    await memory.claim('job:claim', 'me', 30_000);
+    const stop = keepClaim(ctx, 'job:claim', 'me', 30_000, 'test.claim');
+    try {
+      // Another owner holds it now (ours ended during a stall longer than the TTL).
+      advance(31_000);
+      assert.equal(await memory.claim('job:claim', 'other', 30_000), true);
+      await until(() => extended.length === 1, 'an attempt');
+      assert.deepEqual(extended, [false]);
+      assert.equal(await memory.get('job:claim'), 'other', 'the other owner’s claim is left alone');
+      advance(11_000);
+      await sleep(700);
+      assert.equal(extended.length, 1, 'no attempt after the loss');
+      const errors = log.lines.filter((l) => l.event === 'test.claim');
+      assert.equal(errors.length, 1);
+      assert.equal(errors[0]!.level, 50);
+      assert.equal(errors[0]!.key, 'job:claim');
+      assert.match(String(errors[0]!.msg), /another instance may do the same work/);
+    } finally {
+      stop();
+    }
+  });
+
+  it('tries again at the next look when the store fails, with a warning, and keeps the claim once it is back', async () => {
+    const { memory, ctx, log, extended, fail, advance } = setup();
+    await memory.claim('job:claim', 'me', 30_000);
+    const stop = keepClaim(ctx, 'job:claim', 'me', 30_000, 'test.claim');
+    try {
+      fail(true);
+      advance(11_000);
+      await until(() => log.lines.some((l) => l.event === 'test.claim'), 'a warning');
+      const warning = log.lines.find((l) => l.event === 'test.claim')!;
+      assert.equal(warning.level, 40);
+      assert.equal(warning.code, 'TESSERA_STORE_UNAVAILABLE');
+      fail(false);
+      await until(() => extended.length === 1, 'the next look extends it');
+      advance(25_000);
+      assert.equal(await memory.get('job:claim'), 'me', 'kept from the later extension');
+    } finally {
+      stop();
+    }
+  });
+});
