@@ -1,3 +1,4 @@
+import { secureUrl } from '../../shared/url.js';
 import type { AccountUpdaterResult, PaymentInstrument } from '../provider/accounts/types.js';
 import { InvalidResponseError } from '../provider/errors.js';
 import type { ProviderResult } from '../provider/http/result.js';
@@ -25,11 +26,11 @@ const isText = (v: unknown): v is string => typeof v === 'string' && v !== '';
 const isWholeNumber = (v: unknown) =>
   (typeof v === 'number' || (typeof v === 'string' && v !== '')) && Number.isSafeInteger(Number(v));
 
-function isHttpUrl(v: unknown): boolean {
-  if (typeof v !== 'string' || !URL.canParse(v)) return false;
-  const { protocol } = new URL(v);
-  return protocol === 'https:' || protocol === 'http:';
-}
+/**
+ * The shopper's browser is sent to a 3-D Secure challenge URL, and the shopper types a bank password there: it must be
+ * an absolute https URL, or http to loopback (the local sandbox), by the one secure-URL rule.
+ */
+const isChallengeUrl = (v: string): boolean => secureUrl(v) !== undefined;
 
 /** The first field of a charge the helper reads that is missing or malformed. A pending charge is read for its status. */
 function chargeFault(data: unknown, pendingAllowed: boolean): string | undefined {
@@ -100,7 +101,7 @@ export function checkChargeCreated(result: ProviderResult<Charge | ThreeDSecureR
   const data: unknown = result.data;
   let fault: string | undefined;
   if (isObject(data) && typeof data.redirectUrl === 'string') {
-    fault = !isText(data.id) ? 'id' : isHttpUrl(data.redirectUrl) ? undefined : 'redirectUrl';
+    fault = !isText(data.id) ? 'id' : isChallengeUrl(data.redirectUrl) ? undefined : 'redirectUrl';
   } else {
     fault = chargeFault(data, false);
   }

@@ -149,6 +149,17 @@ describe('the provider answers 2xx without what the helper reads', () => {
         'a challenge URL that is a script',
         { contentType: JSON_TYPE, body: JSON.stringify({ id: 'pay_tok_x', redirectUrl: 'javascript:alert(1)' }) },
       ],
+      [
+        'a challenge URL in clear text to the network',
+        {
+          contentType: JSON_TYPE,
+          body: JSON.stringify({ id: 'pay_tok_x', redirectUrl: 'http://acs.bank.example/3ds/pay_tok_x' }),
+        },
+      ],
+      [
+        'a relative challenge URL',
+        { contentType: JSON_TYPE, body: JSON.stringify({ id: 'pay_tok_x', redirectUrl: '/3ds/pay_tok_x' }) },
+      ],
     ];
     for (const [what, answer] of broken) {
       const body = { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@shop.example' };
