@@ -99,7 +99,13 @@ export const HELPER_ERROR_CODES = {
   },
   TESSERA_ON_CHARGE_FAILED: {
     status: 503,
-    meaning: '`onCharge` threw: the shopper is not told "paid"; a retry calls it again (`chargeId` for support).',
+    meaning:
+      '`onCharge` threw, or is still running after `hookTimeoutMs`: the shopper is not told "paid"; a retry calls it again or waits for it (`chargeId` for support).',
+  },
+  TESSERA_HOOK_TIMEOUT: {
+    status: 503,
+    meaning:
+      '`resolveCharge` or `paymentInstrumentIds` has not answered within `hookTimeoutMs`; nothing was charged or changed.',
   },
   TESSERA_HOST_AUTH_UNAVAILABLE: {
     status: 503,

@@ -155,6 +155,13 @@ export interface TesseraHelperSettings {
   /** Retries of a failed provider call where safe (same idempotency key), 0–5 (default 2). */
   readonly providerMaxRetries?: number;
   /**
+   * How long a request waits for one of your hooks (`resolveCharge`, `onCharge`, `onCardUpdated`,
+   * `paymentInstrumentIds`), 100–120 000 ms (default 15 000). A hook still running then is left to finish and
+   * logged (`tessera.hook.timeout`); the request is answered 503 without waiting for it
+   * (docs/decisions/helper.md#helper-hook-timeout).
+   */
+  readonly hookTimeoutMs?: number;
+  /**
    * Decides amount, currency and the rest of a charge from the order reference. Required. Answer `undefined`
    * (or `null`) for an order that does not exist or may not be paid (400 `TESSERA_UNKNOWN_ORDER`), or throw a
    * `HelperHttpError` to answer with your own status and code.
@@ -262,6 +269,7 @@ const HELPER_OPTIONS = {
     .optional(),
   providerTimeoutMs: integerOption(100, 120_000).optional(),
   providerMaxRetries: integerOption(0, 5).optional(),
+  hookTimeoutMs: integerOption(100, 120_000).optional(),
   resolveCharge: functionOption<TesseraHelperOptions['resolveCharge']>('`(req, body) => ({ amount, currency })`'),
   hostAuth: hostAuthOption.optional(),
   rateLimits: rateLimitsOption.optional(),

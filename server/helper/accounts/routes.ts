@@ -8,6 +8,7 @@ import { instrumentLabelSchema } from '../../provider/schemas/accounts/index.js'
 import { jsonBody } from '../body.js';
 import type { HelperContext } from '../context.js';
 import { badRequest, HelperHttpError } from '../errors.js';
+import { hookTimeout, LATE, withinHookTime } from '../hooks.js';
 import { forbidden, type HostClaims, requireHost } from '../host-auth.js';
 import type { CardUpdatedEvent } from '../options.js';
 import { instrumentRead, instrumentsListed, updaterAnswered } from '../provider-answers.js';
@@ -167,7 +168,13 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
         ...(card ? { card } : {}),
       };
       try {
-        await ctx.options.onCardUpdated(event);
+        // A notification: the page's answer waits for it at most `hookTimeoutMs`, and is sent whatever it does.
+        await withinHookTime(
+          ctx,
+          'onCardUpdated',
+          Promise.resolve().then(() => ctx.options.onCardUpdated!(event)),
+          'the page was answered without waiting for it',
+        );
       } catch (err) {
         ctx.log.error({ event: 'tessera.on-card-updated.failed', err }, 'onCardUpdated threw');
       }
@@ -196,7 +203,12 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
   async function instrumentIdsOf(req: Request, res: Response, entityId: string): Promise<string[]> {
     let answer: unknown;
     try {
-      answer = await ctx.options.paymentInstrumentIds!(entityId, { claims: claimsOf(res), req });
+      answer = await withinHookTime(
+        ctx,
+        'paymentInstrumentIds',
+        Promise.resolve().then(() => ctx.options.paymentInstrumentIds!(entityId, { claims: claimsOf(res), req })),
+        'the page was answered 503 TESSERA_HOOK_TIMEOUT; its late answer is ignored',
+      );
     } catch (err) {
       if (err instanceof HelperHttpError) throw err;
       const cause = err instanceof Error ? err : new Error(String(err));
@@ -204,6 +216,7 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
         cause: { type: cause.name, message: cause.message, stack: cause.stack },
       });
     }
+    if (answer === LATE) throw hookTimeout('the payout instruments could not be listed in time; try again');
     const parsed = instrumentIdsSchema.safeParse(answer);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;

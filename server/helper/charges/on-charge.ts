@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Request } from 'express';
 import type { HelperContext } from '../context.js';
 import { HelperHttpError } from '../errors.js';
+import { LATE, withinHookTime } from '../hooks.js';
 import { keepClaim } from '../lease.js';
 import type { ChargeEvent } from '../options.js';
 import { claimAndGet, setAndRelease } from '../store.js';
@@ -14,6 +15,8 @@ import { RESULT_TTL_MS } from './records.js';
 const DELIVERY_CLAIM_MS = 30_000;
 /** How long a request waits for another instance's delivery before answering 503. */
 const WAIT_MS = 15_000;
+
+const STILL_RECORDING = 'the shop is still recording this payment; send the same request again to learn the outcome';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -55,38 +58,46 @@ export async function deliverCharge(
     }
     if (claimed) break;
     if (Date.now() + delay > deadline) {
-      throw failed(event, 'the shop is still recording this payment; send the same request again to learn the outcome');
+      throw failed(event, STILL_RECORDING);
     }
     await sleep(delay);
   }
-  let given = false;
   const stopKeeping = keepClaim(ctx, claimKey, owner, DELIVERY_CLAIM_MS, 'tessera.on_charge.claim');
-  try {
+  // The call and its record run to the end, also when the shopper's answer has stopped waiting for them.
+  const delivery = (async () => {
+    let given = false;
     try {
-      await hook(event, { req, source });
-    } catch (err) {
-      const cause = err instanceof Error ? err : new Error(String(err));
-      ctx.log.error(
-        {
-          event: 'tessera.on_charge.failed',
-          chargeId: event.id,
-          chargeStatus: event.status,
-          source,
-          cause: { type: cause.name, message: cause.message, stack: cause.stack },
-        },
-        'onCharge threw: the shopper was told to retry, and the next retry calls it again',
-      );
-      throw failed(
-        event,
-        'the payment’s outcome is known but the shop could not record it; send the same request again (it will not be charged twice)',
-        err,
-      );
+      try {
+        await hook(event, { req, source });
+      } catch (err) {
+        const cause = err instanceof Error ? err : new Error(String(err));
+        ctx.log.error(
+          {
+            event: 'tessera.on_charge.failed',
+            chargeId: event.id,
+            chargeStatus: event.status,
+            source,
+            cause: { type: cause.name, message: cause.message, stack: cause.stack },
+          },
+          'onCharge threw: the shopper was told to retry, and the next retry calls it again',
+        );
+        throw failed(
+          event,
+          'the payment’s outcome is known but the shop could not record it; send the same request again (it will not be charged twice)',
+          err,
+        );
+      }
+      // Recorded and the claim given back in one step where the store can.
+      await setAndRelease(store, doneKey, 'delivered', RESULT_TTL_MS, claimKey, owner);
+      given = true;
+    } finally {
+      stopKeeping();
+      if (!given) await store.release(claimKey, owner).catch(() => undefined);
     }
-    // Recorded and the claim given back in one step where the store can.
-    await setAndRelease(store, doneKey, 'delivered', RESULT_TTL_MS, claimKey, owner);
-    given = true;
-  } finally {
-    stopKeeping();
-    if (!given) await store.release(claimKey, owner).catch(() => undefined);
+  })();
+  const then =
+    'the shopper was answered 503 TESSERA_ON_CHARGE_FAILED; the call goes on, and is recorded once it resolves';
+  if ((await withinHookTime(ctx, 'onCharge', delivery, then)) === LATE) {
+    throw failed(event, STILL_RECORDING);
   }
 }

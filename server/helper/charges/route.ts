@@ -11,6 +11,7 @@ import {
 import { jsonBody } from '../body.js';
 import type { HelperContext } from '../context.js';
 import { badRequest, HelperHttpError } from '../errors.js';
+import { DEFAULT_HOOK_TIMEOUT_MS, hookTimeout, LATE, withinHookTime } from '../hooks.js';
 import type { ChargeRequestBody } from '../options.js';
 import { chargeRead, checkChargeCreated } from '../provider-answers.js';
 import {
@@ -148,8 +149,12 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
   const inFlight = new Map<string, Promise<ChargeOutcome>>();
   const { store, limits, log } = ctx;
   const exposeCodes = ctx.options.exposeDeclineCodes === true;
-  // A claim outlives the provider call it guards (every attempt and retry), so it only expires when its owner died.
-  const claimTtlMs = (ctx.options.providerTimeoutMs ?? 10_000) * ((ctx.options.providerMaxRetries ?? 2) + 1) + 5_000;
+  // A claim outlives what it guards (`resolveCharge`, then every attempt and retry of the provider call), so it only
+  // expires when its owner died.
+  const claimTtlMs =
+    (ctx.options.hookTimeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS) +
+    (ctx.options.providerTimeoutMs ?? 10_000) * ((ctx.options.providerMaxRetries ?? 2) + 1) +
+    5_000;
   const checkProxy = trustProxyCheck(ctx);
 
   /** Who is paying, read once per request (`req.ip` runs Express's proxy rules on every read). */
@@ -230,7 +235,16 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
     try {
       resolved = ctx.options.resolveCharge(req, hookBody);
       // A hook that answers at once is not awaited (one turn of the microtask queue less per charge).
-      if (typeof (resolved as PromiseLike<unknown> | null)?.then === 'function') resolved = await resolved;
+      if (typeof (resolved as PromiseLike<unknown> | null)?.then === 'function') {
+        resolved = await withinHookTime(
+          ctx,
+          'resolveCharge',
+          resolved as PromiseLike<unknown>,
+          'the shopper was answered 503 TESSERA_HOOK_TIMEOUT and nothing was charged; its late answer is ignored',
+        );
+        if (resolved === LATE)
+          throw hookTimeout('the order could not be priced in time; nothing was charged, try again');
+      }
     } catch (err) {
       if (err instanceof HelperHttpError) throw err;
       // The shopper gets a generic 500; the merchant's log gets what went wrong, in full.

@@ -258,6 +258,29 @@ describe('dashboard routes against the sandbox', () => {
     assert.ok(!r.text.includes('merchant database down'));
   });
 
+  it('answers the account updater without waiting for an onCardUpdated that has not settled within hookTimeoutMs', async () => {
+    let settle!: () => void;
+    const slow = await helper({
+      hookTimeoutMs: 200,
+      onCardUpdated: () =>
+        new Promise<void>((resolve) => {
+          settle = resolve;
+        }),
+    });
+    const token = await issuer.sign({ sub: 'usr_a', instruments: ['src_fixture_card'] });
+    const r = await ask('/account-updater', token, {
+      method: 'POST',
+      body: { instrumentId: 'src_fixture_card' },
+      target: slow,
+    });
+    settle();
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.json.status, 'CARD_EXPIRY_UPDATED');
+    const line = slow.log.lines.find((l) => l.event === 'tessera.hook.timeout');
+    assert.equal(line?.hook, 'onCardUpdated');
+    assert.match(String(line?.msg), /onCardUpdated has not settled within 200 ms/);
+  });
+
   it('refuses the account updater for other cards and for raw card data', async () => {
     const token = await tokenA();
     const cases: [unknown, number, string, string][] = [

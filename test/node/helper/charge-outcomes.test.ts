@@ -90,6 +90,15 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
     orderReference,
     email: 'a@shop.example',
   });
+  /** Asserts the answer of a charge the shop did not record (onCharge threw or ran late): never "paid". */
+  function notRecorded(r: Answer): Answer {
+    assert.equal(r.status, 503, r.text);
+    assert.equal(r.json.code, 'TESSERA_ON_CHARGE_FAILED');
+    assert.equal(r.json.outcomeKnown, true);
+    assert.match(r.json.chargeId, /^charge_/);
+    assert.ok(!/approved|orders table/i.test(r.text), r.text);
+    return r;
+  }
   /** The shopper's answer to the 3-D Secure challenge, without following the provider's redirect to the return. */
   async function challenge(redirectUrl: string, outcome: 'pass' | 'fail'): Promise<string> {
     const r = await fetch(new URL(redirectUrl, sb.url), {
@@ -426,12 +435,7 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
         },
       });
       const body = await order();
-      const r = await pay(h, body);
-      assert.equal(r.status, 503, r.text);
-      assert.equal(r.json.code, 'TESSERA_ON_CHARGE_FAILED');
-      assert.equal(r.json.outcomeKnown, true);
-      assert.match(r.json.chargeId, /^charge_/);
-      assert.ok(!/approved|orders table/i.test(r.text), r.text);
+      const r = notRecorded(await pay(h, body));
       const line = h.log.lines.find((l) => l.event === 'tessera.on_charge.failed')!;
       const cause = line.cause as { message: string; stack: string };
       assert.equal(cause.message, 'orders table is locked');
@@ -444,6 +448,69 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
       assert.equal((await pay(h, body)).status, 201);
       assert.deepEqual(calls, [r.json.chargeId, r.json.chargeId, r.json.chargeId]);
       assert.equal((await sandboxCharges(sb)).length, 1);
+    });
+  });
+
+  describe('hooks that take too long (hookTimeoutMs)', () => {
+    it('resolveCharge: 503 TESSERA_HOOK_TIMEOUT with nothing charged, and the same request charged once it answers in time', async () => {
+      let slow = true;
+      const h = await helper({
+        hookTimeoutMs: 200,
+        resolveCharge: async (_req, { orderReference }) => {
+          if (slow) await new Promise(() => {});
+          return ORDERS[orderReference] as never;
+        },
+      });
+      const body = await order();
+      const r = await pay(h, body);
+      assert.equal(r.status, 503, r.text);
+      assert.equal(r.json.code, 'TESSERA_HOOK_TIMEOUT');
+      assert.equal(r.json.outcomeKnown, true);
+      assert.equal(r.headers.get('retry-after'), '2');
+      const line = h.log.lines.find((l) => l.event === 'tessera.hook.timeout');
+      assert.equal(line?.hook, 'resolveCharge');
+      assert.equal(line?.level, 50);
+      assert.equal((await sandboxCharges(sb)).length, 0, 'nothing reached the provider');
+      slow = false;
+      const again = await pay(h, body);
+      assert.equal(again.status, 201, again.text);
+      assert.equal((await sandboxCharges(sb)).length, 1);
+    });
+
+    it('onCharge: 503 TESSERA_ON_CHARGE_FAILED with the charge id, the call goes on and is recorded, and a retry answers the charge', async () => {
+      const calls: string[] = [];
+      let outcome = gate();
+      let fail = false;
+      const h = await helper({
+        hookTimeoutMs: 200,
+        onCharge: async (charge) => {
+          calls.push(charge.id);
+          await outcome.opened;
+          if (fail) throw new Error('orders table is locked');
+        },
+      });
+      const body = await order();
+      const r = notRecorded(await pay(h, body));
+      assert.equal(h.log.lines.find((l) => l.event === 'tessera.hook.timeout')?.hook, 'onCharge');
+      // The call that timed out resolves later: it is recorded, and the retry answers without calling it again.
+      outcome.open();
+      const retry = await pay(h, body);
+      assert.equal(retry.status, 201, retry.text);
+      assert.equal(retry.json.id, r.json.chargeId);
+      assert.deepEqual(calls, [r.json.chargeId]);
+      // One that rejects after its time is not recorded: the next retry calls the hook again.
+      const other = await order(undefined, 'order-track');
+      outcome = gate();
+      fail = true;
+      const first = notRecorded(await pay(h, other));
+      outcome.open();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.ok(h.log.lines.some((l) => l.event === 'tessera.on_charge.failed' && l.chargeId === first.json.chargeId));
+      fail = false;
+      const second = await pay(h, other);
+      assert.equal(second.status, 201, second.text);
+      assert.deepEqual(calls, [r.json.chargeId, first.json.chargeId, first.json.chargeId]);
+      assert.equal((await sandboxCharges(sb)).length, 2);
     });
   });
 

@@ -28,12 +28,13 @@ describe('listing payout instruments', () => {
     return started;
   }
 
-  const named = () =>
+  const named = (extra: Partial<TesseraHelperOptions> = {}) =>
     helper({
       paymentInstrumentIds: (entityId, context) => {
         calls.push({ entityId, context });
         return answer(entityId) as string[];
       },
+      ...extra,
     });
 
   async function list(target: RunningHelper, entityId = 'ent_fixture_a'): Promise<Answer> {
@@ -206,6 +207,35 @@ describe('listing payout instruments', () => {
       assert.match(String(line?.msg), logged, what);
     }
     assert.deepEqual(await providerPaths(), [], 'nothing is read for a bad answer');
+  });
+
+  it('answers 503 TESSERA_HOOK_TIMEOUT when the hook has not answered within hookTimeoutMs, and reads nothing', async () => {
+    const h = await named({ hookTimeoutMs: 200 });
+    let late!: (ids: string[]) => void;
+    answer = () =>
+      new Promise<string[]>((resolve) => {
+        late = resolve;
+      });
+    const r = await list(h);
+    assert.equal(r.status, 503, r.text);
+    assert.equal(r.json.code, 'TESSERA_HOOK_TIMEOUT');
+    assert.equal(r.json.outcomeKnown, true);
+    assert.equal(r.headers.get('retry-after'), '2');
+    const line = h.log.lines.find((l) => l.event === 'tessera.hook.timeout');
+    assert.equal(line?.hook, 'paymentInstrumentIds');
+    assert.equal(line?.timeoutMs, 200);
+    // Its answer comes after the page's: nothing is read for it.
+    late(['ppi_verified_1']);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepEqual(await providerPaths(), []);
+    // A hook that answers in time is read as usual on the same helper.
+    answer = () => ['ppi_verified_1'];
+    const again = await list(h);
+    assert.equal(again.status, 200, again.text);
+    assert.deepEqual(
+      again.json.data.map((i: { id: string }) => i.id),
+      ['ppi_verified_1'],
+    );
   });
 
   it('passes a HelperHttpError the hook throws to the page as it is', async () => {

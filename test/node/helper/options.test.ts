@@ -46,6 +46,8 @@ describe('tesseraHelper options', () => {
         /option `resolveCharge` must be a function `\(req, body\) => \(\{ amount, currency \}\)`; got 42/,
       ],
       [{ bodyLimitBytes: 10 }, /option `bodyLimitBytes` .*; got 10/],
+      [{ hookTimeoutMs: 0 }, /option `hookTimeoutMs` must be an integer from 100 to 120000; got 0/],
+      [{ hookTimeoutMs: '15s' }, /option `hookTimeoutMs` must be an integer from 100 to 120000; got "15s"/],
       [{ rateLimits: { chargesPerIp: { max: 0, windowMs: 60_000 } } }, /option `rateLimits.chargesPerIp.max`/],
       [
         { corsOrigins: ['https://shop.example/checkout'] },

@@ -1,0 +1,56 @@
+import type { HelperContext } from './context.js';
+import { HelperHttpError } from './errors.js';
+
+/** How long a request waits for one of the merchant's hooks by default (`hookTimeoutMs`). */
+export const DEFAULT_HOOK_TIMEOUT_MS = 15_000;
+
+/** What {@link withinHookTime} answers for a hook that has not settled in time. */
+export const LATE: unique symbol = Symbol('late');
+
+/** The merchant's hooks a request waits for. */
+export type HookName = 'resolveCharge' | 'onCharge' | 'onCardUpdated' | 'paymentInstrumentIds';
+
+/**
+ * `work`, the promise of a merchant's hook, or {@link LATE} once it has not settled within `hookTimeoutMs`, logged as
+ * `tessera.hook.timeout` with what happens next (`then`). The hook itself runs on (JavaScript cannot stop it); the
+ * caller decides what its late result means (docs/decisions/helper.md#helper-hook-timeout). A late rejection is
+ * handled here, so it is never an unhandled rejection.
+ */
+export function withinHookTime<T>(
+  ctx: HelperContext,
+  hook: HookName,
+  work: PromiseLike<T>,
+  then: string,
+): Promise<T | typeof LATE> {
+  const timeoutMs = ctx.options.hookTimeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<typeof LATE>((resolve) => {
+    timer = setTimeout(resolve, timeoutMs, LATE);
+  });
+  const settled = Promise.resolve(work);
+  return Promise.race([settled, late]).then(
+    (result) => {
+      clearTimeout(timer);
+      if (result === LATE) {
+        settled.catch(() => undefined);
+        ctx.log.error(
+          { event: 'tessera.hook.timeout', hook, timeoutMs },
+          `${hook} has not settled within ${timeoutMs} ms (hookTimeoutMs): ${then}`,
+        );
+      }
+      return result;
+    },
+    (err: unknown) => {
+      clearTimeout(timer);
+      throw err;
+    },
+  );
+}
+
+/** 503 `TESSERA_HOOK_TIMEOUT`: a hook the answer depends on is still running, and nothing was done yet. */
+export function hookTimeout(message: string): HelperHttpError {
+  return new HelperHttpError(503, 'TESSERA_HOOK_TIMEOUT', message, {
+    outcomeKnown: true,
+    headers: { 'Retry-After': '2' },
+  });
+}
