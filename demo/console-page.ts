@@ -36,6 +36,8 @@ export interface ConsoleData {
   readonly now: string | undefined;
   readonly charges: readonly ChargeRow[];
   readonly faults: readonly FaultRow[] | undefined;
+  /** How many of the next payments the shop will fail to record. */
+  readonly shopFaults: number;
   readonly requests: readonly LoggedRow[] | undefined;
   /** Reads (GET) are listed too. */
   readonly allRequests: boolean;
@@ -84,19 +86,19 @@ pre-orders are only authorised, and the authorisation lapses after 7 days.</p>
 ${chargeTable(d.charges)}
 </section>
 <section id="faults" aria-labelledby="faults-title"><h2 id="faults-title">Faults</h2>
-<p>Make the provider fail, then try the shop.</p>
+<p>Make the provider or the shop fail, then try the shop.</p>
 <form method="post" action="/sandbox/faults" class="stack">
 ${d.presets.map((p) => html`<button type="submit" name="preset" value="${p.id}">${p.label}</button>`)}
 </form>
 ${
   d.faults === undefined
     ? html`<p>The faults could not be read.</p>`
-    : d.faults.length === 0
+    : d.faults.length === 0 && d.shopFaults === 0
       ? html`<p data-faults="0">No fault is pending.</p>`
-      : html`<ul data-faults="${d.faults.length}">${d.faults.map(
+      : html`<ul data-faults="${d.faults.length + (d.shopFaults > 0 ? 1 : 0)}">${d.faults.map(
           (f) =>
             html`<li>${f.method ?? 'any'} <code>${f.path}</code>: ${f.status ?? `${f.delayMs} ms delay`} (${f.phase}), ${f.remaining} left</li>`,
-        )}</ul>
+        )}${d.shopFaults > 0 ? html`<li>The shop: the next payment's record fails (<code>onCharge</code> throws), ${d.shopFaults} left</li>` : ''}</ul>
 <form method="post" action="/sandbox/faults/clear"><button type="submit">Clear faults</button></form>`
 }
 </section>

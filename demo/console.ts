@@ -17,11 +17,15 @@ const STEPS = [
 const CHARGE_PATH = '/api2/v2/charges/token';
 
 /**
- * Fault switches, as `POST /_sandbox/faults` rules. A charge fault lasts three requests because the helper's
- * client retries a failed charge twice with the same idempotency key (docs/decisions/provider.md#client-retries): one
- * failure alone would be absorbed by the retry.
+ * Fault switches: the provider's, as `POST /_sandbox/faults` rules, and the shop's own (`shop`: how many of the next
+ * payments its `onCharge` fails to record). A charge fault lasts three requests because the helper's client retries
+ * a failed charge twice with the same idempotency key (docs/decisions/provider.md#client-retries): one failure alone
+ * would be absorbed by the retry.
  */
-export const FAULT_PRESETS = {
+export const FAULT_PRESETS: Record<
+  string,
+  { readonly label: string } & ({ readonly rule: Record<string, unknown> } | { readonly shop: number })
+> = {
   'charge-unavailable': {
     label: 'Next payment: provider unavailable (503, nothing charged)',
     rule: { method: 'POST', path: CHARGE_PATH, status: 503, count: 3 },
@@ -34,7 +38,11 @@ export const FAULT_PRESETS = {
     label: 'Next card token: provider unavailable (503)',
     rule: { method: 'POST', path: '/api2/v2/tokens/card', status: 503, count: 1 },
   },
-} as const;
+  'record-fails': {
+    label: 'Next payment: charged, but the shop cannot record it (onCharge fails once)',
+    shop: 1,
+  },
+};
 
 const clockSchema = z.object({
   seconds: z.coerce
@@ -44,7 +52,7 @@ const clockSchema = z.object({
     .max(366 * 86_400, { error: 'must be at most a year' }),
 });
 const faultSchema = z.object({
-  preset: z.enum(Object.keys(FAULT_PRESETS) as [keyof typeof FAULT_PRESETS], { error: 'must be a fault preset' }),
+  preset: z.enum(Object.keys(FAULT_PRESETS) as [string, ...string[]], { error: 'must be a fault preset' }),
 });
 
 export interface ConsoleDeps {
@@ -129,6 +137,7 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
       now: clock?.now,
       charges,
       faults: faults?.data,
+      shopFaults: deps.state.recordFaults,
       requests,
       allRequests,
       presets: Object.entries(FAULT_PRESETS).map(([id, p]) => ({ id, label: p.label })),
@@ -149,16 +158,20 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
 
   router.post('/sandbox/faults', form, async (req, res) => {
     const { preset } = parse(faultSchema, req.body);
-    await control('POST', 'faults', FAULT_PRESETS[preset].rule);
+    const chosen = FAULT_PRESETS[preset]!;
+    if ('shop' in chosen) deps.state.failRecords(chosen.shop);
+    else await control('POST', 'faults', chosen.rule);
     res.redirect(303, '/sandbox#faults');
   });
 
   router.post('/sandbox/faults/clear', async (_req, res) => {
+    deps.state.failRecords(0);
     await control('DELETE', 'faults');
     res.redirect(303, '/sandbox#faults');
   });
 
   router.post('/sandbox/reset', async (_req, res) => {
+    deps.state.failRecords(0);
     await control('POST', 'reset');
     res.redirect(303, '/sandbox');
   });

@@ -5,10 +5,14 @@ import type { ShopState } from './state.js';
  * The shop's `onCharge`: the helper calls it on this server once per charge whose outcome is final (approved,
  * declined, flagged; after 3-D Secure too), before the shopper's answer is sent. The order named by the charge's
  * `trackId` records the attempt, for the result page and the sandbox console, and is marked paid when the charge
- * was approved: the shop never takes the browser's word (`?chargeId=…`) for it.
+ * was approved: the shop never takes the browser's word (`?chargeId=…`) for it. When the console's shop fault is
+ * on, it throws instead, as a shop whose database is down would: the shopper is not told "paid", and paying again
+ * records the same charge.
  */
 export function recordCharge(state: ShopState, now: () => number) {
   return (charge: ChargeEvent): void => {
+    if (state.takeRecordFault())
+      throw new Error('the order database is unavailable (a fault from the sandbox console)');
     const order = state.order(charge.trackId ?? charge.orderReference);
     if (!order) return;
     if (!order.attempts.some((a) => a.id === charge.id)) order.attempts.push({ id: charge.id, atMs: now() });

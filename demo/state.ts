@@ -39,6 +39,24 @@ const MAX_ORDERS = 10_000;
 export class ShopState {
   readonly #carts = new Map<string, Map<string, number>>();
   readonly #orders = new Map<string, Order>();
+  #recordFaults = 0;
+
+  /** How many of the next payments the shop will fail to record (the sandbox console's shop fault). */
+  get recordFaults(): number {
+    return this.#recordFaults;
+  }
+
+  /** Makes the next `count` records of a payment fail (0 clears the fault). */
+  failRecords(count: number): void {
+    this.#recordFaults = count;
+  }
+
+  /** Spends one pending record fault: true when this record must fail. */
+  takeRecordFault(): boolean {
+    if (this.#recordFaults === 0) return false;
+    this.#recordFaults--;
+    return true;
+  }
 
   static newId(prefix: string): string {
     return `${prefix}${randomBytes(12).toString('base64url').replace(/[-_]/g, '0')}`;

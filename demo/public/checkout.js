@@ -65,6 +65,13 @@ function follow(res, answer) {
     case 'TESSERA_UNKNOWN_ORDER':
       location.assign(resultUrl);
       return true;
+    case 'TESSERA_ON_CHARGE_FAILED':
+      // The provider has answered (`outcomeKnown: true`), but the shop has not recorded it: never "nothing was charged".
+      show(
+        'The card provider has answered, but the shop could not record your payment yet. Press Pay again to see the result: you will not be charged twice.',
+        'error',
+      );
+      return false;
   }
   if (res.status === 429) {
     show(answer.message ?? 'Too many payment attempts. Please wait a few minutes.', 'error');

@@ -158,6 +158,34 @@ export function shopTests(env: () => Env): void {
     assert.equal((await env().sandbox.chargesFor(order)).length, 1);
   });
 
+  it('the shop failing to record a payment (a shop fault in the sandbox console) never says nothing was charged; paying again shows the one charge', async () => {
+    const console = await env().page();
+    await console.goto(`${env().demo.url}/sandbox`);
+    await console.getByRole('button', { name: /Next payment: charged, but the shop cannot record it/ }).click();
+    await console.waitForURL(/\/sandbox#faults$/);
+    assert.equal(await console.locator('[data-faults]').getAttribute('data-faults'), '1');
+    await console.getByText(/The shop: the next payment's record fails/).waitFor();
+
+    const page = await env().page();
+    const order = await checkout(env(), page, ['Tessera mug']);
+    await fillCard(page, '4242424242424242');
+    await payButton(page).click();
+    const said = payMessage(page).getByText(/could not record your payment yet/);
+    await said.waitFor();
+    assert.ok(!/Nothing was charged/.test((await payMessage(page).textContent()) ?? ''));
+    const charged = await env().sandbox.chargesFor(order);
+    assert.equal(charged.length, 1, 'the provider charged once');
+    await payButton(page).click();
+    const shown = await result(page);
+    assert.equal(shown.status, 'Authorised');
+    assert.equal(shown.chargeId, charged[0]!.id, 'the result is the charge the first payment made');
+    assert.deepEqual(
+      (await env().sandbox.chargesFor(order)).map((c) => c.id),
+      [shown.chargeId],
+      'paying again made no second charge',
+    );
+  });
+
   it('a charge whose answer is lost (fault after the charge) tells the shopper the outcome is unknown; paying again shows the one charge', async () => {
     const console = await env().page();
     await console.goto(`${env().demo.url}/sandbox`);
