@@ -184,7 +184,7 @@ export interface TesseraHelperSettings {
   readonly exposeDeclineCodes?: boolean;
   /** Limits; each may be `false` to switch it off. Defaults in docs/decisions/helper.md#helper-rate-limits. */
   readonly rateLimits?: {
-    /** Every `POST /charges` of one IP, valid or not, counted before its body is read. */
+    /** Every `POST /charges` of one IP, valid or not, counted before its body is read, and every 3-D Secure return. */
     readonly requestsPerIp?: Limit | false;
     readonly chargesPerIp?: Limit | false;
     readonly chargesPerSession?: Limit | false;

@@ -41,7 +41,7 @@ import {
 } from './records.js';
 import { checkReturnTarget, mountUrl } from './redirects.js';
 import { type ChargeBody, chargeBodySchema, parseDetails } from './schema.js';
-import { threeDsReturn } from './three-ds-return.js';
+import { returnPages, threeDsReturn } from './three-ds-return.js';
 
 /** How long a request waits for another request's (or instance's) charge of the same token before answering 503. */
 export const CLAIM_WAIT_MS = 15_000;
@@ -481,7 +481,13 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
     sendJson(res, outcome.status, { ...answerBody(outcome, exposeCodes), requestId: res.locals.tesseraRequestId });
   });
 
-  router.get('/charges/3ds-return', threeDsReturn(ctx, legacy, { threeDs: threeDsKey, settle }));
+  // The return is counted like a payment request: each unfinished one costs a provider read.
+  router.get(
+    '/charges/3ds-return',
+    returnPages,
+    requestBudget,
+    threeDsReturn(ctx, legacy, { threeDs: threeDsKey, settle }),
+  );
 
   return router;
 }

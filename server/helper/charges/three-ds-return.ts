@@ -1,4 +1,4 @@
-import type { Request, Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import { escapeHtml } from '../../common/html.js';
 import type { Charge, LegacyClient } from '../../provider/legacy/client.js';
 import type { HelperContext } from '../context.js';
@@ -26,15 +26,16 @@ function wantsJson(req: Request): boolean {
  */
 const returnErrorPage: ErrorPage = (req, err, requestId) => {
   const token = req.query['cko-payment-token'];
+  // A fault that may pass: the provider or the store, `onCharge`, or the request limit (429).
+  const passing = err.status >= 500 || err.status === 429;
   const retry =
-    err.status >= 500 && typeof token === 'string' && PAYMENT_TOKEN.test(token)
+    passing && typeof token === 'string' && PAYMENT_TOKEN.test(token)
       ? `<p><a href="?cko-payment-token=${encodeURIComponent(token)}">Try again</a></p>`
       : '';
-  const title = err.status >= 500 ? 'We could not confirm your payment yet' : 'This payment could not be confirmed';
-  const next =
-    err.status >= 500
-      ? 'Nothing will be charged twice: trying again shows the result of this payment.'
-      : 'Please return to the shop and check your order.';
+  const title = passing ? 'We could not confirm your payment yet' : 'This payment could not be confirmed';
+  const next = passing
+    ? 'Nothing will be charged twice: trying again shows the result of this payment.'
+    : 'Please return to the shop and check your order.';
   const chargeId = err.details.chargeId ? ` · payment ${escapeHtml(err.details.chargeId)}` : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -43,6 +44,16 @@ const returnErrorPage: ErrorPage = (req, err, requestId) => {
 <p><small>Reference ${escapeHtml(requestId)}${chargeId} (${escapeHtml(err.code)})</small></p></main></body></html>
 `;
 };
+
+/**
+ * The first middleware of the return: a navigation (a browser that prefers text/html) gets {@link returnErrorPage}
+ * for any error of the route, the request limit's 429 included, rather than a JSON body; a fetch or a client that
+ * accepts anything keeps the JSON error (the helper's error handler).
+ */
+export function returnPages(req: Request, res: Response, next: NextFunction): void {
+  if (req.accepts(['json', 'html']) === 'html') res.locals.tesseraErrorPage = returnErrorPage;
+  next();
+}
 
 /**
  * `GET /charges/3ds-return?cko-payment-token=pay_tok_…`: where the provider
@@ -62,21 +73,8 @@ export function threeDsReturn(
     settle(charge: Charge, pending: PendingThreeDs): Promise<ChargeOutcome>;
   },
 ) {
-  return async (req: Request, res: Response) => {
-    // A navigation (a browser that prefers text/html) gets an error page rather than a JSON body; a fetch or a
-    // client that accepts anything keeps the JSON error (see returnErrorPage; the helper's error handler).
-    if (req.accepts(['json', 'html']) === 'html') res.locals.tesseraErrorPage = returnErrorPage;
-    const token = req.query['cko-payment-token'];
-    if (typeof token !== 'string' || !PAYMENT_TOKEN.test(token)) {
-      throw badRequest('cko-payment-token', 'cko-payment-token must be a payment token (pay_tok_…)');
-    }
-    const saved = await ctx.store.get(deps.threeDs(token));
-    if (!saved) {
-      throw new HelperHttpError(404, 'TESSERA_UNKNOWN_PAYMENT', 'no 3-D Secure payment of this site has this token', {
-        field: 'cko-payment-token',
-      });
-    }
-    const pending = JSON.parse(saved) as PendingThreeDs;
+  /** The charge read from the provider once its challenge is finished, stored and counted by `settle`. */
+  async function settled(token: string, pending: PendingThreeDs): Promise<ChargeOutcome> {
     let charge: Charge;
     try {
       charge = chargeRead(await legacy.charges.retrieve(token));
@@ -89,16 +87,38 @@ export function threeDsReturn(
         outcomeKnown: true,
       });
     }
-    const outcome = await deps.settle(charge, pending);
-    res.locals.tesseraLog = { chargeStatus: charge.status, chargeId: charge.id, responseCode: charge.responseCode };
-    // The merchant's server learns the outcome before the shopper is sent on (docs/decisions/helper.md#helper-on-charge).
-    if (outcome.event) await deliverCharge(ctx, outcome.event, req, '3ds-return');
+    return deps.settle(charge, pending);
+  }
+
+  return async (req: Request, res: Response) => {
+    const token = req.query['cko-payment-token'];
+    if (typeof token !== 'string' || !PAYMENT_TOKEN.test(token)) {
+      throw badRequest('cko-payment-token', 'cko-payment-token must be a payment token (pay_tok_…)');
+    }
+    const saved = await ctx.store.get(deps.threeDs(token));
+    if (!saved) {
+      throw new HelperHttpError(404, 'TESSERA_UNKNOWN_PAYMENT', 'no 3-D Secure payment of this site has this token', {
+        field: 'cko-payment-token',
+      });
+    }
+    const pending = JSON.parse(saved) as PendingThreeDs;
+    // A return already settled (a reload, a second tab, the Back button) is answered from the store: the outcome is
+    // final, and each reload would otherwise be one more provider read under the secret key.
+    const stored = await ctx.store.get(pending.resultKey);
+    const known = stored === undefined ? undefined : (JSON.parse(stored) as ChargeOutcome);
+    const outcome = known && known.status !== 202 ? known : await settled(token, pending);
+    const { event } = outcome;
+    if (event) {
+      res.locals.tesseraLog = { chargeStatus: event.status, chargeId: event.id, responseCode: event.responseCode };
+      // The merchant's server learns the outcome before the shopper is sent on (docs/decisions/helper.md#helper-on-charge).
+      await deliverCharge(ctx, event, req, '3ds-return');
+    }
     const target = outcome.status === 201 ? pending.successUrl : pending.failUrl;
     res.setHeader('Cache-Control', 'no-store');
     if (target && !wantsJson(req)) {
       // A path stays a path (docs/decisions/helper.md#helper-3ds): the browser resolves it on the site it is on.
       const url = new URL(target, 'https://helper.invalid');
-      url.searchParams.set('chargeId', charge.id);
+      url.searchParams.set('chargeId', String(outcome.body.id));
       res.redirect(303, target.startsWith('/') ? `${url.pathname}${url.search}${url.hash}` : url.href);
       return;
     }

@@ -15,6 +15,7 @@ import {
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { type Answer, call } from '../../support/http.js';
 import {
+  answerChallenge,
   captureLogger,
   cardToken,
   type RunningHelper,
@@ -100,16 +101,7 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
     return r;
   }
   /** The shopper's answer to the 3-D Secure challenge, without following the provider's redirect to the return. */
-  async function challenge(redirectUrl: string, outcome: 'pass' | 'fail'): Promise<string> {
-    const r = await fetch(new URL(redirectUrl, sb.url), {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: `outcome=${outcome}`,
-      redirect: 'manual',
-    });
-    assert.equal(r.status, 303);
-    return r.headers.get('location')!;
-  }
+  const challenge = (redirectUrl: string, outcome: 'pass' | 'fail') => answerChallenge(sb, redirectUrl, outcome);
 
   before(async () => {
     sb = await startSandbox();
@@ -234,6 +226,30 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
       assert.equal(flood.status, 429, flood.text);
       assert.equal(flood.json.code, 'TESSERA_RATE_LIMITED');
       assert.equal(flood.json.limit, 'requestsPerIp');
+    });
+
+    it('counts 3-D Secure returns in requestsPerIp: a flood of unfinished returns stops reaching the provider', async () => {
+      const h = await helper({ rateLimits: { requestsPerIp: { max: 5, windowMs: 600_000 }, declinesPerIp: false } });
+      const started = await pay(h, await order(THREE_DS, 'order-3ds'));
+      assert.equal(started.status, 202, started.text);
+      const token = new URL(started.json.redirectUrl, sb.url).pathname.split('/').pop();
+      const reads = async () =>
+        ((await call(`${sb.url}/_sandbox/requests?limit=200`)).json.data as { method: string; path: string }[]).filter(
+          (e) => e.method === 'GET' && e.path === `/api2/v2/charges/${token}`,
+        ).length;
+      const unfinished = `${h.url}/charges/3ds-return?cko-payment-token=${token}`;
+      const answers: number[] = [];
+      for (let i = 0; i < 10; i++) answers.push((await call(unfinished)).status);
+      // One request went to the charge itself: four returns, each a provider read, then 429 without one.
+      assert.deepEqual(answers, [409, 409, 409, 409, 429, 429, 429, 429, 429, 429]);
+      assert.equal(await reads(), 4);
+      // A shopper's browser gets a page that offers the same return again, never "paid".
+      const page = await fetch(unfinished, { headers: { accept: 'text/html' } });
+      const html = await page.text();
+      assert.equal(page.status, 429);
+      assert.match(html, /<h1>We could not confirm your payment yet<\/h1>/);
+      assert.match(html, /TESSERA_RATE_LIMITED/);
+      assert.match(html, /<a href="\?cko-payment-token=pay_tok_[A-Za-z0-9]+">Try again<\/a>/);
     });
 
     it('answers the charge and calls onCharge when the store fails to settle the decline counters after it', async () => {

@@ -5,7 +5,15 @@ import { type CurrencyCode, HelperHttpError, type TesseraHelperOptions } from '.
 import { createLegacyClient } from '../../../server/provider/index.js';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { type Answer, call } from '../../support/http.js';
-import { cardToken, fault, type RunningHelper, sandboxCharge, sandboxCharges, startHelper } from './support.js';
+import {
+  answerChallenge,
+  cardToken,
+  fault,
+  type RunningHelper,
+  sandboxCharge,
+  sandboxCharges,
+  startHelper,
+} from './support.js';
 
 const ORDERS: Record<string, { amount: number; currency: CurrencyCode; threeDSecure?: boolean }> = {
   'order-1': { amount: 2500, currency: 'EUR' },
@@ -395,15 +403,7 @@ describe('POST /charges against the sandbox', () => {
     const again = await pay(h, body);
     assert.equal(again.status, 202);
     // The shopper passes the challenge; the sandbox sends the browser to the helper's return URL.
-    const challenge = new URL(r.json.redirectUrl, sb.url).href;
-    const passed = await fetch(challenge, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'outcome=pass',
-      redirect: 'manual',
-    });
-    assert.equal(passed.status, 303);
-    const returnUrl = passed.headers.get('location')!;
+    const returnUrl = await answerChallenge(sb, r.json.redirectUrl);
     assert.ok(returnUrl.startsWith(`${h.url}/charges/3ds-return?cko-payment-token=pay_tok_`), returnUrl);
     const back = await fetch(returnUrl, { redirect: 'manual', headers: { accept: 'text/html' } });
     assert.equal(back.status, 303);
@@ -428,13 +428,7 @@ describe('POST /charges against the sandbox', () => {
       failUrl: '/order/failed',
     };
     const r = await pay(h, body);
-    const failed = await fetch(new URL(r.json.redirectUrl, sb.url), {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'outcome=fail',
-      redirect: 'manual',
-    });
-    const back = await fetch(failed.headers.get('location')!, { redirect: 'manual' });
+    const back = await fetch(await answerChallenge(sb, r.json.redirectUrl, 'fail'), { redirect: 'manual' });
     assert.equal(back.status, 303);
     assert.equal(new URL(back.headers.get('location')!, h.url).pathname, '/order/failed');
     const final = await pay(h, body);
@@ -462,29 +456,40 @@ describe('POST /charges against the sandbox', () => {
     // Whoever sends the charge controls Host: the own-origin check passes, but what is kept is a path.
     const r = await payWithHost(body);
     assert.equal(r.status, 202, JSON.stringify(r.json));
-    const passed = await fetch(new URL(r.json.redirectUrl!, sb.url), {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'outcome=pass',
-      redirect: 'manual',
-    });
-    const returnUrl = new URL(passed.headers.get('location')!);
+    const returnUrl = new URL(await answerChallenge(sb, r.json.redirectUrl!));
     // The link the attacker would send a victim: the helper's real return URL with that payment token.
     const back = await fetch(`${h.url}/charges/3ds-return${returnUrl.search}`, { redirect: 'manual' });
     assert.equal(back.status, 303);
     assert.match(back.headers.get('location')!, /^\/phish\?chargeId=charge_/);
     const failing = await payWithHost({ ...body, cardToken: await cardToken(sb, '4000000000003220') });
-    const failed = await fetch(new URL(failing.json.redirectUrl!, sb.url), {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'outcome=fail',
-      redirect: 'manual',
-    });
-    const failBack = await fetch(`${h.url}/charges/3ds-return${new URL(failed.headers.get('location')!).search}`, {
-      redirect: 'manual',
-    });
+    const failed = new URL(await answerChallenge(sb, failing.json.redirectUrl!, 'fail'));
+    const failBack = await fetch(`${h.url}/charges/3ds-return${failed.search}`, { redirect: 'manual' });
     // `/a/..//evil.example/phish` normalises to `//evil.example/phish`, which a browser reads as another host.
     assert.match(failBack.headers.get('location')!, /^\/evil\.example\/phish\?chargeId=charge_/);
+  });
+
+  it('answers a finished 3-D Secure return again from the store: reloading it reads nothing more from the provider', async () => {
+    const started = await pay(h, {
+      cardToken: await cardToken(sb, '4000000000003220'),
+      orderReference: 'order-3ds',
+      email: 'a@shop.example',
+    });
+    assert.equal(started.status, 202, started.text);
+    const back = await answerChallenge(sb, started.json.redirectUrl);
+    const reads = async () =>
+      ((await call(`${sb.url}/_sandbox/requests?limit=200`)).json.data as { method: string; path: string }[]).filter(
+        (e) => e.method === 'GET' && e.path.startsWith('/api2/v2/charges/'),
+      ).length;
+    const before = await reads();
+    const first = await call(back);
+    assert.equal(first.status, 201, first.text);
+    for (let i = 0; i < 5; i++) {
+      const again = await call(back);
+      assert.equal(again.status, 201, again.text);
+      assert.equal(again.json.id, first.json.id);
+      assert.equal(again.json.status, first.json.status);
+    }
+    assert.equal((await reads()) - before, 1, 'one read of the charge, by the first return');
   });
 
   it('refuses 3-D Secure returns it did not start or cannot read', async () => {

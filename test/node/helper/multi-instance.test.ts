@@ -7,7 +7,7 @@ import { Redis } from 'ioredis';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { type Answer, call } from '../../support/http.js';
 import { RedisServer } from './redis-server.js';
-import { cardToken, fault, sandboxCharges } from './support.js';
+import { answerChallenge, cardToken, fault, sandboxCharges } from './support.js';
 
 const INSTANCE = fileURLToPath(new URL('./instance.ts', import.meta.url));
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -120,14 +120,7 @@ describe('several helper processes sharing one Redis and one sandbox', () => {
     const body = { cardToken: token, orderReference: 'order-3ds', successUrl: '/order/done', failUrl: '/order/failed' };
     const started = await pay(0, body);
     assert.equal(started.status, 202, started.text);
-    const passed = await fetch(new URL(started.json.redirectUrl, sb.url), {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'outcome=pass',
-      redirect: 'manual',
-    });
-    assert.equal(passed.status, 303);
-    const query = new URL(passed.headers.get('location')!).search;
+    const query = new URL(await answerChallenge(sb, started.json.redirectUrl)).search;
     // The load balancer sends the shopper's return to another instance.
     const back = await fetch(`${instances[1]!.url}/charges/3ds-return${query}`, { redirect: 'manual' });
     assert.equal(back.status, 303);

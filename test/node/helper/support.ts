@@ -186,6 +186,25 @@ export async function sandboxCharges(sb: RunningSandbox): Promise<Record<string,
     .reverse();
 }
 
+/**
+ * The shopper's answer to a 3-D Secure challenge on the sandbox's page, without following its redirect: the
+ * return URL the browser would be sent to (the helper's `…/charges/3ds-return?cko-payment-token=…`).
+ */
+export async function answerChallenge(
+  sb: RunningSandbox,
+  redirectUrl: string,
+  outcome: 'pass' | 'fail' = 'pass',
+): Promise<string> {
+  const r = await fetch(new URL(redirectUrl, sb.url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: `outcome=${outcome}`,
+    redirect: 'manual',
+  });
+  if (r.status !== 303) throw new Error(`the challenge answered ${r.status}: ${await r.text()}`);
+  return r.headers.get('location')!;
+}
+
 /** Adds a sandbox fault (`POST /_sandbox/faults`). */
 export async function fault(sb: RunningSandbox, rule: Record<string, unknown>): Promise<void> {
   const r = await call(`${sb.url}/_sandbox/faults`, { body: rule });
