@@ -15,6 +15,7 @@ import { containsPan } from './pan-guard.js';
 import { createProvider } from './provider.js';
 import { securityHeaders, sendJson } from './respond.js';
 import { MemoryStore } from './store.js';
+import { checkEviction } from './store-eviction.js';
 import { widgetLoader, widgetRoutes } from './widget-routes.js';
 
 /** The router `tesseraHelper` returns, with what a page template needs. */
@@ -207,6 +208,8 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
     sendJson(res, known.status, errorBody(known, res.locals.tesseraRequestId as string));
   });
 
+  // A shared Redis that may evict the helper's keys is a warning in the log, once (never a failure).
+  void checkEviction(ctx.store, log);
   // Started now, answered in the background: a provider that is slow or down never holds up startup.
   const keyCheck: Promise<KeyCheckResult> =
     o.startupKeyCheck === false ? Promise.resolve({}) : provider.checkKeys().catch(() => ({}));

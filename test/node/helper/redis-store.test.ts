@@ -3,11 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { RedisStore, StoreUnavailableError } from '../../../server/helper/index.js';
+import { checkEviction } from '../../../server/helper/store-eviction.js';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { call } from '../../support/http.js';
 import { RedisServer } from './redis-server.js';
 import { storeContract } from './store-contract.js';
-import { cardToken, startHelper } from './support.js';
+import { captureLogger, cardToken, startHelper } from './support.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -64,6 +65,51 @@ describe('RedisStore against a real redis-server', () => {
       assert.equal(await client.get('tessera:k'), 'w');
     } finally {
       client.disconnect();
+    }
+  });
+
+  it('warns once at startup when Redis may evict the helper keys (a memory limit with any policy but noeviction)', async () => {
+    const admin = new Redis(server.url);
+    try {
+      const quiet = captureLogger();
+      const ready = open();
+      await ready.get('x');
+      // The test server's defaults: no memory limit, so nothing can be evicted.
+      assert.deepEqual(await checkEviction(ready, quiet.logger), { maxmemory: 0, policy: 'noeviction' });
+      await admin.config('SET', 'maxmemory', '100mb');
+      assert.deepEqual(await checkEviction(ready, quiet.logger), { maxmemory: 104_857_600, policy: 'noeviction' });
+      assert.equal(quiet.log.lines.length, 0, 'a limit with noeviction fails closed: no warning');
+      // The default of several managed services: every key with a TTL (all of the helper's) may be evicted.
+      await admin.config('SET', 'maxmemory-policy', 'volatile-lru');
+      const settings = await checkEviction(ready, quiet.logger);
+      assert.deepEqual(settings, { maxmemory: 104_857_600, policy: 'volatile-lru' });
+      const warning = quiet.log.lines.find((l) => l.event === 'tessera.store.eviction');
+      assert.equal(warning?.level, 40);
+      assert.equal(warning?.policy, 'volatile-lru');
+      assert.match(String(warning?.msg), /Set maxmemory-policy to noeviction/);
+      // A helper on a store that is still connecting checks once it is ready.
+      await admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
+      const sb = await startSandbox();
+      try {
+        const h = await startHelper({
+          publicKey: sb.credentials.publicKey,
+          secretKey: sb.credentials.secretKey,
+          legacyBaseUrl: sb.url,
+          resolveCharge: () => ({ amount: 100, currency: 'EUR' }),
+          store: open(),
+        });
+        for (let i = 0; i < 100 && !h.log.lines.some((l) => l.event === 'tessera.store.eviction'); i++) await sleep(20);
+        const lines = h.log.lines.filter((l) => l.event === 'tessera.store.eviction');
+        assert.equal(lines.length, 1, 'one warning');
+        assert.equal(lines[0]!.policy, 'allkeys-lru');
+        await h.close();
+      } finally {
+        await sb.close();
+      }
+    } finally {
+      await admin.config('SET', 'maxmemory', '0');
+      await admin.config('SET', 'maxmemory-policy', 'noeviction');
+      admin.disconnect();
     }
   });
 

@@ -1,0 +1,57 @@
+import type { HelperLogger } from './log.js';
+import { RedisStore } from './redis-store.js';
+import type { TesseraStore } from './store.js';
+
+/** What Redis says of its memory limit and of what it drops to stay under it (`INFO memory`). */
+export interface EvictionSettings {
+  /** `maxmemory` in bytes; 0 is no limit. */
+  readonly maxmemory: number;
+  /** `maxmemory-policy`, e.g. `noeviction`, `allkeys-lru`, `volatile-lru`. */
+  readonly policy: string;
+}
+
+/** The two fields of an `INFO memory` answer, or undefined when either is missing. */
+function parseInfo(info: string): EvictionSettings | undefined {
+  const fields = new Map<string, string>();
+  for (const line of info.split('\r\n')) {
+    const colon = line.indexOf(':');
+    if (colon > 0) fields.set(line.slice(0, colon), line.slice(colon + 1));
+  }
+  const maxmemory = Number(fields.get('maxmemory'));
+  const policy = fields.get('maxmemory_policy');
+  return Number.isFinite(maxmemory) && policy ? { maxmemory, policy } : undefined;
+}
+
+/**
+ * Checks once whether the Redis behind a {@link RedisStore} may evict the helper's keys, and logs one warning
+ * (`tessera.store.eviction`) when it may: every key the helper writes has a TTL, so under a memory limit any policy
+ * but `noeviction` can drop them (`volatile-lru`, the default of several managed services, included). An evicted
+ * claim or delivery record can let `onCharge` run twice, and evicted counters weaken the card-testing limits
+ * (docs/decisions/helper.md#helper-store-redis). Answers the settings it read, or undefined for another store, or
+ * when Redis could not tell (`INFO` refused, or Redis not reachable yet: then it checks when the client is ready).
+ */
+export async function checkEviction(store: TesseraStore, log: HelperLogger): Promise<EvictionSettings | undefined> {
+  if (!(store instanceof RedisStore)) return undefined;
+  const { client } = store;
+  if (client.status !== 'ready') {
+    // Checked once the client connects; a store used only after startup is checked then.
+    client.once('ready', () => void checkEviction(store, log));
+    return undefined;
+  }
+  let settings: EvictionSettings | undefined;
+  try {
+    settings = parseInfo(await client.info('memory'));
+  } catch {
+    return undefined;
+  }
+  if (settings && settings.maxmemory > 0 && settings.policy !== 'noeviction') {
+    log.warn(
+      { event: 'tessera.store.eviction', maxmemory: settings.maxmemory, policy: settings.policy },
+      `Redis may evict the helper's keys (maxmemory ${settings.maxmemory} bytes, maxmemory-policy ${settings.policy}): ` +
+        'an evicted claim or delivery record can let onCharge run twice, and evicted counters weaken the ' +
+        'card-testing limits. Set maxmemory-policy to noeviction (a full Redis then fails closed with 503) or give ' +
+        'the helper a Redis of its own.',
+    );
+  }
+  return settings;
+}
