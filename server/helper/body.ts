@@ -51,7 +51,10 @@ export function jsonBody(limit: number): RequestHandler {
     // preflight, post a charge from a shopper's browser (docs/decisions/helper.md#helper-body).
     if (req.readableEnded || (req as { _body?: boolean })._body) {
       try {
-        if (hasBody(req)) checkMediaType(req);
+        if (hasBody(req)) {
+          checkMediaType(req);
+          checkLength(req, limit);
+        }
         checkParsed(req.body ?? {});
       } catch (err) {
         return next(err);
@@ -89,6 +92,20 @@ function checkParsed(parsed: unknown): void {
 function hasBody(req: Request): boolean {
   const length = req.headers['content-length'];
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/**
+ * A body another parser read is held to `limit` by its declared `Content-Length`, before it is scanned: the reading
+ * is paid for, the scan and the checks need not be. A chunked body has no declared length, and its parsed size is
+ * not measured (that would cost what the scan costs); the app's own parser limit bounds it.
+ */
+function checkLength(req: Request, limit: number): void {
+  const length = Number(req.headers['content-length']);
+  if (length > limit) {
+    throw new HelperHttpError(413, 'TESSERA_BODY_TOO_LARGE', `the body is larger than ${limit} bytes`, {
+      field: 'body',
+    });
+  }
 }
 
 /** A body must be `application/json`, in UTF-8 if a charset is named; else 415. */

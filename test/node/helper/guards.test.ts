@@ -242,6 +242,13 @@ describe('helper behind an app-wide express.json()', () => {
       const bad = await call(url, { body: { cardToken: 'nope', orderReference: 'o', email: 'a@b.co' } });
       assert.equal(bad.status, 400);
       assert.equal(bad.json.field, 'cardToken');
+      // The app's parser allows 100 kB; the helper's bodyLimitBytes (16 KiB) still holds for what it is given.
+      const big = await call(url, {
+        body: { cardToken: 'card_tok_abcdefgh', orderReference: 'o', pad: 'x'.repeat(20_000) },
+      });
+      assert.equal(big.status, 413, big.text);
+      assert.equal(big.json.code, 'TESSERA_BODY_TOO_LARGE');
+      assert.equal(big.json.field, 'body');
     } finally {
       server.close();
       server.closeAllConnections();
