@@ -10,29 +10,37 @@ const LOOK_EVERY_MS = 500;
  * Every {@link LOOK_EVERY_MS} it reads the helper's clock (`now`, the clock of the default store), and once a third
  * of `ttlMs` has passed since the claim was taken or last extended it gives the claim `ttlMs` again, for `owner`
  * only. A claim found lost (ended, or held by another) is logged as an error, since another instance may then do
- * the same work; a store that fails is tried again at the next look. Returns the function that stops keeping it.
+ * the same work; a store that fails is tried again at the next look. Returns the function that stops keeping it,
+ * which resolves once no extension is on its way: call it before the claim is given back, so that none lands after
+ * the release and takes the claim again (a store without `extend` extends with `get` and then `set`).
  */
-export function keepClaim(ctx: HelperContext, key: string, owner: string, ttlMs: number, event: string): () => void {
+export function keepClaim(
+  ctx: HelperContext,
+  key: string,
+  owner: string,
+  ttlMs: number,
+  event: string,
+): () => Promise<void> {
   const { store, now, log } = ctx;
   let due = now() + ttlMs / 3;
-  let busy = false;
+  let busy: Promise<void> | undefined;
   let stopped = false;
   const look = () => {
     if (busy || now() < due) return;
-    busy = true;
-    extendClaim(store, key, owner, ttlMs).then(
+    busy = extendClaim(store, key, owner, ttlMs).then(
       (kept) => {
-        busy = false;
+        busy = undefined;
         if (stopped) return;
         if (kept) {
           due = now() + ttlMs / 3;
           return;
         }
-        stop();
+        void stop();
         log.error({ event, key }, 'a claim ended while its owner still worked: another instance may do the same work');
       },
       (err: unknown) => {
-        busy = false;
+        busy = undefined;
+        if (stopped) return;
         log.warn(
           { event, key, code: (err as { code?: unknown }).code },
           'a claim could not be extended; it is tried again',
@@ -43,9 +51,10 @@ export function keepClaim(ctx: HelperContext, key: string, owner: string, ttlMs:
   const timer = setInterval(look, Math.min(LOOK_EVERY_MS, ttlMs / 3));
   // A claim kept alive must not keep the process alive.
   timer.unref();
-  function stop() {
+  function stop(): Promise<void> {
     stopped = true;
     clearInterval(timer);
+    return busy ?? Promise.resolve();
   }
   return stop;
 }

@@ -87,12 +87,15 @@ export async function deliverCharge(
           err,
         );
       }
-      // Recorded and the claim given back in one step where the store can.
+      // Recorded and the claim given back in one step where the store can, once no extension is on its way.
+      await stopKeeping();
       await setAndRelease(store, doneKey, 'delivered', RESULT_TTL_MS, claimKey, owner);
       given = true;
     } finally {
-      stopKeeping();
-      if (!given) await store.release(claimKey, owner).catch(() => undefined);
+      if (!given) {
+        await stopKeeping();
+        await store.release(claimKey, owner).catch(() => undefined);
+      }
     }
   })();
   const then =

@@ -115,4 +115,42 @@ describe('keepClaim: a claim kept alive while its owner works', () => {
       stop();
     }
   });
+
+  it('stop resolves once an extension on its way has landed, so a claim given back after it stays given back', async () => {
+    let now = 1_000_000;
+    const memory = new MemoryStore({ now: () => now });
+    let reading = false;
+    let proceed!: () => void;
+    const held = new Promise<void>((resolve) => {
+      proceed = resolve;
+    });
+    // A store without `extend`: the claim is extended with get, then set; the get is held until the test says.
+    const store = requiredMethods(memory, {
+      get: async (k) => {
+        const value = await memory.get(k);
+        reading = true;
+        await held;
+        return value;
+      },
+    });
+    const { logger, log } = captureLogger();
+    const ctx = { store, now: () => now, log: logger } as unknown as HelperContext;
+    await memory.claim('job:claim', 'me', 30_000);
+    const stop = keepClaim(ctx, 'job:claim', 'me', 30_000, 'test.claim');
+    now += 11_000;
+    // The keeper's timer does not hold the process open: the test waits with timers of its own.
+    await until(() => reading, 'an extension on its way');
+    let stopped = false;
+    const stopping = stop().then(() => {
+      stopped = true;
+    });
+    await sleep(50);
+    assert.equal(stopped, false, 'waits for the extension on its way');
+    proceed();
+    await stopping;
+    assert.equal(await memory.release('job:claim', 'me'), true);
+    await sleep(700);
+    assert.equal(await memory.get('job:claim'), undefined, 'not taken again by a late extension');
+    assert.equal(log.lines.length, 0);
+  });
 });
