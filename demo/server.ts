@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import express from 'express';
 import helmet from 'helmet';
 import pino from 'pino';
+import { crossSiteWrites } from '../server/common/cross-site.js';
 import { packageRoot } from '../server/common/package-root.js';
 import { guardServer, type ServerTimeouts, serverOptions } from '../server/common/server-guard.js';
 import { type HelperLogger, RedisStore, redactingLogger, tesseraCsp, tesseraHelper } from '../server/helper/index.js';
@@ -187,6 +188,14 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
     res.type('image/svg+xml').set('Cache-Control', 'public, max-age=86400').send(FAVICON);
   });
   app.use(helmet({ contentSecurityPolicy: false }), tesseraCsp({ cardTokenUrl: helper.cardTokenUrl }));
+  // The demo's own forms (cart, checkout, the sandbox console) post without a preflight, so any site a visitor has
+  // open could post them; the console would then reset or fault the sandbox, whose own controls refuse other sites.
+  // The rule is the helper's and the sandbox's (server/common/cross-site.ts; docs/decisions/demo.md#demo-cross-site).
+  const foreign = crossSiteWrites();
+  app.use((req, _res, next) => {
+    if (!foreign(req)) return next();
+    next(new DemoError(403, 'DEMO_CROSS_SITE_REFUSED', 'A form from another site was refused.', 'origin'));
+  });
   app.use(
     shopRoutes({
       state,

@@ -29,6 +29,53 @@ describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
     assert.match(icon.text, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg".*<\/svg>$/s);
   });
 
+  it('refuses its own forms from another site: no page a visitor has open can drive the console, the cart or the sign-in', async () => {
+    // The sandbox's clock runs with real time; only the console's steps move it by a minute or more at once.
+    const clock = async () => Date.parse((await call(`${demo.sandbox.url}/_sandbox/clock`)).json.now as string);
+    const before = await clock();
+    const faults = async () => (await call(`${demo.sandbox.url}/_sandbox/faults`)).json.data.length as number;
+    const posts: [string, string][] = [
+      ['/sandbox/clock', 'seconds=86400'],
+      ['/sandbox/faults', 'preset=charge-unavailable'],
+      ['/sandbox/faults', 'preset=record-fails'],
+      ['/sandbox/faults/clear', ''],
+      ['/sandbox/reset', ''],
+      ['/cart', 'product=mug&action=add'],
+      ['/checkout', ''],
+      ['/platform/token', '{"user":"usr_demo_ada"}'],
+    ];
+    const strangers: Record<string, string>[] = [
+      { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+      { origin: 'http://localhost:1', 'sec-fetch-site': 'same-site' },
+      // A browser too old for Sec-Fetch-Site still sends Origin; a sandboxed frame sends `null`.
+      { origin: 'https://evil.example' },
+      { origin: 'null' },
+    ];
+    for (const [path, raw] of posts) {
+      for (const stranger of strangers) {
+        const r = await call(`${demo.url}${path}`, { method: 'POST', headers: { ...FORM, ...stranger }, raw });
+        assert.deepEqual(
+          [r.status, r.json?.code, r.json?.field],
+          [403, 'DEMO_CROSS_SITE_REFUSED', 'origin'],
+          `${path} ${JSON.stringify(stranger)}`,
+        );
+      }
+    }
+    assert.ok((await clock()) - before < 30_000, 'the sandbox clock was not moved');
+    assert.equal(await faults(), 0, 'no fault was switched on');
+    // The console's own page posts the same forms.
+    const own = { 'sec-fetch-site': 'same-origin', origin: demo.url };
+    const moved = await fetch(`${demo.url}/sandbox/clock`, {
+      method: 'POST',
+      headers: { ...FORM, ...own },
+      body: 'seconds=60',
+      redirect: 'manual',
+    });
+    assert.equal(moved.status, 303);
+    assert.ok((await clock()) - before >= 60_000, 'moved by the console’s own form');
+    await fetch(`${demo.url}/sandbox/reset`, { method: 'POST', headers: own, redirect: 'manual' });
+  });
+
   it('serves every page with the helper’s strict CSP (nonce scripts, Trusted Types) and the widget with its SRI hash', async () => {
     const cookie = (await call(`${demo.url}/`)).headers.get('set-cookie')!.split(';')[0]!;
     await call(`${demo.url}/cart`, { method: 'POST', headers: { ...FORM, cookie }, raw: 'product=mug&action=add' });

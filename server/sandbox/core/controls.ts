@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { crossSiteWrites } from '../../common/cross-site.js';
 import type { SandboxArea } from './area.js';
 import { renderDefaultError } from './area.js';
 import { parseBody } from './body.js';
@@ -32,6 +33,9 @@ const requestsQuerySchema = z
   })
   .strip();
 
+/** server/common/cross-site.ts's rule: the sandbox's own origin is the one its `Host` names. */
+const foreign = crossSiteWrites();
+
 /**
  * Refuses a state-changing control asked from a web page of another origin: any page a developer opens could
  * otherwise reset or fault their sandbox with a simple cross-origin POST (`text/plain` needs no preflight).
@@ -40,18 +44,8 @@ const requestsQuerySchema = z
  * See docs/decisions/sandbox.md#sandbox-controls.
  */
 function sameOriginOnly(req: Request, _res: Response, next: NextFunction): void {
-  const site = req.headers['sec-fetch-site'];
-  const origin = req.headers.origin;
-  let foreign = site === 'cross-site' || site === 'same-site';
-  if (!foreign && origin !== undefined) {
-    try {
-      foreign = new URL(origin).host !== (req.headers.host ?? '').toLowerCase();
-    } catch {
-      foreign = true;
-    }
-  }
   next(
-    foreign
+    foreign(req)
       ? new SandboxError(403, 'origin_refused', 'sandbox controls only answer requests from the sandbox origin', {
           field: 'Origin',
         })
