@@ -11,8 +11,8 @@ const LOOK_EVERY_MS = 500;
  * of `ttlMs` has passed since the claim was taken or last extended it gives the claim `ttlMs` again, for `owner`
  * only. A claim found lost (ended, or held by another) is logged as an error, since another instance may then do
  * the same work; a store that fails is tried again at the next look. Returns the function that stops keeping it,
- * which resolves once no extension is on its way: call it before the claim is given back, so that none lands after
- * the release and takes the claim again (a store without `extend` extends with `get` and then `set`).
+ * which answers the extension on its way, if any: wait for it before the claim is given back, so that none lands
+ * after the release and takes the claim again (a store without `extend` extends with `get` and then `set`).
  */
 export function keepClaim(
   ctx: HelperContext,
@@ -20,19 +20,21 @@ export function keepClaim(
   owner: string,
   ttlMs: number,
   event: string,
-): () => Promise<void> {
+): () => Promise<void> | undefined {
   const { store, now, log } = ctx;
   let due = now() + ttlMs / 3;
   let busy: Promise<void> | undefined;
   let stopped = false;
   const look = () => {
-    if (busy || now() < due) return;
+    const sent = now();
+    if (busy || sent < due) return;
     busy = extendClaim(store, key, owner, ttlMs).then(
       (kept) => {
         busy = undefined;
         if (stopped) return;
         if (kept) {
-          due = now() + ttlMs / 3;
+          // The new TTL runs from when the store got the extension, not from when its answer came back.
+          due = sent + ttlMs / 3;
           return;
         }
         void stop();
@@ -51,10 +53,10 @@ export function keepClaim(
   const timer = setInterval(look, Math.min(LOOK_EVERY_MS, ttlMs / 3));
   // A claim kept alive must not keep the process alive.
   timer.unref();
-  function stop(): Promise<void> {
+  function stop(): Promise<void> | undefined {
     stopped = true;
     clearInterval(timer);
-    return busy ?? Promise.resolve();
+    return busy;
   }
   return stop;
 }

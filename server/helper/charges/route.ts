@@ -11,7 +11,8 @@ import {
 import { jsonBody } from '../body.js';
 import type { HelperContext } from '../context.js';
 import { badRequest, HelperHttpError } from '../errors.js';
-import { DEFAULT_HOOK_TIMEOUT_MS, hookTimeout, LATE, withinHookTime } from '../hooks.js';
+import { hookTimeout, LATE, withinHookTime } from '../hooks.js';
+import { keepClaim } from '../lease.js';
 import type { ChargeRequestBody } from '../options.js';
 import { chargeRead, checkChargeCreated } from '../provider-answers.js';
 import {
@@ -45,6 +46,12 @@ import { returnPages, threeDsReturn } from './three-ds-return.js';
 
 /** How long a request waits for another request's (or instance's) charge of the same token before answering 503. */
 export const CLAIM_WAIT_MS = 15_000;
+
+/**
+ * How long a card token's claim lasts once its owner stopped keeping it alive (keepClaim): how long a crashed instance
+ * blocks the token. A live owner keeps it for as long as it works (`resolveCharge`, every provider attempt).
+ */
+const CLAIM_TTL_MS = 10_000;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -149,12 +156,6 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
   const inFlight = new Map<string, Promise<ChargeOutcome>>();
   const { store, limits, log } = ctx;
   const exposeCodes = ctx.options.exposeDeclineCodes === true;
-  // A claim outlives what it guards (`resolveCharge`, then every attempt and retry of the provider call), so it only
-  // expires when its owner died.
-  const claimTtlMs =
-    (ctx.options.hookTimeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS) +
-    (ctx.options.providerTimeoutMs ?? 10_000) * ((ctx.options.providerMaxRetries ?? 2) + 1) +
-    5_000;
   const checkProxy = trustProxyCheck(ctx);
 
   /** Who is paying, read once per request (`req.ip` runs Express's proxy rules on every read). */
@@ -359,8 +360,11 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
         outcome = outcomeOf(data as Charge, body.orderReference, owner);
         keep = outcome.status === 402;
       }
-      // The answer is stored and the token's claim given back in one step, while the decline counters settle.
+      // The answer is stored and the token's claim given back in one step, while the decline counters settle; first
+      // an extension of the claim on its way lands, so that none comes after the release.
       settling = settleDeclines();
+      const landing = claim.stopKeeping();
+      if (landing) await landing;
       await saved(setAndRelease(store, key, JSON.stringify(outcome), RESULT_TTL_MS, claim.key, claim.owner));
       claim.given = true;
       // One log line per request: the request logger adds these fields to its `tessera.request` line.
@@ -382,16 +386,18 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
    * The claim comes first and the stored answer is read right after it, in one step where the store offers
    * `claimAndGet`, and a new answer is stored and the claim given back in one step where it offers `setAndRelease`
    * (both built-in stores offer both): a new token costs two store calls. A claim whose owner died
-   * expires after `claimTtlMs`; the next request then calls the provider with the same idempotency key, which
+   * is kept alive while its owner works and expires {@link CLAIM_TTL_MS} after its owner died; the next request then
+   * calls the provider with the same idempotency key, which
    * replays the first answer (docs/decisions/helper.md#helper-charges).
    */
   async function tokenOutcome(t: TokenRequest): Promise<ChargeOutcome> {
     const { key } = t;
-    const claim: TokenClaim = { key: `${key}:claim`, owner: randomUUID(), given: false };
+    const claim: TokenClaim = { key: `${key}:claim`, owner: randomUUID(), given: false, stopKeeping: () => undefined };
     const deadline = Date.now() + CLAIM_WAIT_MS;
     for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
-      const { claimed, value: stored } = await claimAndGet(store, claim.key, claim.owner, claimTtlMs, key);
+      const { claimed, value: stored } = await claimAndGet(store, claim.key, claim.owner, CLAIM_TTL_MS, key);
       if (claimed) {
+        claim.stopKeeping = keepClaim(ctx, claim.key, claim.owner, CLAIM_TTL_MS, 'tessera.charge.claim');
         try {
           if (stored) return await refreshed(JSON.parse(stored) as ChargeOutcome);
           return await charge(t, claim);
@@ -399,7 +405,11 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
           // Not given back with a new answer (a replay, a failed call): given back now, without holding up the
           // answer; a request that meets the claim before it is gone reads the stored answer. A release that fails
           // leaves the claim to expire.
-          if (!claim.given) store.release(claim.key, claim.owner).catch(() => undefined);
+          if (!claim.given) {
+            const landing = claim.stopKeeping();
+            const release = () => store.release(claim.key, claim.owner);
+            (landing ? landing.then(release) : release()).catch(() => undefined);
+          }
         }
       }
       if (stored) return refreshed(JSON.parse(stored) as ChargeOutcome);
@@ -521,6 +531,8 @@ interface TokenClaim {
   readonly key: string;
   readonly owner: string;
   given: boolean;
+  /** Stops keeping the claim alive: an extension on its way, if any, to wait for before the claim is given back. */
+  stopKeeping: () => Promise<void> | undefined;
 }
 
 /**

@@ -545,45 +545,66 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
       assert.deepEqual(calls, [answers[0]!.json.id]);
     });
 
+    type StoreKind = 'a MemoryStore' | 'a store without the optional methods';
+
+    /**
+     * A store on the sandbox's clock that reports each write to a claim matching `claims`: an extension (`extend`,
+     * or `set` where there is none) and each claim won or refused; `next(when)` resolves at the next such write.
+     */
+    function watchedStore(kind: StoreKind, claims: RegExp) {
+      const memory = new MemoryStore({ now: () => sb.clock.nowMs() });
+      const watchers: { when: (claimed: boolean) => boolean; resolve: () => void }[] = [];
+      const seen = (key: string, claimed: boolean) => {
+        if (!claims.test(key)) return;
+        for (const w of watchers.splice(0)) (w.when(claimed) ? w.resolve : () => watchers.push(w))();
+      };
+      const next = (when: (claimed: boolean) => boolean) =>
+        new Promise<void>((resolve) => void watchers.push({ when, resolve }));
+      const store = requiredMethods(memory, {
+        set: async (k, v, t) => {
+          await memory.set(k, v, t);
+          seen(k, true);
+        },
+        claim: async (k, v, t) => {
+          const won = await memory.claim(k, v, t);
+          seen(k, won);
+          return won;
+        },
+        ...(kind === 'a MemoryStore'
+          ? {
+              claimAndGet: async (k: string, v: string, t: number, key: string) => {
+                const answer = await memory.claimAndGet(k, v, t, key);
+                seen(k, answer.claimed);
+                return answer;
+              },
+              setAndRelease: (k: string, v: string, t: number, ck: string, cv: string) =>
+                memory.setAndRelease(k, v, t, ck, cv),
+              extend: async (k: string, v: string, t: number) => {
+                const kept = await memory.extend(k, v, t);
+                seen(k, kept);
+                return kept;
+              },
+            }
+          : {}),
+      });
+      /**
+       * Lets `seconds` of the store's clock pass in steps of `step` (more than a third of the claim's TTL, less than
+       * two thirds) while an owner holds its claim, as a hook waiting on a locked table would; each step waits for the
+       * claim's extension, or 3 s without one.
+       */
+      async function outlast(seconds: number, step: number): Promise<void> {
+        for (let passed = 0; passed < seconds; passed += step) {
+          const extended = next((kept) => kept);
+          sb.clock.advance(step);
+          await Promise.race([extended, new Promise((r) => setTimeout(r, 3000))]);
+        }
+      }
+      return { store, next, outlast };
+    }
+
     for (const kind of ['a MemoryStore', 'a store without the optional methods'] as const) {
       it(`an onCharge slower than its claim is not called again by another instance while it runs (${kind})`, async () => {
-        const memory = new MemoryStore({ now: () => sb.clock.nowMs() });
-        const watchers: { when: (key: string, claimed: boolean) => boolean; resolve: () => void }[] = [];
-        const seen = (key: string, claimed: boolean) => {
-          for (const w of watchers.splice(0)) (w.when(key, claimed) ? w.resolve : () => watchers.push(w))();
-        };
-        const next = (when: (key: string, claimed: boolean) => boolean) =>
-          new Promise<void>((resolve) => void watchers.push({ when, resolve }));
-        const claims = /^oncharge:.*:claim$/;
-        // The store reports each write to a delivery claim: an extension (`extend`, or `set` where there is none)
-        // and each claim refused.
-        const store = requiredMethods(memory, {
-          set: async (k, v, t) => {
-            await memory.set(k, v, t);
-            seen(k, true);
-          },
-          claim: async (k, v, t) => {
-            const won = await memory.claim(k, v, t);
-            seen(k, won);
-            return won;
-          },
-          ...(kind === 'a MemoryStore'
-            ? {
-                claimAndGet: async (k: string, v: string, t: number, key: string) => {
-                  const answer = await memory.claimAndGet(k, v, t, key);
-                  seen(k, answer.claimed);
-                  return answer;
-                },
-                setAndRelease: (k: string, v: string, t: number, ck: string, cv: string) =>
-                  memory.setAndRelease(k, v, t, ck, cv),
-                extend: async (k: string, v: string, t: number) => {
-                  const kept = await memory.extend(k, v, t);
-                  seen(k, kept);
-                  return kept;
-                },
-              }
-            : {}),
-        });
+        const { store, next, outlast } = watchedStore(kind, /^oncharge:.*:claim$/);
         const calls: string[] = [];
         const [held, firstCall, secondCall] = [gate(), gate(), gate()];
         const onCharge = async (charge: ChargeEvent) => {
@@ -596,14 +617,9 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
         const body = await order();
         const first = pay(a, body);
         await firstCall.opened;
-        // 33 s of the store's clock, past the claim's 30 s, while the first call still runs (a hook waiting on a
-        // locked table would); each step waits for the claim's extension, or 3 s without one.
-        for (let step = 0; step < 3; step++) {
-          const extended = next((key, kept) => claims.test(key) && kept);
-          sb.clock.advance(11);
-          await Promise.race([extended, new Promise((r) => setTimeout(r, 3000))]);
-        }
-        const refused = next((key, claimed) => claims.test(key) && !claimed);
+        // Past the delivery claim's 30 s, while the first call still runs.
+        await outlast(33, 11);
+        const refused = next((claimed) => !claimed);
         const other = pay(b, body);
         const outcome = await Promise.race([refused.then(() => 'waits'), secondCall.opened.then(() => 'called again')]);
         held.open();
@@ -614,6 +630,35 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
         assert.equal(same.json.id, done.json.id);
         assert.deepEqual(calls, [done.json.id], 'onCharge once');
         assert.equal((await sandboxCharges(sb)).length, 1);
+      });
+
+      it(`a resolveCharge slower than the token's claim keeps another instance from charging the token meanwhile (${kind})`, async () => {
+        const { store, next, outlast } = watchedStore(kind, /:claim$/);
+        const asked: string[] = [];
+        const [held, firstAsk, secondAsk] = [gate(), gate(), gate()];
+        const resolveCharge: TesseraHelperOptions['resolveCharge'] = async (_req, { orderReference }) => {
+          asked.push(orderReference);
+          (asked.length === 1 ? firstAsk : secondAsk).open();
+          await held.opened;
+          return ORDERS[orderReference] as never;
+        };
+        const a = await helper({ store, resolveCharge });
+        const b = await helper({ store, resolveCharge });
+        const body = await order();
+        const first = pay(a, body);
+        await firstAsk.opened;
+        // Past the token claim's 10 s, while the first request still prices the order.
+        await outlast(24, 4);
+        const refused = next((claimed) => !claimed);
+        const other = pay(b, body);
+        const outcome = await Promise.race([refused.then(() => 'waits'), secondAsk.opened.then(() => 'charges too')]);
+        held.open();
+        const [done, same] = await Promise.all([first, other]);
+        assert.equal(outcome, 'waits', 'the other instance waits for the first charge');
+        assert.equal(done.status, 201, done.text);
+        assert.equal(same.json.id, done.json.id, same.text);
+        assert.deepEqual(asked, ['order-1'], 'priced once');
+        assert.equal((await sandboxCharges(sb)).length, 1, 'one call to the provider');
       });
     }
 

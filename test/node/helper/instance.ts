@@ -31,8 +31,6 @@ app.use(
     legacyBaseUrl: env('TESSERA_SANDBOX_URL'),
     providerMaxRetries: 0,
     providerTimeoutMs: 5000,
-    // The token's claim outlives resolveCharge's time as well: short here, so a killed instance's claim ends soon.
-    hookTimeoutMs: 1000,
     // The tests count the provider's charge requests; the startup key check would add its probe to them.
     startupKeyCheck: false,
     store,

@@ -141,7 +141,7 @@ describe('keepClaim: a claim kept alive while its owner works', () => {
     // The keeper's timer does not hold the process open: the test waits with timers of its own.
     await until(() => reading, 'an extension on its way');
     let stopped = false;
-    const stopping = stop().then(() => {
+    const stopping = stop()!.then(() => {
       stopped = true;
     });
     await sleep(50);
