@@ -25,6 +25,7 @@ export function keepClaim(
   let due = now() + ttlMs / 3;
   let busy: Promise<void> | undefined;
   let stopped = false;
+  let warned = false;
   const look = () => {
     const sent = now();
     if (busy || sent < due) return;
@@ -33,6 +34,7 @@ export function keepClaim(
         busy = undefined;
         if (stopped) return;
         if (kept) {
+          warned = false;
           // The new TTL runs from when the store got the extension, not from when its answer came back.
           due = sent + ttlMs / 3;
           return;
@@ -42,10 +44,12 @@ export function keepClaim(
       },
       (err: unknown) => {
         busy = undefined;
-        if (stopped) return;
+        if (stopped || warned) return;
+        // Once per keeper until an extension succeeds: a store outage would otherwise log a line every look.
+        warned = true;
         log.warn(
           { event, key, code: (err as { code?: unknown }).code },
-          'a claim could not be extended; it is tried again',
+          'a claim could not be extended; it is tried again at every look until the store answers',
         );
       },
     );

@@ -22,8 +22,10 @@ function setup() {
   const memory = new MemoryStore({ now: () => now });
   const extended: boolean[] = [];
   let failing = false;
+  let attempts = 0;
   const store = requiredMethods(memory, {
     extend: async (k, v, t) => {
+      attempts++;
       if (failing) throw Object.assign(new Error('store down'), { code: 'TESSERA_STORE_UNAVAILABLE' });
       const kept = await memory.extend(k, v, t);
       extended.push(kept);
@@ -37,6 +39,7 @@ function setup() {
     ctx,
     log,
     extended,
+    attempts: () => attempts,
     fail: (on: boolean) => {
       failing = on;
     },
@@ -97,7 +100,7 @@ describe('keepClaim: a claim kept alive while its owner works', () => {
   });
 
   it('tries again at the next look when the store fails, with a warning, and keeps the claim once it is back', async () => {
-    const { memory, ctx, log, extended, fail, advance } = setup();
+    const { memory, ctx, log, extended, attempts, fail, advance } = setup();
     await memory.claim('job:claim', 'me', 30_000);
     const stop = keepClaim(ctx, 'job:claim', 'me', 30_000, 'test.claim');
     try {
@@ -107,6 +110,10 @@ describe('keepClaim: a claim kept alive while its owner works', () => {
       const warning = log.lines.find((l) => l.event === 'test.claim')!;
       assert.equal(warning.level, 40);
       assert.equal(warning.code, 'TESSERA_STORE_UNAVAILABLE');
+      // Tried at every look, warned once.
+      await sleep(1200);
+      assert.ok(attempts() >= 3, `${attempts()} attempts`);
+      assert.equal(log.lines.filter((l) => l.event === 'test.claim').length, 1);
       fail(false);
       await until(() => extended.length === 1, 'the next look extends it');
       advance(25_000);
