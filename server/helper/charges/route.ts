@@ -385,10 +385,9 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
    * claims the token in the store; the others poll the store for its answer, at most {@link CLAIM_WAIT_MS}.
    * The claim comes first and the stored answer is read right after it, in one step where the store offers
    * `claimAndGet`, and a new answer is stored and the claim given back in one step where it offers `setAndRelease`
-   * (both built-in stores offer both): a new token costs two store calls. A claim whose owner died
-   * is kept alive while its owner works and expires {@link CLAIM_TTL_MS} after its owner died; the next request then
-   * calls the provider with the same idempotency key, which
-   * replays the first answer (docs/decisions/helper.md#helper-charges).
+   * (both built-in stores offer both): a new token costs two store calls. A claim is kept alive while its owner
+   * works and expires {@link CLAIM_TTL_MS} after its owner died; the next request then calls the provider with the
+   * same idempotency key, which replays the first answer (docs/decisions/helper.md#helper-charges).
    */
   async function tokenOutcome(t: TokenRequest): Promise<ChargeOutcome> {
     const { key } = t;
