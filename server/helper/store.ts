@@ -237,7 +237,8 @@ export class MemoryStore implements TesseraStore {
   async extend(key: string, value: string, ttlMs: number): Promise<boolean> {
     const entry = this.#live(key);
     if (!entry || entry.value !== value) return false;
-    entry.expiresAtMs = this.#now() + ttlMs;
+    // Written again, not changed in place: a claim kept alive is among the newest entries, the last to be dropped.
+    this.#put(key, { ...entry, expiresAtMs: this.#now() + ttlMs });
     return true;
   }
 }

@@ -54,6 +54,14 @@ describe('MemoryStore and the limits built on it', () => {
     for (const k of ['a', 'b', 'c', 'd']) await store.set(k, k, 60_000);
     assert.equal(await store.get('a'), undefined);
     assert.equal(await store.get('d'), 'd');
+    // A claim kept alive (extended) counts as new: the entries written before its extension go first.
+    const claims = new MemoryStore({ maxEntries: 3 });
+    assert.equal(await claims.claim('claim', 'me', 30_000), true);
+    for (const k of ['x', 'y']) await claims.set(k, k, 60_000);
+    assert.equal(await claims.extend('claim', 'me', 30_000), true);
+    await claims.set('z', 'z', 60_000);
+    assert.equal(await claims.get('claim'), 'me');
+    assert.equal(await claims.get('x'), undefined);
   });
 
   it('answers 429 with Retry-After once a window is used up, then lets requests through again', async () => {
