@@ -157,8 +157,8 @@ export interface TesseraHelperSettings {
   /**
    * How long a request waits for one of your hooks (`resolveCharge`, `onCharge`, `onCardUpdated`,
    * `paymentInstrumentIds`), 100–120 000 ms (default 15 000). A hook still running then is left to finish and
-   * logged (`tessera.hook.timeout`); the request is answered 503 without waiting for it
-   * (docs/decisions/helper.md#helper-hook-timeout).
+   * logged (`tessera.hook.timeout`), and the request is answered without it: 503 when the answer depends on it, the
+   * page's 200 after `onCardUpdated` (docs/decisions/helper.md#helper-hook-timeout).
    */
   readonly hookTimeoutMs?: number;
   /**

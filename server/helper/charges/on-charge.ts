@@ -12,7 +12,7 @@ import { RESULT_TTL_MS } from './records.js';
  * How long a charge's delivery stays claimed after its instance stopped keeping the claim alive (a crashed process);
  * a live instance keeps it for as long as `onCharge` runs (keepClaim).
  */
-const DELIVERY_CLAIM_MS = 30_000;
+const DELIVERY_CLAIM_MS = 10_000;
 /** How long a request waits for another instance's delivery before answering 503. */
 const WAIT_MS = 15_000;
 
