@@ -11,15 +11,16 @@ export const LATE: unique symbol = Symbol('late');
 export type HookName = 'resolveCharge' | 'onCharge' | 'onCardUpdated' | 'paymentInstrumentIds';
 
 /**
- * `work`, the promise of a merchant's hook, or {@link LATE} once it has not settled within `hookTimeoutMs`, logged as
- * `tessera.hook.timeout` with what happens next (`then`). The hook itself runs on (JavaScript cannot stop it); the
- * caller decides what its late result means (docs/decisions/helper.md#helper-hook-timeout). A late rejection is
- * handled here, so it is never an unhandled rejection.
+ * What a merchant's hook answered (`work`, a value or a promise), or {@link LATE} once it has not settled within
+ * `hookTimeoutMs`, logged as `tessera.hook.timeout` with what happens next (`then`). The hook itself runs on
+ * (JavaScript cannot stop it); the caller decides what its late result means
+ * (docs/decisions/helper.md#helper-hook-timeout). A late rejection is handled here, so it is never an unhandled
+ * rejection. A hook that throws at once throws in its caller, before this is called.
  */
 export function withinHookTime<T>(
   ctx: HelperContext,
   hook: HookName,
-  work: PromiseLike<T>,
+  work: T | PromiseLike<T>,
   then: string,
 ): Promise<T | typeof LATE> {
   const timeoutMs = ctx.options.hookTimeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS;

@@ -172,7 +172,7 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
         await withinHookTime(
           ctx,
           'onCardUpdated',
-          Promise.resolve().then(() => ctx.options.onCardUpdated!(event)),
+          ctx.options.onCardUpdated(event),
           'the page was answered without waiting for it',
         );
       } catch (err) {
@@ -206,7 +206,7 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
       answer = await withinHookTime(
         ctx,
         'paymentInstrumentIds',
-        Promise.resolve().then(() => ctx.options.paymentInstrumentIds!(entityId, { claims: claimsOf(res), req })),
+        ctx.options.paymentInstrumentIds!(entityId, { claims: claimsOf(res), req }),
         'the page was answered 503 TESSERA_HOOK_TIMEOUT; its late answer is ignored',
       );
     } catch (err) {
