@@ -588,76 +588,93 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
           : {}),
       });
       /**
-       * Lets `seconds` of the store's clock pass in steps of `step` (more than a third of the claim's TTL, less than
-       * two thirds) while an owner holds its claim, as a hook waiting on a locked table would; each step waits for the
+       * Lets `seconds` of the store's clock pass in steps of 4 s (more than a third of a claim's 10 s, less than two
+       * thirds) while an owner holds its claim, as a hook waiting on a locked table would; each step waits for the
        * claim's extension, or 3 s without one.
        */
-      async function outlast(seconds: number, step: number): Promise<void> {
-        for (let passed = 0; passed < seconds; passed += step) {
+      async function outlast(seconds: number): Promise<void> {
+        for (let passed = 0; passed < seconds; passed += 4) {
           const extended = next((kept) => kept);
-          sb.clock.advance(step);
+          sb.clock.advance(4);
           await Promise.race([extended, new Promise((r) => setTimeout(r, 3000))]);
         }
       }
       return { store, next, outlast };
     }
 
+    /** A hook that records each call and holds every one until `release()`; `first`/`second` open at those calls. */
+    function heldHook<A extends unknown[], R>(answer: (...args: A) => R) {
+      const calls: A[] = [];
+      const [held, first, second] = [gate(), gate(), gate()];
+      const hook = async (...args: A): Promise<R> => {
+        calls.push(args);
+        (calls.length === 1 ? first : second).open();
+        await held.opened;
+        return answer(...args);
+      };
+      return { hook, calls, first: first.opened, second: second.opened, release: held.open };
+    }
+
+    /**
+     * Pays `order()` on instance `a`, lets `seconds` pass while its hook is held, then pays the same on `b`: whether
+     * `b` found the claim held and waited, or called the hook a second time. Both answers once the hook is released.
+     */
+    async function whileHeld(
+      watched: ReturnType<typeof watchedStore>,
+      held: { readonly first: Promise<void>; readonly second: Promise<void>; release(): void },
+      extra: Partial<TesseraHelperOptions>,
+      seconds: number,
+    ) {
+      const a = await helper({ store: watched.store, ...extra });
+      const b = await helper({ store: watched.store, ...extra });
+      const body = await order();
+      const first = pay(a, body);
+      await held.first;
+      await watched.outlast(seconds);
+      const refused = watched.next((claimed) => !claimed);
+      const other = pay(b, body);
+      const outcome = await Promise.race([refused.then(() => 'waits'), held.second.then(() => 'called again')]);
+      held.release();
+      const [done, same] = await Promise.all([first, other]);
+      return { outcome, done, same };
+    }
+
     for (const kind of ['a MemoryStore', 'a store without the optional methods'] as const) {
       it(`an onCharge slower than its claim is not called again by another instance while it runs (${kind})`, async () => {
-        const { store, next, outlast } = watchedStore(kind, /^oncharge:.*:claim$/);
-        const calls: string[] = [];
-        const [held, firstCall, secondCall] = [gate(), gate(), gate()];
-        const onCharge = async (charge: ChargeEvent) => {
-          calls.push(charge.id);
-          (calls.length === 1 ? firstCall : secondCall).open();
-          await held.opened;
-        };
-        const a = await helper({ store, onCharge });
-        const b = await helper({ store, onCharge });
-        const body = await order();
-        const first = pay(a, body);
-        await firstCall.opened;
+        const watched = watchedStore(kind, /^oncharge:.*:claim$/);
+        const held = heldHook((_charge: ChargeEvent) => undefined);
         // Past the delivery claim's 10 s, and the 30 s it once was, while the first call still runs.
-        await outlast(36, 4);
-        const refused = next((claimed) => !claimed);
-        const other = pay(b, body);
-        const outcome = await Promise.race([refused.then(() => 'waits'), secondCall.opened.then(() => 'called again')]);
-        held.open();
-        const [done, same] = await Promise.all([first, other]);
+        const { outcome, done, same } = await whileHeld(watched, held, { onCharge: held.hook }, 36);
         assert.equal(outcome, 'waits', 'the other instance waits for the running call');
         assert.equal(done.status, 201, done.text);
         assert.equal(same.status, 201, same.text);
         assert.equal(same.json.id, done.json.id);
-        assert.deepEqual(calls, [done.json.id], 'onCharge once');
+        assert.deepEqual(
+          held.calls.map(([charge]) => charge.id),
+          [done.json.id],
+          'onCharge once',
+        );
         assert.equal((await sandboxCharges(sb)).length, 1);
       });
 
       it(`a resolveCharge slower than the token's claim keeps another instance from charging the token meanwhile (${kind})`, async () => {
-        const { store, next, outlast } = watchedStore(kind, /:claim$/);
-        const asked: string[] = [];
-        const [held, firstAsk, secondAsk] = [gate(), gate(), gate()];
-        const resolveCharge: TesseraHelperOptions['resolveCharge'] = async (_req, { orderReference }) => {
-          asked.push(orderReference);
-          (asked.length === 1 ? firstAsk : secondAsk).open();
-          await held.opened;
-          return ORDERS[orderReference] as never;
-        };
-        const a = await helper({ store, resolveCharge });
-        const b = await helper({ store, resolveCharge });
-        const body = await order();
-        const first = pay(a, body);
-        await firstAsk.opened;
+        const watched = watchedStore(kind, /:claim$/);
+        const held = heldHook(
+          (
+            _req: Parameters<TesseraHelperOptions['resolveCharge']>[0],
+            { orderReference }: { orderReference: string },
+          ) => ORDERS[orderReference] as never,
+        );
         // Past the token claim's 10 s, while the first request still prices the order.
-        await outlast(24, 4);
-        const refused = next((claimed) => !claimed);
-        const other = pay(b, body);
-        const outcome = await Promise.race([refused.then(() => 'waits'), secondAsk.opened.then(() => 'charges too')]);
-        held.open();
-        const [done, same] = await Promise.all([first, other]);
+        const { outcome, done, same } = await whileHeld(watched, held, { resolveCharge: held.hook }, 24);
         assert.equal(outcome, 'waits', 'the other instance waits for the first charge');
         assert.equal(done.status, 201, done.text);
         assert.equal(same.json.id, done.json.id, same.text);
-        assert.deepEqual(asked, ['order-1'], 'priced once');
+        assert.deepEqual(
+          held.calls.map(([, body]) => body.orderReference),
+          ['order-1'],
+          'priced once',
+        );
         assert.equal((await sandboxCharges(sb)).length, 1, 'one call to the provider');
       });
     }
