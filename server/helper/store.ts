@@ -57,8 +57,9 @@ export interface TesseraStore {
   setAndRelease?(key: string, value: string, ttlMs: number, claimKey: string, claimValue: string): Promise<void>;
   /**
    * Optional: gives `key` a new TTL of `ttlMs` when its value is still `value` (an owner keeping its claim while it
-   * works), atomically (Redis: one script), and answers whether it did. The helper keeps the claim around an
-   * `onCharge` call alive this way for as long as the call runs; a store without it gets {@link get} and then
+   * works), atomically (Redis: one script), and answers whether it did. The helper keeps a card token's claim and
+   * the claim around an `onCharge` call alive this way for as long as their work runs; a store without it gets
+   * {@link get} and then
    * {@link set}, which is as correct unless the process stalls for most of the claim's TTL between the two.
    */
   extend?(key: string, value: string, ttlMs: number): Promise<boolean>;
