@@ -59,8 +59,8 @@ export interface TesseraStore {
    * Optional: gives `key` a new TTL of `ttlMs` when its value is still `value` (an owner keeping its claim while it
    * works), atomically (Redis: one script), and answers whether it did. The helper keeps a card token's claim and
    * the claim around an `onCharge` call alive this way for as long as their work runs; a store without it gets
-   * {@link get} and then
-   * {@link set}, which is as correct unless the process stalls for most of the claim's TTL between the two.
+   * {@link get} and then {@link set}, which is as correct unless the process stalls for most of the claim's TTL
+   * between the two.
    */
   extend?(key: string, value: string, ttlMs: number): Promise<boolean>;
 }
