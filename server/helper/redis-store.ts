@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { z } from 'zod';
 import { checkOptions, integerOption, patternOption } from '../common/options.js';
 import { HelperHttpError } from './errors.js';
@@ -23,8 +23,11 @@ export class StoreUnavailableError extends HelperHttpError {
 export interface RedisStoreOptions {
   /** `redis://[user:password@]host:port[/db]` (or `rediss://` for TLS): the store opens and owns its own client. */
   readonly url?: string;
-  /** An existing ioredis client to use instead of `url` (the store does not close it). */
-  readonly client?: Redis;
+  /**
+   * An existing ioredis client to use instead of `url` (the store does not close it): a `Redis` (one server, or
+   * Sentinel) or a `Cluster` (Redis Cluster).
+   */
+  readonly client?: Redis | Cluster;
   /** Prefix of every key the store writes (default `tessera:`), so one Redis can serve other uses too. */
   readonly keyPrefix?: string;
   /** Longest wait for one store call before it fails with {@link StoreUnavailableError} (default 500 ms). */
@@ -35,7 +38,9 @@ export interface RedisStoreOptions {
 const REDIS_STORE_OPTIONS = {
   url: patternOption(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
   client: z
-    .custom<Redis>((v) => v instanceof Redis, { error: 'must be an ioredis client (`new Redis(…)`)' })
+    .custom<Redis | Cluster>((v) => v instanceof Redis || v instanceof Cluster, {
+      error: 'must be an ioredis client (`new Redis(…)` or `new Cluster(…)`)',
+    })
     .optional(),
   keyPrefix: z.string({ error: 'must be a string' }).max(100).optional(),
   timeoutMs: integerOption(1, 60_000).optional(),
@@ -92,14 +97,20 @@ function ttl(ms: number): number {
 
 /**
  * A {@link TesseraStore} in Redis, shared by every helper instance that uses the same Redis and key prefix.
- * Each method is one atomic Redis command or Lua script; times are Redis's own (`PEXPIRE`/`PTTL`), so instances need
- * no synchronised clocks. Every call is bounded by `timeoutMs` and fails closed with {@link StoreUnavailableError};
+ * Each method is one atomic Redis command or Lua script (on a Redis Cluster, the two paired steps are two, in order);
+ * times are Redis's own (`PEXPIRE`/`PTTL`), so instances need no synchronised clocks. Every call is bounded by `timeoutMs` and fails closed with {@link StoreUnavailableError};
  * the client reconnects by itself, so the store works again as soon as Redis is back
  * (docs/decisions/helper.md#helper-store-redis).
  */
 export class RedisStore implements TesseraStore {
-  readonly client: Redis;
+  readonly client: Redis | Cluster;
   readonly #owned: boolean;
+  /**
+   * Whether the client is a Redis Cluster. Its keys spread over the nodes by hash slot, and a script may only touch
+   * keys of one slot, so there the paired steps (`claimAndGet`, `setAndRelease`) are two commands in order, the way
+   * the helper runs them on any store without those methods (docs/decisions/helper.md#helper-store-redis).
+   */
+  readonly #cluster: boolean;
   readonly #prefix: string;
   readonly #timeoutMs: number;
   /** Whether the client bounds every command by itself within `timeoutMs` (its `commandTimeout`). */
@@ -136,7 +147,11 @@ export class RedisStore implements TesseraStore {
       // Errors surface on the calls that meet them; without a listener ioredis would print each reconnect failure.
       this.client.on('error', () => {});
     }
-    const own = this.client.options.commandTimeout;
+    this.#cluster = this.client instanceof Cluster;
+    const own =
+      this.client instanceof Cluster
+        ? this.client.options.redisOptions?.commandTimeout
+        : this.client.options.commandTimeout;
     this.#bounded = own !== undefined && own > 0 && own <= this.#timeoutMs;
   }
 
@@ -236,7 +251,11 @@ export class RedisStore implements TesseraStore {
   }
 
   claim(key: string, value: string, ttlMs: number): Promise<boolean> {
-    return this.#call(async () => (await this.client.set(this.#prefix + key, value, 'PX', ttl(ttlMs), 'NX')) === 'OK');
+    return this.#call(() => this.#claim(key, value, ttlMs));
+  }
+
+  async #claim(key: string, value: string, ttlMs: number): Promise<boolean> {
+    return (await this.client.set(this.#prefix + key, value, 'PX', ttl(ttlMs), 'NX')) === 'OK';
   }
 
   release(key: string, value: string): Promise<boolean> {
@@ -249,6 +268,12 @@ export class RedisStore implements TesseraStore {
     ttlMs: number,
     key: string,
   ): Promise<{ claimed: boolean; value: string | undefined }> {
+    if (this.#cluster) {
+      return this.#call(async () => {
+        const claimed = await this.#claim(claimKey, value, ttlMs);
+        return { claimed, value: (await this.client.get(this.#prefix + key)) ?? undefined };
+      });
+    }
     return this.#call(async () => {
       const [claimed, stored] = (await this.#scriptKeys('claimAndGet', [claimKey, key], [value, ttl(ttlMs)])) as [
         number,
@@ -259,6 +284,12 @@ export class RedisStore implements TesseraStore {
   }
 
   setAndRelease(key: string, value: string, ttlMs: number, claimKey: string, claimValue: string): Promise<void> {
+    if (this.#cluster) {
+      return this.#call(async () => {
+        await this.client.set(this.#prefix + key, value, 'PX', ttl(ttlMs));
+        await this.#script('release', claimKey, claimValue);
+      });
+    }
     return this.#call(async () => {
       await this.#scriptKeys('setAndRelease', [key, claimKey], [value, ttl(ttlMs), claimValue]);
     });

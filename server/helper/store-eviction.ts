@@ -1,3 +1,4 @@
+import { Cluster } from 'ioredis';
 import type { HelperLogger } from './log.js';
 import { RedisStore } from './redis-store.js';
 import type { TesseraStore } from './store.js';
@@ -22,13 +23,16 @@ function parseInfo(info: string): EvictionSettings | undefined {
   return Number.isFinite(maxmemory) && policy ? { maxmemory, policy } : undefined;
 }
 
+const mayEvict = (s: EvictionSettings) => s.maxmemory > 0 && s.policy !== 'noeviction';
+
 /**
  * Checks once whether the Redis behind a {@link RedisStore} may evict the helper's keys, and logs one warning
  * (`tessera.store.eviction`) when it may: every key the helper writes has a TTL, so under a memory limit any policy
  * but `noeviction` can drop them (`volatile-lru`, the default of several managed services, included). An evicted
  * claim or delivery record can let `onCharge` run twice, and evicted counters weaken the card-testing limits
- * (docs/decisions/helper.md#helper-store-redis). Answers the settings it read, or undefined for another store, or
- * when Redis could not tell (`INFO` refused, or Redis not reachable yet: then it checks when the client is ready).
+ * (docs/decisions/helper.md#helper-store-redis). On a Redis Cluster every master is asked. Answers the settings it
+ * read (a cluster's first master that may evict, else its last), or undefined for another store, or when Redis could
+ * not tell (`INFO` refused, or Redis not reachable yet: then it checks when the client is ready).
  */
 export async function checkEviction(store: TesseraStore, log: HelperLogger): Promise<EvictionSettings | undefined> {
   if (!(store instanceof RedisStore)) return undefined;
@@ -40,11 +44,16 @@ export async function checkEviction(store: TesseraStore, log: HelperLogger): Pro
   }
   let settings: EvictionSettings | undefined;
   try {
-    settings = parseInfo(await client.info('memory'));
+    // A Redis Cluster's masters each hold a share of the keys: the first one that may evict is the one to warn of.
+    const servers = client instanceof Cluster ? client.nodes('master') : [client];
+    for (const server of servers) {
+      settings = parseInfo(await server.info('memory'));
+      if (!settings || mayEvict(settings)) break;
+    }
   } catch {
     return undefined;
   }
-  if (settings && settings.maxmemory > 0 && settings.policy !== 'noeviction') {
+  if (settings && mayEvict(settings)) {
     log.warn(
       { event: 'tessera.store.eviction', maxmemory: settings.maxmemory, policy: settings.policy },
       `Redis may evict the helper's keys (maxmemory ${settings.maxmemory} bytes, maxmemory-policy ${settings.policy}): ` +

@@ -1,10 +1,12 @@
 // One helper instance for the multi-process tests: Express + tesseraHelper with a RedisStore, on a free loopback
 // port; prints `{"url": …}` on one line once it listens. Settings come from the environment:
-// TESSERA_SANDBOX_URL, TESSERA_PUBLIC_KEY, TESSERA_SECRET_KEY, TESSERA_REDIS_URL. Its onCharge pushes
+// TESSERA_SANDBOX_URL, TESSERA_PUBLIC_KEY, TESSERA_SECRET_KEY, and TESSERA_REDIS_URL or TESSERA_REDIS_CLUSTER (the
+// loopback ports of a Redis Cluster's nodes, comma-separated). Its onCharge pushes
 // `<pid> <charge id>` onto the Redis list `test:oncharge`, so a test sees which instance recorded which charge.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
+import { Cluster } from 'ioredis';
 import pino from 'pino';
 import { type CurrencyCode, RedisStore, tesseraHelper } from '../../../server/helper/index.js';
 
@@ -21,7 +23,13 @@ const ORDERS: Record<string, { amount: number; currency: CurrencyCode; threeDSec
 };
 
 // 1 s: a busy CI machine (load above 10 on two cores) made 300 ms store calls time out under 50 concurrent charges.
-const store = new RedisStore({ url: env('TESSERA_REDIS_URL'), timeoutMs: 1000 });
+const cluster = process.env.TESSERA_REDIS_CLUSTER;
+const store = cluster
+  ? new RedisStore({
+      client: new Cluster(cluster.split(',').map((port) => ({ host: '127.0.0.1', port: Number(port) }))),
+      timeoutMs: 1000,
+    })
+  : new RedisStore({ url: env('TESSERA_REDIS_URL'), timeoutMs: 1000 });
 const app = express();
 app.use(
   '/payments',
@@ -54,4 +62,5 @@ process.on('SIGTERM', () => {
   server.close();
   server.closeAllConnections();
   void store.close();
+  if (cluster) store.client.disconnect();
 });

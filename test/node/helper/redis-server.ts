@@ -1,5 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
 
 /** A free TCP port on loopback (asked of the kernel, then released). */
 export async function freePort(): Promise<number> {
@@ -36,15 +40,20 @@ process.on('exit', () => {
 /** A real `redis-server` child process on loopback with persistence off. */
 export class RedisServer {
   readonly port: number;
+  readonly #args: readonly string[];
   #child: ChildProcess | undefined;
 
-  private constructor(port: number) {
+  private constructor(port: number, args: readonly string[]) {
     this.port = port;
+    this.#args = args;
   }
 
-  /** Starts Debian's `redis-server` (or `$REDIS_SERVER`) on a free port and waits until it answers PING. */
-  static async start(): Promise<RedisServer> {
-    const server = new RedisServer(await freePort());
+  /**
+   * Starts Debian's `redis-server` (or `$REDIS_SERVER`) on a free port and waits until it answers PING. `args` are
+   * added to its command line (a cluster node's settings, say).
+   */
+  static async start(args: readonly string[] = []): Promise<RedisServer> {
+    const server = new RedisServer(await freePort(), args);
     await server.restart();
     return server;
   }
@@ -57,7 +66,17 @@ export class RedisServer {
   async restart(): Promise<void> {
     if (this.#child) throw new Error('redis-server is already running');
     const bin = process.env.REDIS_SERVER ?? 'redis-server';
-    const args = ['--save', '', '--appendonly', 'no', '--port', String(this.port), '--bind', '127.0.0.1'];
+    const args = [
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--port',
+      String(this.port),
+      '--bind',
+      '127.0.0.1',
+      ...this.#args,
+    ];
     const child = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr?.on('data', (chunk) => {
@@ -99,5 +118,80 @@ export class RedisServer {
   /** Stops the server (SIGTERM) and waits for it to exit. */
   stop(): Promise<void> {
     return this.#end('SIGTERM');
+  }
+}
+
+/**
+ * A Redis Cluster of three real `redis-server` masters on loopback, no replicas, persistence off: the slots split in
+ * three ranges, the nodes introduced with `CLUSTER MEET`, and ready once every node reports `cluster_state:ok` (what
+ * `redis-cli --cluster create` does, without needing redis-cli).
+ */
+export class RedisCluster {
+  readonly nodes: readonly RedisServer[];
+  readonly #dir: string;
+
+  private constructor(nodes: readonly RedisServer[], dir: string) {
+    this.nodes = nodes;
+    this.#dir = dir;
+  }
+
+  static async start(): Promise<RedisCluster> {
+    const dir = mkdtempSync(join(tmpdir(), 'tessera-redis-cluster-'));
+    const nodes: RedisServer[] = [];
+    try {
+      for (let i = 0; i < 3; i++) {
+        nodes.push(
+          await RedisServer.start([
+            '--cluster-enabled',
+            'yes',
+            '--cluster-config-file',
+            join(dir, `nodes-${i}.conf`),
+            '--cluster-node-timeout',
+            '5000',
+            '--dir',
+            dir,
+          ]),
+        );
+      }
+      const admin = nodes.map((n) => new Redis(n.port, '127.0.0.1', { lazyConnect: false, maxRetriesPerRequest: 1 }));
+      try {
+        const SLOTS = 16384;
+        await Promise.all(
+          admin.map((c, i) =>
+            c.call(
+              'CLUSTER',
+              'ADDSLOTSRANGE',
+              String(Math.floor((SLOTS * i) / 3)),
+              String(Math.floor((SLOTS * (i + 1)) / 3) - 1),
+            ),
+          ),
+        );
+        for (const node of nodes.slice(1)) await admin[0]!.call('CLUSTER', 'MEET', '127.0.0.1', String(node.port));
+        const deadline = Date.now() + 20_000;
+        for (;;) {
+          const infos = await Promise.all(admin.map((c) => c.call('CLUSTER', 'INFO') as Promise<string>));
+          if (infos.every((info) => info.includes('cluster_state:ok') && info.includes('cluster_known_nodes:3'))) break;
+          if (Date.now() > deadline) throw new Error(`the Redis Cluster did not form: ${infos.join(' | ')}`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      } finally {
+        for (const c of admin) c.disconnect();
+      }
+    } catch (err) {
+      for (const node of nodes) await node.stop();
+      rmSync(dir, { recursive: true, force: true });
+      throw err;
+    }
+    return new RedisCluster(nodes, dir);
+  }
+
+  /** The nodes as ioredis's `Cluster` takes them. */
+  get startupNodes(): { host: string; port: number }[] {
+    return this.nodes.map((n) => ({ host: '127.0.0.1', port: n.port }));
+  }
+
+  async stop(): Promise<void> {
+    for (const node of this.nodes) await node.stop();
+    rmSync(this.#dir, { recursive: true, force: true });
   }
 }
