@@ -115,7 +115,12 @@ const LEGACY_OPTIONS = {
   ...httpOptionShape,
 };
 
-const chargeOrRedirect = chargeResponseSchema.or(paymentTokenResponseSchema);
+/**
+ * What a charge request answers: a charge, or for 3-D Secure a payment token with the challenge's `redirectUrl`. The
+ * URL is what tells them apart (as {@link isThreeDSecureRedirect} does): a token without one is not an answer to a
+ * charge, so a broken charge cannot pass as a bare `{id, liveMode}` token with every other field dropped.
+ */
+const chargeOrRedirect = chargeResponseSchema.or(paymentTokenResponseSchema.required({ redirectUrl: true }));
 
 /**
  * Creates a client of the legacy card API.

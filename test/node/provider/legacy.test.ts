@@ -260,3 +260,58 @@ describe('legacy client reading a hostile XML answer', () => {
     }
   });
 });
+
+describe('legacy client validating a charge answer (validateResponses)', () => {
+  it('refuses a charge that breaks the charge schema instead of reading it as a bare payment token', async () => {
+    const sb = await sandbox();
+    let answer: unknown;
+    const upstream = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(answer));
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const { publicKey, secretKey } = sb.credentials;
+    const real = createLegacyClient({ publicKey, secretKey, baseUrl: sb.url, validateResponses: true });
+    const relayed = createLegacyClient({
+      secretKey,
+      baseUrl: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+      validateResponses: true,
+      maxRetries: 0,
+    });
+    try {
+      const cardToken = (await real.cardTokens.create(CARD)).data.id;
+      const { data: charge } = await real.charges.create({
+        cardToken,
+        value: 1999,
+        currency: 'EUR',
+        email: 'a@b.example',
+      });
+      assert.ok(!isThreeDSecureRedirect(charge));
+      const request = { cardToken, value: 1999, currency: 'EUR' as const, email: 'a@b.example' };
+      // The provider's answer as it is: read whole.
+      answer = charge;
+      assert.deepEqual((await relayed.charges.create(request)).data, charge);
+      // Each still has an id and liveMode, which once passed as a payment token with every other field dropped.
+      const { responseAdvancedInfo: _, ...withoutAdvancedInfo } = charge as unknown as Record<string, unknown>;
+      for (const broken of [{ ...charge, status: 'Voided' }, { ...charge, value: '1999' }, withoutAdvancedInfo]) {
+        answer = broken;
+        await assert.rejects(
+          relayed.charges.create(request),
+          InvalidResponseError,
+          JSON.stringify(broken).slice(0, 80),
+        );
+      }
+      // A 3-D Secure answer is a payment token with the challenge's URL.
+      answer = { id: 'pay_tok_abc', liveMode: false, redirectUrl: 'https://bank.example/3ds' };
+      const { data: redirect } = await relayed.charges.create(request);
+      assert.ok(isThreeDSecureRedirect(redirect));
+      assert.equal(redirect.redirectUrl, 'https://bank.example/3ds');
+    } finally {
+      await real.close();
+      await relayed.close();
+      upstream.close();
+      await sb.close();
+    }
+  });
+});
