@@ -55,7 +55,8 @@ function instrumentFault(data: unknown): string | undefined {
   if (!isObject(data)) return '(body)';
   if (!isText(data.id)) return 'id';
   if (!isText(data.status)) return 'status';
-  if (typeof data.default !== 'boolean') return 'default';
+  // Write-only in the spec (shown on read by the sandbox): absent is fine, anything but a boolean is not.
+  if (data.default !== undefined && typeof data.default !== 'boolean') return 'default';
   for (const name of ['label', 'type', 'currency', 'country', 'instrument_id']) {
     if (data[name] !== undefined && typeof data[name] !== 'string') return name;
   }

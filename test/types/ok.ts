@@ -89,7 +89,7 @@ export async function usage(): Promise<void> {
   await accounts.reserveRules.update(v3.id, 'rsv_1', rule.data, { ifMatch: rule.etag ?? '*' });
   await accounts.reserveRules.modify(v3.id, 'rsv_1', (r) => ({ ...r, rolling: { ...r.rolling, percentage: 5 } }));
   const pi: PaymentInstrument = (await accounts.paymentInstruments.retrieve(v2.id, 'ppi_1')).data;
-  const isDefault: boolean = pi.default;
+  const isDefault: boolean | undefined = pi.default; // write-only in the spec: a provider may leave it out
 
   try {
     await accounts.paymentInstruments.update(v3.id, pi.id, { default: true });

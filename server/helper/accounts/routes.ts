@@ -59,7 +59,10 @@ function listNotConfigured(): HelperHttpError {
   );
 }
 
-/** The instrument as the dashboard sees it: no document file ids, no provider links. */
+/**
+ * The instrument as the dashboard sees it: no document file ids, no provider links. `default` only where the provider
+ * shows it (the spec has it write-only; the sandbox shows it).
+ */
 function safeInstrument(p: PaymentInstrument) {
   return {
     id: p.id,
@@ -68,7 +71,7 @@ function safeInstrument(p: PaymentInstrument) {
     currency: p.currency,
     country: p.country,
     status: p.status,
-    default: p.default,
+    ...(p.default === undefined ? {} : { default: p.default }),
     instrumentId: p.instrument_id,
   };
 }

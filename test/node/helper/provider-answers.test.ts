@@ -215,6 +215,27 @@ describe('the provider answers 2xx without what the helper reads', () => {
     assert.deepEqual(updated, []);
   });
 
+  it('reads a payout instrument without `default`, which the spec has write-only, and leaves it out', async () => {
+    const instrument = /\/payment-instruments\/ppi_[^/]*$/;
+    const url = `${helper.url}/entities/ent_fixture_a/payment-instruments/ppi_verified_1`;
+    const shown = await call(url, { headers: await host() });
+    assert.equal(shown.status, 200, shown.text);
+    assert.equal(typeof shown.json.default, 'boolean', 'the sandbox shows it on read');
+    // The same instrument from a provider that keeps `default` write-only, as the spec has it.
+    const { default: _, requestId: __, instrumentId, ...fields } = shown.json;
+    const providerBody = JSON.stringify({ ...fields, instrument_id: instrumentId });
+    proxy.once({ path: instrument, method: 'GET', contentType: JSON_TYPE, body: providerBody });
+    const read = await call(url, { headers: await host() });
+    assert.equal(read.status, 200, read.text);
+    assert.equal('default' in read.json, false);
+    assert.equal(read.json.id, 'ppi_verified_1');
+    // A change answers the instrument read back after it.
+    proxy.once({ path: instrument, method: 'GET', contentType: JSON_TYPE, body: providerBody });
+    const patched = await call(url, { method: 'PATCH', body: { label: 'Main account' }, headers: await host() });
+    assert.equal(patched.status, 200, patched.text);
+    assert.equal('default' in patched.json, false);
+  });
+
   it('answers the payout instruments 502 when one read back is malformed, and after a change says its outcome is unknown', async () => {
     const instrument = /\/payment-instruments\/ppi_[^/]*$/;
     const url = `${helper.url}/entities/ent_fixture_a/payment-instruments/ppi_verified_1`;

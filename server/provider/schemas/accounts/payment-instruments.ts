@@ -6,7 +6,11 @@ export const PAYMENT_INSTRUMENT_STATUSES = ['verified', 'unverified'] as const;
 export const paymentInstrumentStatusSchema = z.enum(PAYMENT_INSTRUMENT_STATUSES);
 export const bankDocumentSchema = z.object({ type: z.literal('bank_statement'), file_id: idOf('file_') });
 
-/** GET …/payment-instruments/{id}. `default` is shown on read (docs/decisions/sandbox.md#instrument-default). */
+/**
+ * GET …/payment-instruments/{id}. The spec has `default` write-only (set in the update request); the sandbox also
+ * shows it on read (docs/decisions/sandbox.md#instrument-default), so it is optional here: a provider that keeps it
+ * write-only answers valid instruments without it.
+ */
 export const paymentInstrumentSchema = z.object({
   id: idOf('ppi_'),
   label: z.string(),
@@ -16,7 +20,7 @@ export const paymentInstrumentSchema = z.object({
   document: bankDocumentSchema.optional(),
   status: paymentInstrumentStatusSchema,
   instrument_id: idOf('src_'),
-  default: z.boolean(),
+  default: z.boolean().optional(),
   _links: linksSchema.optional(),
 });
 export type PaymentInstrument = z.infer<typeof paymentInstrumentSchema>;
