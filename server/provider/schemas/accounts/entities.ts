@@ -211,9 +211,13 @@ export type EntityCreatedV2 = z.infer<typeof entityCreatedV2Schema>;
 const entityReadBase = {
   id: idOf('ent_'),
   reference: z.string(),
-  status: entityStatusSchema,
-  /** Dotted names of the fields still needed before the entity can be reviewed. */
-  requirements_due: z.array(z.string()),
+  /**
+   * The onboarding state. The spec shows no entity status values ("not shown"): the sandbox sends one
+   * (docs/decisions/sandbox.md#onboarding-states), the provider may not, so a read without it is valid.
+   */
+  status: entityStatusSchema.optional(),
+  /** Dotted names of the fields still needed before the entity can be reviewed (a sandbox extension, as `status`). */
+  requirements_due: z.array(z.string()).optional(),
   contact_details: z
     .object({ phone: phoneSchema.optional(), invitee: z.object({ email: z.string() }).optional() })
     .optional(),
