@@ -18,7 +18,7 @@ export interface ReserveRules {
   /**
    * `PUT …/reserve-rules/{id}` with `If-Match: <ifMatch>`. Only a rule that has never been active can change
    * (else ValidationError). A stale ETag throws PreconditionFailedError (412). Safe to retry: the If-Match makes
-   * a repeated PUT fail rather than apply twice.
+   * a repeated PUT fail rather than apply twice; a 412 that follows such a retry has `outcomeKnown: false`.
    */
   update(
     entityId: string,
@@ -28,7 +28,9 @@ export interface ReserveRules {
   ): Promise<ProviderResult<ReserveRuleWriteResult>>;
   /**
    * Reads the rule, applies `change` to it and writes the result with the ETag it read; when someone else
-   * changed the rule in between (412), reads and applies `change` once more, then gives up with the error.
+   * changed the rule in between (412), reads and applies `change` once more, then gives up with the error. A 412
+   * whose `outcomeKnown` is false (an earlier attempt of the same PUT failed after it was sent, so the rule may be
+   * the change itself) is thrown as it is: read the rule to see whether the change is there.
    *
    * @example
    * await accounts.reserveRules.modify('ent_…', 'rsv_…', (rule) => ({
@@ -111,7 +113,9 @@ export function reserveRules(core: AccountsCore): ReserveRules {
         try {
           return await api.update(entityId, id, next, { ...options, ifMatch: current.etag });
         } catch (error) {
-          if (attempt === 0 && error instanceof PreconditionFailedError) continue;
+          // A 412 with the outcome unknown came after an attempt of this very PUT that may have applied (a 502 or
+          // a lost answer, then the retry's If-Match no longer matched): applying `change` again could apply it twice.
+          if (attempt === 0 && error instanceof PreconditionFailedError && error.outcomeKnown) continue;
           throw error;
         }
       }

@@ -20,6 +20,18 @@ const CONNECT_CODES = new Set([
   'CERT_HAS_EXPIRED',
 ]);
 
+/**
+ * Where a call stands when an attempt fails: whether it is a read (or otherwise without effect), how many attempts
+ * were made, and whether an earlier attempt of a write ended with its outcome unknown. Then whatever a later attempt
+ * answers (a 412 because the first attempt's write changed the ETag, a refused connection) says nothing of that
+ * earlier one, so the outcome stays unknown (docs/decisions/provider.md#outcome-known).
+ */
+export interface Attempted {
+  readonly read: boolean;
+  readonly attempts: number;
+  readonly earlierUnknown: boolean;
+}
+
 /** Raised by the core when one attempt ran out of time (body included). */
 export class AttemptTimeout extends Error {}
 
@@ -56,7 +68,7 @@ export function responseError(
   status: number,
   headers: ResponseHeaders,
   text: string,
-  at: { read: boolean; attempts: number; requestId: string | undefined },
+  at: Attempted & { requestId: string | undefined },
 ): ProviderError {
   const body = decodeErrorBody(ex, text, header(headers, 'content-type') ?? null);
   const bodyRequestId = body && typeof body === 'object' ? (body as Record<string, unknown>) : undefined;
@@ -75,7 +87,11 @@ export function responseError(
       // A 4xx means the provider refused the request; a 5xx on a write may come after the effect. A 409 on a
       // keyed write can mean "the first request with this key is still running" (IETF idempotency draft):
       // unknown too (docs/decisions/provider.md#outcome-known).
-      outcomeKnown: at.read || (status < 500 && !(status === 409 && ex.idempotencyKey !== undefined && inFlight(body))),
+      outcomeKnown:
+        at.read ||
+        (!at.earlierUnknown &&
+          status < 500 &&
+          !(status === 409 && ex.idempotencyKey !== undefined && inFlight(body))),
       operation: ex.operation,
       attempts: at.attempts,
       ...(ex.idempotencyKey ? { idempotencyKey: ex.idempotencyKey } : {}),
@@ -89,7 +105,7 @@ export function transportError(
   http: HttpContext,
   ex: Exchange,
   error: unknown,
-  at: { read: boolean; attempts: number },
+  at: Attempted,
 ): ProviderError {
   const common = {
     operation: ex.operation,
@@ -108,7 +124,7 @@ export function transportError(
   if (code === 'UND_ERR_CONNECT_TIMEOUT') {
     return new TimeoutError(`${ex.operation} could not connect within ${http.config.connectTimeoutMs} ms`, {
       ...common,
-      outcomeKnown: true,
+      outcomeKnown: at.read || !at.earlierUnknown,
       phase: 'connect',
       timeoutMs: http.config.connectTimeoutMs,
       cause: error,
@@ -117,6 +133,6 @@ export function transportError(
   const connectFailed = code !== undefined && CONNECT_CODES.has(code);
   return new NetworkError(
     `${ex.operation} failed: ${connectFailed ? 'could not connect' : 'the connection failed before a complete answer'}${code ? ` (${code})` : ''}`,
-    { ...common, outcomeKnown: at.read || connectFailed, cause: error },
+    { ...common, outcomeKnown: at.read || (!at.earlierUnknown && connectFailed), cause: error },
   );
 }

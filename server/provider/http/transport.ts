@@ -46,6 +46,8 @@ export async function send<T>(http: HttpContext, ex: Exchange): Promise<Provider
   let renewed = false;
   let retries = 0;
   let attempts = 0;
+  /** Whether an attempt already retried may have acted (a write that failed with its outcome unknown). */
+  let earlierUnknown = false;
   for (;;) {
     attempts++;
     let authorization: string | undefined;
@@ -91,16 +93,17 @@ export async function send<T>(http: HttpContext, ex: Exchange): Promise<Provider
           status: error.status,
           requestId: header(error.headers, 'svc-request-id'),
           headers: headersObject(error.headers),
-          outcomeKnown: read || (error.status >= 400 && error.status < 500),
+          outcomeKnown: read || (!earlierUnknown && error.status >= 400 && error.status < 500),
           operation: ex.operation,
           attempts,
           ...(ex.idempotencyKey ? { idempotencyKey: ex.idempotencyKey } : {}),
         });
       }
-      const failure = transportError(http, ex, error, { read, attempts });
+      const failure = transportError(http, ex, error, { read, attempts, earlierUnknown });
       const canRetry = safe && retries < config.maxRetries;
       if (logger) logFailure(http, ex, failure, attempts, canRetry);
       if (!canRetry) throw failure;
+      if (!failure.outcomeKnown) earlierUnknown = true;
       await sleep(backoffDelay(retries++, config.retryBaseMs, config.retryMaxMs, http.random), ex.signal);
       continue;
     } finally {
@@ -169,11 +172,12 @@ export async function send<T>(http: HttpContext, ex: Exchange): Promise<Provider
       }
     }
 
-    const error = responseError(http, ex, status, resHeaders, text, { read, attempts, requestId });
+    const error = responseError(http, ex, status, resHeaders, text, { read, attempts, requestId, earlierUnknown });
     if (safe && retries < config.maxRetries && RETRY_STATUSES.has(status)) {
       const delay = retryDelay(header(resHeaders, 'retry-after') ?? null, retries, config, http.random);
       if (delay !== undefined) {
         retries++;
+        if (!error.outcomeKnown) earlierUnknown = true;
         if (logger) logFailure(http, ex, error, attempts, true, delay);
         await sleep(delay, ex.signal);
         continue;

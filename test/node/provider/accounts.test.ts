@@ -360,6 +360,57 @@ describe('Account Services client against the sandbox', () => {
     });
   });
 
+  describe('reserve rules after a PUT whose outcome is unknown', () => {
+    const withPercentage = (percentage: number): ReserveRuleRequest => ({
+      ...RULE,
+      rolling: { ...RULE.rolling, percentage },
+    });
+
+    it('answers the 412 that the retry meets with outcomeKnown false, since the first attempt applied', async () => {
+      const id = await entity();
+      const { data } = await accounts.reserveRules.create(id, RULE);
+      const path = `/accounts/entities/${id}/reserve-rules/${data.id}`;
+      const read = await accounts.reserveRules.retrieve(id, data.id);
+      // The provider applies the PUT, then the answer is lost as a 502: the retry's If-Match no longer matches.
+      await fault(sb, { path, method: 'PUT', status: 502, phase: 'after', count: 1 });
+      const error = await accounts.reserveRules
+        .update(id, data.id, withPercentage(11), { ifMatch: read.etag! })
+        .catch((e: unknown) => e);
+      assert.ok(error instanceof PreconditionFailedError, String(error));
+      assert.equal(error.outcomeKnown, false, 'the first attempt may have applied');
+      assert.equal(error.attempts, 2);
+      assert.equal((await accounts.reserveRules.retrieve(id, data.id)).data.rolling.percentage, 11);
+      // Without an attempt of unknown outcome before it, a 412 still says the PUT did nothing.
+      const stale = await accounts.reserveRules
+        .update(id, data.id, withPercentage(12), { ifMatch: read.etag! })
+        .catch((e: unknown) => e);
+      assert.ok(stale instanceof PreconditionFailedError);
+      assert.equal(stale.outcomeKnown, true);
+    });
+
+    it('modify does not apply its change a second time after such a 412', async () => {
+      const id = await entity();
+      const { data } = await accounts.reserveRules.create(id, RULE);
+      const path = `/accounts/entities/${id}/reserve-rules/${data.id}`;
+      await fault(sb, { path, method: 'PUT', status: 502, phase: 'after', count: 1 });
+      let calls = 0;
+      const error = await accounts.reserveRules
+        .modify(id, data.id, (current) => {
+          calls++;
+          return withPercentage(current.rolling.percentage + 1);
+        })
+        .catch((e: unknown) => e);
+      assert.ok(error instanceof PreconditionFailedError, String(error));
+      assert.equal(error.outcomeKnown, false);
+      assert.equal(calls, 1, 'the change was not applied again');
+      assert.equal((await accounts.reserveRules.retrieve(id, data.id)).data.rolling.percentage, 11, 'once: 10 + 1');
+      assert.deepEqual(
+        (await requests(sb, path)).filter((r) => r.method === 'PUT').map((r) => r.status),
+        [502, 412],
+      );
+    });
+  });
+
   describe('authentication', () => {
     it('refreshes an expired access token once after a 401 and retries the call', async () => {
       const client = oauthClient();
