@@ -89,9 +89,7 @@ export function responseError(
       // unknown too (docs/decisions/provider.md#outcome-known).
       outcomeKnown:
         at.read ||
-        (!at.earlierUnknown &&
-          status < 500 &&
-          !(status === 409 && ex.idempotencyKey !== undefined && inFlight(body))),
+        (!at.earlierUnknown && status < 500 && !(status === 409 && ex.idempotencyKey !== undefined && inFlight(body))),
       operation: ex.operation,
       attempts: at.attempts,
       ...(ex.idempotencyKey ? { idempotencyKey: ex.idempotencyKey } : {}),
@@ -101,12 +99,7 @@ export function responseError(
 }
 
 /** The ProviderError for a failure below HTTP: a timeout, a refused or reset connection. */
-export function transportError(
-  http: HttpContext,
-  ex: Exchange,
-  error: unknown,
-  at: Attempted,
-): ProviderError {
+export function transportError(http: HttpContext, ex: Exchange, error: unknown, at: Attempted): ProviderError {
   const common = {
     operation: ex.operation,
     attempts: at.attempts,
