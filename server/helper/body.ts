@@ -1,5 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { type BodyReadError, collectBody, findShapeProblem } from '../common/body-guard.js';
+import { findSecurityCode } from './card-fields.js';
 import { HelperHttpError } from './errors.js';
 import { containsPan, findPan, jsonMayHoldPan, jsonNumbersHoldPan, MAX_DEPTH } from './pan-guard.js';
 
@@ -14,9 +15,13 @@ export function cardDataRefused(field: string): HelperHttpError {
 
 function checkShape(value: unknown): void {
   const problem = findShapeProblem(value, MAX_DEPTH);
-  if (!problem) return;
-  const code = problem.kind === 'too_deep' ? 'TESSERA_BODY_TOO_DEEP' : 'TESSERA_FORBIDDEN_KEY';
-  throw new HelperHttpError(400, code, problem.message, { field: problem.field });
+  if (problem) {
+    const code = problem.kind === 'too_deep' ? 'TESSERA_BODY_TOO_DEEP' : 'TESSERA_FORBIDDEN_KEY';
+    throw new HelperHttpError(400, code, problem.message, { field: problem.field });
+  }
+  // A security code cannot be told by its value, only by its name (docs/decisions/helper.md#helper-pan-guard).
+  const securityCode = findSecurityCode(value);
+  if (securityCode !== undefined) throw cardDataRefused(securityCode);
 }
 
 /** JSON is UTF-8 (RFC 8259 §8.1): a `charset` parameter may only say so, never announce another encoding. */
@@ -39,7 +44,8 @@ function readError(e: BodyReadError): HelperHttpError {
  * Parses a JSON object body into `req.body`, refusing everything else before
  * any route sees it: another Content-Type (415), more than `limit` bytes (413),
  * malformed JSON, invalid UTF-8, a non-object, `__proto__`-style keys, deep
- * nesting, and anything that looks like a card number anywhere in the body (400
+ * nesting, and anything that looks like a card number anywhere in the body, or a
+ * key named like a security code (`cvv`, `securityCode`) with a value (400
  * `card data must not be sent to this server`). The body is never logged.
  * An empty body is `{}`. See docs/decisions/helper.md#helper-body.
  */

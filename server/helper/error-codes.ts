@@ -13,7 +13,8 @@ export const HELPER_ERROR_CODES = {
   TESSERA_FORBIDDEN_KEY: { status: 400, meaning: 'The body holds a key such as `__proto__`; `field` names it.' },
   TESSERA_CARD_DATA_REFUSED: {
     status: 400,
-    meaning: 'A field holds what looks like a card number or a security code: card data never reaches this server.',
+    meaning:
+      'A field holds what looks like a card number, or a key named like a security code (`cvv`, `securityCode`) holds a value: card data never reaches this server.',
   },
   TESSERA_UNKNOWN_ORDER: { status: 400, meaning: '`resolveCharge` answered no charge for this `orderReference`.' },
   TESSERA_REDIRECT_NOT_ALLOWED: {

@@ -289,6 +289,7 @@ describe('dashboard routes against the sandbox', () => {
       [{}, 400, 'TESSERA_INVALID_REQUEST', 'instrumentId'],
       [{ instrumentId: 'src_updated', card: { expiry_month: 1 } }, 400, 'TESSERA_INVALID_REQUEST', 'card'],
       [{ instrumentId: 'src_updated', number: '4000 0000 0000 1000' }, 400, 'TESSERA_CARD_DATA_REFUSED', 'number'],
+      [{ instrumentId: 'src_updated', cvv: '123' }, 400, 'TESSERA_CARD_DATA_REFUSED', 'cvv'],
       [
         { source_options: { card: { number: '4000000000001000' } } },
         400,

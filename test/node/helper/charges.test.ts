@@ -387,6 +387,34 @@ describe('POST /charges against the sandbox', () => {
     assert.equal((await sandboxCharges(sb)).length, 0);
   });
 
+  it('refuses a security code sent under any of its usual names, which no value scan can tell from other digits', async () => {
+    const ok = { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@shop.example' };
+    const cases: [Record<string, unknown>, string][] = [
+      [{ ...ok, cvv: '123' }, 'cvv'],
+      [{ ...ok, CVC2: 123 }, 'CVC2'],
+      [{ ...ok, securityCode: '1234' }, 'securityCode'],
+      [{ ...ok, security_code: '1234' }, 'security_code'],
+      [{ ...ok, 'card-code': '123' }, 'card-code'],
+      [{ ...ok, card: { cvc: '123' } }, 'card.cvc'],
+      [
+        { ...ok, billingDetails: { addressLine1: 'Main St 1', cardVerificationValue: '123' } },
+        'billingDetails.cardVerificationValue',
+      ],
+      [{ ...ok, items: [{ sku: 'a' }, { csc: '999' }] }, 'items.1.csc'],
+    ];
+    for (const [body, field] of cases) {
+      const r = await pay(h, body);
+      assert.equal(r.status, 400, `${field}: ${r.text}`);
+      assert.equal(r.json.code, 'TESSERA_CARD_DATA_REFUSED', field);
+      assert.equal(r.json.field, field);
+      assert.doesNotMatch(JSON.stringify(r.json), /"(123|1234|999)"/, 'the code is not repeated');
+    }
+    assert.equal((await sandboxCharges(sb)).length, 0, 'nothing reached the provider');
+    // An empty field carries no card data (a blank form input), and `cid` is usually a client or correlation id.
+    const blank = await pay(h, { ...ok, cvv: '', cid: 'c-42' });
+    assert.equal(blank.status, 201, blank.text);
+  });
+
   it('runs 3-D Secure: 202 with the challenge, the return confirms with the provider and redirects', async () => {
     const token = await cardToken(sb, '4000000000003220');
     const body = {
