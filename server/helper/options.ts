@@ -303,8 +303,9 @@ export type ValidatedOptions = z.output<z.ZodObject<typeof HELPER_OPTIONS>>;
  */
 export function validateOptions(options: unknown): ValidatedOptions {
   return checkOptions(FACTORY, options, HELPER_OPTIONS, {
-    // `key` of hostAuth may be a private key given by mistake.
-    secrets: ['secretKey', 'clientSecret', 'key'],
+    // `key` of hostAuth may be a private key given by mistake, and so may a wrong `publicKey` be the secret key (the
+    // mistake its check exists for): neither value is shown, as the legacy client's check does not show them.
+    secrets: ['secretKey', 'clientSecret', 'key', 'publicKey'],
     usage: `${FACTORY}({ publicKey, secretKey, resolveCharge })`,
     across(o, problem) {
       if (o.legacyClient === undefined && o.secretKey === undefined) {

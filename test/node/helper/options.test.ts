@@ -35,7 +35,8 @@ describe('tesseraHelper options', () => {
   it('names the option, shows the bad value and the fix for each bad option', () => {
     const cases: [Record<string, unknown>, RegExp][] = [
       [{ environment: 'live' }, /option `environment` .*; got "live"/],
-      [{ publicKey: 'pk' }, /option `publicKey` must be a public key such as "pk_…"; got "pk"/],
+      // A wrong public key may well be the secret key: its value is never shown, only its length.
+      [{ publicKey: 'pk' }, /option `publicKey` must be a public key such as "pk_…"; got a string of 2 characters/],
       [
         { legacyBaseUrl: 'http://provider.example' },
         /option `legacyBaseUrl` must be an https:\/\/ URL .*; got "http:\/\/provider.example"/,
@@ -194,6 +195,10 @@ describe('tesseraHelper options', () => {
     assert.ok(!message.includes('sk_no'));
     const secret = messageOf({ ...base, clientId: 'cli_abcdefgh1234', clientSecret: 'short' });
     assert.ok(!secret.includes('"short"'), secret);
+    // The secret key put where the public key goes: the check that catches the mistake must not print the secret.
+    const swapped = messageOf({ ...base, publicKey: 'sk_live_realsecret123' });
+    assert.match(swapped, /option `publicKey` must be a public key such as "pk_…"; got a string of 21 characters/);
+    assert.ok(!swapped.includes('realsecret'), swapped);
     const pem = '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----';
     const hostAuth = {
       issuer: 'https://m.example',
