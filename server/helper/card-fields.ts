@@ -28,6 +28,9 @@ const SECURITY_CODE_NAMES: ReadonlySet<string> = new Set([
 /** `key` in the form the names above are kept in. Keys are at most what the body limit allows: one linear pass. */
 const normalise = (key: string): string => key.toLowerCase().replace(/[-_. ]/g, '');
 
+/** Whether `key` names a card security code (`cvv`, `CVC2`, `security_code`, …). */
+export const isSecurityCodeName = (key: string): boolean => key.length <= 64 && SECURITY_CODE_NAMES.has(normalise(key));
+
 /** Whether `value` carries anything: a security code sent empty (a blank form field) carries no card data. */
 const present = (value: unknown): boolean => value !== null && value !== undefined && value !== '';
 
@@ -39,7 +42,7 @@ export function findSecurityCode(value: unknown, path = ''): string | undefined 
   if (!value || typeof value !== 'object') return undefined;
   for (const [key, v] of Object.entries(value)) {
     const field = path ? `${path}.${key}` : key;
-    if (key.length <= 64 && SECURITY_CODE_NAMES.has(normalise(key)) && present(v)) return field;
+    if (isSecurityCodeName(key) && present(v)) return field;
     const found = findSecurityCode(v, field);
     if (found !== undefined) return found;
   }

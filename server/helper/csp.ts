@@ -20,7 +20,7 @@ export interface CspOptions {
   readonly connectSrc?: readonly string[];
   /** Origins allowed to frame the page (`frame-ancestors`); none by default. */
   readonly frameAncestors?: readonly string[];
-  /** A `report-uri` for violation reports. */
+  /** A `report-uri` for violation reports: an http(s) URL, or a path on the page's site (`/csp-reports`). */
   readonly reportUri?: string;
   /** Send `Content-Security-Policy-Report-Only` instead of enforcing (for a trial run). */
   readonly reportOnly?: boolean;
@@ -55,8 +55,13 @@ const CSP_OPTIONS = {
   strictDynamic: booleanOption().optional(),
   connectSrc: sources.optional(),
   frameAncestors: sources.optional(),
-  // The value goes into the header as written: a `;` or `,` would start another directive or policy.
-  reportUri: httpUrl('must be an http(s) URL')
+  // The value goes into the header as written: a `;` or `,` would start another directive or policy. CSP takes a
+  // URI reference, so a path on the page's own site (`/csp-reports`) is fine too; `//host` would be another site.
+  reportUri: z
+    .string({ error: 'must be an http(s) URL or a path such as "/csp-reports"' })
+    .refine((s) => /^\/(?!\/)/.test(s) || httpUrl('').safeParse(s).success, {
+      error: 'must be an http(s) URL or a path such as "/csp-reports"',
+    })
     .regex(/^[^\s;,']*$/, { error: 'must be a URL without spaces, ";", "," or "\'"' })
     .optional(),
   reportOnly: booleanOption().optional(),

@@ -62,7 +62,7 @@ export const HELPER_ERROR_CODES = {
   TESSERA_BODY_TOO_LARGE: { status: 413, meaning: 'The body is larger than `bodyLimitBytes`.' },
   TESSERA_RATE_LIMITED: {
     status: 429,
-    meaning: 'Too many requests (helper limit; `limit` and `option` name it) or the provider asked to slow down.',
+    meaning: 'Too many requests: a helper limit, which `limit` and `option` name.',
   },
   TESSERA_TOO_MANY_DECLINES: {
     status: 429,
@@ -91,12 +91,14 @@ export const HELPER_ERROR_CODES = {
   },
   TESSERA_PROVIDER_UNAVAILABLE: {
     status: 503,
-    meaning: 'The provider is unavailable or busy; `outcomeKnown` says whether the same request may be sent again.',
+    meaning:
+      'The provider is unavailable or busy (a 503, or a 429 asking to slow down); `outcomeKnown` says whether the same request may be sent again.',
   },
   TESSERA_STORE_UNAVAILABLE: { status: 503, meaning: 'The store (Redis) cannot be reached; nothing was charged.' },
   TESSERA_CHARGE_IN_PROGRESS: {
     status: 503,
-    meaning: 'Another request is charging the same card token for more than 15 s; send it again.',
+    meaning:
+      'A request on another instance sharing the store has been charging the same card token for more than 15 s; send it again. (On one instance, concurrent requests for a token wait for the same provider call.)',
   },
   TESSERA_ON_CHARGE_FAILED: {
     status: 503,

@@ -98,7 +98,14 @@ function requestError(err: unknown): HelperHttpError | undefined {
  *     return { amount: order.totalMinor, currency: order.currency, trackId: order.id };
  *   },
  * }));
+ *
+ * Given the `mountPath` option, the helper's `mountPath` is typed `string`, so `app.use(helper.mountPath, helper)`
+ * type-checks.
  */
+export function tesseraHelper(
+  options: Readonly<TesseraHelperOptions> & { readonly mountPath: string },
+): TesseraHelper & { readonly mountPath: string };
+export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraHelper;
 export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraHelper {
   if (looksLikeRequest(options)) {
     const err = new TypeError(MISUSE);

@@ -1,5 +1,6 @@
 import pino from 'pino';
 import { replaceJwts } from '../common/jwt-text.js';
+import { isSecurityCodeName } from './card-fields.js';
 import { maskPans } from './pan-guard.js';
 
 /** The part of a pino logger the helper uses; any pino-compatible logger fits. */
@@ -18,8 +19,8 @@ const redactedCard = () => '[redacted-card]';
 const REQUEST_ID = /^hreq_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
- * Wraps `logger` so nothing it is given can leak: keys that name a secret,
- * token or card field are replaced by `[redacted]`, JWT-shaped strings and the
+ * Wraps `logger` so nothing it is given can leak: the values of keys that name a secret,
+ * token or card field (a security code under any of its usual names included) are replaced by `[redacted]`, JWT-shaped strings and the
  * configured secret values are cut out of every string, and anything the card-number
  * guard takes for a card number (any script, any separator it knows) is replaced; ids are left exactly as they are.
  * The helper only ever logs fields it chose (route, status, codes, ids), so this is the second line, not the first.
@@ -52,7 +53,9 @@ export function redactingLogger(logger: HelperLogger, secrets: readonly string[]
     }
     if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1));
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = SECRET_KEY.test(k) ? '[redacted]' : scrub(v, depth + 1);
+    for (const [k, v] of Object.entries(value)) {
+      out[k] = SECRET_KEY.test(k) || isSecurityCodeName(k) ? '[redacted]' : scrub(v, depth + 1);
+    }
     return out;
   };
   const enabled = (logger as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled;

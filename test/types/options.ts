@@ -2,6 +2,7 @@
  * Consumer type test of the options' types (compiled by `npm run check`, never run): each `@ts-expect-error`
  * fails the check when the line below it compiles, so misuse the types should catch stays caught.
  */
+import express from 'express';
 import {
   type ChargeDetails,
   type CurrencyCode,
@@ -22,6 +23,23 @@ export function helperKeys(): void {
   tesseraHelper({ secretKey: 'sk_sbox_x', resolveCharge });
   const legacyClient = createLegacyClient({ secretKey: 'sk_sbox_x' });
   tesseraHelper({ publicKey: 'pk_sbox_x', legacyClient, resolveCharge });
+}
+
+export function mounting(): void {
+  const payments = tesseraHelper({
+    mountPath: '/payments',
+    publicKey: 'pk_sbox_x',
+    secretKey: 'sk_sbox_x',
+    resolveCharge,
+  });
+  // Given the option, `mountPath` is a string: the README's `app.use(payments.mountPath, payments)` compiles.
+  express().use(payments.mountPath, payments);
+  const unmounted = tesseraHelper({ publicKey: 'pk_sbox_x', secretKey: 'sk_sbox_x', resolveCharge });
+  // @ts-expect-error without the option, `mountPath` is undefined.
+  const path: string = unmounted.mountPath;
+  // @ts-expect-error a misspelt option is still caught with `mountPath` given.
+  tesseraHelper({ mountPath: '/p', publicKey: 'pk_sbox_x', secretKey: 'sk_sbox_x', resolveCharge, resolvecharge: 1 });
+  void path;
 }
 
 export function clientKeys(): void {

@@ -84,8 +84,25 @@ describe('tesseraCsp', () => {
       /option `connectSrc` holds "'unsafe-inline'"/,
     );
     assert.throws(() => tesseraCsp(undefined as never), /call it with options/);
-    for (const reportUri of ["https://shop.example/r; script-src 'unsafe-inline'", 'https://shop.example/r,x']) {
+    for (const reportUri of [
+      "https://shop.example/r; script-src 'unsafe-inline'",
+      'https://shop.example/r,x',
+      "/r; script-src 'unsafe-inline'",
+      '//other.example/r',
+      'csp-reports',
+      'javascript:alert(1)',
+    ]) {
       assert.throws(() => tesseraCsp({ cardTokenUrl: 'https://a.example', reportUri }), /option `reportUri` must be/);
+    }
+  });
+
+  it("takes a path on the page's own site as reportUri, as CSP does", async () => {
+    const p = await page(tesseraCsp({ cardTokenUrl: 'https://a.example', reportUri: '/csp-reports' }));
+    try {
+      const r = await call(p.url);
+      assert.match(r.headers.get('content-security-policy') ?? '', /report-uri \/csp-reports(;|$)/);
+    } finally {
+      p.close();
     }
   });
 });

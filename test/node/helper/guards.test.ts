@@ -316,4 +316,18 @@ describe('redactingLogger', () => {
     assert.equal(line!.orderReference, 'order-1');
     assert.equal(line!.msg, 'charge for [redacted-card]');
   });
+
+  it('hides the value of a field named like a security code, under any of its usual names', () => {
+    const { logger, log } = captureLogger();
+    redactingLogger(logger, []).info({
+      body: { cvv: '123', securityCode: '1234', card_code: '999', CVC2: 321, cid: 'c-42' },
+    });
+    assert.deepEqual(log.lines[0]!.body, {
+      cvv: '[redacted]',
+      securityCode: '[redacted]',
+      card_code: '[redacted]',
+      CVC2: '[redacted]',
+      cid: 'c-42',
+    });
+  });
 });
