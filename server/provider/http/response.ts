@@ -79,13 +79,16 @@ export function fieldErrorsOf(body: unknown): ProviderFieldError[] {
 }
 
 // Account Services codes are `<dotted field>_<problem>` (`individual.first_name_required`,
-// `source_options.card.number_invalid`): the field is the code without its problem suffix.
-function fieldFromCode(code: string): string {
-  const m =
-    /^(.+)_(invalid|required|too_long|too_short|too_large|too_small|not_allowed|unsupported|conflict|missing|mismatch)$/.exec(
-      code,
-    );
-  return m ? m[1]! : '';
+// `source_options.card.number_invalid`, `source_options.card.number_network_unsupported`): the field is the code
+// without its problem suffix, the longer problems tried first. A code that names a rule over several fields
+// (`source_options_card_or_instrument_required`, `label_or_default_required`) has no one field: ''.
+// `(.+)_` backtracks over the underscores only, each tried against the fixed list: linear in the code's length.
+const CODE_PROBLEM =
+  /^(.+?)_(network_unsupported|not_a_card|not_in_future|under_age|too_long|too_short|too_large|too_small|not_allowed|invalid|required|unsupported|conflict|missing|mismatch)$/;
+
+export function fieldFromCode(code: string): string {
+  const name = CODE_PROBLEM.exec(code)?.[1];
+  return name === undefined || /_(or|and)_/.test(name) ? '' : name;
 }
 
 /** The `error_codes` of an Account Services error body (`entity_not_found`, `label_invalid`); none for other bodies. */

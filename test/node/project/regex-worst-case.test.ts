@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { parseRetryAfter } from '../../../server/provider/http/backoff.js';
+import { fieldFromCode } from '../../../server/provider/http/response.js';
 import { wellSpaced } from '../../../server/provider/schemas/legacy.js';
 import { resolveBaseUrl, trimTrailingSlashes } from '../../../server/provider/urls.js';
 import { maskText, maskValue } from '../../../server/sandbox/core/mask.js';
@@ -49,6 +50,14 @@ const direct: [string, () => unknown][] = [
   ],
   ['backoff: Retry-After digits then a letter', () => assert.equal(parseRetryAfter(`${'1'.repeat(N)}x`), undefined)],
   ['backoff: Retry-After letters', () => parseRetryAfter('a'.repeat(N))],
+  [
+    'accounts error code: field from code, underscores then junk',
+    () => assert.equal(fieldFromCode(`${'_'.repeat(N)}x`), ''),
+  ],
+  [
+    'accounts error code: field from code, near-miss problems at every underscore',
+    () => assert.equal(fieldFromCode(`${'a_not_in_futur'.repeat(N / 14)}_invalid`).length > 0, true),
+  ],
   ['oauth host: /:\\d*$/ over colons', () => hostName(`${':'.repeat(N)}x`)],
   ['oauth host: /:\\d*$/ over colon-digit runs', () => hostName(`${':1'.repeat(N / 2)}x`)],
   [

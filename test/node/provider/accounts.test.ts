@@ -249,6 +249,15 @@ describe('Account Services client against the sandbox', () => {
       const both = await accounts.accountUpdater.retrieveCard({ source_options: {} }).catch((e: unknown) => e);
       assert.ok(both instanceof ValidationError);
       assert.equal(both.fieldErrors[0]?.code, 'source_options_card_or_instrument_required');
+      assert.equal(both.fieldErrors[0]?.field, '', 'a rule over two fields names neither');
+      const network = await accounts.accountUpdater
+        .retrieveCard({ source_options: { card: { number: '6011111111111117', expiry_month: 1, expiry_year: 2030 } } })
+        .catch((e: unknown) => e);
+      assert.ok(network instanceof ValidationError, String(network));
+      assert.deepEqual(
+        network.fieldErrors.map((f) => [f.field, f.code]),
+        [['source_options.card.number', 'source_options.card.number_network_unsupported']],
+      );
       const unknown = await accounts.accountUpdater
         .retrieveCard({ source_options: { instrument: { id: 'src_unknown000' } } })
         .catch((e: unknown) => e);
