@@ -124,10 +124,29 @@ function checkMediaType(req: Request): void {
   }
 }
 
+/**
+ * A compressed body (`Content-Encoding: gzip`, …) is not read: 415 naming the header. Unpacking it would let a small
+ * request make a large body, and a browser's `fetch` never compresses what it sends (RFC 9110 §8.4, §15.5.16).
+ */
+function checkEncoding(req: Request): void {
+  const encoding = req.headers['content-encoding'];
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+    throw new HelperHttpError(
+      415,
+      'TESSERA_UNSUPPORTED_MEDIA_TYPE',
+      'send the body uncompressed (no Content-Encoding)',
+      {
+        field: 'content-encoding',
+      },
+    );
+  }
+}
+
 /** The body read in full, parsed and checked as {@link jsonBody} describes. */
 function parseJson(req: Request, raw: Buffer): unknown {
   if (raw.length === 0) return {};
   checkMediaType(req);
+  checkEncoding(req);
   let text: string;
   try {
     text = utf8.decode(raw);

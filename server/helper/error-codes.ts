@@ -58,7 +58,11 @@ export const HELPER_ERROR_CODES = {
     status: 409,
     meaning: 'Only a verified payout instrument can become the default.',
   },
-  TESSERA_UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: 'The body is not `application/json` in UTF-8.' },
+  TESSERA_UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    meaning:
+      'The body is not `application/json` in UTF-8, or is compressed (`Content-Encoding`); `field` names the header.',
+  },
   TESSERA_BODY_TOO_LARGE: { status: 413, meaning: 'The body is larger than `bodyLimitBytes`.' },
   TESSERA_RATE_LIMITED: {
     status: 429,

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { gzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { type CurrencyCode, HelperHttpError, type TesseraHelperOptions } from '../../../server/helper/index.js';
 import { createLegacyClient } from '../../../server/provider/index.js';
@@ -319,6 +320,12 @@ describe('POST /charges against the sandbox', () => {
       [{ raw: '{}', headers: { 'content-type': 'Application/JSON; Charset="UTF-8"' } }, 400, 'TESSERA_INVALID_REQUEST'],
       [{ raw: '{"cardToken":"x"}', headers: { 'content-type': 'text/plain' } }, 415, 'TESSERA_UNSUPPORTED_MEDIA_TYPE'],
       [{ raw: '{"cardToken":"x"}', headers: {} }, 415, 'TESSERA_UNSUPPORTED_MEDIA_TYPE'],
+      // A compressed body is not unpacked: a small request must not become a large body.
+      [
+        { raw: gzipSync('{"cardToken":"x"}'), headers: { ...json, 'content-encoding': 'gzip' } },
+        415,
+        'TESSERA_UNSUPPORTED_MEDIA_TYPE',
+      ],
     ];
     for (const [init, status, code] of cases) {
       const r = await call(`${h.url}/charges`, { method: 'POST', ...init });
@@ -326,6 +333,18 @@ describe('POST /charges against the sandbox', () => {
       assert.equal(r.json.code, code);
       assert.equal(typeof r.json.field, 'string', r.text);
     }
+    const gzipped = await call(`${h.url}/charges`, {
+      method: 'POST',
+      raw: gzipSync('{}'),
+      headers: { ...json, 'content-encoding': 'gzip' },
+    });
+    assert.equal(gzipped.json.field, 'content-encoding');
+    const identity = await call(`${h.url}/charges`, {
+      method: 'POST',
+      raw: '{}',
+      headers: { ...json, 'content-encoding': 'identity' },
+    });
+    assert.equal(identity.json.code, 'TESSERA_INVALID_REQUEST', 'identity is no encoding at all');
   });
 
   it('refuses a card number anywhere in the body with 400 and keeps it out of the logs', async () => {
