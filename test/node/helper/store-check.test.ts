@@ -11,8 +11,10 @@ function ownStore(replace: (memory: MemoryStore) => Partial<TesseraStore> = () =
   return requiredMethods(memory, replace(memory));
 }
 
+// TTLs of 100 ms: the checks read a value right after writing it with that TTL, and at 20 ms a loaded CI machine
+// (two test files at once) once took longer than the TTL between the two, failing a check the store had not broken.
 async function failedCheck(store: TesseraStore): Promise<StoreCheckError> {
-  const err = await checkTesseraStore(store, { shortMs: 20 }).then(
+  const err = await checkTesseraStore(store, { shortMs: 100 }).then(
     () => assert.fail('the broken store passed'),
     (e: unknown) => e,
   );
@@ -22,8 +24,8 @@ async function failedCheck(store: TesseraStore): Promise<StoreCheckError> {
 
 describe('checkTesseraStore: the checks a merchant runs on a store of its own', () => {
   it('passes the built-in MemoryStore in real time, and a correct store without the optional methods', async () => {
-    await checkTesseraStore(new MemoryStore(), { shortMs: 20 });
-    await checkTesseraStore(ownStore(), { shortMs: 20 });
+    await checkTesseraStore(new MemoryStore(), { shortMs: 100 });
+    await checkTesseraStore(ownStore(), { shortMs: 100 });
   });
 
   it('writes only under tessera-check: keys, a fresh space per check', async () => {
@@ -38,7 +40,7 @@ describe('checkTesseraStore: the checks a merchant runs on a store of its own', 
         hit: (k, w) => seen(k, memory.hit(k, w)),
         claim: (k, v, t) => seen(k, memory.claim(k, v, t)),
       })),
-      { shortMs: 20 },
+      { shortMs: 100 },
     );
     assert.ok(keys.size >= 8, `${keys.size} keys written`);
     for (const key of keys) assert.match(key, /^tessera-check:[0-9a-f]{12}:/);
