@@ -54,19 +54,42 @@ interface RouteLayer {
 }
 type Layer = RouteLayer | { readonly method?: undefined; readonly handlers: readonly RequestHandler[] };
 
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 /** `/charges/:id` → a case-insensitive pattern with one group per parameter and an optional trailing slash. */
 function compile(path: string): { pattern: RegExp; keys: string[] } {
   const keys: string[] = [];
   const source = path
     .split('/')
     .map((part) => {
-      if (!part.startsWith(':')) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      if (!part.startsWith(':')) return escapeRegExp(part);
       keys.push(part.slice(1));
       return '([^/]+)';
     })
     .join('/');
   return { pattern: new RegExp(`^${source}/?$`, 'i'), keys };
 }
+
+/**
+ * A test for the paths an area claims, by the router's own rules (any ASCII case, as the `i` flag folds it; a path
+ * also with a trailing slash), so that a path the router would route always reaches the area that routes it: each of
+ * `prefixes` claims itself and everything under it, each of `exact` only itself.
+ *
+ * @example
+ * claims: claimPaths(['/api2/v2', '/_sandbox/3ds'], ['/_sandbox/test-cards'])
+ */
+export function claimPaths(prefixes: readonly string[], exact: readonly string[] = []): (path: string) => boolean {
+  const parts: string[] = [];
+  if (prefixes.length > 0) parts.push(`(?:${prefixes.map(escapeRegExp).join('|')})(?:/|$)`);
+  if (exact.length > 0) parts.push(`(?:${exact.map(escapeRegExp).join('|')})/?$`);
+  if (parts.length === 0) return () => false;
+  // Anchored alternations of literals: linear in the path.
+  const pattern = new RegExp(`^(?:${parts.join('|')})`, 'i');
+  return (path) => pattern.test(path);
+}
+
+/** `/_sandbox` and everything under it, in any case: the sandbox-only paths. */
+export const isSandboxPath = claimPaths(['/_sandbox']);
 
 function decodeParam(value: string): string {
   try {

@@ -5,7 +5,7 @@ import type { SandboxArea } from '../core/area.js';
 import { parseBody } from '../core/body.js';
 import type { SandboxContext } from '../core/context.js';
 import { SandboxError } from '../core/errors.js';
-import { type Request, type Response, Router } from '../core/http.js';
+import { claimPaths, type Request, type Response, Router } from '../core/http.js';
 import { respond, writeBody } from '../core/respond.js';
 import { clientScopes } from './client.js';
 import { hostPrefixRule } from './host.js';
@@ -109,7 +109,8 @@ export function oauthArea(ctx: SandboxContext): SandboxArea {
 
   return {
     name: 'oauth',
-    claims: (path) => path === '/connect/token',
+    // Any case and a trailing slash, as the router matches them (docs/decisions/sandbox.md#sandbox-http).
+    claims: claimPaths([], ['/connect/token']),
     formats: ['json'],
     faultable: true,
     renderError(err, _req, res) {

@@ -225,6 +225,39 @@ describe('sandbox core', () => {
     assert.ok(JSON.parse(absolute.body).now);
   });
 
+  it('sends a path in any case or with a trailing slash to the area whose router takes it, so errors keep its shape', async () => {
+    const bearer = { authorization: `Bearer ${sb.credentials.secretKey}` };
+    for (const path of [
+      '/ACCOUNTS/ENTITIES/ent_demo_a/PAYMENT-INSTRUMENTS/x',
+      '/Accounts/Entities/ent_nope/Members/',
+      '/Onboarding-Simulator/entities/ent_nope',
+    ]) {
+      const r = await call(`${sb.url}${path}`, { headers: bearer });
+      assert.equal(r.status, 404, `${path}: ${r.text}`);
+      assert.deepEqual(Object.keys(r.json).sort(), ['error_codes', 'error_type', 'request_id'], path);
+      assert.deepEqual(r.json.error_codes, ['entity_not_found'], path);
+      assert.equal(r.headers.get('svc-version'), '1.0.0', path);
+    }
+    const legacy = await call(`${sb.url}/API2/V2/Charges/charge_x`, {
+      headers: { authorization: sb.credentials.secretKey },
+    });
+    assert.equal(legacy.status, 404, legacy.text);
+    assert.equal(legacy.json.errorCode, 'charge_not_found');
+    const clock = await call(`${sb.url}/_SANDBOX/Clock`);
+    assert.equal(clock.status, 200, clock.text);
+    const token = await call(`${sb.url}/Connect/Token/`, {
+      method: 'POST',
+      raw: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: sb.credentials.clientId,
+        client_secret: sb.credentials.clientSecret,
+      }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    assert.equal(token.status, 200, token.text);
+    assert.equal(token.json.token_type, 'Bearer');
+  });
+
   it('keeps the last 200 requests, newest first, each answer as it was sent, errors included', async () => {
     await call(`${sb.url}/_sandbox/reset`, { method: 'POST' });
     await call(`${sb.url}/first-of-many`);
