@@ -48,6 +48,8 @@ type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 interface RouteLayer {
   readonly method: Method;
+  /** The path as registered. */
+  readonly path: string;
   readonly pattern: RegExp;
   readonly keys: readonly string[];
   /** Each path segment: its literal text in lower case, or null for a `:name` parameter. */
@@ -176,7 +178,7 @@ export class Router {
   }
 
   #route(method: Method, path: string, handlers: RequestHandler[]): this {
-    const layer: RouteLayer = { method, ...compile(path), shadows: [], handlers };
+    const layer: RouteLayer = { method, path, ...compile(path), shadows: [], handlers };
     // A literal segment wins over a parameter whatever the method and the order the routes were added in, so
     // `GET /charges/token` is 405 (POST only), not a read of the charge "token" (docs/decisions/sandbox.md#wrong-method).
     for (const other of this.#layers) {
@@ -207,6 +209,7 @@ export class Router {
           }
           if (params === undefined) continue;
           req.params = params;
+          req.route = layer.path;
         }
         return chain(layer.handlers, req, res, next);
       }

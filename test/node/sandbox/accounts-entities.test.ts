@@ -420,6 +420,26 @@ describe('Account Services idempotent POSTs', () => {
       assert.equal(store2.status, 201, 'the replay does not use the single-use token again');
       assert.equal(store2.json.id, store1.json.id);
 
+      // One route, whatever its spelling; its parameters are part of the scope (another entity is another key).
+      const instrument = {
+        type: 'bank_account',
+        label: 'Payouts',
+        currency: 'GBP',
+        country: 'GB',
+        account_number: 'GB94BARC10201530093459',
+        document: { type: 'bank_statement', file_id: 'file_idem' },
+      };
+      const pi1 = await post('/accounts/entities/ent_fixture_a/payment-instruments', instrument, 'key-ppi');
+      const pi2 = await post('/Accounts/Entities/ent_fixture_a/Payment-Instruments/', instrument, 'key-ppi');
+      const pi3 = await post('/accounts/entities/ent_fixture_b/payment-instruments', instrument, 'key-ppi');
+      assert.equal(pi1.status, 201, pi1.text);
+      assert.equal(pi2.status, 201, pi2.text);
+      assert.equal(pi2.json.id, pi1.json.id);
+      assert.equal(pi2.headers.get('idempotent-replayed'), 'true');
+      assert.equal(pi3.status, 201, pi3.text);
+      assert.notEqual(pi3.json.id, pi1.json.id);
+      assert.equal(pi3.headers.get('idempotent-replayed'), null);
+
       const update = { source_options: { instrument: { id: store1.json.id } } };
       const u1 = await post('/account-updater/cards', update, 'key-upd');
       const u2 = await post('/account-updater/cards', update, 'key-upd');
