@@ -2,6 +2,9 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { z } from 'zod';
+import { SandboxValidationError } from '../../../server/sandbox/core/errors.js';
+import { parseWith } from '../../../server/sandbox/core/validate.js';
 import { createSandboxApp, type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { call } from '../../support/http.js';
 
@@ -25,6 +28,39 @@ function raw(
     req.end();
   });
 }
+
+describe('sandbox validation errors', () => {
+  /** The issues parseWith throws for `value`, as [field, code, message]. */
+  const issuesOf = (schema: z.ZodType, value: unknown) => {
+    try {
+      parseWith(schema, value);
+    } catch (e) {
+      assert.ok(e instanceof SandboxValidationError);
+      return e.issues.map((i) => [i.field, i.code, i.message]);
+    }
+    assert.fail('expected a validation error');
+  };
+
+  it("builds codes from the schema's field names only: a record's keys never become part of a code", () => {
+    const schema = z.object({
+      tags: z.record(z.string().regex(/^[a-z]+$/, { error: 'must be lower-case letters' }), z.number()).optional(),
+      items: z.array(z.object({ attrs: z.record(z.string(), z.object({ size: z.number() })) })).optional(),
+    });
+    assert.deepEqual(issuesOf(schema, { tags: { 'A\u202eB': 1 } }), [
+      ['tags', 'tags_key_invalid', 'tags: the key "A\\u202EB" must be lower-case letters'],
+    ]);
+    assert.deepEqual(issuesOf(schema, { tags: { ok: 'one' } }), [
+      ['tags.ok', 'tags_invalid', 'tags.ok: Invalid input: expected number, received string'],
+    ]);
+    assert.deepEqual(issuesOf(schema, { items: [{ attrs: { ['w'.repeat(40)]: {} } }] }), [
+      [
+        `items.0.attrs.${'w'.repeat(32)}….size`,
+        'items.attrs.size_required',
+        `items.0.attrs.${'w'.repeat(32)}….size: Invalid input: expected number, received undefined`,
+      ],
+    ]);
+  });
+});
 
 describe('sandbox core', () => {
   let sb: RunningSandbox;
