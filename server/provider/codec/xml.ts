@@ -1,5 +1,6 @@
 import { XMLBuilder, XMLParser, XMLValidator } from 'fast-xml-parser';
 import { FORBIDDEN_KEYS } from '../../common/body-guard.js';
+import { fieldSegment } from '../../common/field-path.js';
 
 /**
  * The XML mapping of the legacy API (spec: "XML bodies use a root element data
@@ -23,12 +24,24 @@ export const XML_ROOT = 'data';
 export const XML_MAX_DEPTH = 32;
 export const XML_MAX_ELEMENTS = 10_000;
 
-/** Why an XML document was refused; `code` is stable. */
+/**
+ * Why an XML document was refused; `code` is stable. `forbidden_key` (an element or `key` named `__proto__`,
+ * `constructor` or `prototype`) comes with `field`, the dotted path of that key as a JSON body would name it
+ * (`metadata.constructor`); the other codes are about the whole document.
+ */
 export class XmlCodecError extends Error {
-  readonly code: 'xml_doctype' | 'xml_malformed' | 'xml_root' | 'xml_too_deep' | 'xml_too_many_elements';
-  constructor(code: XmlCodecError['code'], message: string) {
+  readonly code:
+    | 'forbidden_key'
+    | 'xml_doctype'
+    | 'xml_malformed'
+    | 'xml_root'
+    | 'xml_too_deep'
+    | 'xml_too_many_elements';
+  readonly field: string | undefined;
+  constructor(code: XmlCodecError['code'], message: string, field?: string) {
     super(message);
     this.code = code;
+    this.field = field;
     this.name = 'XmlCodecError';
   }
 }
@@ -85,7 +98,17 @@ const builder = new XMLBuilder({
   processEntities: true,
 });
 
+/**
+ * Every element name is read with this prefix (`$` cannot start an XML name), and `fromNode` takes it off. The
+ * parser itself refuses `__proto__`, `constructor` and `prototype` with an error that names no place, and renames
+ * `toString`, `hasOwnProperty` and the like (`<toString>` became the key `__toString`); prefixed, every name reaches
+ * `fromNode` as it was written, which refuses the three by their path and keeps the others.
+ */
+const NAME_MARK = '$';
+
 const parser = new XMLParser({
+  // Idempotent: the parser applies it twice to some tags (a self-closing one with attributes).
+  transformTagName: (name) => (name.startsWith(NAME_MARK) ? name : NAME_MARK + name),
   ignoreAttributes: false,
   attributeNamePrefix: '@_',
   textNodeName: '#text',
@@ -133,10 +156,10 @@ export function decodeXml(text: string): Record<string, unknown> {
     throw new XmlCodecError('xml_malformed', 'the body is not well-formed XML');
   }
   const keys = Object.keys(doc);
-  if (keys.length !== 1 || keys[0] !== XML_ROOT) {
+  if (keys.length !== 1 || keys[0] !== NAME_MARK + XML_ROOT) {
     throw new XmlCodecError('xml_root', `the XML root element must be <${XML_ROOT}>`);
   }
-  const root = fromNode(doc[XML_ROOT]);
+  const root = fromNode(doc[NAME_MARK + XML_ROOT], '');
   if (root === '' || root === null) return {};
   if (typeof root !== 'object' || Array.isArray(root)) {
     throw new XmlCodecError('xml_root', `<${XML_ROOT}> must contain one element per field`);
@@ -218,36 +241,48 @@ function preScan(text: string): void {
   }
 }
 
-function fromNode(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(fromNode);
+/** `path` + `key` as a JSON body's field would read (`metadata.constructor`), the key made safe to show. */
+function childPath(path: string, key: string): string {
+  const segment = fieldSegment(key);
+  return path ? `${path}.${segment}` : segment;
+}
+
+/** Refuses a prototype-polluting key as a JSON body's refusal does: `forbidden_key`, naming where it is. */
+function checkKey(key: string, path: string): void {
+  if (FORBIDDEN_KEYS.has(key)) {
+    throw new XmlCodecError('forbidden_key', `the key ${JSON.stringify(key)} is not allowed`, childPath(path, key));
+  }
+}
+
+/** `node` as plain data; `path` is where it is, for errors (array items get their index, as in JSON). */
+function fromNode(node: unknown, path: string): unknown {
+  if (Array.isArray(node)) return node.map((n, i) => fromNode(n, childPath(path, String(i))));
   if (node === null || node === undefined) return '';
   if (typeof node !== 'object') return decodeEntities(String(node));
   const obj = node as Record<string, unknown>;
   if (obj['@_nil'] === 'true') return null;
   const out: Record<string, unknown> = Object.create(null);
   let hasChild = false;
-  for (const [k, v] of Object.entries(obj)) {
-    if (k.startsWith('@_')) continue;
-    if (k === '#text') continue;
+  for (const [mark, v] of Object.entries(obj)) {
+    if (!mark.startsWith(NAME_MARK)) continue; // attributes (`@_…`) and text (`#text`)
+    const k = mark.slice(NAME_MARK.length);
     hasChild = true;
-    if (FORBIDDEN_KEYS.has(k))
-      throw new XmlCodecError('xml_malformed', `element name ${JSON.stringify(k)} is not allowed`);
+    checkKey(k, path);
     if (k === 'item') {
       for (const item of Array.isArray(v) ? v : [v]) {
         const raw = typeof item === 'object' && item !== null ? (item as Record<string, unknown>)['@_key'] : undefined;
         // Attribute values keep their entities (`key="a&amp;b"`) until here, like text does.
         const key = typeof raw === 'string' ? decodeEntities(raw) : undefined;
         if (key === undefined) {
-          out.item = fromNode(v);
+          out.item = fromNode(v, childPath(path, k));
           break;
         }
-        if (FORBIDDEN_KEYS.has(key))
-          throw new XmlCodecError('xml_malformed', `key ${JSON.stringify(key)} is not allowed`);
-        out[key] = fromNode(item);
+        checkKey(key, path);
+        out[key] = fromNode(item, childPath(path, key));
       }
       continue;
     }
-    out[k] = fromNode(v);
+    out[k] = fromNode(v, childPath(path, k));
   }
   if (!hasChild)
     return typeof obj['#text'] === 'string'

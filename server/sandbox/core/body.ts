@@ -110,7 +110,8 @@ function parseRaw(formats: readonly BodyFormat[], req: Request, res: Response, r
     try {
       body = decodeXml(text);
     } catch (e) {
-      if (e instanceof XmlCodecError) throw new SandboxError(400, e.code, e.message, { field: 'body' });
+      // `forbidden_key` names its path as a JSON body's would (`metadata.constructor`); the rest are about the body.
+      if (e instanceof XmlCodecError) throw new SandboxError(400, e.code, e.message, { field: e.field ?? 'body' });
       throw e;
     }
   } else {

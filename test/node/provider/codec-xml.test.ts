@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { decodeXml, encodeXml, XML_MAX_DEPTH, XmlCodecError } from '../../../server/provider/codec/xml.js';
 
-const refuses = (text: string, code: XmlCodecError['code']) =>
+const refuses = (text: string, code: XmlCodecError['code'], field?: string) =>
   assert.throws(
     () => decodeXml(text),
-    (e: unknown) => e instanceof XmlCodecError && e.code === code,
-    `${code}: ${text.slice(0, 60)}`,
+    (e: unknown) => e instanceof XmlCodecError && e.code === code && e.field === field,
+    `${code} ${field}: ${text.slice(0, 60)}`,
   );
 
 describe('XML codec: encodeXml / decodeXml', () => {
@@ -56,10 +56,7 @@ describe('XML codec: encodeXml / decodeXml', () => {
     assert.match(xml, /<item key="&lt;&amp;&quot;&gt;">x\]\]&gt;<\/item>/);
     assert.deepEqual(decodeXml(xml), { metadata });
     assert.deepEqual(decodeXml('<data><item key="a&amp;b&#33;">1</item></data>'), { 'a&b!': '1' });
-    assert.throws(
-      () => decodeXml('<data><item key="&#95;_proto__">1</item></data>'),
-      (e: unknown) => e instanceof XmlCodecError && e.code === 'xml_malformed',
-    );
+    refuses('<data><item key="&#95;_proto__">1</item></data>', 'forbidden_key', '__proto__');
   });
 
   it('writes well-formed XML 1.0 whatever the strings hold: characters it cannot carry become U+FFFD', () => {
@@ -90,13 +87,33 @@ describe('XML codec: encodeXml / decodeXml', () => {
     assert.deepEqual(decodeXml('<?xml version="1.0" encoding="UTF-8"?><data></data>'), {});
   });
 
-  it('returns plain objects (no prototype tricks) and refuses __proto__ / constructor names', () => {
+  it('returns plain objects (no prototype tricks) and refuses __proto__ / constructor names by their path', () => {
     const d = decodeXml('<data><a><b>1</b></a></data>');
     assert.equal(Object.getPrototypeOf(d.a), Object.prototype);
-    refuses('<data><__proto__><x>1</x></__proto__></data>', 'xml_malformed');
-    refuses('<data><a><constructor>1</constructor></a></data>', 'xml_malformed');
-    refuses('<data><metadata><item key="prototype">x</item></metadata></data>', 'xml_malformed');
+    // forbidden_key naming the field, as the same key in a JSON body is refused.
+    refuses('<data><__proto__><x>1</x></__proto__></data>', 'forbidden_key', '__proto__');
+    refuses('<data><constructor>1</constructor></data>', 'forbidden_key', 'constructor');
+    refuses('<data><a><constructor>1</constructor></a></data>', 'forbidden_key', 'a.constructor');
+    refuses('<data><metadata><prototype>x</prototype></metadata></data>', 'forbidden_key', 'metadata.prototype');
+    refuses('<data><products><__proto__>1</__proto__></products></data>', 'forbidden_key', 'products.__proto__');
+    refuses(
+      '<data><products><a>1</a></products><products><constructor/></products></data>',
+      'forbidden_key',
+      'products.1.constructor',
+    );
+    refuses('<data><metadata><item key="prototype">x</item></metadata></data>', 'forbidden_key', 'metadata.prototype');
+    refuses(
+      '<data><metadata><item key="a&#x202E;"><constructor/></item></metadata></data>',
+      'forbidden_key',
+      'metadata.a\\u202E.constructor',
+    );
     assert.equal(({} as Record<string, unknown>).x, undefined);
+  });
+
+  it('reads element names the XML parser would rename (toString, hasOwnProperty) as they are written', () => {
+    const d = decodeXml('<data><metadata><toString>x</toString><hasOwnProperty>y</hasOwnProperty></metadata></data>');
+    assert.deepEqual(d, { metadata: { toString: 'x', hasOwnProperty: 'y' } });
+    assert.deepEqual(decodeXml('<data><__toString>1</__toString></data>'), { __toString: '1' });
   });
 
   it('refuses DOCTYPE and ENTITY declarations in any case (no XXE, no entity expansion)', () => {
