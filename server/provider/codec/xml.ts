@@ -57,6 +57,8 @@ type XmlNode = Record<string, unknown> | string;
 
 // Characters outside XML 1.0's Char production (C0 controls but tab/LF/CR, lone surrogates, U+FFFE/U+FFFF).
 const NOT_XML_CHAR = /[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu;
+/** The same class, not global: a test of a whole document (one character class, linear). */
+const NOT_XML_CHAR_ONE = /[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u;
 
 /** Text XML 1.0 can carry: a character it cannot (even as a reference) becomes U+FFFD, so the document stays well-formed. */
 function xmlText(text: string): string {
@@ -126,11 +128,19 @@ const parser = new XMLParser({
 
 const PREDEFINED: Record<string, string> = { '&lt;': '<', '&gt;': '>', '&amp;': '&', '&quot;': '"', '&apos;': "'" };
 
+/**
+ * Expands the predefined entities and character references of text the parser left as written. Outside CDATA
+ * `preScan` has refused every other `&`; what CDATA holds (which the parser merges into the text) is left as it is
+ * unless it reads as a reference to a Char. Each alternative is one literal followed by one run of a single class
+ * and a `;`, so the pattern is linear.
+ */
 function decodeEntities(text: string): string {
-  return text.replace(/&(lt|gt|amp|quot|apos);|&#(\d{1,7});|&#x([0-9a-fA-F]{1,6});/g, (m, _n, dec, hex) => {
+  if (!text.includes('&')) return text;
+  return text.replace(/&(lt|gt|amp|quot|apos);|&#([0-9]+);|&#x([0-9a-fA-F]+);/g, (m, _n, dec, hex) => {
     if (dec || hex) {
-      const cp = Number.parseInt(dec ?? hex, dec ? 10 : 16);
-      return cp <= 0x10ffff ? String.fromCodePoint(cp) : m;
+      const digits: string = dec ?? hex;
+      const cp = digits.length > 12 ? Number.POSITIVE_INFINITY : Number.parseInt(digits, dec ? 10 : 16);
+      return isXmlChar(cp) ? String.fromCodePoint(cp) : m;
     }
     return PREDEFINED[m] ?? m;
   });
@@ -188,9 +198,13 @@ function malformed(): never {
  */
 function preScan(text: string): void {
   const n = text.length;
+  if (NOT_XML_CHAR_ONE.test(text)) malformed();
+  const checkReferences = referenceChecker(text);
   let depth = 0;
   let elements = 0;
   let i = text.indexOf('<');
+  // Character data runs from the end of one piece of markup to the next `<`: its references are checked there.
+  checkReferences(0, i < 0 ? n : i);
   while (i >= 0) {
     const next = text.charCodeAt(i + 1);
     if (next === BANG) {
@@ -201,12 +215,14 @@ function preScan(text: string): void {
       else malformed();
       if (end < 3) malformed();
       i = text.indexOf('<', end);
+      checkReferences(end, i < 0 ? n : i);
       continue;
     }
     if (next === QUESTION) {
       const end = text.indexOf('?>', i + 2);
       if (end < 0) malformed();
       i = text.indexOf('<', end + 2);
+      checkReferences(end + 2, i < 0 ? n : i);
       continue;
     }
     const closing = next === SLASH;
@@ -223,6 +239,7 @@ function preScan(text: string): void {
       if (c === DQUOTE || c === SQUOTE) {
         const close = text.indexOf(c === DQUOTE ? '"' : "'", j + 1);
         if (close < 0) malformed();
+        checkReferences(j + 1, close);
         j = close + 1;
       } else j++;
     }
@@ -238,7 +255,75 @@ function preScan(text: string): void {
       }
     }
     i = text.indexOf('<', gt + 1);
+    checkReferences(gt + 1, i < 0 ? n : i);
   }
+}
+
+const HASH = 0x23;
+const SEMICOLON = 0x3b;
+const PREDEFINED_NAMES = ['lt;', 'gt;', 'amp;', 'quot;', 'apos;'];
+
+/** XML 1.0's Char production (§2.2): what a character reference may stand for. */
+function isXmlChar(cp: number): boolean {
+  return (
+    cp === 0x9 ||
+    cp === 0xa ||
+    cp === 0xd ||
+    (cp >= 0x20 && cp <= 0xd7ff) ||
+    (cp >= 0xe000 && cp <= 0xfffd) ||
+    (cp >= 0x10000 && cp <= 0x10ffff)
+  );
+}
+
+/** The value of a hex or decimal digit `c` (a char code) in `radix`, or -1. */
+function digit(c: number, radix: 10 | 16): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  if (radix === 16 && c >= 0x61 && c <= 0x66) return c - 0x61 + 10;
+  if (radix === 16 && c >= 0x41 && c <= 0x46) return c - 0x41 + 10;
+  return -1;
+}
+
+/**
+ * Refuses, between `from` and `to` (character data or an attribute value), every `&` that does not start a
+ * reference a conforming parser accepts without a DTD (XML 1.0 §4.1, §4.6): one of the five predefined entities,
+ * or `&#…;` / `&#x…;` whose value is a Char. Undeclared entities (`&foo;`), references out of Unicode
+ * (`&#x110000;`, `&#99999999999;`) or to a non-Char (`&#xFFFF;`, `&#0;`) make the document not well-formed. Each
+ * character is looked at a bounded number of times: the digits of a reference are read once, and the value stops
+ * growing past U+10FFFF.
+ */
+function referenceChecker(text: string): (from: number, to: number) => void {
+  // The next `&` at or after where the last search started: the scan calls this with ever later ranges, so one
+  // forward search serves them all (a search per range would read to the end of the text each time: quadratic).
+  let amp = -2;
+  const nextAmp = (from: number) => {
+    if (amp !== -1 && amp < from) amp = text.indexOf('&', from);
+    return amp;
+  };
+  return (from, to) => {
+    let p = nextAmp(from);
+    while (p >= 0 && p < to) {
+      let q = p + 1;
+      if (text.charCodeAt(q) === HASH) {
+        q++;
+        let radix: 10 | 16 = 10;
+        if (text.charCodeAt(q) === 0x78 /* x */) {
+          radix = 16;
+          q++;
+        }
+        const start = q;
+        let value = 0;
+        for (let d = digit(text.charCodeAt(q), radix); q < to && d >= 0; d = digit(text.charCodeAt(++q), radix)) {
+          if (value <= 0x10ffff) value = value * radix + d;
+        }
+        if (q === start || q >= to || text.charCodeAt(q) !== SEMICOLON || !isXmlChar(value)) malformed();
+      } else {
+        const name = PREDEFINED_NAMES.find((e) => text.startsWith(e, q));
+        if (name === undefined || q + name.length > to) malformed();
+        q += name.length - 1;
+      }
+      p = nextAmp(q + 1);
+    }
+  };
 }
 
 /** `path` + `key` as a JSON body's field would read (`metadata.constructor`), the key made safe to show. */

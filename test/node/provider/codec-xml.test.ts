@@ -153,8 +153,47 @@ describe('XML codec: encodeXml / decodeXml', () => {
     assert.deepEqual(decodeXml(`<data>${'<!-- c -->'.repeat(40)}<?pi x?><a>1</a></data>`), { a: '1' });
   });
 
-  it('leaves unknown entities as text and decodes numeric references within Unicode', () => {
-    assert.deepEqual(decodeXml('<data><a>&#x1F9FE;&#65;</a><b>&#1114112;</b></data>'), { a: '🧾A', b: '&#1114112;' });
+  it('decodes the five predefined entities and character references to XML Chars, leading zeros included', () => {
+    assert.deepEqual(
+      decodeXml('<data><a>&#x1F9FE;&#65;&#x0000041;&#0009;</a><b>&lt;&gt;&amp;&quot;&apos;</b></data>'),
+      {
+        a: '🧾AA\t',
+        b: '<>&"\'',
+      },
+    );
+    assert.deepEqual(decodeXml('<data><item key="a&#x20;&amp;">1</item></data>'), { 'a &': '1' });
+    // CDATA is literal text, comments are skipped: neither is read for references.
+    assert.deepEqual(decodeXml('<data><a><![CDATA[a&foo;b]]></a><b>x<!-- &foo; -->y</b></data>'), {
+      a: 'a&foo;b',
+      b: 'xy',
+    });
+  });
+
+  it('refuses what a conforming parser refuses: undeclared entities, references to non-Chars, raw non-Chars', () => {
+    for (const bad of [
+      'a&foo;b',
+      'a&nbsp;b',
+      'a&#x110000;b',
+      'a&#1114112;b',
+      'a&#99999999999;b',
+      'a&#xFFFF;b',
+      'a&#xFFFE;b',
+      'a&#xD800;b',
+      'a&#0;b',
+      'a&#x1;b',
+      'a&#;b',
+      'a&#x;b',
+      'a&#12b',
+      'a&amp b',
+      'a&AMP;b',
+      'a\u0001b',
+      'a\uffffb',
+    ]) {
+      refuses(`<data><description>${bad}</description></data>`, 'xml_malformed');
+      refuses(`<data><item key="${bad}">1</item></data>`, 'xml_malformed');
+    }
+    refuses('&foo;<data/>', 'xml_malformed');
+    refuses('<data><a>1</a>&#xFFFF;</data>', 'xml_malformed');
   });
 
   it('decodes in linear time: 1 MB of each hostile shape is refused in well under a second', () => {
@@ -177,6 +216,14 @@ describe('XML codec: encodeXml / decodeXml', () => {
       ['deep nesting hidden in quoted `/>`', fill('<data>', '<a b="/>">'), 'xml_too_deep'],
       ['many elements', fill('<data>', '<a/>'), 'xml_too_many_elements'],
       ['entity-like text', `<data><a>${'&#x'.repeat(MB / 3)}</a></data>`, 'xml_malformed'],
+      ['one long decimal reference', `<data><a>&#${'9'.repeat(MB)}</a></data>`, 'xml_malformed'],
+      [
+        'long references that end',
+        `<data><a>${`&#${'0'.repeat(999)}65;`.repeat(MB / 1004)}&foo;</a></data>`,
+        'xml_malformed',
+      ],
+      ['ampersands', `<data><a b="${'&'.repeat(MB)}"/></data>`, 'xml_malformed'],
+      ['CDATA of references', `<data><a><![CDATA[${'&#1'.repeat(MB / 3)}]]></a>&#0;</data>`, 'xml_malformed'],
     ];
     for (const [name, text, code] of shapes) {
       const started = performance.now();

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { encodeXml } from '../../../server/provider/codec/xml.js';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { call } from '../../support/http.js';
 import { cardBody, chargeBody, SANDBOX } from './legacy-support.js';
@@ -19,6 +20,10 @@ describe('legacy API: hostile and malformed input', () => {
   after(() => sb.close());
 
   /** The valid charge body with `patch` spliced in as raw JSON text. */
+  /** The valid charge body as XML with `rawText` spliced, unescaped, into the element `key`. */
+  const xmlWith = (key: string, rawText: string) =>
+    encodeXml({ ...valid, [key]: '__RAW__' }).replace('__RAW__', rawText);
+
   const withRaw = (key: string, rawValue: string) =>
     JSON.stringify({ ...valid, [key]: '__RAW__' }).replace('"__RAW__"', rawValue);
 
@@ -198,6 +203,19 @@ describe('legacy API: hostile and malformed input', () => {
         'body',
       ],
       ['XML text root', '<data>just text</data>', XML_TYPE, 400, 'xml_root', 'body'],
+      // Not well-formed: only the five predefined entities and references to XML Chars exist without a DTD.
+      ['XML undeclared entity', xmlWith('description', 'a&foo;b'), XML_TYPE, 400, 'xml_malformed', 'body'],
+      ['XML reference past U+10FFFF', xmlWith('description', 'a&#x110000;b'), XML_TYPE, 400, 'xml_malformed', 'body'],
+      [
+        'XML huge decimal reference',
+        xmlWith('description', 'a&#99999999999;b'),
+        XML_TYPE,
+        400,
+        'xml_malformed',
+        'body',
+      ],
+      ['XML reference to a non-Char', xmlWith('description', 'a&#xFFFF;b'), XML_TYPE, 400, 'xml_malformed', 'body'],
+      ['XML raw control character', xmlWith('description', 'a\u0001b'), XML_TYPE, 400, 'xml_malformed', 'body'],
     ];
     for (const [name, raw, type, status, code, field] of cases) {
       const r = await call(`${sb.url}${SANDBOX}/charges/token`, {
