@@ -108,23 +108,41 @@ const builder = new XMLBuilder({
  */
 const NAME_MARK = '$';
 
-const parser = new XMLParser({
-  // Idempotent: the parser applies it twice to some tags (a self-closing one with attributes).
-  transformTagName: (name) => (name.startsWith(NAME_MARK) ? name : NAME_MARK + name),
-  ignoreAttributes: false,
-  attributeNamePrefix: '@_',
-  textNodeName: '#text',
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: true,
-  processEntities: false,
-  htmlEntities: false,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-  isArray: () => false,
-  // A second fence behind preScan's depth limit.
-  maxNestedTags: XML_MAX_DEPTH + 1,
-});
+const parserOptions = (trimValues: boolean) =>
+  new XMLParser({
+    // Idempotent: the parser applies it twice to some tags (a self-closing one with attributes).
+    transformTagName: (name) => (name.startsWith(NAME_MARK) ? name : NAME_MARK + name),
+    ignoreAttributes: false,
+    attributeNamePrefix: '@_',
+    textNodeName: '#text',
+    parseTagValue: false,
+    parseAttributeValue: false,
+    trimValues,
+    processEntities: false,
+    htmlEntities: false,
+    ignoreDeclaration: true,
+    ignorePiTags: true,
+    isArray: () => false,
+    // A second fence behind preScan's depth limit.
+    maxNestedTags: XML_MAX_DEPTH + 1,
+  });
+/** Trims each text value: a reader of answers, lenient about a pretty-printer's whitespace. */
+const parser = parserOptions(true);
+/** Keeps text exactly as written (XML 1.0 §2.10: all characters are passed to the application). */
+const exactParser = parserOptions(false);
+
+/** XML's white space (§2.3 S): space, tab, CR, LF. */
+const XML_SPACE_ONLY = /^[ \t\r\n]*$/;
+
+export interface DecodeXmlOptions {
+  /**
+   * `true` (the default) trims the text of every element, as a reader of a provider's answers wants; `false` keeps
+   * it exactly as written, as the sandbox reads requests, so that `<value> 1999</value>` reaches the schema as
+   * `" 1999"`, the same string a JSON body would carry (docs/decisions/sandbox.md#legacy-xml-coercion). Whitespace
+   * between elements is never data either way.
+   */
+  readonly trim?: boolean;
+}
 
 const PREDEFINED: Record<string, string> = { '&lt;': '<', '&gt;': '>', '&amp;': '&', '&quot;': '"', '&apos;': "'" };
 
@@ -152,7 +170,7 @@ function decodeEntities(text: string): string {
  * {@link XmlCodecError} for a DOCTYPE, malformed XML, a root other than `<data>`,
  * or a document nested deeper than {@link XML_MAX_DEPTH}.
  */
-export function decodeXml(text: string): Record<string, unknown> {
+export function decodeXml(text: string, options: DecodeXmlOptions = {}): Record<string, unknown> {
   if (/<!DOCTYPE/i.test(text) || /<!ENTITY/i.test(text)) {
     throw new XmlCodecError('xml_doctype', 'XML documents with a DOCTYPE or entity declarations are not accepted');
   }
@@ -161,16 +179,17 @@ export function decodeXml(text: string): Record<string, unknown> {
   try {
     // The parser is lenient; the validator catches unclosed and mismatched tags.
     if (XMLValidator.validate(text) !== true) throw new Error('malformed');
-    doc = parser.parse(text, true) as Record<string, unknown>;
+    doc = (options.trim === false ? exactParser : parser).parse(text, true) as Record<string, unknown>;
   } catch {
     throw new XmlCodecError('xml_malformed', 'the body is not well-formed XML');
   }
-  const keys = Object.keys(doc);
+  // Text around the root (white space, as the validator allows nothing else there) is not data.
+  const keys = Object.keys(doc).filter((k) => k !== '#text');
   if (keys.length !== 1 || keys[0] !== NAME_MARK + XML_ROOT) {
     throw new XmlCodecError('xml_root', `the XML root element must be <${XML_ROOT}>`);
   }
   const root = fromNode(doc[NAME_MARK + XML_ROOT], '');
-  if (root === '' || root === null) return {};
+  if (root === null || (typeof root === 'string' && XML_SPACE_ONLY.test(root))) return {};
   if (typeof root !== 'object' || Array.isArray(root)) {
     throw new XmlCodecError('xml_root', `<${XML_ROOT}> must contain one element per field`);
   }

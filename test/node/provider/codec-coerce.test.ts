@@ -6,10 +6,12 @@ import { decodeXml, encodeXml } from '../../../server/provider/codec/xml.js';
 import {
   type ChargeResponse,
   cardTokenResponseSchema,
+  chargeModeSchema,
   chargeRequestSchema,
   chargeResponseSchema,
   errorBodySchema,
   paymentTokenRequestSchema,
+  valueSchema,
 } from '../../../server/provider/schemas/legacy.js';
 
 const address = {
@@ -165,6 +167,33 @@ describe('coerceFromXml', () => {
         .value,
       1999,
     );
+  });
+
+  it("reads exact text (the sandbox's requests) by the JSON string rule, and trims only for a lenient reader", () => {
+    const doc =
+      '<data>\n  <value>\n 1999\n</value>\n  <chargeMode> 2</chargeMode>\n  <billingDetails>\n  </billingDetails>\n  <products>\n    <price> 1.5</price>\n  </products>\n</data>';
+    // A reader of answers (the client) trims: a pretty-printed provider answer stays readable.
+    const lenient = coerceFromXml(chargeRequestSchema, decodeXml(doc)) as Record<string, unknown>;
+    assert.equal(valueSchema.parse(lenient.value), 1999);
+    assert.equal(chargeModeSchema.parse(lenient.chargeMode), 2);
+    assert.deepEqual(lenient.products, [{ price: 1.5 }]);
+    // Exact text: the strings a JSON body would carry, left for the schema to refuse by field.
+    const exact = coerceFromXml(chargeRequestSchema, decodeXml(doc, { trim: false }), { exact: true }) as Record<
+      string,
+      unknown
+    >;
+    assert.equal(exact.value, '\n 1999\n');
+    assert.equal(exact.chargeMode, ' 2');
+    assert.equal(valueSchema.safeParse(exact.value).success, false);
+    assert.equal(chargeModeSchema.safeParse(exact.chargeMode).success, false);
+    assert.deepEqual(exact.products, [{ price: ' 1.5' }]);
+    // White space only where an object or an array is wanted is an empty element, not a value.
+    assert.deepEqual(exact.billingDetails, {});
+    const empty = decodeXml('<data><products>\n</products><metadata> </metadata></data>', { trim: false });
+    assert.deepEqual(coerceFromXml(chargeRequestSchema, empty, { exact: true }), { products: [], metadata: {} });
+    const numbers = z.object({ n: z.number() });
+    assert.deepEqual(coerceFromXml(numbers, { n: ' 42 ' }, { exact: true }), { n: ' 42 ' });
+    assert.deepEqual(coerceFromXml(numbers, { n: '42' }, { exact: true }), { n: 42 });
   });
 
   it('coerces numbers in linear time: a 64 KiB run of digits is refused at once', () => {

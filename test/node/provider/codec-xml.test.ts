@@ -81,6 +81,14 @@ describe('XML codec: encodeXml / decodeXml', () => {
     });
   });
 
+  it('keeps text exactly as written with trim: false, white space between elements aside', () => {
+    const doc =
+      '<?xml version="1.0"?>\n<data>\n  <a> x </a>\n  <b>\n 1\n</b>\n  <c><d>1</d>\n</c>\n  <item key=" k "> v </item>\n</data>\n';
+    assert.deepEqual(decodeXml(doc, { trim: false }), { a: ' x ', b: '\n 1\n', c: { d: '1' }, ' k ': ' v ' });
+    assert.deepEqual(decodeXml(doc), { a: 'x', b: '1', c: { d: '1' }, k: 'v' });
+    assert.deepEqual(decodeXml('<data>\n</data>', { trim: false }), {});
+  });
+
   it('reads an empty element as an empty string and an empty document as {}', () => {
     assert.deepEqual(decodeXml('<data><a/><b></b></data>'), { a: '', b: '' });
     assert.deepEqual(decodeXml('<data/>'), {});

@@ -249,6 +249,18 @@ describe('legacy API: hostile and malformed input', () => {
       ['<value>100</value><riskCheck>maybe</riskCheck>', 'riskCheck_invalid', 'riskCheck'],
       ['<value>100</value><products><price>free</price></products>', 'products.price_invalid', 'products.0.price'],
       ['<value>100</value><metadata><a><b>1</b></a></metadata>', 'metadata_invalid', 'metadata.a'],
+      // Text read as a JSON string is read ("value":" 1999" is refused): no trimming around numbers.
+      ['<value>\n 1999\n</value>', 'value_invalid', 'value'],
+      ['<value> 1999</value>', 'value_invalid', 'value'],
+      ['<value>&#32;1999</value>', 'value_invalid', 'value'],
+      ['<value>100</value><chargeMode> 2</chargeMode>', 'chargeMode_invalid', 'chargeMode'],
+      [
+        '<value>100</value><autoCapture>y</autoCapture><autoCapTime>1 </autoCapTime>',
+        'autoCapTime_invalid',
+        'autoCapTime',
+      ],
+      ['<value>100</value><products><price> 1.5</price></products>', 'products.price_invalid', 'products.0.price'],
+      ['<value>100</value><riskCheck> true</riskCheck>', 'riskCheck_invalid', 'riskCheck'],
     ];
     for (const [inner, code, field] of cases) {
       const r = await call(`${sb.url}${SANDBOX}/charges/token`, {
@@ -260,6 +272,23 @@ describe('legacy API: hostile and malformed input', () => {
       assert.equal(r.json.errorCode, code, inner);
       assert.equal(r.json.errors[0].field, field, inner);
     }
+    // The JSON twin of the first whitespace case is refused the same way.
+    const twin = await call(`${sb.url}${SANDBOX}/charges/token`, {
+      body: { ...valid, value: '\n 1999\n' },
+      headers: { authorization: sb.credentials.secretKey },
+    });
+    assert.equal(twin.status, 400, twin.text);
+    assert.equal(twin.json.errorCode, 'value_invalid');
+    // White space between elements is layout, not data: a pretty-printed charge is still taken.
+    const pretty = `<?xml version="1.0"?>\n<data>\n  <cardToken>${(await chargeBody(sb)).cardToken}</cardToken>\n  <value>1999</value>\n  <currency>EUR</currency>\n  <email>a@b.co</email>\n  <billingDetails>\n  </billingDetails>\n  <products>\n    <name>Book</name>\n    <price>1.5</price>\n  </products>\n</data>\n`;
+    const ok = await call(`${sb.url}${SANDBOX}/charges/token`, {
+      method: 'POST',
+      raw: pretty,
+      headers: { 'content-type': XML_TYPE, authorization: sb.credentials.secretKey },
+    });
+    assert.equal(ok.status, 200, ok.text);
+    assert.equal(ok.json.value, 1999);
+    assert.deepEqual(ok.json.products, [{ name: 'Book', price: 1.5 }]);
   });
 
   it('refuses an Accept it cannot serve with 406, and hostile card-token bodies with 4xx', async () => {
