@@ -301,6 +301,33 @@ describe('sandbox core', () => {
     assert.equal(token.json.token_type, 'Bearer');
   });
 
+  it('negotiates Accept as a list of ranges: +json and +xml types, parameters and weights', async () => {
+    const cases: [string, number, RegExp][] = [
+      ['application/problem+json', 200, /^application\/json/],
+      ['application/json; charset=utf-8', 200, /^application\/json/],
+      ['text/html;q=0.9, application/vnd.tessera+json;q=0.5', 200, /^application\/json/],
+      ['application/json;q=0', 406, /^application\/json/],
+      ['text/html', 406, /^application\/json/],
+    ];
+    for (const [accept, status, type] of cases) {
+      const r = await call(`${sb.url}/_sandbox/clock`, { headers: { accept } });
+      assert.equal(r.status, status, `${accept}: ${r.text}`);
+      assert.match(r.headers.get('content-type') ?? '', type, accept);
+    }
+    const key = { authorization: sb.credentials.secretKey };
+    const xml = await call(`${sb.url}/api2/v2/charges/charge_x`, {
+      headers: { ...key, accept: 'application/json;q=0.1, application/vnd.tessera+xml' },
+    });
+    assert.equal(xml.status, 404);
+    assert.match(xml.headers.get('content-type') ?? '', /^application\/xml/);
+    const long = await call(`${sb.url}/_sandbox/clock`, {
+      headers: { accept: `application/json${', a/b'.repeat(1000)}` },
+    });
+    assert.equal(long.status, 400, long.text);
+    assert.equal(long.json.errorCode, 'accept_too_long');
+    assert.equal(long.json.errors[0].field, 'Accept');
+  });
+
   it('keeps the last 200 requests, newest first, each answer as it was sent, errors included', async () => {
     await call(`${sb.url}/_sandbox/reset`, { method: 'POST' });
     await call(`${sb.url}/first-of-many`);
