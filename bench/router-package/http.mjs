@@ -6,7 +6,7 @@ import createRouter from 'router';
 
 const own = await import(`${pathToFileURL(resolve('dist/server/sandbox/core/http.js')).href}?own`);
 
-export const { chain, decorate, Locals } = own;
+export const { chain, claimPaths, decorate, isSandboxPath, Locals } = own;
 
 /**
  * The sandbox's Router interface over the `router` package. Matching like the sandbox's (case-insensitive, an

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { fieldSegment } from './field-path.js';
 
 /**
  * Request-body safety shared by the Express helper and the sandbox (docs/decisions/tooling.md#server-common): a bounded
@@ -14,14 +15,18 @@ export type ShapeProblem =
   | { readonly kind: 'too_deep'; readonly field: string; readonly message: string }
   | { readonly kind: 'forbidden_key'; readonly field: string; readonly key: string; readonly message: string };
 
-/** Finds the first forbidden key or the first place nested deeper than `maxDepth`, if any. */
+/**
+ * Finds the first forbidden key or the first place nested deeper than `maxDepth`, if any. Keys on the way are
+ * written into `field` with {@link fieldSegment} (no control or bidirectional character as sent, long keys cut).
+ */
 export function findShapeProblem(value: unknown, maxDepth: number, path = '', depth = 0): ShapeProblem | undefined {
   if (depth > maxDepth) {
     return { kind: 'too_deep', field: path || 'body', message: `the body is nested deeper than ${maxDepth} levels` };
   }
   if (value && typeof value === 'object') {
     for (const [key, v] of Object.entries(value)) {
-      const field = path ? `${path}.${key}` : key;
+      const segment = fieldSegment(key);
+      const field = path ? `${path}.${segment}` : segment;
       if (FORBIDDEN_KEYS.has(key)) {
         return { kind: 'forbidden_key', field, key, message: `the key ${JSON.stringify(key)} is not allowed` };
       }

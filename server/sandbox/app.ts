@@ -8,7 +8,7 @@ import { newId, type SandboxContext } from './core/context.js';
 import { controlsArea } from './core/controls.js';
 import { SandboxError } from './core/errors.js';
 import { FaultTable } from './core/faults.js';
-import { decorate, type Request, type Response } from './core/http.js';
+import { decorate, isSandboxPath, type Request, type Response } from './core/http.js';
 import { forLog, type LoggedRequest, pathForLog, RequestLog } from './core/request-log.js';
 import { legacyArea } from './legacy/index.js';
 import { oauthArea } from './oauth/area.js';
@@ -87,7 +87,7 @@ export function createSandboxApp(options: SandboxAppOptions = {}): SandboxApp {
     res.locals.requestId = requestId;
     res.setHeader('Svc-Request-Id', requestId);
     try {
-      if (!req.path.startsWith('/_sandbox')) logExchange(req, res, requestId);
+      if (!isSandboxPath(req.path)) logExchange(req, res, requestId);
       for (const area of areas) if (area.claims(req.path)) return area.handle(req, res);
       renderDefaultError(new SandboxError(404, 'not_found', `no route for ${req.method} ${req.path}`), req, res);
     } catch (err) {

@@ -23,8 +23,19 @@ import type { z } from 'zod';
  * const body = coerceFromXml(chargeResponseSchema, decodeXml(text));
  * const charge = chargeResponseSchema.parse(body);
  */
-export function coerceFromXml<S extends z.ZodType>(schema: S, value: unknown): unknown {
-  return coerce(schema as unknown as Walkable, value, 0);
+export function coerceFromXml<S extends z.ZodType>(schema: S, value: unknown, options: CoerceOptions = {}): unknown {
+  return coerce(schema as unknown as Walkable, value, 0, options.exact === true);
+}
+
+export interface CoerceOptions {
+  /**
+   * For text decoded with `decodeXml(text, { trim: false })` (the sandbox's requests): a number is read only from
+   * text that is exactly a plain decimal, so `" 1999"` stays a string for the schema to refuse as it refuses
+   * `"value":" 1999"` in JSON; text of XML white space only, where an object, a record or an array is wanted, is
+   * an empty element (a pretty-printer's line break is not data). The default trims around numbers, as a reader of a
+   * provider's answers may (docs/decisions/sandbox.md#legacy-xml-coercion).
+   */
+  readonly exact?: boolean;
 }
 
 /** The part of a zod 4 schema's internals the walk reads (`schema._zod.def`). */
@@ -53,6 +64,13 @@ const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault', 'catch'
 // `\d+\.?\d*` backtracked quadratically on a long run of digits (40,000 digits: 2 s).
 const NUMBER = /^-?[0-9]{1,16}(?:\.[0-9]{1,16})?$/;
 const MAX_DEPTH = 64;
+/** XML's white space (§2.3 S): space, tab, CR, LF. */
+const XML_SPACE_ONLY = /^[ \t\r\n]*$/;
+
+/** An empty element: `""`, or (reading exact text) XML white space only. */
+function isEmpty(value: unknown, exact: boolean): boolean {
+  return value === '' || (exact && typeof value === 'string' && XML_SPACE_ONLY.test(value));
+}
 
 function unwrap(schema: Walkable): Walkable {
   let s = schema;
@@ -84,14 +102,16 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function coerce(schema: Walkable, value: unknown, depth: number): unknown {
+function coerce(schema: Walkable, value: unknown, depth: number, exact: boolean): unknown {
   if (value === null || value === undefined || depth > MAX_DEPTH) return value;
   const s = unwrap(schema);
   const def = s._zod.def;
   switch (def.type) {
     case 'number':
     case 'int':
-      return typeof value === 'string' && NUMBER.test(value.trim()) ? Number(value.trim()) : value;
+      if (typeof value !== 'string') return value;
+      if (exact) return NUMBER.test(value) ? Number(value) : value;
+      return NUMBER.test(value.trim()) ? Number(value.trim()) : value;
     case 'boolean':
       return value === 'true' ? true : value === 'false' ? false : value;
     case 'literal': {
@@ -100,24 +120,24 @@ function coerce(schema: Walkable, value: unknown, depth: number): unknown {
       return hit === undefined ? value : hit;
     }
     case 'array': {
-      const items = Array.isArray(value) ? value : value === '' ? [] : [value];
-      return def.element ? items.map((v) => coerce(def.element!, v, depth + 1)) : items;
+      const items = Array.isArray(value) ? value : isEmpty(value, exact) ? [] : [value];
+      return def.element ? items.map((v) => coerce(def.element!, v, depth + 1, exact)) : items;
     }
     case 'object': {
-      if (value === '') return {};
+      if (isEmpty(value, exact)) return {};
       if (!isPlainObject(value) || !def.shape) return value;
       const out: Record<string, unknown> = { ...value };
       for (const [key, field] of Object.entries(def.shape)) {
-        if (Object.hasOwn(value, key)) out[key] = coerce(field, value[key], depth + 1);
+        if (Object.hasOwn(value, key)) out[key] = coerce(field, value[key], depth + 1, exact);
         else if (unwrap(field)._zod.def.type === 'array' && !isOptional(field)) out[key] = [];
       }
       return out;
     }
     case 'record': {
-      if (value === '') return {};
+      if (isEmpty(value, exact)) return {};
       if (!isPlainObject(value) || !def.valueType) return value;
       const out: Record<string, unknown> = {};
-      for (const [key, v] of Object.entries(value)) out[key] = coerce(def.valueType, v, depth + 1);
+      for (const [key, v] of Object.entries(value)) out[key] = coerce(def.valueType, v, depth + 1, exact);
       return out;
     }
     case 'union': {
@@ -125,13 +145,15 @@ function coerce(schema: Walkable, value: unknown, depth: number): unknown {
       if (options.some((o) => o.safeParse?.(value).success)) return value;
       if (typeof value === 'string' && options.some((o) => unwrap(o)._zod.def.type === 'string')) return value;
       for (const option of options) {
-        const candidate = coerce(option, value, depth + 1);
+        const candidate = coerce(option, value, depth + 1, exact);
         if (option.safeParse?.(candidate).success) return candidate;
       }
       return value;
     }
     case 'intersection':
-      return def.left && def.right ? coerce(def.right, coerce(def.left, value, depth + 1), depth + 1) : value;
+      return def.left && def.right
+        ? coerce(def.right, coerce(def.left, value, depth + 1, exact), depth + 1, exact)
+        : value;
     default:
       return value;
   }

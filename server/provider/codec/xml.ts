@@ -1,5 +1,6 @@
 import { XMLBuilder, XMLParser, XMLValidator } from 'fast-xml-parser';
 import { FORBIDDEN_KEYS } from '../../common/body-guard.js';
+import { fieldSegment } from '../../common/field-path.js';
 
 /**
  * The XML mapping of the legacy API (spec: "XML bodies use a root element data
@@ -23,12 +24,24 @@ export const XML_ROOT = 'data';
 export const XML_MAX_DEPTH = 32;
 export const XML_MAX_ELEMENTS = 10_000;
 
-/** Why an XML document was refused; `code` is stable. */
+/**
+ * Why an XML document was refused; `code` is stable. `forbidden_key` (an element or `key` named `__proto__`,
+ * `constructor` or `prototype`) comes with `field`, the dotted path of that key as a JSON body would name it
+ * (`metadata.constructor`); the other codes are about the whole document.
+ */
 export class XmlCodecError extends Error {
-  readonly code: 'xml_doctype' | 'xml_malformed' | 'xml_root' | 'xml_too_deep' | 'xml_too_many_elements';
-  constructor(code: XmlCodecError['code'], message: string) {
+  readonly code:
+    | 'forbidden_key'
+    | 'xml_doctype'
+    | 'xml_malformed'
+    | 'xml_root'
+    | 'xml_too_deep'
+    | 'xml_too_many_elements';
+  readonly field: string | undefined;
+  constructor(code: XmlCodecError['code'], message: string, field?: string) {
     super(message);
     this.code = code;
+    this.field = field;
     this.name = 'XmlCodecError';
   }
 }
@@ -44,6 +57,8 @@ type XmlNode = Record<string, unknown> | string;
 
 // Characters outside XML 1.0's Char production (C0 controls but tab/LF/CR, lone surrogates, U+FFFE/U+FFFF).
 const NOT_XML_CHAR = /[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu;
+/** The same class, not global: a test of a whole document (one character class, linear). */
+const NOT_XML_CHAR_ONE = /[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u;
 
 /** Text XML 1.0 can carry: a character it cannot (even as a reference) becomes U+FFFD, so the document stays well-formed. */
 function xmlText(text: string): string {
@@ -85,29 +100,65 @@ const builder = new XMLBuilder({
   processEntities: true,
 });
 
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '@_',
-  textNodeName: '#text',
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: true,
-  processEntities: false,
-  htmlEntities: false,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-  isArray: () => false,
-  // A second fence behind preScan's depth limit.
-  maxNestedTags: XML_MAX_DEPTH + 1,
-});
+/**
+ * Every element name is read with this prefix (`$` cannot start an XML name), and `fromNode` takes it off. The
+ * parser itself refuses `__proto__`, `constructor` and `prototype` with an error that names no place, and renames
+ * `toString`, `hasOwnProperty` and the like (`<toString>` became the key `__toString`); prefixed, every name reaches
+ * `fromNode` as it was written, which refuses the three by their path and keeps the others.
+ */
+const NAME_MARK = '$';
+
+const parserOptions = (trimValues: boolean) =>
+  new XMLParser({
+    // Idempotent: the parser applies it twice to some tags (a self-closing one with attributes).
+    transformTagName: (name) => (name.startsWith(NAME_MARK) ? name : NAME_MARK + name),
+    ignoreAttributes: false,
+    attributeNamePrefix: '@_',
+    textNodeName: '#text',
+    parseTagValue: false,
+    parseAttributeValue: false,
+    trimValues,
+    processEntities: false,
+    htmlEntities: false,
+    ignoreDeclaration: true,
+    ignorePiTags: true,
+    isArray: () => false,
+    // A second fence behind preScan's depth limit.
+    maxNestedTags: XML_MAX_DEPTH + 1,
+  });
+/** Trims each text value: a reader of answers, lenient about a pretty-printer's whitespace. */
+const parser = parserOptions(true);
+/** Keeps text exactly as written (XML 1.0 §2.10: all characters are passed to the application). */
+const exactParser = parserOptions(false);
+
+/** XML's white space (§2.3 S): space, tab, CR, LF. */
+const XML_SPACE_ONLY = /^[ \t\r\n]*$/;
+
+export interface DecodeXmlOptions {
+  /**
+   * `true` (the default) trims the text of every element, as a reader of a provider's answers wants; `false` keeps
+   * it exactly as written, as the sandbox reads requests, so that `<value> 1999</value>` reaches the schema as
+   * `" 1999"`, the same string a JSON body would carry (docs/decisions/sandbox.md#legacy-xml-coercion). Whitespace
+   * between elements is never data either way.
+   */
+  readonly trim?: boolean;
+}
 
 const PREDEFINED: Record<string, string> = { '&lt;': '<', '&gt;': '>', '&amp;': '&', '&quot;': '"', '&apos;': "'" };
 
+/**
+ * Expands the predefined entities and character references of text the parser left as written. Outside CDATA
+ * `preScan` has refused every other `&`; what CDATA holds (which the parser merges into the text) is left as it is
+ * unless it reads as a reference to a Char. Each alternative is one literal followed by one run of a single class
+ * and a `;`, so the pattern is linear.
+ */
 function decodeEntities(text: string): string {
-  return text.replace(/&(lt|gt|amp|quot|apos);|&#(\d{1,7});|&#x([0-9a-fA-F]{1,6});/g, (m, _n, dec, hex) => {
+  if (!text.includes('&')) return text;
+  return text.replace(/&(lt|gt|amp|quot|apos);|&#([0-9]+);|&#x([0-9a-fA-F]+);/g, (m, _n, dec, hex) => {
     if (dec || hex) {
-      const cp = Number.parseInt(dec ?? hex, dec ? 10 : 16);
-      return cp <= 0x10ffff ? String.fromCodePoint(cp) : m;
+      const digits: string = dec ?? hex;
+      const cp = digits.length > 12 ? Number.POSITIVE_INFINITY : Number.parseInt(digits, dec ? 10 : 16);
+      return isXmlChar(cp) ? String.fromCodePoint(cp) : m;
     }
     return PREDEFINED[m] ?? m;
   });
@@ -119,7 +170,7 @@ function decodeEntities(text: string): string {
  * {@link XmlCodecError} for a DOCTYPE, malformed XML, a root other than `<data>`,
  * or a document nested deeper than {@link XML_MAX_DEPTH}.
  */
-export function decodeXml(text: string): Record<string, unknown> {
+export function decodeXml(text: string, options: DecodeXmlOptions = {}): Record<string, unknown> {
   if (/<!DOCTYPE/i.test(text) || /<!ENTITY/i.test(text)) {
     throw new XmlCodecError('xml_doctype', 'XML documents with a DOCTYPE or entity declarations are not accepted');
   }
@@ -128,16 +179,17 @@ export function decodeXml(text: string): Record<string, unknown> {
   try {
     // The parser is lenient; the validator catches unclosed and mismatched tags.
     if (XMLValidator.validate(text) !== true) throw new Error('malformed');
-    doc = parser.parse(text, true) as Record<string, unknown>;
+    doc = (options.trim === false ? exactParser : parser).parse(text, true) as Record<string, unknown>;
   } catch {
     throw new XmlCodecError('xml_malformed', 'the body is not well-formed XML');
   }
-  const keys = Object.keys(doc);
-  if (keys.length !== 1 || keys[0] !== XML_ROOT) {
+  // Text around the root (white space, as the validator allows nothing else there) is not data.
+  const keys = Object.keys(doc).filter((k) => k !== '#text');
+  if (keys.length !== 1 || keys[0] !== NAME_MARK + XML_ROOT) {
     throw new XmlCodecError('xml_root', `the XML root element must be <${XML_ROOT}>`);
   }
-  const root = fromNode(doc[XML_ROOT]);
-  if (root === '' || root === null) return {};
+  const root = fromNode(doc[NAME_MARK + XML_ROOT], '');
+  if (root === null || (typeof root === 'string' && XML_SPACE_ONLY.test(root))) return {};
   if (typeof root !== 'object' || Array.isArray(root)) {
     throw new XmlCodecError('xml_root', `<${XML_ROOT}> must contain one element per field`);
   }
@@ -165,9 +217,13 @@ function malformed(): never {
  */
 function preScan(text: string): void {
   const n = text.length;
+  if (NOT_XML_CHAR_ONE.test(text)) malformed();
+  const checkReferences = referenceChecker(text);
   let depth = 0;
   let elements = 0;
   let i = text.indexOf('<');
+  // Character data runs from the end of one piece of markup to the next `<`: its references are checked there.
+  checkReferences(0, i < 0 ? n : i);
   while (i >= 0) {
     const next = text.charCodeAt(i + 1);
     if (next === BANG) {
@@ -178,12 +234,14 @@ function preScan(text: string): void {
       else malformed();
       if (end < 3) malformed();
       i = text.indexOf('<', end);
+      checkReferences(end, i < 0 ? n : i);
       continue;
     }
     if (next === QUESTION) {
       const end = text.indexOf('?>', i + 2);
       if (end < 0) malformed();
       i = text.indexOf('<', end + 2);
+      checkReferences(end + 2, i < 0 ? n : i);
       continue;
     }
     const closing = next === SLASH;
@@ -200,6 +258,7 @@ function preScan(text: string): void {
       if (c === DQUOTE || c === SQUOTE) {
         const close = text.indexOf(c === DQUOTE ? '"' : "'", j + 1);
         if (close < 0) malformed();
+        checkReferences(j + 1, close);
         j = close + 1;
       } else j++;
     }
@@ -215,39 +274,119 @@ function preScan(text: string): void {
       }
     }
     i = text.indexOf('<', gt + 1);
+    checkReferences(gt + 1, i < 0 ? n : i);
   }
 }
 
-function fromNode(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(fromNode);
+const HASH = 0x23;
+const SEMICOLON = 0x3b;
+const PREDEFINED_NAMES = ['lt;', 'gt;', 'amp;', 'quot;', 'apos;'];
+
+/** XML 1.0's Char production (§2.2): what a character reference may stand for. */
+function isXmlChar(cp: number): boolean {
+  return (
+    cp === 0x9 ||
+    cp === 0xa ||
+    cp === 0xd ||
+    (cp >= 0x20 && cp <= 0xd7ff) ||
+    (cp >= 0xe000 && cp <= 0xfffd) ||
+    (cp >= 0x10000 && cp <= 0x10ffff)
+  );
+}
+
+/** The value of a hex or decimal digit `c` (a char code) in `radix`, or -1. */
+function digit(c: number, radix: 10 | 16): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  if (radix === 16 && c >= 0x61 && c <= 0x66) return c - 0x61 + 10;
+  if (radix === 16 && c >= 0x41 && c <= 0x46) return c - 0x41 + 10;
+  return -1;
+}
+
+/**
+ * Refuses, between `from` and `to` (character data or an attribute value), every `&` that does not start a
+ * reference a conforming parser accepts without a DTD (XML 1.0 §4.1, §4.6): one of the five predefined entities,
+ * or `&#…;` / `&#x…;` whose value is a Char. Undeclared entities (`&foo;`), references out of Unicode
+ * (`&#x110000;`, `&#99999999999;`) or to a non-Char (`&#xFFFF;`, `&#0;`) make the document not well-formed. Each
+ * character is looked at a bounded number of times: the digits of a reference are read once, and the value stops
+ * growing past U+10FFFF.
+ */
+function referenceChecker(text: string): (from: number, to: number) => void {
+  // The next `&` at or after where the last search started: the scan calls this with ever later ranges, so one
+  // forward search serves them all (a search per range would read to the end of the text each time: quadratic).
+  let amp = -2;
+  const nextAmp = (from: number) => {
+    if (amp !== -1 && amp < from) amp = text.indexOf('&', from);
+    return amp;
+  };
+  return (from, to) => {
+    let p = nextAmp(from);
+    while (p >= 0 && p < to) {
+      let q = p + 1;
+      if (text.charCodeAt(q) === HASH) {
+        q++;
+        let radix: 10 | 16 = 10;
+        if (text.charCodeAt(q) === 0x78 /* x */) {
+          radix = 16;
+          q++;
+        }
+        const start = q;
+        let value = 0;
+        for (let d = digit(text.charCodeAt(q), radix); q < to && d >= 0; d = digit(text.charCodeAt(++q), radix)) {
+          if (value <= 0x10ffff) value = value * radix + d;
+        }
+        if (q === start || q >= to || text.charCodeAt(q) !== SEMICOLON || !isXmlChar(value)) malformed();
+      } else {
+        const name = PREDEFINED_NAMES.find((e) => text.startsWith(e, q));
+        if (name === undefined || q + name.length > to) malformed();
+        q += name.length - 1;
+      }
+      p = nextAmp(q + 1);
+    }
+  };
+}
+
+/** `path` + `key` as a JSON body's field would read (`metadata.constructor`), the key made safe to show. */
+function childPath(path: string, key: string): string {
+  const segment = fieldSegment(key);
+  return path ? `${path}.${segment}` : segment;
+}
+
+/** Refuses a prototype-polluting key as a JSON body's refusal does: `forbidden_key`, naming where it is. */
+function checkKey(key: string, path: string): void {
+  if (FORBIDDEN_KEYS.has(key)) {
+    throw new XmlCodecError('forbidden_key', `the key ${JSON.stringify(key)} is not allowed`, childPath(path, key));
+  }
+}
+
+/** `node` as plain data; `path` is where it is, for errors (array items get their index, as in JSON). */
+function fromNode(node: unknown, path: string): unknown {
+  if (Array.isArray(node)) return node.map((n, i) => fromNode(n, childPath(path, String(i))));
   if (node === null || node === undefined) return '';
   if (typeof node !== 'object') return decodeEntities(String(node));
   const obj = node as Record<string, unknown>;
   if (obj['@_nil'] === 'true') return null;
   const out: Record<string, unknown> = Object.create(null);
   let hasChild = false;
-  for (const [k, v] of Object.entries(obj)) {
-    if (k.startsWith('@_')) continue;
-    if (k === '#text') continue;
+  for (const [mark, v] of Object.entries(obj)) {
+    if (!mark.startsWith(NAME_MARK)) continue; // attributes (`@_…`) and text (`#text`)
+    const k = mark.slice(NAME_MARK.length);
     hasChild = true;
-    if (FORBIDDEN_KEYS.has(k))
-      throw new XmlCodecError('xml_malformed', `element name ${JSON.stringify(k)} is not allowed`);
+    checkKey(k, path);
     if (k === 'item') {
       for (const item of Array.isArray(v) ? v : [v]) {
         const raw = typeof item === 'object' && item !== null ? (item as Record<string, unknown>)['@_key'] : undefined;
         // Attribute values keep their entities (`key="a&amp;b"`) until here, like text does.
         const key = typeof raw === 'string' ? decodeEntities(raw) : undefined;
         if (key === undefined) {
-          out.item = fromNode(v);
+          out.item = fromNode(v, childPath(path, k));
           break;
         }
-        if (FORBIDDEN_KEYS.has(key))
-          throw new XmlCodecError('xml_malformed', `key ${JSON.stringify(key)} is not allowed`);
-        out[key] = fromNode(item);
+        checkKey(key, path);
+        out[key] = fromNode(item, childPath(path, key));
       }
       continue;
     }
-    out[k] = fromNode(v);
+    out[k] = fromNode(v, childPath(path, k));
   }
   if (!hasChild)
     return typeof obj['#text'] === 'string'

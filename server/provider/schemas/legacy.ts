@@ -34,8 +34,9 @@ export function text(max: number, min = 0) {
     .string({ error: 'must be a string' })
     .refine((s) => !UNSAFE_CHARS.test(s), { message: 'must not contain control or bidirectional-override characters' })
     .refine((s) => !LONE_SURROGATE.test(s), { message: 'must be well-formed Unicode' })
-    .refine((s) => codePointLength(s) <= max && codePointLength(s) >= min, {
-      message: min > 0 ? `must be ${min} to ${max} characters` : `must be at most ${max} characters`,
+    .refine((s) => min !== 1 || s.length > 0, { message: 'must not be empty' })
+    .refine((s) => codePointLength(s) <= max && (min <= 1 || codePointLength(s) >= min), {
+      message: min > 1 ? `must be ${min} to ${max} characters` : `must be at most ${max} characters`,
     });
 }
 

@@ -1,7 +1,7 @@
 import type { SandboxArea } from '../core/area.js';
 import { parseBody } from '../core/body.js';
 import type { SandboxContext } from '../core/context.js';
-import { type NextFunction, type Request, type Response, Router } from '../core/http.js';
+import { claimPaths, isSandboxPath, type NextFunction, type Request, type Response, Router } from '../core/http.js';
 import { createIdempotency } from '../core/idempotency.js';
 import { hostPrefixRule } from '../oauth/host.js';
 import { accountControlRoutes } from './controls.js';
@@ -17,8 +17,10 @@ import { simulatorRoutes } from './simulator.js';
 import { AccountsStore } from './store.js';
 import { updaterRoutes } from './updater.js';
 
-const API_PATH = /^\/(accounts|account-updater|instruments|onboarding-simulator)(\/|$)/;
-const CONTROL_PATH = /^\/_sandbox\/(account-updater|accounts)(\/|$)/;
+// Any case, as the router matches (docs/decisions/sandbox.md#sandbox-http): a path the router would route must
+// reach this area, or its errors come out in another area's shape.
+const API_PATH = claimPaths(['/accounts', '/account-updater', '/instruments', '/onboarding-simulator']);
+const CONTROL_PATH = claimPaths(['/_sandbox/account-updater', '/_sandbox/accounts']);
 
 /**
  * The current-generation Account Services API (shared/spec/account-services-api.md): entities, members,
@@ -39,7 +41,7 @@ export function accountsArea(ctx: SandboxContext): SandboxArea {
   const router = new Router();
   const hostRule = hostPrefixRule(ctx);
   router.use(svcVersion, (req: Request, res: Response, next: NextFunction) =>
-    req.path.startsWith('/_sandbox/') ? next() : hostRule(req, res, next),
+    isSandboxPath(req.path) ? next() : hostRule(req, res, next),
   );
   updaterRoutes(router, deps);
   instrumentRoutes(router, deps);
@@ -54,7 +56,7 @@ export function accountsArea(ctx: SandboxContext): SandboxArea {
 
   return {
     name: 'accounts',
-    claims: (path) => API_PATH.test(path) || (ctx.mode === 'sandbox' && CONTROL_PATH.test(path)),
+    claims: (path) => API_PATH(path) || (ctx.mode === 'sandbox' && CONTROL_PATH(path)),
     formats: ['json'],
     renderError: renderAccountsError,
     faultable: true,

@@ -1,35 +1,33 @@
 import type { z } from 'zod';
 import { SandboxValidationError } from '../core/errors.js';
+import { keyProblem, locateIssue, valueAt } from '../core/validate.js';
 
 type Issue = z.core.$ZodIssue;
 
-function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
-  let v = value;
-  for (const key of path) {
-    if (v === null || typeof v !== 'object' || !Object.hasOwn(v, key)) return undefined;
-    v = (v as Record<PropertyKey, unknown>)[key];
-  }
-  return v;
-}
-
-/** `<dotted field>_<problem>` without array indexes: `individual.first_name_required`, `profile.mccs_invalid`. */
+/**
+ * `<dotted field>_<problem>` without array indexes: `individual.first_name_required`, `profile.mccs_invalid`.
+ * The field is located by walking `schema` (core/validate.ts), so a key the caller chose never becomes part of a
+ * code (a record's bad key is `<record>_key_invalid`) and reaches `field` and the message only made safe.
+ */
 export function issueCode(
+  schema: z.ZodType,
   issue: Issue,
   input: unknown,
   prefix: readonly PropertyKey[] = [],
-): { field: string; code: string } {
-  const path = [...prefix, ...issue.path].map(String);
-  const field = path.join('.') || 'body';
-  const named = path.filter((p) => !/^\d+$/.test(p)).join('.') || 'body';
+): { field: string; code: string; message: string } {
+  const aboutKey = keyProblem(issue);
+  const { field, name } = locateIssue(schema, aboutKey ? issue.path.slice(0, -1) : issue.path, prefix);
+  const message = `${field}: ${aboutKey ?? issue.message}`;
   const custom = (issue as { params?: { code?: unknown } }).params?.code;
-  if (typeof custom === 'string') return { field, code: custom };
+  if (typeof custom === 'string') return { field, code: custom, message };
   let problem = 'invalid';
   // zod 4 issues do not carry their input: look the value up to tell "missing" from "wrong".
-  if (issue.path.length > 0 && issue.code !== 'custom' && valueAt(input, issue.path) === undefined)
+  if (aboutKey) problem = 'key_invalid';
+  else if (issue.path.length > 0 && issue.code !== 'custom' && valueAt(input, issue.path) === undefined)
     problem = 'required';
   else if (issue.code === 'too_big') problem = issue.origin === 'string' ? 'too_long' : 'too_large';
   else if (issue.code === 'too_small') problem = issue.origin === 'string' ? 'too_short' : 'too_small';
-  return { field, code: `${named}_${problem}` };
+  return { field, code: `${name}_${problem}`, message };
 }
 
 /**
@@ -44,10 +42,7 @@ export function parse422<S extends z.ZodType>(
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   throw new SandboxValidationError(
-    result.error.issues.map((issue) => {
-      const { field, code } = issueCode(issue, value, prefix);
-      return { field, code, message: `${field}: ${issue.message}` };
-    }),
+    result.error.issues.map((issue) => issueCode(schema, issue, value, prefix)),
     422,
   );
 }

@@ -108,9 +108,11 @@ function parseRaw(formats: readonly BodyFormat[], req: Request, res: Response, r
     }
   } else if (format === 'xml') {
     try {
-      body = decodeXml(text);
+      // Text exactly as written: `<value> 1999</value>` is the string " 1999", as in JSON (legacy-xml-coercion).
+      body = decodeXml(text, { trim: false });
     } catch (e) {
-      if (e instanceof XmlCodecError) throw new SandboxError(400, e.code, e.message, { field: 'body' });
+      // `forbidden_key` names its path as a JSON body's would (`metadata.constructor`); the rest are about the body.
+      if (e instanceof XmlCodecError) throw new SandboxError(400, e.code, e.message, { field: e.field ?? 'body' });
       throw e;
     }
   } else {

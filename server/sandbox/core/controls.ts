@@ -7,7 +7,7 @@ import type { SandboxContext } from './context.js';
 import { SandboxError } from './errors.js';
 import { faultRuleSchema } from './faults.js';
 import type { NextFunction, Request, Response } from './http.js';
-import { Router } from './http.js';
+import { isSandboxPath, Router } from './http.js';
 import { respond } from './respond.js';
 import { parseWith } from './validate.js';
 
@@ -86,7 +86,7 @@ export function controlsArea(ctx: SandboxContext): SandboxArea {
 
   return {
     name: 'controls',
-    claims: (path) => ctx.mode === 'sandbox' && (path === '/_sandbox' || path.startsWith('/_sandbox/')),
+    claims: (path) => ctx.mode === 'sandbox' && isSandboxPath(path),
     formats: ['json'],
     renderError: renderDefaultError,
     faultable: false,

@@ -30,6 +30,11 @@ export interface Request extends IncomingMessage {
   query: Record<string, string | string[] | undefined>;
   /** The matched route's parameters, percent-decoded. */
   params: Record<string, string>;
+  /**
+   * The matched route's path as registered (`/api2/v2/charges/token`, `/accounts/entities/:entityId/members`),
+   * whatever case or trailing slash the request used; undefined until a route matches.
+   */
+  route: string | undefined;
   /** The parsed request body (set by the body parser; undefined before it runs). */
   // biome-ignore lint/suspicious/noExplicitAny: bodies are validated by each route's schema before use.
   body: any;
@@ -101,6 +106,7 @@ export function decorate(incoming: IncomingMessage, outgoing: ServerResponse): [
   req.path = pathOf(target);
   req.query = q === -1 ? NO_QUERY : parseQuery(target.slice(q + 1));
   req.params = NO_PARAMS;
+  req.route = undefined;
   req.body = undefined;
   req.protocol = (req.socket as TLSSocket).encrypted ? 'https' : 'http';
   res.locals = new Locals();

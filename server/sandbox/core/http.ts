@@ -48,25 +48,80 @@ type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 interface RouteLayer {
   readonly method: Method;
+  /** The path as registered. */
+  readonly path: string;
   readonly pattern: RegExp;
   readonly keys: readonly string[];
+  /** Each path segment: its literal text in lower case, or null for a `:name` parameter. */
+  readonly segments: readonly (string | null)[];
+  /** Patterns of routes (any method) that are literal where this one has a parameter: a path they match is theirs. */
+  readonly shadows: RegExp[];
   readonly handlers: readonly RequestHandler[];
 }
 type Layer = RouteLayer | { readonly method?: undefined; readonly handlers: readonly RequestHandler[] };
 
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 /** `/charges/:id` → a case-insensitive pattern with one group per parameter and an optional trailing slash. */
-function compile(path: string): { pattern: RegExp; keys: string[] } {
+function compile(path: string): { pattern: RegExp; keys: string[]; segments: (string | null)[] } {
   const keys: string[] = [];
-  const source = path
-    .split('/')
+  const parts = path.split('/');
+  const source = parts
     .map((part) => {
-      if (!part.startsWith(':')) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      if (!part.startsWith(':')) return escapeRegExp(part);
       keys.push(part.slice(1));
       return '([^/]+)';
     })
     .join('/');
-  return { pattern: new RegExp(`^${source}/?$`, 'i'), keys };
+  const segments = parts.map((part) => (part.startsWith(':') ? null : part.toLowerCase()));
+  return { pattern: new RegExp(`^${source}/?$`, 'i'), keys, segments };
 }
+
+/**
+ * Whether route `a` outranks route `b` on the paths both match: the same segments, except that `a` is literal in at
+ * least one place where `b` has a parameter, and never the other way round (`/charges/token` outranks
+ * `/charges/:id`).
+ */
+function outranks(a: RouteLayer, b: RouteLayer): boolean {
+  if (a.segments.length !== b.segments.length) return false;
+  let literalOverParam = false;
+  for (let i = 0; i < a.segments.length; i++) {
+    const x = a.segments[i];
+    const y = b.segments[i];
+    if (x === null) {
+      if (y !== null) return false;
+    } else if (y === null) literalOverParam = true;
+    else if (x !== y) return false;
+  }
+  return literalOverParam;
+}
+
+/** Whether `path` is taken by a route that outranks `layer` (see {@link outranks}). */
+function shadowed(layer: RouteLayer, path: string): boolean {
+  for (const pattern of layer.shadows) if (pattern.test(path)) return true;
+  return false;
+}
+
+/**
+ * A test for the paths an area claims, by the router's own rules (any ASCII case, as the `i` flag folds it; a path
+ * also with a trailing slash), so that a path the router would route always reaches the area that routes it: each of
+ * `prefixes` claims itself and everything under it, each of `exact` only itself.
+ *
+ * @example
+ * claims: claimPaths(['/api2/v2', '/_sandbox/3ds'], ['/_sandbox/test-cards'])
+ */
+export function claimPaths(prefixes: readonly string[], exact: readonly string[] = []): (path: string) => boolean {
+  const parts: string[] = [];
+  if (prefixes.length > 0) parts.push(`(?:${prefixes.map(escapeRegExp).join('|')})(?:/|$)`);
+  if (exact.length > 0) parts.push(`(?:${exact.map(escapeRegExp).join('|')})/?$`);
+  if (parts.length === 0) return () => false;
+  // Anchored alternations of literals: linear in the path.
+  const pattern = new RegExp(`^(?:${parts.join('|')})`, 'i');
+  return (path) => pattern.test(path);
+}
+
+/** `/_sandbox` and everything under it, in any case: the sandbox-only paths. */
+export const isSandboxPath = claimPaths(['/_sandbox']);
 
 function decodeParam(value: string): string {
   try {
@@ -88,7 +143,9 @@ function matchRoute(layer: RouteLayer, path: string): Record<string, string> | u
 
 /**
  * Middleware and routes, run in the order they were added: a middleware (`use`) runs for every request that
- * reaches it; a route runs when its method (GET also for HEAD) and path match, and sets `req.params`. The first
+ * reaches it; a route runs when its method (GET also for HEAD) and path match, and sets `req.params`; a path that a
+route with a literal segment takes is never a parameter of another route (`/charges/token` is not `/charges/:id`,
+whatever the method). The first
  * handler that answers ends the walk; `next(err)` ends it with an error. {@link Router.handle} calls `done()` when
  * nothing answered, so the caller decides between 404 and 405 ({@link Router.allowedMethods}).
  */
@@ -121,7 +178,15 @@ export class Router {
   }
 
   #route(method: Method, path: string, handlers: RequestHandler[]): this {
-    this.#layers.push({ method, ...compile(path), handlers });
+    const layer: RouteLayer = { method, path, ...compile(path), shadows: [], handlers };
+    // A literal segment wins over a parameter whatever the method and the order the routes were added in, so
+    // `GET /charges/token` is 405 (POST only), not a read of the charge "token" (docs/decisions/sandbox.md#wrong-method).
+    for (const other of this.#layers) {
+      if (other.method === undefined) continue;
+      if (outranks(layer, other)) other.shadows.push(layer.pattern);
+      else if (outranks(other, layer)) layer.shadows.push(other.pattern);
+    }
+    this.#layers.push(layer);
     return this;
   }
 
@@ -135,6 +200,7 @@ export class Router {
         const layer = layers[i++]!;
         if (layer.method !== undefined) {
           if (layer.method !== method) continue;
+          if (layer.shadows.length > 0 && shadowed(layer, req.path)) continue;
           let params: Record<string, string> | undefined;
           try {
             params = matchRoute(layer, req.path);
@@ -143,6 +209,7 @@ export class Router {
           }
           if (params === undefined) continue;
           req.params = params;
+          req.route = layer.path;
         }
         return chain(layer.handlers, req, res, next);
       }
@@ -155,7 +222,7 @@ export class Router {
   allowedMethods(path: string): string[] {
     const methods = new Set<string>();
     for (const layer of this.#layers) {
-      if (layer.method === undefined || !layer.pattern.test(path)) continue;
+      if (layer.method === undefined || !layer.pattern.test(path) || shadowed(layer, path)) continue;
       methods.add(layer.method);
       if (layer.method === 'GET') methods.add('HEAD');
     }

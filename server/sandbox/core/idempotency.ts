@@ -8,7 +8,8 @@ import { onRespond, respond } from './respond.js';
  * `Idempotency-Key` for POSTs, with the semantics of the IETF httpapi draft as DESIGN.md decides:
  * the same key with the same body replays the first answer (status, body and headers, plus
  * `Idempotent-Replayed: true`); the same key with another body is 422; the same key while the first request is
- * still running is 409. Keys are kept 24 hours of sandbox clock, scoped per caller + method + path. The caller is
+ * still running is 409. Keys are kept 24 hours of sandbox clock, scoped per caller + method + route (the route's
+ * path with its decoded parameters, so any spelling the router takes for one path is one scope). The caller is
  * `res.locals.principal` as the area's auth set it (a key kind, or the OAuth client id, so a client that retries
  * with a refreshed access token is still the same caller), else a digest of the Authorization header.
  *
@@ -122,7 +123,10 @@ export function createIdempotency(ctx: SandboxContext, options: IdempotencyOptio
       });
     }
     const caller = res.locals.principal ?? sha256(req.headers.authorization ?? '');
-    const scope = `${caller} ${req.method} ${req.path} ${key}`;
+    // By route and decoded parameters, not by spelling: the router takes `/charges/token/` and `/Charges/Token`
+    // for `/charges/token`, so a retry spelled either way must find the first request's record.
+    const target = req.route === undefined ? req.path : `${req.route} ${JSON.stringify(req.params)}`;
+    const scope = `${caller} ${req.method} ${target} ${key}`;
     const found = live(scope);
     if (found && !found.response) {
       throw new SandboxError(409, 'idempotency_key_in_use', `a request with this ${header} is still in flight`, {

@@ -1,5 +1,6 @@
 import Negotiator from 'negotiator';
 import { encodeXml } from '../../provider/codec/xml.js';
+import { parseAccept } from './accept.js';
 import { SandboxError } from './errors.js';
 import type { Request, RespondHook, Response, ResponseFormat } from './exchange.js';
 import type { FaultRule } from './faults.js';
@@ -13,21 +14,43 @@ const CONTENT_TYPES: Readonly<Record<ResponseFormat, string>> = {
 };
 
 /**
+ * `Accept` reduced to what format negotiation needs: each range's type and weight. A structured-syntax suffix type
+ * stands for its syntax (`application/vnd.provider+json` is a JSON media type, RFC 6838 §4.2.8, as Account Services'
+ * "a JSON media type with parameter schema_version" reads), and media-type parameters (`schema_version=3.0`) are
+ * dropped: the negotiator would only match a range with parameters to a type with the same ones. Routes that read a
+ * parameter read it from the header themselves (accounts/entities/accept.ts).
+ */
+function formatRanges(accept: string): string {
+  const out: string[] = [];
+  for (const range of parseAccept(accept)) {
+    const type = range.subtype.endsWith('+json')
+      ? 'application/json'
+      : range.subtype.endsWith('+xml')
+        ? 'application/xml'
+        : `${range.type}/${range.subtype}`;
+    out.push(`${type};q=${range.q}`);
+  }
+  return out.join(', ');
+}
+
+/**
  * Chooses the response format from `Accept` among `formats` (the first is the default for `*\/*` or no Accept)
- * into `res.locals.responseFormat`. Returns a 406 error when Accept allows none of them.
+ * into `res.locals.responseFormat`. Returns a 406 error when Accept allows none of them, a 400 when it is too long
+ * to read (docs/decisions/sandbox.md#accept-ranges).
  */
 export function negotiate(formats: readonly ResponseFormat[], req: Request, res: Response): SandboxError | undefined {
   res.locals.responseFormat = formats[0] ?? 'json';
   const accept = req.headers.accept;
   if (!accept || accept === '*/*' || accept === MEDIA_TYPES[formats[0]!]) return undefined;
   const types = formats.map((f) => MEDIA_TYPES[f]);
-  let chosen = new Negotiator(req).mediaType(types);
-  if (!chosen && accept.includes(';')) {
-    // Media-type parameters other than q (Account Services' `schema_version=3.0`) must not defeat the format
-    // match: the negotiator only matches a range with parameters to a type with the same parameters.
-    const bare = accept.replace(/;\s*(?!q=)[^;,]*/gi, '');
-    chosen = new Negotiator({ headers: { accept: bare } }).mediaType(types);
+  let ranges: string;
+  try {
+    ranges = formatRanges(accept);
+  } catch (e) {
+    if (e instanceof SandboxError) return e;
+    throw e;
   }
+  const chosen = new Negotiator({ headers: { accept: ranges } }).mediaType(types);
   if (!chosen) {
     return new SandboxError(406, 'not_acceptable', `Accept must allow ${types.join(' or ')}`, { field: 'Accept' });
   }

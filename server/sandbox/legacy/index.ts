@@ -2,7 +2,7 @@ import type { SandboxArea } from '../core/area.js';
 import { renderDefaultError } from '../core/area.js';
 import { parseBody } from '../core/body.js';
 import type { SandboxContext } from '../core/context.js';
-import { type Request, type Response, Router } from '../core/http.js';
+import { claimPaths, type Request, type Response, Router } from '../core/http.js';
 import { createIdempotency } from '../core/idempotency.js';
 import { respond } from '../core/respond.js';
 import { requireKey } from './auth.js';
@@ -62,16 +62,18 @@ export function legacyArea(ctx: SandboxContext): SandboxArea {
     });
   }
 
-  const prefixes = [`${paths.base}/`, `${paths.challenge}/`];
+  // Any case and a trailing slash, as the router matches them (docs/decisions/sandbox.md#sandbox-http).
+  const claims = claimPaths([paths.base, paths.challenge], paths.testCards ? [paths.testCards] : []);
+  const isChallenge = claimPaths([paths.challenge]);
   return {
     name: 'legacy',
-    claims: (path) => prefixes.some((p) => path.startsWith(p)) || path === paths.testCards,
+    claims,
     formats: ['json', 'xml'],
     renderError: renderDefaultError,
     faultable: true,
     prepare: (req, res, next) => {
       // The challenge page is HTML for a browser (Accept: text/html); its few errors are JSON whatever it asks.
-      if (req.path.startsWith(`${paths.challenge}/`)) req.headers.accept = 'application/json';
+      if (isChallenge(req.path)) req.headers.accept = 'application/json';
       cors(req, res, next);
     },
     router,

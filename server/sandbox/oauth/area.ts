@@ -5,7 +5,7 @@ import type { SandboxArea } from '../core/area.js';
 import { parseBody } from '../core/body.js';
 import type { SandboxContext } from '../core/context.js';
 import { SandboxError } from '../core/errors.js';
-import { type Request, type Response, Router } from '../core/http.js';
+import { claimPaths, type Request, type Response, Router } from '../core/http.js';
 import { respond, writeBody } from '../core/respond.js';
 import { clientScopes } from './client.js';
 import { hostPrefixRule } from './host.js';
@@ -20,13 +20,16 @@ function oauthError(status: number, error: string, description: string, headers?
   return new SandboxError(status, error, description, { headers });
 }
 
-/** The RFC 6749 §5.2 `error` for any error of this endpoint (core errors included). */
+/**
+ * The RFC 6749 §5.2 `error` for any error of this endpoint (core errors included). §5.2 defines no name for a
+ * wrong host (421), an unknown path (404) or a wrong method (405): they are `invalid_request`, with the status
+ * kept and `error_description` saying what is wrong. 5xx keep the registry's `server_error` and
+ * `temporarily_unavailable` (docs/decisions/sandbox.md#oauth-tokens).
+ */
 function oauthErrorName(err: SandboxError): string {
   if (OAUTH_ERRORS.has(err.code)) return err.code;
   if (err.status === 503) return 'temporarily_unavailable';
   if (err.status >= 500) return 'server_error';
-  if (err.status === 404) return 'not_found';
-  if (err.status === 421) return 'misdirected_request';
   return 'invalid_request';
 }
 
@@ -106,7 +109,8 @@ export function oauthArea(ctx: SandboxContext): SandboxArea {
 
   return {
     name: 'oauth',
-    claims: (path) => path === '/connect/token',
+    // Any case and a trailing slash, as the router matches them (docs/decisions/sandbox.md#sandbox-http).
+    claims: claimPaths([], ['/connect/token']),
     formats: ['json'],
     faultable: true,
     renderError(err, _req, res) {

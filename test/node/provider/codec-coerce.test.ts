@@ -6,10 +6,12 @@ import { decodeXml, encodeXml } from '../../../server/provider/codec/xml.js';
 import {
   type ChargeResponse,
   cardTokenResponseSchema,
+  chargeModeSchema,
   chargeRequestSchema,
   chargeResponseSchema,
   errorBodySchema,
   paymentTokenRequestSchema,
+  valueSchema,
 } from '../../../server/provider/schemas/legacy.js';
 
 const address = {
@@ -167,6 +169,33 @@ describe('coerceFromXml', () => {
     );
   });
 
+  it("reads exact text (the sandbox's requests) by the JSON string rule, and trims only for a lenient reader", () => {
+    const doc =
+      '<data>\n  <value>\n 1999\n</value>\n  <chargeMode> 2</chargeMode>\n  <billingDetails>\n  </billingDetails>\n  <products>\n    <price> 1.5</price>\n  </products>\n</data>';
+    // A reader of answers (the client) trims: a pretty-printed provider answer stays readable.
+    const lenient = coerceFromXml(chargeRequestSchema, decodeXml(doc)) as Record<string, unknown>;
+    assert.equal(valueSchema.parse(lenient.value), 1999);
+    assert.equal(chargeModeSchema.parse(lenient.chargeMode), 2);
+    assert.deepEqual(lenient.products, [{ price: 1.5 }]);
+    // Exact text: the strings a JSON body would carry, left for the schema to refuse by field.
+    const exact = coerceFromXml(chargeRequestSchema, decodeXml(doc, { trim: false }), { exact: true }) as Record<
+      string,
+      unknown
+    >;
+    assert.equal(exact.value, '\n 1999\n');
+    assert.equal(exact.chargeMode, ' 2');
+    assert.equal(valueSchema.safeParse(exact.value).success, false);
+    assert.equal(chargeModeSchema.safeParse(exact.chargeMode).success, false);
+    assert.deepEqual(exact.products, [{ price: ' 1.5' }]);
+    // White space only where an object or an array is wanted is an empty element, not a value.
+    assert.deepEqual(exact.billingDetails, {});
+    const empty = decodeXml('<data><products>\n</products><metadata> </metadata></data>', { trim: false });
+    assert.deepEqual(coerceFromXml(chargeRequestSchema, empty, { exact: true }), { products: [], metadata: {} });
+    const numbers = z.object({ n: z.number() });
+    assert.deepEqual(coerceFromXml(numbers, { n: ' 42 ' }, { exact: true }), { n: ' 42 ' });
+    assert.deepEqual(coerceFromXml(numbers, { n: '42' }, { exact: true }), { n: 42 });
+  });
+
   it('coerces numbers in linear time: a 64 KiB run of digits is refused at once', () => {
     const numbers = z.object({ n: z.number() });
     for (const n of [`${'1'.repeat(65_536)}x`, `1.${'1'.repeat(65_536)}x`, `-${'0'.repeat(65_536)}`]) {
@@ -233,8 +262,9 @@ describe('XML codec mapping (legacy API)', () => {
   });
 
   it('decodes numeric character references and the five predefined entities only', () => {
-    const d = decodeXml('<data><a>&lt;&amp;&gt;&quot;&apos;&#65;&#x42;</a><b>&nope;</b></data>');
+    const d = decodeXml('<data><a>&lt;&amp;&gt;&quot;&apos;&#65;&#x42;</a></data>');
     assert.equal(d.a, '<&>"\'AB');
-    assert.equal(d.b, '&nope;');
+    // Any other entity is undeclared (no DTD is accepted): the document is not well-formed.
+    assert.throws(() => decodeXml('<data><b>&nope;</b></data>'), { code: 'xml_malformed' });
   });
 });

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { decodeXml, encodeXml, XML_MAX_DEPTH, XmlCodecError } from '../../../server/provider/codec/xml.js';
 
-const refuses = (text: string, code: XmlCodecError['code']) =>
+const refuses = (text: string, code: XmlCodecError['code'], field?: string) =>
   assert.throws(
     () => decodeXml(text),
-    (e: unknown) => e instanceof XmlCodecError && e.code === code,
-    `${code}: ${text.slice(0, 60)}`,
+    (e: unknown) => e instanceof XmlCodecError && e.code === code && e.field === field,
+    `${code} ${field}: ${text.slice(0, 60)}`,
   );
 
 describe('XML codec: encodeXml / decodeXml', () => {
@@ -56,10 +56,7 @@ describe('XML codec: encodeXml / decodeXml', () => {
     assert.match(xml, /<item key="&lt;&amp;&quot;&gt;">x\]\]&gt;<\/item>/);
     assert.deepEqual(decodeXml(xml), { metadata });
     assert.deepEqual(decodeXml('<data><item key="a&amp;b&#33;">1</item></data>'), { 'a&b!': '1' });
-    assert.throws(
-      () => decodeXml('<data><item key="&#95;_proto__">1</item></data>'),
-      (e: unknown) => e instanceof XmlCodecError && e.code === 'xml_malformed',
-    );
+    refuses('<data><item key="&#95;_proto__">1</item></data>', 'forbidden_key', '__proto__');
   });
 
   it('writes well-formed XML 1.0 whatever the strings hold: characters it cannot carry become U+FFFD', () => {
@@ -84,19 +81,47 @@ describe('XML codec: encodeXml / decodeXml', () => {
     });
   });
 
+  it('keeps text exactly as written with trim: false, white space between elements aside', () => {
+    const doc =
+      '<?xml version="1.0"?>\n<data>\n  <a> x </a>\n  <b>\n 1\n</b>\n  <c><d>1</d>\n</c>\n  <item key=" k "> v </item>\n</data>\n';
+    assert.deepEqual(decodeXml(doc, { trim: false }), { a: ' x ', b: '\n 1\n', c: { d: '1' }, ' k ': ' v ' });
+    assert.deepEqual(decodeXml(doc), { a: 'x', b: '1', c: { d: '1' }, k: 'v' });
+    assert.deepEqual(decodeXml('<data>\n</data>', { trim: false }), {});
+  });
+
   it('reads an empty element as an empty string and an empty document as {}', () => {
     assert.deepEqual(decodeXml('<data><a/><b></b></data>'), { a: '', b: '' });
     assert.deepEqual(decodeXml('<data/>'), {});
     assert.deepEqual(decodeXml('<?xml version="1.0" encoding="UTF-8"?><data></data>'), {});
   });
 
-  it('returns plain objects (no prototype tricks) and refuses __proto__ / constructor names', () => {
+  it('returns plain objects (no prototype tricks) and refuses __proto__ / constructor names by their path', () => {
     const d = decodeXml('<data><a><b>1</b></a></data>');
     assert.equal(Object.getPrototypeOf(d.a), Object.prototype);
-    refuses('<data><__proto__><x>1</x></__proto__></data>', 'xml_malformed');
-    refuses('<data><a><constructor>1</constructor></a></data>', 'xml_malformed');
-    refuses('<data><metadata><item key="prototype">x</item></metadata></data>', 'xml_malformed');
+    // forbidden_key naming the field, as the same key in a JSON body is refused.
+    refuses('<data><__proto__><x>1</x></__proto__></data>', 'forbidden_key', '__proto__');
+    refuses('<data><constructor>1</constructor></data>', 'forbidden_key', 'constructor');
+    refuses('<data><a><constructor>1</constructor></a></data>', 'forbidden_key', 'a.constructor');
+    refuses('<data><metadata><prototype>x</prototype></metadata></data>', 'forbidden_key', 'metadata.prototype');
+    refuses('<data><products><__proto__>1</__proto__></products></data>', 'forbidden_key', 'products.__proto__');
+    refuses(
+      '<data><products><a>1</a></products><products><constructor/></products></data>',
+      'forbidden_key',
+      'products.1.constructor',
+    );
+    refuses('<data><metadata><item key="prototype">x</item></metadata></data>', 'forbidden_key', 'metadata.prototype');
+    refuses(
+      '<data><metadata><item key="a&#x202E;"><constructor/></item></metadata></data>',
+      'forbidden_key',
+      'metadata.a\\u202E.constructor',
+    );
     assert.equal(({} as Record<string, unknown>).x, undefined);
+  });
+
+  it('reads element names the XML parser would rename (toString, hasOwnProperty) as they are written', () => {
+    const d = decodeXml('<data><metadata><toString>x</toString><hasOwnProperty>y</hasOwnProperty></metadata></data>');
+    assert.deepEqual(d, { metadata: { toString: 'x', hasOwnProperty: 'y' } });
+    assert.deepEqual(decodeXml('<data><__toString>1</__toString></data>'), { __toString: '1' });
   });
 
   it('refuses DOCTYPE and ENTITY declarations in any case (no XXE, no entity expansion)', () => {
@@ -136,8 +161,47 @@ describe('XML codec: encodeXml / decodeXml', () => {
     assert.deepEqual(decodeXml(`<data>${'<!-- c -->'.repeat(40)}<?pi x?><a>1</a></data>`), { a: '1' });
   });
 
-  it('leaves unknown entities as text and decodes numeric references within Unicode', () => {
-    assert.deepEqual(decodeXml('<data><a>&#x1F9FE;&#65;</a><b>&#1114112;</b></data>'), { a: '🧾A', b: '&#1114112;' });
+  it('decodes the five predefined entities and character references to XML Chars, leading zeros included', () => {
+    assert.deepEqual(
+      decodeXml('<data><a>&#x1F9FE;&#65;&#x0000041;&#0009;</a><b>&lt;&gt;&amp;&quot;&apos;</b></data>'),
+      {
+        a: '🧾AA\t',
+        b: '<>&"\'',
+      },
+    );
+    assert.deepEqual(decodeXml('<data><item key="a&#x20;&amp;">1</item></data>'), { 'a &': '1' });
+    // CDATA is literal text, comments are skipped: neither is read for references.
+    assert.deepEqual(decodeXml('<data><a><![CDATA[a&foo;b]]></a><b>x<!-- &foo; -->y</b></data>'), {
+      a: 'a&foo;b',
+      b: 'xy',
+    });
+  });
+
+  it('refuses what a conforming parser refuses: undeclared entities, references to non-Chars, raw non-Chars', () => {
+    for (const bad of [
+      'a&foo;b',
+      'a&nbsp;b',
+      'a&#x110000;b',
+      'a&#1114112;b',
+      'a&#99999999999;b',
+      'a&#xFFFF;b',
+      'a&#xFFFE;b',
+      'a&#xD800;b',
+      'a&#0;b',
+      'a&#x1;b',
+      'a&#;b',
+      'a&#x;b',
+      'a&#12b',
+      'a&amp b',
+      'a&AMP;b',
+      'a\u0001b',
+      'a\uffffb',
+    ]) {
+      refuses(`<data><description>${bad}</description></data>`, 'xml_malformed');
+      refuses(`<data><item key="${bad}">1</item></data>`, 'xml_malformed');
+    }
+    refuses('&foo;<data/>', 'xml_malformed');
+    refuses('<data><a>1</a>&#xFFFF;</data>', 'xml_malformed');
   });
 
   it('decodes in linear time: 1 MB of each hostile shape is refused in well under a second', () => {
@@ -160,6 +224,14 @@ describe('XML codec: encodeXml / decodeXml', () => {
       ['deep nesting hidden in quoted `/>`', fill('<data>', '<a b="/>">'), 'xml_too_deep'],
       ['many elements', fill('<data>', '<a/>'), 'xml_too_many_elements'],
       ['entity-like text', `<data><a>${'&#x'.repeat(MB / 3)}</a></data>`, 'xml_malformed'],
+      ['one long decimal reference', `<data><a>&#${'9'.repeat(MB)}</a></data>`, 'xml_malformed'],
+      [
+        'long references that end',
+        `<data><a>${`&#${'0'.repeat(999)}65;`.repeat(MB / 1004)}&foo;</a></data>`,
+        'xml_malformed',
+      ],
+      ['ampersands', `<data><a b="${'&'.repeat(MB)}"/></data>`, 'xml_malformed'],
+      ['CDATA of references', `<data><a><![CDATA[${'&#1'.repeat(MB / 3)}]]></a>&#0;</data>`, 'xml_malformed'],
     ];
     for (const [name, text, code] of shapes) {
       const started = performance.now();

@@ -165,6 +165,62 @@ describe('Account Services entities', () => {
     assert.equal(listed.status, 200);
   });
 
+  it('reads Accept as a list: the first acceptable JSON range with a supported schema_version wins', async () => {
+    const dateOf = (r: { json: { individual: { date_of_birth: unknown } } }) => r.json.individual.date_of_birth;
+    const v3 = { day: 10, month: 12, year: 1985 };
+    const v2 = '1985-12-10';
+    const answered: [string, unknown][] = [
+      // A +json structured-syntax suffix type is a JSON media type (RFC 6838 §4.2.8).
+      ['application/vnd.provider+json;schema_version=3.0', v3],
+      ['application/vnd.provider+json; schema_version="2.0"', v2],
+      // An unsupported version in one range does not spoil a supported one in the next.
+      ['application/json;schema_version=9.9, application/json;schema_version=3.0', v3],
+      ['application/json;schema_version=2.0, application/json;schema_version=3.0', v2],
+      // Higher weights first; q=0 is "not acceptable".
+      ['application/json;schema_version=2.0;q=0.5, application/json;schema_version=3.0', v3],
+      ['application/json;schema_version=3.0;q=0, application/json;schema_version=2.0', v2],
+      ['text/html, application/json;schema_version=1.0;q=0.9, */*;schema_version=2.0;q=0.1', v2],
+    ];
+    for (const [accept, date] of answered) {
+      const r = await read('ent_fixture_a', accept);
+      assert.equal(r.status, 200, `${accept}: ${r.text}`);
+      assert.deepEqual(dateOf(r), date, accept);
+      assert.match(r.headers.get('content-type') ?? '', /^application\/json/);
+    }
+    const created = await call(`${sb.url}/accounts/entities`, {
+      headers: authed(token, { accept: 'application/vnd.provider+json;schema_version=3.0' }),
+      body: requests.individualGb('ref-vnd-json'),
+    });
+    assert.equal(created.status, 201, created.text);
+    const refused: [string, number, string][] = [
+      ['application/json;schema_version=9.9, application/json;schema_version=1.0', 400, 'schema_version_unsupported'],
+      [
+        'application/json;schema_version=9.9, application/json;schema_version=3.0;q=0',
+        400,
+        'schema_version_unsupported',
+      ],
+      ['application/json, application/hal+json', 400, 'schema_version_required'],
+      ['application/json;schema_version=3.0;q=0', 406, 'not_acceptable'],
+      ['application/vnd.provider+xml;schema_version=3.0', 406, 'not_acceptable'],
+      [`application/json;schema_version=3.0${', a/b'.repeat(1000)}`, 400, 'accept_too_long'],
+    ];
+    for (const [accept, status, code] of refused) {
+      const r = await read('ent_fixture_a', accept);
+      assert.equal(r.status, status, `${accept.slice(0, 80)}: ${r.text}`);
+      assert.deepEqual(r.json.error_codes, [code], accept.slice(0, 80));
+    }
+  });
+
+  it('parses Accept in time linear in its length (4 KiB of hostile ranges answers at once)', async () => {
+    const fill = (unit: string) => unit.repeat(Math.floor(4096 / unit.length));
+    for (const accept of [fill('a/b;c="'), fill(';'), fill('a/b;q=0.5;'), fill('a/'), fill('*/*;x=\\"'), fill(' ,')]) {
+      const started = performance.now();
+      const r = await read('ent_fixture_a', accept);
+      assert.ok(r.status >= 400 && r.status < 500, `${accept.slice(0, 20)}: ${r.status}`);
+      assert.ok(performance.now() - started < 500, accept.slice(0, 20));
+    }
+  });
+
   it('answers 404 for an unknown entity and 400 for a malformed id', async () => {
     const r = await read('ent_unknown');
     assert.equal(r.status, 404);
@@ -419,6 +475,26 @@ describe('Account Services idempotent POSTs', () => {
       assert.equal(store1.status, 201, store1.text);
       assert.equal(store2.status, 201, 'the replay does not use the single-use token again');
       assert.equal(store2.json.id, store1.json.id);
+
+      // One route, whatever its spelling; its parameters are part of the scope (another entity is another key).
+      const instrument = {
+        type: 'bank_account',
+        label: 'Payouts',
+        currency: 'GBP',
+        country: 'GB',
+        account_number: 'GB94BARC10201530093459',
+        document: { type: 'bank_statement', file_id: 'file_idem' },
+      };
+      const pi1 = await post('/accounts/entities/ent_fixture_a/payment-instruments', instrument, 'key-ppi');
+      const pi2 = await post('/Accounts/Entities/ent_fixture_a/Payment-Instruments/', instrument, 'key-ppi');
+      const pi3 = await post('/accounts/entities/ent_fixture_b/payment-instruments', instrument, 'key-ppi');
+      assert.equal(pi1.status, 201, pi1.text);
+      assert.equal(pi2.status, 201, pi2.text);
+      assert.equal(pi2.json.id, pi1.json.id);
+      assert.equal(pi2.headers.get('idempotent-replayed'), 'true');
+      assert.equal(pi3.status, 201, pi3.text);
+      assert.notEqual(pi3.json.id, pi1.json.id);
+      assert.equal(pi3.headers.get('idempotent-replayed'), null);
 
       const update = { source_options: { instrument: { id: store1.json.id } } };
       const u1 = await post('/account-updater/cards', update, 'key-upd');

@@ -2,6 +2,9 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { z } from 'zod';
+import { SandboxValidationError } from '../../../server/sandbox/core/errors.js';
+import { parseWith } from '../../../server/sandbox/core/validate.js';
 import { createSandboxApp, type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { call } from '../../support/http.js';
 
@@ -25,6 +28,39 @@ function raw(
     req.end();
   });
 }
+
+describe('sandbox validation errors', () => {
+  /** The issues parseWith throws for `value`, as [field, code, message]. */
+  const issuesOf = (schema: z.ZodType, value: unknown) => {
+    try {
+      parseWith(schema, value);
+    } catch (e) {
+      assert.ok(e instanceof SandboxValidationError);
+      return e.issues.map((i) => [i.field, i.code, i.message]);
+    }
+    assert.fail('expected a validation error');
+  };
+
+  it("builds codes from the schema's field names only: a record's keys never become part of a code", () => {
+    const schema = z.object({
+      tags: z.record(z.string().regex(/^[a-z]+$/, { error: 'must be lower-case letters' }), z.number()).optional(),
+      items: z.array(z.object({ attrs: z.record(z.string(), z.object({ size: z.number() })) })).optional(),
+    });
+    assert.deepEqual(issuesOf(schema, { tags: { 'A\u202eB': 1 } }), [
+      ['tags', 'tags_key_invalid', 'tags: the key "A\\u202EB" must be lower-case letters'],
+    ]);
+    assert.deepEqual(issuesOf(schema, { tags: { ok: 'one' } }), [
+      ['tags.ok', 'tags_invalid', 'tags.ok: Invalid input: expected number, received string'],
+    ]);
+    assert.deepEqual(issuesOf(schema, { items: [{ attrs: { ['w'.repeat(40)]: {} } }] }), [
+      [
+        `items.0.attrs.${'w'.repeat(32)}….size`,
+        'items.attrs.size_required',
+        `items.0.attrs.${'w'.repeat(32)}….size: Invalid input: expected number, received undefined`,
+      ],
+    ]);
+  });
+});
 
 describe('sandbox core', () => {
   let sb: RunningSandbox;
@@ -160,7 +196,11 @@ describe('sandbox core', () => {
     const key = { authorization: sb.credentials.secretKey };
     const legacyCases: [string, string, string][] = [
       ['GET', '/api2/v2/tokens/card', 'POST'],
-      ['PUT', '/api2/v2/charges/token', 'GET, HEAD, POST'],
+      ['PUT', '/api2/v2/charges/token', 'POST'],
+      // A literal path outranks `GET /charges/{id}`: "token" is no charge id.
+      ['GET', '/api2/v2/charges/token', 'POST'],
+      ['GET', '/api2/v2/Charges/Token/', 'POST'],
+      ['HEAD', '/api2/v2/charges/token', 'POST'],
       ['DELETE', '/api2/v2/charges/charge_x', 'GET, HEAD'],
       ['PATCH', '/_sandbox/3ds/pay_tok_x', 'GET, HEAD, POST'],
       ['PUT', '/_sandbox/clock', 'GET, HEAD'],
@@ -170,6 +210,7 @@ describe('sandbox core', () => {
       const r = await call(`${sb.url}${path}`, { method, headers: key });
       assert.equal(r.status, 405, `${method} ${path}: ${r.text}`);
       assert.equal(r.headers.get('allow'), allow, `${method} ${path}`);
+      if (method === 'HEAD') continue;
       assert.equal(r.json.errorCode, 'method_not_allowed', `${method} ${path}`);
       assert.equal(r.json.errors[0].field, 'method', `${method} ${path}`);
     }
@@ -216,6 +257,8 @@ describe('sandbox core', () => {
     assert.equal(options.status, 204);
     assert.equal(options.headers.allow, 'DELETE, GET, HEAD, POST');
     assert.equal((await raw(sb, 'OPTIONS', '/_sandbox/nowhere')).status, 404);
+    assert.equal((await raw(sb, 'OPTIONS', '/api2/v2/charges/token')).headers.allow, 'POST');
+    assert.equal((await raw(sb, 'OPTIONS', '/api2/v2/charges/charge_x')).headers.allow, 'GET, HEAD');
     const slash = await raw(sb, 'GET', '/_sandbox/clock/');
     assert.equal(slash.status, 200, slash.body);
     assert.ok(JSON.parse(slash.body).now);
@@ -223,6 +266,66 @@ describe('sandbox core', () => {
     const absolute = await raw(sb, 'GET', `${sb.url}/_sandbox/clock?x=1`);
     assert.equal(absolute.status, 200, absolute.body);
     assert.ok(JSON.parse(absolute.body).now);
+  });
+
+  it('sends a path in any case or with a trailing slash to the area whose router takes it, so errors keep its shape', async () => {
+    const bearer = { authorization: `Bearer ${sb.credentials.secretKey}` };
+    for (const path of [
+      '/ACCOUNTS/ENTITIES/ent_demo_a/PAYMENT-INSTRUMENTS/x',
+      '/Accounts/Entities/ent_nope/Members/',
+      '/Onboarding-Simulator/entities/ent_nope',
+    ]) {
+      const r = await call(`${sb.url}${path}`, { headers: bearer });
+      assert.equal(r.status, 404, `${path}: ${r.text}`);
+      assert.deepEqual(Object.keys(r.json).sort(), ['error_codes', 'error_type', 'request_id'], path);
+      assert.deepEqual(r.json.error_codes, ['entity_not_found'], path);
+      assert.equal(r.headers.get('svc-version'), '1.0.0', path);
+    }
+    const legacy = await call(`${sb.url}/API2/V2/Charges/charge_x`, {
+      headers: { authorization: sb.credentials.secretKey },
+    });
+    assert.equal(legacy.status, 404, legacy.text);
+    assert.equal(legacy.json.errorCode, 'charge_not_found');
+    const clock = await call(`${sb.url}/_SANDBOX/Clock`);
+    assert.equal(clock.status, 200, clock.text);
+    const token = await call(`${sb.url}/Connect/Token/`, {
+      method: 'POST',
+      raw: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: sb.credentials.clientId,
+        client_secret: sb.credentials.clientSecret,
+      }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    assert.equal(token.status, 200, token.text);
+    assert.equal(token.json.token_type, 'Bearer');
+  });
+
+  it('negotiates Accept as a list of ranges: +json and +xml types, parameters and weights', async () => {
+    const cases: [string, number, RegExp][] = [
+      ['application/problem+json', 200, /^application\/json/],
+      ['application/json; charset=utf-8', 200, /^application\/json/],
+      ['text/html;q=0.9, application/vnd.tessera+json;q=0.5', 200, /^application\/json/],
+      ['application/json;q=0', 406, /^application\/json/],
+      ['text/html', 406, /^application\/json/],
+    ];
+    for (const [accept, status, type] of cases) {
+      const r = await call(`${sb.url}/_sandbox/clock`, { headers: { accept } });
+      assert.equal(r.status, status, `${accept}: ${r.text}`);
+      assert.match(r.headers.get('content-type') ?? '', type, accept);
+    }
+    const key = { authorization: sb.credentials.secretKey };
+    const xml = await call(`${sb.url}/api2/v2/charges/charge_x`, {
+      headers: { ...key, accept: 'application/json;q=0.1, application/vnd.tessera+xml' },
+    });
+    assert.equal(xml.status, 404);
+    assert.match(xml.headers.get('content-type') ?? '', /^application\/xml/);
+    const long = await call(`${sb.url}/_sandbox/clock`, {
+      headers: { accept: `application/json${', a/b'.repeat(1000)}` },
+    });
+    assert.equal(long.status, 400, long.text);
+    assert.equal(long.json.errorCode, 'accept_too_long');
+    assert.equal(long.json.errors[0].field, 'Accept');
   });
 
   it('keeps the last 200 requests, newest first, each answer as it was sent, errors included', async () => {

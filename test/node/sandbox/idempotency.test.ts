@@ -156,6 +156,22 @@ describe('Idempotency-Key', () => {
     assert.equal(charged.status, 200, 'same key on another path is another key');
   });
 
+  it('scopes keys per route, not per spelling: a retry to /charges/token/ or /Charges/Token replays', async () => {
+    const body = await chargeBody(sb);
+    const key = { 'idempotency-key': 'order-spelling' };
+    const first = await postCharge(sb, body, key);
+    assert.equal(first.status, 200, first.text);
+    for (const path of [`${SANDBOX}/charges/token/`, `${SANDBOX}/Charges/Token`, '/API2/V2/CHARGES/TOKEN/']) {
+      const retry = await call(`${sb.url}${path}`, {
+        body,
+        headers: { authorization: sb.credentials.secretKey, ...key },
+      });
+      assert.equal(retry.status, 200, `${path}: ${retry.text}`);
+      assert.equal(retry.headers.get('idempotent-replayed'), 'true', path);
+      assert.equal(retry.json.id, first.json.id, path);
+    }
+  });
+
   it('keeps a key 24 hours of sandbox clock, then runs the request anew', async () => {
     const body = await chargeBody(sb, '4242424242424242', { autoCapture: 'n' });
     const first = await postCharge(sb, body, { 'idempotency-key': 'k-24h' });

@@ -152,9 +152,9 @@ describe('legacy API: charges', () => {
       [{ successUrl: 'javascript:alert(1)' }, 400, 'successUrl_invalid', 'successUrl'],
       [{ failUrl: '/relative' }, 400, 'failUrl_invalid', 'failUrl'],
       [{ metadata: meta11 }, 400, 'metadata_invalid', 'metadata'],
-      [{ metadata: { k: long(101) } }, 400, 'metadata.k_invalid', 'metadata.k'],
-      [{ metadata: { [long(101)]: 'v' } }, 400, `metadata.${long(101)}_invalid`, `metadata.${long(101)}`],
-      [{ metadata: { n: 1 } }, 400, 'metadata.n_invalid', 'metadata.n'],
+      [{ metadata: { k: long(101) } }, 400, 'metadata_invalid', 'metadata.k'],
+      [{ metadata: { [long(101)]: 'v' } }, 400, 'metadata_key_invalid', 'metadata'],
+      [{ metadata: { n: 1 } }, 400, 'metadata_invalid', 'metadata.n'],
       [{ metadata: ['a'] }, 400, 'metadata_invalid', 'metadata'],
       [{ products: { name: 'x' } }, 400, 'products_invalid', 'products'],
       [{ products: [{ price: 'free' }] }, 400, 'products.price_invalid', 'products.0.price'],
@@ -189,6 +189,49 @@ describe('legacy API: charges', () => {
         const retry = await postCharge(sb, { ...(await chargeBody(sb)), cardToken: body.cardToken });
         assert.equal(retry.status, 200, `a refused charge leaves its token usable (${code})`);
       }
+    }
+  });
+
+  it('names a bad metadata key with a stable code, the real reason and the key made safe, never echoed raw', async () => {
+    type Case = [metadata: Record<string, unknown>, code: string, field: string, message: string];
+    const cases: Case[] = [
+      [
+        { 'a\u202eb': 'v' },
+        'metadata_key_invalid',
+        'metadata',
+        'metadata: the key "a\\u202Eb" must not contain control or bidirectional-override characters',
+      ],
+      [{ 'a\u0000b': 'v' }, 'metadata_key_invalid', 'metadata', 'metadata: the key "a\\u0000b" must not contain'],
+      [{ '': 'v' }, 'metadata_key_invalid', 'metadata', 'metadata: a key must not be empty'],
+      [
+        { ['k'.repeat(101)]: 'v' },
+        'metadata_key_invalid',
+        'metadata',
+        `metadata: the key "${'k'.repeat(32)}…" must be at most 100 characters`,
+      ],
+      [
+        Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`k${i}`, 'v'])),
+        'metadata_invalid',
+        'metadata',
+        'metadata: must have at most 10 pairs',
+      ],
+      [{ 'gift note': 'v'.repeat(101) }, 'metadata_invalid', 'metadata.gift note', 'must be at most 100 characters'],
+      // A bad value under an allowed but invisible key (a zero-width space): the field shows it escaped.
+      [{ 'x\u200by': 5 }, 'metadata_invalid', 'metadata.x\\u200By', 'metadata.x\\u200By: must be a string'],
+    ];
+    for (const [metadata, code, field, message] of cases) {
+      const r = await postCharge(sb, { ...(await chargeBody(sb)), metadata });
+      const label = JSON.stringify(metadata).slice(0, 60);
+      assert.equal(r.status, 400, `${label}: ${r.text}`);
+      assert.equal(r.json.errorCode, code, label);
+      assert.equal(r.json.errors[0].code, code, label);
+      assert.equal(r.json.errors[0].field, field, label);
+      assert.ok(r.json.message.startsWith(message) || r.json.message.includes(message), `${label}: ${r.json.message}`);
+      for (const text of [r.json.errorCode, r.json.message, ...r.json.errors.flatMap(Object.values)]) {
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: checking that none is echoed is the point
+        assert.doesNotMatch(text, /[\u0000-\u001f\u202a-\u202e\u2066-\u2069]/, label);
+      }
+      assert.ok(r.json.errorCode.length <= 40, label);
     }
   });
 

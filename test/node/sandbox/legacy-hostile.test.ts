@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { encodeXml } from '../../../server/provider/codec/xml.js';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { call } from '../../support/http.js';
 import { cardBody, chargeBody, SANDBOX } from './legacy-support.js';
@@ -19,6 +20,10 @@ describe('legacy API: hostile and malformed input', () => {
   after(() => sb.close());
 
   /** The valid charge body with `patch` spliced in as raw JSON text. */
+  /** The valid charge body as XML with `rawText` spliced, unescaped, into the element `key`. */
+  const xmlWith = (key: string, rawText: string) =>
+    encodeXml({ ...valid, [key]: '__RAW__' }).replace('__RAW__', rawText);
+
   const withRaw = (key: string, rawValue: string) =>
     JSON.stringify({ ...valid, [key]: '__RAW__' }).replace('"__RAW__"', rawValue);
 
@@ -44,6 +49,14 @@ describe('legacy API: hostile and malformed input', () => {
         400,
         'forbidden_key',
         'products.0.__proto__',
+      ],
+      [
+        '__proto__ under a key with a bidi override (the key is escaped in the field)',
+        withRaw('metadata', '{"a\\u202e":{"__proto__":1}}'),
+        JSON_TYPE,
+        400,
+        'forbidden_key',
+        'metadata.a\\u202E.__proto__',
       ],
       [
         'oversized',
@@ -139,14 +152,46 @@ describe('legacy API: hostile and malformed input', () => {
       ],
       ['XML ENTITY without DOCTYPE', '<!ENTITY x "y"><data/>', XML_TYPE, 400, 'xml_doctype', 'body'],
       ['XML wrong root', '<charge><value>1</value></charge>', XML_TYPE, 400, 'xml_root', 'body'],
-      ['XML __proto__ element', '<data><__proto__><x>1</x></__proto__></data>', XML_TYPE, 400, 'xml_malformed', 'body'],
+      // The same keys as in JSON, refused the same way: forbidden_key naming the field.
+      [
+        'XML __proto__ element',
+        '<data><__proto__><x>1</x></__proto__></data>',
+        XML_TYPE,
+        400,
+        'forbidden_key',
+        '__proto__',
+      ],
       [
         'XML __proto__ metadata key',
         '<data><metadata><item key="__proto__">x</item></metadata></data>',
         XML_TYPE,
         400,
-        'xml_malformed',
-        'body',
+        'forbidden_key',
+        'metadata.__proto__',
+      ],
+      [
+        'XML <prototype> in metadata',
+        '<data><metadata><prototype>x</prototype></metadata></data>',
+        XML_TYPE,
+        400,
+        'forbidden_key',
+        'metadata.prototype',
+      ],
+      [
+        'XML top-level <constructor>',
+        '<data><constructor>1</constructor></data>',
+        XML_TYPE,
+        400,
+        'forbidden_key',
+        'constructor',
+      ],
+      [
+        'XML <__proto__> in products',
+        '<data><products><__proto__>1</__proto__></products></data>',
+        XML_TYPE,
+        400,
+        'forbidden_key',
+        'products.__proto__',
       ],
       ['XML too deep', `<data>${'<a>'.repeat(40)}1${'</a>'.repeat(40)}</data>`, XML_TYPE, 400, 'xml_too_deep', 'body'],
       [
@@ -158,6 +203,19 @@ describe('legacy API: hostile and malformed input', () => {
         'body',
       ],
       ['XML text root', '<data>just text</data>', XML_TYPE, 400, 'xml_root', 'body'],
+      // Not well-formed: only the five predefined entities and references to XML Chars exist without a DTD.
+      ['XML undeclared entity', xmlWith('description', 'a&foo;b'), XML_TYPE, 400, 'xml_malformed', 'body'],
+      ['XML reference past U+10FFFF', xmlWith('description', 'a&#x110000;b'), XML_TYPE, 400, 'xml_malformed', 'body'],
+      [
+        'XML huge decimal reference',
+        xmlWith('description', 'a&#99999999999;b'),
+        XML_TYPE,
+        400,
+        'xml_malformed',
+        'body',
+      ],
+      ['XML reference to a non-Char', xmlWith('description', 'a&#xFFFF;b'), XML_TYPE, 400, 'xml_malformed', 'body'],
+      ['XML raw control character', xmlWith('description', 'a\u0001b'), XML_TYPE, 400, 'xml_malformed', 'body'],
     ];
     for (const [name, raw, type, status, code, field] of cases) {
       const r = await call(`${sb.url}${SANDBOX}/charges/token`, {
@@ -190,7 +248,19 @@ describe('legacy API: hostile and malformed input', () => {
       ['<value>100</value><chargeMode>9</chargeMode>', 'chargeMode_invalid', 'chargeMode'],
       ['<value>100</value><riskCheck>maybe</riskCheck>', 'riskCheck_invalid', 'riskCheck'],
       ['<value>100</value><products><price>free</price></products>', 'products.price_invalid', 'products.0.price'],
-      ['<value>100</value><metadata><a><b>1</b></a></metadata>', 'metadata.a_invalid', 'metadata.a'],
+      ['<value>100</value><metadata><a><b>1</b></a></metadata>', 'metadata_invalid', 'metadata.a'],
+      // Text read as a JSON string is read ("value":" 1999" is refused): no trimming around numbers.
+      ['<value>\n 1999\n</value>', 'value_invalid', 'value'],
+      ['<value> 1999</value>', 'value_invalid', 'value'],
+      ['<value>&#32;1999</value>', 'value_invalid', 'value'],
+      ['<value>100</value><chargeMode> 2</chargeMode>', 'chargeMode_invalid', 'chargeMode'],
+      [
+        '<value>100</value><autoCapture>y</autoCapture><autoCapTime>1 </autoCapTime>',
+        'autoCapTime_invalid',
+        'autoCapTime',
+      ],
+      ['<value>100</value><products><price> 1.5</price></products>', 'products.price_invalid', 'products.0.price'],
+      ['<value>100</value><riskCheck> true</riskCheck>', 'riskCheck_invalid', 'riskCheck'],
     ];
     for (const [inner, code, field] of cases) {
       const r = await call(`${sb.url}${SANDBOX}/charges/token`, {
@@ -202,6 +272,23 @@ describe('legacy API: hostile and malformed input', () => {
       assert.equal(r.json.errorCode, code, inner);
       assert.equal(r.json.errors[0].field, field, inner);
     }
+    // The JSON twin of the first whitespace case is refused the same way.
+    const twin = await call(`${sb.url}${SANDBOX}/charges/token`, {
+      body: { ...valid, value: '\n 1999\n' },
+      headers: { authorization: sb.credentials.secretKey },
+    });
+    assert.equal(twin.status, 400, twin.text);
+    assert.equal(twin.json.errorCode, 'value_invalid');
+    // White space between elements is layout, not data: a pretty-printed charge is still taken.
+    const pretty = `<?xml version="1.0"?>\n<data>\n  <cardToken>${(await chargeBody(sb)).cardToken}</cardToken>\n  <value>1999</value>\n  <currency>EUR</currency>\n  <email>a@b.co</email>\n  <billingDetails>\n  </billingDetails>\n  <products>\n    <name>Book</name>\n    <price>1.5</price>\n  </products>\n</data>\n`;
+    const ok = await call(`${sb.url}${SANDBOX}/charges/token`, {
+      method: 'POST',
+      raw: pretty,
+      headers: { 'content-type': XML_TYPE, authorization: sb.credentials.secretKey },
+    });
+    assert.equal(ok.status, 200, ok.text);
+    assert.equal(ok.json.value, 1999);
+    assert.deepEqual(ok.json.products, [{ name: 'Book', price: 1.5 }]);
   });
 
   it('refuses an Accept it cannot serve with 406, and hostile card-token bodies with 4xx', async () => {

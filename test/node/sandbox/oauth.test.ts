@@ -135,8 +135,21 @@ describe('sandbox OAuth: POST /connect/token', () => {
         headers: FORM,
       });
       assert.equal(r.status, status, `${host}: ${r.text}`);
-      if (status === 421) assert.equal(r.json.error, 'misdirected_request');
+      if (status === 421) {
+        // RFC 6749 §5.2 has no name for a wrong host: invalid_request, the status kept, the reason described.
+        assert.equal(r.json.error, 'invalid_request');
+        assert.match(r.json.error_description, /hosts start with "tessdemo"/);
+      }
     }
+  });
+
+  it('names every error with an RFC 6749 §5.2 code, whatever the status (an injected 404 included)', async () => {
+    const fault = await call(`${sb.url}/_sandbox/faults`, { body: { path: '/connect/token', status: 404 } });
+    assert.equal(fault.status, 201, fault.text);
+    const r = await token(good);
+    assert.equal(r.status, 404);
+    assert.equal(r.json.error, 'invalid_request');
+    assert.match(r.json.error_description, /fault injected/);
   });
 });
 

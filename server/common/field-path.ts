@@ -1,0 +1,58 @@
+/**
+ * A key of untrusted input (a metadata key, any key of a request body) as it may appear in an error's `field` or
+ * message: characters that are invisible or can reorder text (C0/C1 controls, zero-width and bidirectional
+ * controls, line and paragraph separators, the BOM, tag characters, lone surrogates) and `\` and `"` are written as
+ * `\uXXXX` escapes, a long key is cut after 32 characters with `…`, and the empty key is `""`. One pass over the
+ * key, no regular expression. Shared by the sandbox's errors and the XML codec (docs/decisions/sandbox.md#error-bodies).
+ *
+ * @example
+ * fieldSegment('a\u202eb') // 'a\\u202Eb'
+ */
+/** Characters of a key kept as they are, at most. */
+const MAX_SEGMENT = 32;
+
+export function fieldSegment(key: string): string {
+  if (key === '') return '""';
+  if (key.length <= MAX_SEGMENT && plainAscii(key)) return key;
+  let out = '';
+  let count = 0;
+  for (const ch of key) {
+    if (count === MAX_SEGMENT) return `${out}…`;
+    count++;
+    const cp = ch.codePointAt(0)!;
+    out += hidden(cp) ? escapeCodePoint(cp) : ch;
+  }
+  return out;
+}
+
+/** Printable ASCII without `"` and `\`: the common case, kept as it is without building a new string. */
+function plainAscii(key: string): boolean {
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return false;
+  }
+  return true;
+}
+
+function hidden(cp: number): boolean {
+  return (
+    cp < 0x20 ||
+    (cp >= 0x7f && cp <= 0x9f) ||
+    cp === 0x22 || // "
+    cp === 0x5c || // \
+    cp === 0xad || // soft hyphen
+    cp === 0x61c || // Arabic letter mark
+    (cp >= 0x200b && cp <= 0x200f) ||
+    (cp >= 0x2028 && cp <= 0x202e) ||
+    (cp >= 0x2060 && cp <= 0x206f) ||
+    (cp >= 0xd800 && cp <= 0xdfff) ||
+    cp === 0xfeff ||
+    (cp >= 0xfff9 && cp <= 0xfffb) ||
+    (cp >= 0xe0000 && cp <= 0xe007f)
+  );
+}
+
+function escapeCodePoint(cp: number): string {
+  const hex = cp.toString(16).toUpperCase();
+  return cp > 0xffff ? `\\u{${hex}}` : `\\u${hex.padStart(4, '0')}`;
+}
