@@ -1,3 +1,6 @@
+/** Characters of a key kept as they are, at most. */
+const MAX_SEGMENT = 32;
+
 /**
  * A key of untrusted input (a metadata key, any key of a request body) as it may appear in an error's `field` or
  * message: characters that are invisible or can reorder text (C0/C1 controls, zero-width and bidirectional
@@ -8,9 +11,6 @@
  * @example
  * fieldSegment('a\u202eb') // 'a\\u202Eb'
  */
-/** Characters of a key kept as they are, at most. */
-const MAX_SEGMENT = 32;
-
 export function fieldSegment(key: string): string {
   if (key === '') return '""';
   if (key.length <= MAX_SEGMENT && plainAscii(key)) return key;

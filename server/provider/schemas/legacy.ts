@@ -12,14 +12,10 @@ import { z } from 'zod';
 import { checkCvv, checkNumber, detectBrand, groupNumber } from '../../../shared/card/index.js';
 import { EMAIL } from '../../common/email.js';
 import { isIso4217 } from './currencies.js';
+import { BROKEN_TEXT_MESSAGE, hasLoneSurrogate, hasUnsafeChars, UNSAFE_TEXT_MESSAGE } from './safe-text.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Building blocks
-
-// C0/C1 controls (NUL included) and the bidi embedding/override/isolate controls that can disguise text.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-const UNSAFE_CHARS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** Length in code points, as a person counts characters (an emoji is one). */
 export function codePointLength(s: string): number {
@@ -32,8 +28,8 @@ export function codePointLength(s: string): number {
 export function text(max: number, min = 0) {
   return z
     .string({ error: 'must be a string' })
-    .refine((s) => !UNSAFE_CHARS.test(s), { message: 'must not contain control or bidirectional-override characters' })
-    .refine((s) => !LONE_SURROGATE.test(s), { message: 'must be well-formed Unicode' })
+    .refine((s) => !hasUnsafeChars(s), { message: UNSAFE_TEXT_MESSAGE })
+    .refine((s) => !hasLoneSurrogate(s), { message: BROKEN_TEXT_MESSAGE })
     .refine((s) => min !== 1 || s.length > 0, { message: 'must not be empty' })
     .refine((s) => codePointLength(s) <= max && (min <= 1 || codePointLength(s) >= min), {
       message: min > 1 ? `must be ${min} to ${max} characters` : `must be at most ${max} characters`,

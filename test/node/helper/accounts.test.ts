@@ -126,6 +126,7 @@ describe('dashboard routes against the sandbox', () => {
       ['PATCH', `${base}/ppi_verified_2`, {}, 400, 'TESSERA_INVALID_REQUEST', 'label'],
       ['PATCH', `${base}/ppi_verified_2`, { label: 5 }, 400, 'TESSERA_INVALID_REQUEST', 'label'],
       ['PATCH', `${base}/ppi_verified_2`, { label: 'x'.repeat(51) }, 400, 'TESSERA_INVALID_REQUEST', 'label'],
+      ['PATCH', `${base}/ppi_verified_2`, { label: 'Main \u202eTNUOCCA' }, 400, 'TESSERA_INVALID_REQUEST', 'label'],
       ['PATCH', `${base}/ppi_verified_2`, { default: 'yes' }, 400, 'TESSERA_INVALID_REQUEST', 'default'],
       // Payouts move to another instrument; they never stop by a dashboard click (decisions: helper-dashboard).
       ['PATCH', `${base}/ppi_verified_1`, { default: false }, 400, 'TESSERA_INVALID_REQUEST', 'default'],

@@ -88,6 +88,10 @@ describe('Account Services payment instruments', () => {
       [{ label: 'x'.repeat(51) }, 'label_too_long'],
       [{ label: '' }, 'label_too_short'],
       [{ label: 42 }, 'label_invalid'],
+      // Text a platform's staff reads must read as what it is: no controls, no bidi overrides (as in the legacy API).
+      [{ label: 'a\u0000b' }, 'label_invalid'],
+      [{ label: 'Main \u202eTNUOCCA' }, 'label_invalid'],
+      [{ label: 'x\ud800' }, 'label_invalid'],
       [{ default: 'true' }, 'default_invalid'],
       [{ default: null }, 'default_invalid'],
       [{ label: ['a'] }, 'label_invalid'],

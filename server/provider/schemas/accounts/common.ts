@@ -1,5 +1,6 @@
 // Account Services API schemas: Building blocks.
 import { z } from 'zod';
+import { BROKEN_TEXT_MESSAGE, hasLoneSurrogate, hasUnsafeChars, UNSAFE_TEXT_MESSAGE } from '../safe-text.js';
 
 /** An id with its prefix: `ent_`, `usr_`, `ppi_`, `rsv_`, `src_`, `file_`, `card_tok_`. */
 export const idOf = (prefix: string) =>
@@ -8,8 +9,19 @@ export const idOf = (prefix: string) =>
     .max(80)
     .regex(new RegExp(`^${prefix}[A-Za-z0-9_-]{1,64}$`), `must be an id starting with ${prefix}`);
 
-/** Trimmed text of 1 to `max` characters. */
-export const text = (max: number) => z.string().trim().min(1).max(max);
+/**
+ * Trimmed text of 1 to `max` characters, without control or bidi-control characters (a payout instrument's label
+ * shown to a platform's staff must read as what it is), well-formed: the legacy API's text rule
+ * (docs/decisions/sandbox.md#legacy-text).
+ */
+export const text = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    .refine((s) => !hasUnsafeChars(s), { message: UNSAFE_TEXT_MESSAGE })
+    .refine((s) => !hasLoneSurrogate(s), { message: BROKEN_TEXT_MESSAGE });
 /** An integer from `min` to `max`. */
 export const int = (min: number, max: number) => z.number().int().min(min).max(max);
 
