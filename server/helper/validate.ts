@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { fieldSegment } from '../common/field-path.js';
 import { fixOf } from '../common/options.js';
 import { badRequest } from './errors.js';
 
@@ -14,15 +15,17 @@ function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
 
 /**
  * Parses `value` with `schema`, turning the first issue into a 400 that names
- * the field (`billingDetails.city`), or the unknown key for a strict schema.
+ * the field (`billingDetails.city`), or the unknown key for a strict schema
+ * (escaped and cut by `fieldSegment`: the key is the sender's).
  */
 export function parseBody<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
-  const path = issue.path.map(String);
+  // Keys come from the request: shown escaped and cut (no control or bidi character reaches the answer).
+  const path = issue.path.map((key) => fieldSegment(String(key)));
   if (issue.code === 'unrecognized_keys') {
-    const field = [...path, issue.keys[0]!].join('.');
+    const field = [...path, fieldSegment(issue.keys[0]!)].join('.');
     throw badRequest(field, `${field} is not accepted here`);
   }
   const field = path.join('.') || 'body';

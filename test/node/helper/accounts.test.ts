@@ -131,6 +131,8 @@ describe('dashboard routes against the sandbox', () => {
       // Payouts move to another instrument; they never stop by a dashboard click (decisions: helper-dashboard).
       ['PATCH', `${base}/ppi_verified_1`, { default: false }, 400, 'TESSERA_INVALID_REQUEST', 'default'],
       ['PATCH', `${base}/ppi_verified_2`, { label: 'a', status: 'verified' }, 400, 'TESSERA_INVALID_REQUEST', 'status'],
+      // An unknown key is named escaped: no bidi or control character of the sender's reaches the answer.
+      ['PATCH', `${base}/ppi_verified_2`, { label: 'a', 'x\u202ey': 1 }, 400, 'TESSERA_INVALID_REQUEST', 'x\\u202Ey'],
       ['GET', `${base}/not-an-id`, undefined, 400, 'TESSERA_INVALID_REQUEST', 'id'],
       ['GET', '/entities/ent_fixture_a%00/payment-instruments', undefined, 400, 'TESSERA_INVALID_REQUEST', 'entityId'],
       ['GET', `${base}/ppi_nope`, undefined, 404, 'TESSERA_NOT_FOUND', 'id'],
