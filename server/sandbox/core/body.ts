@@ -50,7 +50,7 @@ function readError(e: BodyReadError): SandboxError {
 /**
  * Parses the request body in one of `formats` (chosen by Content-Type) into
  * `req.body`: JSON, the legacy XML mapping, or form-encoded. Answers 413 over
- * `limit`, 415 for another Content-Type or a charset other than UTF-8, 400 for malformed input, invalid
+ * `limit`, 415 for another Content-Type, a charset other than UTF-8 or a `Content-Encoding`, 400 for malformed input, invalid
  * UTF-8, a DOCTYPE, `__proto__`-style keys, deep nesting or a form parameter sent twice. An empty body is `{}`.
  */
 export function parseBody(formats: readonly BodyFormat[], limit = MAX_BODY_BYTES): RequestHandler {
@@ -84,6 +84,13 @@ function parseRaw(formats: readonly BodyFormat[], req: Request, res: Response, r
     const allowed = formats.map((f) => (f === 'form' ? 'application/x-www-form-urlencoded' : `application/${f}`));
     throw new SandboxError(415, 'unsupported_media_type', `Content-Type must be ${allowed.join(' or ')}`, {
       field: 'Content-Type',
+    });
+  }
+  // A compressed body is refused, not read as if it were plain (docs/decisions/sandbox.md#body-limits).
+  const encoding = req.headers['content-encoding'];
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+    throw new SandboxError(415, 'content_encoding_unsupported', 'send the body uncompressed (no Content-Encoding)', {
+      field: 'Content-Encoding',
     });
   }
   const charset = charsetOf(req);

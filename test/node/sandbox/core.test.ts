@@ -161,6 +161,23 @@ describe('sandbox core', () => {
       assert.equal(r.json.errorCode, 'charset_unsupported', type);
       assert.equal(r.json.errors[0].field, 'Content-Type', type);
     }
+    // A compressed body is refused, not read as plain bytes: here the bytes would even parse as the JSON they claim.
+    for (const encoding of ['gzip', 'br', 'deflate, gzip']) {
+      const r = await call(url, {
+        method: 'POST',
+        raw: '{"seconds":1}',
+        headers: { 'content-type': 'application/json', 'content-encoding': encoding },
+      });
+      assert.equal(r.status, 415, `${encoding}: ${r.text}`);
+      assert.equal(r.json.errorCode, 'content_encoding_unsupported', encoding);
+      assert.equal(r.json.errors[0].field, 'Content-Encoding', encoding);
+    }
+    const identity = await call(url, {
+      method: 'POST',
+      raw: '{"seconds":1}',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'identity' },
+    });
+    assert.equal(identity.status, 200, identity.text);
   });
 
   it('matches fault globs in time linear in glob × path, so no glob can stall the sandbox', async () => {
