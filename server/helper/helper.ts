@@ -15,7 +15,7 @@ import { containsPan } from './pan-guard.js';
 import { createProvider } from './provider.js';
 import { securityHeaders, sendJson } from './respond.js';
 import { MemoryStore } from './store.js';
-import { checkEviction } from './store-eviction.js';
+import { checkClusterNode, checkEviction } from './store-eviction.js';
 import { widgetLoader, widgetRoutes } from './widget-routes.js';
 
 /** The router `tesseraHelper` returns, with what a page template needs. */
@@ -215,8 +215,10 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
     sendJson(res, known.status, errorBody(known, res.locals.tesseraRequestId as string));
   });
 
-  // A shared Redis that may evict the helper's keys is a warning in the log, once (never a failure).
+  // A shared Redis that may evict the helper's keys is a warning in the log, once (never a failure); a plain client on
+  // one node of a Redis Cluster is an error in the log, once.
   void checkEviction(ctx.store, log);
+  void checkClusterNode(ctx.store, log);
   // Started now, answered in the background: a provider that is slow or down never holds up startup.
   const keyCheck: Promise<KeyCheckResult> =
     o.startupKeyCheck === false ? Promise.resolve({}) : provider.checkKeys().catch(() => ({}));

@@ -64,3 +64,36 @@ export async function checkEviction(store: TesseraStore, log: HelperLogger): Pro
   }
   return settings;
 }
+
+/**
+ * Checks once whether a {@link RedisStore} built on a plain client (`url`, or a `Redis`) talks to a node of a Redis
+ * Cluster, and logs one error (`tessera.store.cluster_node`) when it does: such a node answers `MOVED` for every key
+ * of the slots it does not own, so about two charges in three would fail with 503 and nothing else would say why.
+ * The fix is `new RedisStore({ client: new Cluster([...]) })` (docs/decisions/helper.md#helper-store-redis). Answers
+ * whether the server is a cluster node, or undefined when it could not tell (another store, a `Cluster` client, `INFO`
+ * refused, not connected yet: then it checks once the client is ready).
+ */
+export async function checkClusterNode(store: TesseraStore, log: HelperLogger): Promise<boolean | undefined> {
+  if (!(store instanceof RedisStore)) return undefined;
+  const { client } = store;
+  if (client instanceof Cluster) return undefined;
+  if (client.status !== 'ready') {
+    client.once('ready', () => void checkClusterNode(store, log));
+    return undefined;
+  }
+  let info: string;
+  try {
+    info = await client.info('cluster');
+  } catch {
+    return undefined;
+  }
+  const node = info.includes('cluster_enabled:1');
+  if (node) {
+    log.error(
+      { event: 'tessera.store.cluster_node' },
+      'The RedisStore talks to one node of a Redis Cluster through a plain client: every key in a slot that node does ' +
+        "not own is refused (MOVED), and those charges fail with 503. Give the store a cluster client: new RedisStore({ client: new Cluster([{ host, port }]) }) from 'ioredis'.",
+    );
+  }
+  return node;
+}

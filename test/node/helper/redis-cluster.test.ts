@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { Cluster } from 'ioredis';
 import { RedisStore, StoreUnavailableError } from '../../../server/helper/index.js';
-import { checkEviction } from '../../../server/helper/store-eviction.js';
+import { checkClusterNode, checkEviction } from '../../../server/helper/store-eviction.js';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import {
   type Fleet,
@@ -105,6 +105,24 @@ describe('RedisStore on a Redis Cluster', () => {
     } finally {
       await second.config('SET', 'maxmemory', '0');
       await second.config('SET', 'maxmemory-policy', 'noeviction');
+    }
+  });
+
+  it('logs one error at startup when a plain client talks to one node of the cluster', async () => {
+    const quiet = captureLogger();
+    const clustered = new RedisStore({ client: clusterClient() });
+    await clustered.get('x');
+    assert.equal(await checkClusterNode(clustered, quiet.logger), undefined, 'a Cluster client is what it should be');
+    const plain = new RedisStore({ url: `redis://127.0.0.1:${cluster!.nodes[0]!.port}` });
+    try {
+      await plain.get('x').catch(() => undefined);
+      assert.equal(await checkClusterNode(plain, quiet.logger), true);
+      const errors = quiet.log.lines.filter((l) => l.event === 'tessera.store.cluster_node');
+      assert.equal(errors.length, 1);
+      assert.equal(errors[0]!.level, 50);
+      assert.match(String(errors[0]!.msg), /new RedisStore\(\{ client: new Cluster/);
+    } finally {
+      await plain.close();
     }
   });
 

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { RedisStore, StoreUnavailableError } from '../../../server/helper/index.js';
-import { checkEviction } from '../../../server/helper/store-eviction.js';
+import { checkClusterNode, checkEviction } from '../../../server/helper/store-eviction.js';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { call } from '../../support/http.js';
 import { RedisServer } from './redis-server.js';
@@ -74,6 +74,7 @@ describe('RedisStore against a real redis-server', () => {
       const quiet = captureLogger();
       const ready = open();
       await ready.get('x');
+      assert.equal(await checkClusterNode(ready, quiet.logger), false, 'a single server is no cluster node');
       // The test server's defaults: no memory limit, so nothing can be evicted.
       assert.deepEqual(await checkEviction(ready, quiet.logger), { maxmemory: 0, policy: 'noeviction' });
       await admin.config('SET', 'maxmemory', '100mb');
