@@ -338,9 +338,21 @@ async function wrongPathPages(context, next) {
   context.body = '<!doctype html><html><head><title>Shop</title></head><body><h1>Not here</h1></body></html>';
 }
 
+/**
+ * A redirect in front of a URL: `/__redirect-307?to=<url>` answers 307 to it, as a misconfigured proxy or a hostile
+ * endpoint might (a 307 asks the browser to send the same body again, card included).
+ *
+ * @type {import('@web/dev-server-core').Middleware}
+ */
+async function redirects(context, next) {
+  if (context.path !== '/__redirect-307') return next();
+  context.status = 307;
+  context.set('Location', String(context.query.to));
+}
+
 export default {
   files: ['test/browser/**/*.test.ts'],
-  middleware: [wrongPathPages],
+  middleware: [wrongPathPages, redirects],
   nodeResolve: true,
   concurrency: 1,
   testFramework: { config: { timeout: 10_000 } },

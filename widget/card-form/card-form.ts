@@ -136,6 +136,8 @@ export class TesseraCardForm extends ReactiveElement {
   #shown: Partial<Record<CardField | 'form', string>> = {};
   #announce = '';
   #edited = new Set<CardField>();
+  /** Edits and resets so far: a token request compares it before and after, so a token is only ever the card's. */
+  #edits = 0;
   #token: CardToken | undefined;
   #pending: Promise<CardToken> | undefined;
   #strings: Strings = en;
@@ -173,7 +175,8 @@ export class TesseraCardForm extends ReactiveElement {
    * token and safe card facts; rejects with a {@link TesseraCardError} (and fires
    * `tessera-error`) when the card is invalid, the network fails or the provider
    * refuses. The security code is cleared afterwards; until the card is edited,
-   * further calls resolve with the same token.
+   * further calls resolve with the same token. A card edited while its request is
+   * in flight is tokenized again as it is then: the token is always the card's.
    */
   tokenize(): Promise<CardToken> {
     if (this.#token) return Promise.resolve(this.#token);
@@ -262,7 +265,7 @@ export class TesseraCardForm extends ReactiveElement {
     const cvvLength = this.#brand?.cvvLength ?? 4;
     return html`<div class="form" part="form" dir=${s.dir ?? 'ltr'} lang=${this.#code}>
       ${this.#field('number', s.numberLabel, 'cc-number', 99, brandIcon(this.#brand))}
-      ${this.#field('expiry', s.expiryLabel, 'cc-exp', 7, nothing, s.expiryPlaceholder)}
+      ${this.#field('expiry', s.expiryLabel, 'cc-exp', 12, nothing, s.expiryPlaceholder)}
       ${this.#field('cvv', s.cvvLabel, 'cc-csc', cvvLength)}
       ${this.hideName ? nothing : this.#field('name', s.nameLabel, 'cc-name', 100)}
       <p id="form-error" class="error" part="error form-error">${this.#shown.form ?? ''}</p>
@@ -270,9 +273,9 @@ export class TesseraCardForm extends ReactiveElement {
     </div>`;
   }
 
-  // The number's maxlength is generous: the browser cuts a paste at maxlength before the widget sees it, which
-  // would lose digits of "Card number: 4242 …"; the formatter keeps the brand's length itself
-  // (docs/decisions/widget.md#widget-input-edge-cases).
+  // The number's and the expiry's maxlength are generous: the browser cuts a paste at maxlength before the widget
+  // sees it, which would lose digits of "Card number: 4242 …" or turn "12 / 2030" into "12 / 20"; the formatter
+  // keeps the brand's length and `MM / YY` itself (docs/decisions/widget.md#widget-input-edge-cases).
   #field(f: CardField, label: string, autocomplete: string, max: number, icon: unknown = nothing, placeholder = '') {
     const error = this.#shown[f];
     const text = f === 'name';
@@ -418,6 +421,7 @@ export class TesseraCardForm extends ReactiveElement {
   /** After any edit: the token no longer matches the card; re-check, update the form and tell the page. */
   #changed(f?: CardField): void {
     this.#token = undefined;
+    this.#edits++;
     const problems = this.#problems();
     if (f && this.#shown[f] && !problems[f]) {
       // Cleared with the message, so that the same error coming back is announced again.
@@ -485,18 +489,28 @@ export class TesseraCardForm extends ReactiveElement {
   }
 
   async #tokenize(): Promise<CardToken> {
+    // Emptied first, so a failure like the previous one is announced again (a live region speaks on a change).
+    this.#announce = '';
+    this.requestUpdate();
     const problems = this.#problems();
     const first = FIELDS.find((f) => problems[f]);
     if (first) {
       this.#showAll(problems);
       throw this.#fail({ code: 'validation', field: first, message: problems[first]!.message });
     }
+    // The card checked just now is the one sent, whatever is typed while the config loads (compared below).
     const s = this.#strings;
-    let digits: string;
-    let expiry: string;
-    let brand: Brand;
-    let month: number;
-    let year: number;
+    const typed = this.#edits;
+    const digits = this.#digits;
+    const brand = this.#brand!;
+    const { month, year } = parseExpiryDigits(this.#expiry);
+    const body = JSON.stringify({
+      number: digits,
+      expiryMonth: month,
+      expiryYear: year,
+      cvv: this.#cvv,
+      name: (!this.hideName && this.#holder.trim()) || undefined,
+    });
     let answer: TokenAnswer;
     try {
       let config: RemoteConfig | undefined;
@@ -504,21 +518,7 @@ export class TesseraCardForm extends ReactiveElement {
         this.#config ??= loadConfig(this.configUrl, this.publicKey, s);
         config = await this.#config;
       }
-      const at = endpoint(this.publicKey, this.tokenUrl, config, s);
-      // The card as it is now, after any wait for the config.
-      digits = this.#digits;
-      expiry = this.#expiry;
-      brand = this.#brand!;
-      ({ month, year } = parseExpiryDigits(expiry));
-      const holder = this.#holder.trim();
-      const body = JSON.stringify({
-        number: digits,
-        expiryMonth: month,
-        expiryYear: year,
-        cvv: this.#cvv,
-        name: this.hideName ? undefined : holder || undefined,
-      });
-      answer = await requestToken(at, body, s, brand);
+      answer = await requestToken(endpoint(this.publicKey, this.tokenUrl, config, s), body, s, brand);
     } catch (failure) {
       // Asked again next time: the helper may have been fixed or mounted meanwhile.
       this.#config = undefined;
@@ -526,6 +526,9 @@ export class TesseraCardForm extends ReactiveElement {
       if (!(failure as Failure).code) throw failure;
       throw this.#fail(failure as Failure);
     }
+    // Edited while the config loaded or the request was in flight (any field): that token is not the card's, so
+    // the card as it is now is checked and asked for instead; nothing resolves with the token of a changed card.
+    if (this.#edits !== typed) return this.#tokenize();
     const { id, card } = answer;
     const result: CardToken = {
       token: id,
@@ -535,17 +538,14 @@ export class TesseraCardForm extends ReactiveElement {
       expiryMonth: month,
       expiryYear: year,
     };
-    // The card may have been edited while the request was in flight: then the token is not the card's.
-    if (digits === this.#digits && expiry === this.#expiry) {
-      const cvv = this.#input('cvv');
-      if (cvv) cvv.value = '';
-      this.#cvv = '';
-      this.#token = result;
-      this.#shown = {};
-      this.requestUpdate();
-      this.#sync();
-      this.dispatchEvent(new TesseraTokenEvent(result));
-    }
+    const cvv = this.#input('cvv');
+    if (cvv) cvv.value = '';
+    this.#cvv = '';
+    this.#token = result;
+    this.#shown = {};
+    this.requestUpdate();
+    this.#sync();
+    this.dispatchEvent(new TesseraTokenEvent(result));
     return result;
   }
 }

@@ -62,11 +62,16 @@ const misconfigured = (
 const wrongAnswer = (s: Strings, key: string, reason: ConfigReason, url: URL, r: Response) =>
   misconfigured(s, key, reason, `${url} answered ${r.status} ${r.headers.get('content-type')}`, url.href, r.status);
 
+/** How long a config or token request may take, body included, before it is a network failure. */
+const TIMEOUT_MS = 30_000;
+
 /** Fetches `url`: the response and its JSON (undefined when the body is not JSON); unreachable is a network failure. */
 async function call(url: URL, init: RequestInit, s: Strings): Promise<[Response, unknown]> {
   let response: Response;
   try {
-    response = await fetch(url, init);
+    // Never followed: a redirect would carry the card to a URL that was never checked. Bounded, so a stalled
+    // connection cannot hold the form (and every later submit) forever.
+    response = await fetch(url, { ...init, redirect: 'error', signal: AbortSignal.timeout(TIMEOUT_MS) });
   } catch {
     throw { code: 'network', message: s.network } satisfies Failure;
   }
@@ -133,7 +138,7 @@ export async function requestToken(
   if (status < 500 && (ok || !answer || status === 404 || status === 405)) {
     throw wrongAnswer(s, key, 'token_endpoint_invalid', url, response);
   }
-  const rejected = String(answer?.errors?.[0]?.field);
+  const rejected = str(answer?.errors?.[0]?.field) ?? '';
   const field = (/^expiry/.test(rejected) ? 'expiry' : FIELDS.find((f) => f === rejected)) as CardField | undefined;
   throw {
     code: 'provider',

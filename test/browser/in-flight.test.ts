@@ -1,0 +1,140 @@
+import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
+import type { CardErrorDetail } from '../../widget/card-form/events.js';
+import { fillCard, input, liveRegion, sandbox, sandboxForm, type TesseraCardForm } from './helpers.js';
+
+/** Replaces `window.fetch` for one test; `restore` puts the browser's back. */
+function stubFetch(stub: typeof fetch): { restore(): void } {
+  const original = window.fetch;
+  window.fetch = stub;
+  return {
+    restore() {
+      window.fetch = original;
+    },
+  };
+}
+
+/** A paste of `text` over the whole field. */
+function paste(el: TesseraCardForm, field: 'number' | 'expiry', text: string): void {
+  const i = input(el, field);
+  i.focus();
+  i.value = text;
+  i.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertFromPaste' }));
+}
+
+describe('<tessera-card-form> while a request is in flight', () => {
+  it('a card edited while its token request is in flight resolves with a token of the card as it is then', async () => {
+    const el = await sandboxForm();
+    await fillCard(el);
+    const browserFetch = window.fetch.bind(window);
+    const bodies: string[] = [];
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const stub = stubFetch(async (url, init) => {
+      bodies.push(String(init?.body));
+      if (bodies.length === 1) await held;
+      return browserFetch(url, init);
+    });
+    try {
+      const pending = el.tokenize();
+      await waitUntil(() => bodies.length === 1);
+      // The shopper corrects the number while the first card is being tokenized.
+      paste(el, 'number', '5555 5555 5555 4444');
+      release();
+      const token = await pending;
+      expect(token).to.include({ brand: 'mastercard', last4: '4444' });
+      expect(bodies.map((b) => JSON.parse(b).number)).to.deep.equal(['4242424242424242', '5555555555554444']);
+    } finally {
+      stub.restore();
+    }
+  });
+
+  it('a provider error whose field is not text is a provider error, not an exception', async () => {
+    const el = await sandboxForm();
+    await fillCard(el);
+    const stub = stubFetch(
+      async () =>
+        new Response('{"errors":[{"field":{"toString":0}}]}', {
+          status: 422,
+          headers: { 'content-type': 'application/json' },
+        }),
+    );
+    try {
+      const error = oneEvent(el, 'tessera-error');
+      const rejected = await el.tokenize().catch((e: unknown) => e);
+      expect((rejected as Error).name).to.equal('TesseraCardError');
+      expect((rejected as CardErrorDetail).code).to.equal('provider');
+      expect((await error).detail.code).to.equal('provider');
+    } finally {
+      stub.restore();
+    }
+  });
+
+  it('never follows a redirect with the card: a 307 from the token URL is a network failure', async () => {
+    const { publicKey, tokenUrl } = await sandbox();
+    const redirecting = `${location.origin}/__redirect-307?to=${encodeURIComponent(tokenUrl)}`;
+    const el = await fixture<TesseraCardForm>(
+      html`<tessera-card-form public-key=${publicKey} token-url=${redirecting}></tessera-card-form>`,
+    );
+    await fillCard(el);
+    const error = oneEvent(el, 'tessera-error');
+    const rejected = await el.tokenize().catch((e: unknown) => e);
+    expect((rejected as CardErrorDetail).code).to.equal('network');
+    expect((await error).detail.code).to.equal('network');
+  });
+
+  it('bounds every request in time, so a stalled connection cannot hold the form', async () => {
+    const el = await sandboxForm();
+    await fillCard(el);
+    const browserFetch = window.fetch.bind(window);
+    const signals: (AbortSignal | null | undefined)[] = [];
+    const stub = stubFetch(async (url, init) => {
+      signals.push(init?.signal);
+      return browserFetch(url, init);
+    });
+    try {
+      await el.tokenize();
+      // AbortSignal.timeout's signal: 30 s is too long for a test to wait out, so its presence is what is checked.
+      expect(signals).to.have.length(1);
+      expect(signals[0]).to.be.instanceOf(AbortSignal);
+      expect(signals[0]!.aborted).to.equal(false);
+    } finally {
+      stub.restore();
+    }
+  });
+
+  it('announces the same failure again when a retry meets it too', async () => {
+    const el = await fixture<TesseraCardForm>(
+      html`<tessera-card-form public-key="pk_sbox_x" token-url="http://127.0.0.1:9/tokens"></tessera-card-form>`,
+    );
+    await fillCard(el);
+    const texts: string[] = [];
+    const observer = new MutationObserver(() => texts.push(liveRegion(el).textContent ?? ''));
+    observer.observe(liveRegion(el), { childList: true, characterData: true, subtree: true });
+    try {
+      await el.tokenize().catch(() => undefined);
+      await el.updateComplete;
+      const message = liveRegion(el).textContent;
+      expect(message).to.match(/Could not reach/);
+      texts.length = 0;
+      await el.tokenize().catch(() => undefined);
+      await el.updateComplete;
+      await waitUntil(() => texts.length > 0);
+      // Emptied and said again: a live region speaks when its text changes.
+      expect(texts).to.include('');
+      expect(liveRegion(el).textContent).to.equal(message);
+    } finally {
+      observer.disconnect();
+    }
+  });
+
+  it('takes a pasted "MM / YYYY" expiry whole: the field is long enough for it', async () => {
+    const el = await fixture<TesseraCardForm>(html`<tessera-card-form></tessera-card-form>`);
+    // The browser cuts a paste at maxlength before the widget sees it: "12 / 2030" needs 9 characters.
+    expect(input(el, 'expiry').maxLength).to.be.at.least(9);
+    paste(el, 'expiry', '12 / 2030');
+    await el.updateComplete;
+    expect(input(el, 'expiry').value).to.equal('12 / 30');
+  });
+});
