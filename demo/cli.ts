@@ -94,7 +94,7 @@ export async function runDemoCommand(args: string[]): Promise<number> {
   Sandbox (provider):  ${demo.sandbox.url}
   Helper store:        ${process.env.TESSERA_REDIS_URL ? 'Redis (TESSERA_REDIS_URL)' : 'memory (set TESSERA_REDIS_URL=redis://… for Redis)'}
 
-  Test cards (any future expiry such as 12/34, any CVV):
+  Test cards (any future expiry such as 12/34, a CVV of 3 digits, 4 for American Express):
 ${lines.join('\n')}
   The full list is on the shop page and at ${demo.sandbox.url}/_sandbox/test-cards
 `);

@@ -33,9 +33,16 @@ export function errorHandler(log: { error(obj: object, msg?: string): void }) {
       ({ status, code, message, field } = err);
     } else if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
       status = e.status;
+      // The router's own 400 for a path parameter that does not decode (`/checkout/%`) is about the path.
+      const path = err instanceof URIError || /decode param/i.test((err as Error).message ?? '');
       code = status === 413 ? 'DEMO_TOO_LARGE' : 'DEMO_MALFORMED';
-      message = status === 413 ? 'The request body is too large.' : 'The request body could not be read.';
-      field = 'body';
+      message =
+        status === 413
+          ? 'The request body is too large.'
+          : path
+            ? 'The URL path is not valid percent-encoding.'
+            : 'The request body could not be read.';
+      field = path ? 'path' : 'body';
     } else {
       log.error({ event: 'demo.error', path: req.path, err }, 'demo route failed');
     }

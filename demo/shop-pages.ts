@@ -36,7 +36,7 @@ export function testCardList(cards: readonly TestCardRow[]): Safe {
   const pick = cards.filter((c) => c.outcome !== 'approved' || c.number === '4242424242424242');
   return html`<section class="card-list" aria-labelledby="test-cards">
 <h2 id="test-cards">Test cards</h2>
-<p>Sandbox mode: use any future expiry (e.g. 12/34) and any CVV. Orders from ${money(THREE_DS_FROM)} ask for 3-D Secure.</p>
+<p>Sandbox mode: use any future expiry (e.g. 12/34) and any CVV of the right length (4 digits for American Express, 3 for the others). Orders from ${money(THREE_DS_FROM)} ask for 3-D Secure.</p>
 <table><thead><tr><th scope="col">Number</th><th scope="col">Outcome</th></tr></thead>
 <tbody>${pick.map((c) => html`<tr><td><code>${grouped(c.number)}</code></td><td>${c.description}</td></tr>`)}</tbody></table>
 <p>Any other valid card number is approved.</p>

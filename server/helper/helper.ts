@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { readableUrl } from '../common/url-pans.js';
 import { forwardRejections } from './async-routes.js';
 import { cardDataRefused } from './body.js';
 import { DEFAULT_LIMITS, type HelperContext, type ResolvedLimits } from './context.js';
@@ -51,22 +52,6 @@ const MISUSE =
 
 function looksLikeRequest(value: unknown): boolean {
   return !!value && typeof value === 'object' && 'method' in value && 'headers' in value && 'url' in value;
-}
-
-const ESCAPES = /(?:%[0-9A-Fa-f]{2})+/g;
-
-/**
- * The URL as a route would read it: `+` is a space in a query, and every well-formed `%XX` sequence is decoded
- * even when another one is broken (a broken one must not hide a card number elsewhere in the URL).
- */
-function readableUrl(url: string): string {
-  return url.replace(/\+/g, ' ').replace(ESCAPES, (seq) => {
-    try {
-      return decodeURIComponent(seq);
-    } catch {
-      return seq;
-    }
-  });
 }
 
 /** An error Express or its router raised for the request itself (a path parameter that is not valid %-encoding). */

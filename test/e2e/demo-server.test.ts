@@ -4,6 +4,8 @@ import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { runDemoCommand } from '../../demo/cli.js';
 import { type RunningDemo, startDemo } from '../../demo/server.js';
+import { containsPan } from '../../server/common/pan.js';
+import { readableUrl } from '../../server/common/url-pans.js';
 import { RedisServer } from '../node/helper/redis-server.js';
 import { cardToken } from '../node/helper/support.js';
 import { call } from '../support/http.js';
@@ -135,6 +137,9 @@ describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
       ['POST', '/sandbox/clock', FORM, 'seconds=soon', 400, 'DEMO_INVALID', 'seconds'],
       ['POST', '/sandbox/clock', FORM, 'seconds=1e12', 400, 'DEMO_INVALID', 'seconds'],
       ['POST', '/sandbox/faults', FORM, 'preset=meltdown', 400, 'DEMO_INVALID', 'preset'],
+      // A path that does not decode is about the path, not a body (a GET has none).
+      ['GET', '/checkout/%', JSON_ACCEPT, undefined, 400, 'DEMO_MALFORMED', 'path'],
+      ['GET', '/orders/%E0%A4%A', JSON_ACCEPT, undefined, 400, 'DEMO_MALFORMED', 'path'],
     ];
     for (const [method, path, headers, raw, status, code, field] of cases) {
       const answer = await call(`${demo.url}${path}`, { method, headers, ...(raw === undefined ? {} : { raw }) });
@@ -345,6 +350,9 @@ describe('the demo server’s own log lines', { timeout: 60_000 }, () => {
         '/static/4242%204242%204242%204242.js',
         '/orders/5555_5555_5555_4444/receipt',
         '/x/4242%E2%80%8B4242%E2%80%8B4242%E2%80%8B4242',
+        '/4242%204242%204242%204242',
+        '/4242+4242+4242+4242',
+        '/checkout/ord_%2F4242424242424242',
       ]) {
         const r = await call(`${demo.url}${path}`);
         assert.ok(r.status >= 400 && r.status < 500, `${path}: ${r.status}`);
@@ -353,6 +361,14 @@ describe('the demo server’s own log lines', { timeout: 60_000 }, () => {
       assert.ok(requestLines.length >= 5, `logged ${requestLines.length} request lines`);
       const digits = lines.join('\n').replace(/\D/g, '');
       for (const pan of ['4242424242424242', '5555555555554444']) assert.ok(!digits.includes(pan), `log holds ${pan}`);
+      // Read as a route reads a URL, too: `%20` between the groups puts digits between them in the raw text.
+      for (const line of lines) assert.equal(containsPan(readableUrl(line)), false, line);
+      // Each line names the whole path, the mount point included (Express strips it from req.path).
+      const paths = requestLines.map((l) => (JSON.parse(l) as { path?: string }).path);
+      assert.ok(
+        paths.some((path) => path?.startsWith('/api/')),
+        JSON.stringify(paths),
+      );
     } finally {
       await demo.close();
     }

@@ -1,4 +1,5 @@
-import { maskCardTokenRequest, maskText, maskValue } from './mask.js';
+import { maskUrlPans } from '../../common/url-pans.js';
+import { maskCardTokenRequest, maskPan, maskValue } from './mask.js';
 
 /** One request as the sandbox remembers it: masked, never with a CVV or a key. */
 export interface LoggedRequest {
@@ -95,7 +96,10 @@ export function forLog(body: unknown, path = ''): unknown {
   return /\/tokens\/card(?:[?#]|$)/.test(path) ? maskCardTokenRequest(body) : maskValue(body);
 }
 
-/** Masks a path (a card number pasted into a URL must not survive either). */
+/**
+ * Masks a path (a card number pasted into a URL must not survive either), read as a route reads it: a number
+ * written with `%20` between its groups is one too.
+ */
 export function pathForLog(path: string): string {
-  return maskText(path);
+  return maskUrlPans(path, maskPan);
 }

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { readableUrl } from '../../../server/common/url-pans.js';
 import { parseRetryAfter } from '../../../server/provider/http/backoff.js';
 import { fieldFromCode } from '../../../server/provider/http/response.js';
 import { wellSpaced } from '../../../server/provider/schemas/legacy.js';
@@ -50,6 +51,11 @@ const direct: [string, () => unknown][] = [
   ],
   ['backoff: Retry-After digits then a letter', () => assert.equal(parseRetryAfter(`${'1'.repeat(N)}x`), undefined)],
   ['backoff: Retry-After letters', () => parseRetryAfter('a'.repeat(N))],
+  ['url pans: readableUrl over broken escapes', () => readableUrl(`${'%4'.repeat(N / 2)}%`)],
+  [
+    'url pans: readableUrl over one long run of escapes, broken at the end',
+    () => readableUrl(`${'%C3'.repeat(N / 3)}%C`),
+  ],
   [
     'accounts error code: field from code, underscores then junk',
     () => assert.equal(fieldFromCode(`${'_'.repeat(N)}x`), ''),

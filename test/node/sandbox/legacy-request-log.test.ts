@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { containsPan } from '../../../server/common/pan.js';
+import { readableUrl } from '../../../server/common/url-pans.js';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { call } from '../../support/http.js';
 import { cardBody, postCardToken, SANDBOX } from './legacy-support.js';
@@ -53,8 +54,13 @@ describe('legacy API: the request log masks card data by content', () => {
     ];
     for (const body of sent) await postCardToken(sb, body);
     await call(`${sb.url}${SANDBOX}/charges/4242424242424242?q=5555%205555%205555%204444`);
+    // Percent-encoded separators put digits between the groups of the raw text: only a reading as a route would
+    // read the URL sees the number.
+    await call(`${sb.url}${SANDBOX}/charges/4242%204242%204242%204242`);
+    await call(`${sb.url}${SANDBOX}/charges/ch_%2F5555555555554444`);
     const log = await requestLog(sb);
     assert.equal(containsPan(log), false, log);
+    assert.equal(containsPan(readableUrl(log)), false, log);
     assert.ok(
       !/4242424242424241/.test(log.replace(/\s/g, '')),
       'a refused (Luhn-invalid) number in `number` is masked by name',
