@@ -5,6 +5,7 @@ import express from 'express';
 import helmet from 'helmet';
 import pino from 'pino';
 import { crossSiteWrites } from '../server/common/cross-site.js';
+import { hostName } from '../server/common/host-name.js';
 import { packageRoot } from '../server/common/package-root.js';
 import { guardServer, type ServerTimeouts, serverOptions } from '../server/common/server-guard.js';
 import { maskUrlPans } from '../server/common/url-pans.js';
@@ -179,6 +180,13 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
       ),
     );
     next();
+  });
+  // The demo answers on loopback only, and a page of another site that points its own name at 127.0.0.1 (DNS
+  // rebinding) would be same-origin with it, its forms and reads included: every request must name a loopback host
+  // (docs/decisions/demo.md#demo-cross-site).
+  app.use((req, _res, next) => {
+    if (isLoopbackHost(hostName(req.headers.host ?? ''))) return next();
+    next(new DemoError(421, 'DEMO_HOST_REFUSED', 'This demo answers at a loopback address only.', 'host'));
   });
   app.use(sessions());
   app.use(helper.mountPath!, helper);

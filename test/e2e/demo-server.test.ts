@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { runDemoCommand } from '../../demo/cli.js';
@@ -76,6 +77,50 @@ describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
     assert.equal(moved.status, 303);
     assert.ok((await clock()) - before >= 60_000, 'moved by the console’s own form');
     await fetch(`${demo.url}/sandbox/reset`, { method: 'POST', headers: own, redirect: 'manual' });
+  });
+
+  it('answers only a loopback Host: a page that rebinds its own name to 127.0.0.1 is same-origin in name only', async () => {
+    const { port } = new URL(demo.url);
+    /** A request with a Host header of our choosing (fetch does not let a caller set it). */
+    const withHost = (host: string, method = 'GET', path = '/', body = '') =>
+      new Promise<{ status: number; json: Record<string, unknown> | undefined }>((resolve, reject) => {
+        const req = request(
+          { host: '127.0.0.1', port, method, path, headers: { host, origin: `http://${host}`, ...FORM } },
+          (res) => {
+            let text = '';
+            res.on('data', (chunk) => {
+              text += String(chunk);
+            });
+            res.on('end', () => {
+              let json: Record<string, unknown> | undefined;
+              try {
+                json = JSON.parse(text) as Record<string, unknown>;
+              } catch {
+                json = undefined;
+              }
+              resolve({ status: res.statusCode ?? 0, json });
+            });
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+    const faults = async () => (await call(`${demo.sandbox.url}/_sandbox/faults`)).json.data.length as number;
+    for (const host of [
+      `evil.example:${port}`,
+      'evil.example',
+      `127.0.0.1.evil.example:${port}`,
+      `localhost.evil:${port}`,
+    ]) {
+      const page = await withHost(host);
+      assert.deepEqual([page.status, page.json?.code, page.json?.field], [421, 'DEMO_HOST_REFUSED', 'host'], host);
+      const fault = await withHost(host, 'POST', '/sandbox/faults', 'preset=charge-unavailable');
+      assert.equal(fault.status, 421, host);
+    }
+    assert.equal(await faults(), 0, 'no fault was switched on');
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`]) {
+      assert.equal((await withHost(host)).status, 200, host);
+    }
   });
 
   it('serves every page with the helper’s strict CSP (nonce scripts, Trusted Types) and the widget with its SRI hash', async () => {

@@ -1,15 +1,11 @@
 import { isIP } from 'node:net';
+import { hostName } from '../../common/host-name.js';
 import { clientPrefix } from '../config.js';
 import type { SandboxContext } from '../core/context.js';
 import { SandboxError } from '../core/errors.js';
 import type { NextFunction, Request, Response } from '../core/http.js';
 
-/** The host name of a Host header, without port or IPv6 brackets, lower case. */
-export function hostName(host: string): string {
-  const h = host.trim().toLowerCase();
-  if (h.startsWith('[')) return h.slice(1, h.indexOf(']') === -1 ? undefined : h.indexOf(']'));
-  return h.replace(/:\d*$/, '');
-}
+export { hostName };
 
 /**
  * The spec's host prefix rule (Addresses: the host name starts with the first
