@@ -12,6 +12,7 @@ demo site (shop, platform dashboard, sandbox console). Ctrl-C stops everything.
   --host H          loopback address to bind (default 127.0.0.1)
 
 TESSERA_REDIS_URL=redis://… keeps the helper's state in Redis (as several instances would); without it, in memory.
+TESSERA_DEMO_ALLOWED_HOSTS=name,… lets the demo answer those host names too (a proxy's; loopback ones always).
 Logs are JSON lines (pino) at LOG_LEVEL, default warn; LOG_LEVEL=info shows every request.`;
 
 function portOf(option: string, value: string | undefined, fallback: number): number | string {
@@ -72,6 +73,13 @@ export async function runDemoCommand(args: string[]): Promise<number> {
       host: values.host,
       logger: pino({ name: 'tessera-demo', level: process.env.LOG_LEVEL || 'warn' }),
       ...(process.env.TESSERA_REDIS_URL ? { redisUrl: process.env.TESSERA_REDIS_URL } : {}),
+      ...(process.env.TESSERA_DEMO_ALLOWED_HOSTS
+        ? {
+            allowedHosts: process.env.TESSERA_DEMO_ALLOWED_HOSTS.split(',')
+              .map((h) => h.trim())
+              .filter(Boolean),
+          }
+        : {}),
     });
   } catch (error) {
     const e = error as NodeJS.ErrnoException;

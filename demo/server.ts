@@ -44,6 +44,13 @@ export interface DemoOptions {
    * would; without it, in the process's memory. The CLI takes it from `TESSERA_REDIS_URL`.
    */
   readonly redisUrl?: string;
+  /**
+   * Host names the demo answers besides loopback ones, for a proxy that forwards another name to it (a cloud dev
+   * environment's port forwarding, say). Any other `Host` is 421: a page of another site could otherwise point its
+   * own name at 127.0.0.1 and drive the demo (DNS rebinding). The CLI takes them from `TESSERA_DEMO_ALLOWED_HOSTS`
+   * (comma-separated).
+   */
+  readonly allowedHosts?: readonly string[];
 }
 
 export interface RunningDemo {
@@ -64,6 +71,14 @@ function checkOptions(options: DemoOptions): void {
     if (v !== undefined && !(Number.isInteger(v) && v >= 0 && v <= 65535)) {
       throw new TypeError(`startDemo: option \`${name}\` must be an integer from 0 to 65535, got ${JSON.stringify(v)}`);
     }
+  }
+  if (
+    options.allowedHosts !== undefined &&
+    !(Array.isArray(options.allowedHosts) && options.allowedHosts.every((h) => typeof h === 'string' && h !== ''))
+  ) {
+    throw new TypeError(
+      `startDemo: option \`allowedHosts\` must be an array of host names, got ${JSON.stringify(options.allowedHosts)}`,
+    );
   }
   if (options.host !== undefined && !isLoopbackHost(String(options.host))) {
     throw new TypeError(
@@ -184,9 +199,20 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
   // The demo answers on loopback only, and a page of another site that points its own name at 127.0.0.1 (DNS
   // rebinding) would be same-origin with it, its forms and reads included: every request must name a loopback host
   // (docs/decisions/demo.md#demo-cross-site).
+  const allowed = new Set((options.allowedHosts ?? []).map((h) => hostName(h)));
   app.use((req, _res, next) => {
-    if (isLoopbackHost(hostName(req.headers.host ?? ''))) return next();
-    next(new DemoError(421, 'DEMO_HOST_REFUSED', 'This demo answers at a loopback address only.', 'host'));
+    const name = hostName(req.headers.host ?? '');
+    if (isLoopbackHost(name) || allowed.has(name)) return next();
+    // A host name is at most 253 characters; a longer Host is not repeated whole.
+    const shown = name.slice(0, 253);
+    next(
+      new DemoError(
+        421,
+        'DEMO_HOST_REFUSED',
+        `This demo answers at a loopback address such as 127.0.0.1. To reach it as ${JSON.stringify(shown)} through a proxy of yours, start it with TESSERA_DEMO_ALLOWED_HOSTS=${shown}.`,
+        'host',
+      ),
+    );
   });
   app.use(sessions());
   app.use(helper.mountPath!, helper);

@@ -121,6 +121,37 @@ describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
     for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`]) {
       assert.equal((await withHost(host)).status, 200, host);
     }
+    const refused = await withHost(`evil.example:${port}`);
+    assert.match(
+      String(refused.json?.message),
+      /TESSERA_DEMO_ALLOWED_HOSTS=evil\.example/,
+      'the message names the way out',
+    );
+  });
+
+  it('answers the host names it is told to (a proxy of the developer’s), and still no other', async () => {
+    const proxied = await startDemo({ port: 0, sandboxPort: 0, allowedHosts: ['demo.dev.example'], logger: quiet });
+    try {
+      const { port } = new URL(proxied.url);
+      const status = (host: string) =>
+        new Promise<number>((resolve, reject) => {
+          request({ host: '127.0.0.1', port, path: '/', headers: { host } }, (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          })
+            .on('error', reject)
+            .end();
+        });
+      assert.equal(await status('demo.dev.example'), 200);
+      assert.equal(await status(`DEMO.dev.example:${port}`), 200);
+      assert.equal(await status('evil.example'), 421);
+    } finally {
+      await proxied.close();
+    }
+    await assert.rejects(
+      startDemo({ allowedHosts: 'demo.dev.example' as never }),
+      /option `allowedHosts` must be an array/,
+    );
   });
 
   it('serves every page with the helper’s strict CSP (nonce scripts, Trusted Types) and the widget with its SRI hash', async () => {
