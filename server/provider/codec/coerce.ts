@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { type Walkable, WRAPPERS } from '../schemas/zod-walk.js';
 
 /**
  * Gives a decoded XML document the types its zod schema expects. XML carries only text, so `decodeXml` returns
@@ -38,28 +39,6 @@ export interface CoerceOptions {
   readonly exact?: boolean;
 }
 
-/** The part of a zod 4 schema's internals the walk reads (`schema._zod.def`). */
-interface Walkable {
-  readonly _zod: { readonly def: Def };
-  safeParse?(value: unknown): { success: boolean };
-}
-
-interface Def {
-  readonly type: string;
-  readonly innerType?: Walkable;
-  readonly in?: Walkable;
-  readonly out?: Walkable;
-  readonly shape?: Record<string, Walkable>;
-  readonly element?: Walkable;
-  readonly valueType?: Walkable;
-  readonly options?: readonly Walkable[];
-  readonly values?: readonly unknown[];
-  readonly getter?: () => Walkable;
-  readonly left?: Walkable;
-  readonly right?: Walkable;
-}
-
-const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault', 'catch', 'readonly', 'nonoptional']);
 // Bounded and unambiguous (each part can match in one way only), so linear on any input; the old
 // `\d+\.?\d*` backtracked quadratically on a long run of digits (40,000 digits: 2 s).
 const NUMBER = /^-?[0-9]{1,16}(?:\.[0-9]{1,16})?$/;

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { fieldSegment } from '../../common/field-path.js';
+import { type Walkable, WRAPPERS } from '../../provider/schemas/zod-walk.js';
 import { SandboxValidationError } from './errors.js';
 
 /**
@@ -14,29 +15,6 @@ export interface IssueLocation {
   readonly field: string;
   readonly name: string;
 }
-
-/** The part of a zod 4 schema's internals the walk reads (`schema._zod.def`). */
-interface Walkable {
-  readonly _zod: { readonly def: Def };
-}
-
-interface Def {
-  readonly type: string;
-  readonly innerType?: Walkable;
-  readonly in?: Walkable;
-  readonly out?: Walkable;
-  readonly shape?: Record<string, Walkable>;
-  readonly element?: Walkable;
-  readonly valueType?: Walkable;
-  readonly items?: readonly Walkable[];
-  readonly rest?: Walkable | null;
-  readonly options?: readonly Walkable[];
-  readonly getter?: () => Walkable;
-  readonly left?: Walkable;
-  readonly right?: Walkable;
-}
-
-const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault', 'catch', 'readonly', 'nonoptional']);
 
 interface Step {
   /** The schema of the value at this segment (undefined when unknown). */
