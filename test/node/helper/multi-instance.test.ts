@@ -31,17 +31,7 @@ describe('several helper processes sharing one Redis and one sandbox', () => {
   let redis: RedisServer;
   let admin: Redis;
   let instances: Instance[];
-
-  const fleet: Fleet = {
-    get sb() {
-      return sb;
-    },
-    get instances() {
-      return instances;
-    },
-    delivered: () => admin.lrange('test:oncharge', 0, -1),
-    claims: () => admin.keys('tessera:*claim'),
-  };
+  let fleet: Fleet;
   const pay = (i: number, body: Record<string, unknown>): Promise<Answer> => payOn(fleet, i, body);
   const delivered = () => fleet.delivered();
 
@@ -51,6 +41,12 @@ describe('several helper processes sharing one Redis and one sandbox', () => {
     admin = new Redis(redis.url, { lazyConnect: true });
     admin.on('error', () => {});
     instances = await Promise.all([0, 1, 2].map(() => startInstance(sb, { url: redis.url })));
+    fleet = {
+      sb,
+      instances,
+      delivered: () => admin.lrange('test:oncharge', 0, -1),
+      claims: () => admin.keys('tessera:*claim'),
+    };
   });
   beforeEach(async () => {
     sb.context.reset();

@@ -176,24 +176,20 @@ describe('several helper processes sharing one Redis Cluster and one sandbox', (
   let sb: RunningSandbox;
   let admin: Cluster;
   let instances: Instance[];
-
-  const fleet: Fleet = {
-    get sb() {
-      return sb;
-    },
-    get instances() {
-      return instances;
-    },
-    delivered: () => admin.lrange('test:oncharge', 0, -1),
-    // A cluster's keys are spread over its masters: each one is asked.
-    claims: async () => (await Promise.all(admin.nodes('master').map((node) => node.keys('tessera:*claim')))).flat(),
-  };
+  let fleet: Fleet;
 
   before(async () => {
     sb = await startSandbox();
     admin = clusterClient();
     const clusterPorts = cluster!.nodes.map((n) => n.port);
     instances = await Promise.all([0, 1, 2].map(() => startInstance(sb, { clusterPorts })));
+    fleet = {
+      sb,
+      instances,
+      delivered: () => admin.lrange('test:oncharge', 0, -1),
+      // A cluster's keys are spread over its masters: each one is asked.
+      claims: async () => (await Promise.all(admin.nodes('master').map((node) => node.keys('tessera:*claim')))).flat(),
+    };
   });
   beforeEach(async () => {
     sb.context.reset();
