@@ -24,9 +24,10 @@ function subresourceIntegrity(): Plugin {
 /**
  * Lit's production modules less what this bundle can never use (docs/decisions/widget.md#widget-bundle-size): the hooks for
  * `@lit/polyfill-support` (browsers without shadow DOM, which the widget does not support), the version lists that
- * only Lit's development build reads (to warn about two copies on a page), and the text of two errors this code
- * cannot raise (a `CSSResult` constructed by hand, the `html` tag called without a template literal), which still
- * throw. Each edit must apply: a Lit update that changes the text fails the build rather than silently growing it.
+ * only Lit's development build reads (to warn about two copies on a page), the `<style>`-element fallback for browsers
+ * without constructable stylesheets (none that the widget supports), and the text of two errors this code cannot raise
+ * (a `CSSResult` constructed by hand, the `html` tag called without a template literal), which still throw.
+ * Each edit must apply: a Lit update that changes the text fails the build rather than silently growing it.
  */
 function litTrim(): Plugin {
   const edits: Record<string, [RegExp, string][]> = {
@@ -38,7 +39,13 @@ function litTrim(): Plugin {
       [/,(\w+)=(\w+)\.reactiveElementPolyfillSupport,/, ','],
       [/,\w+\?\.\(\{ReactiveElement:\w+\}\),\(\w+\.reactiveElementVersions\?\?=\[\]\)\.push\("[\d.]+"\)/, ''],
     ],
-    '@lit/reactive-element/css-tag.js': [[/"CSSResult is not constructable[^"]*"/, '"lit"']],
+    '@lit/reactive-element/css-tag.js': [
+      [/"CSSResult is not constructable[^"]*"/, '"lit"'],
+      [
+        /(\w+)=(\w+)\.ShadowRoot&&\(void 0===\2\.ShadyCSS\|\|\2\.ShadyCSS\.nativeShadow\)&&"adoptedStyleSheets"in Document\.prototype&&"replace"in CSSStyleSheet\.prototype/,
+        '$1=!0',
+      ],
+    ],
   };
   return {
     name: 'tessera-lit-trim',

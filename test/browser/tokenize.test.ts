@@ -117,6 +117,72 @@ describe('<tessera-card-form> tokenizing with the sandbox', () => {
     expect(submitted!.get('cardToken')).to.match(/^card_tok_/);
   });
 
+  it("Enter in a card field submits through the form's default button, as Enter in a native input does", async () => {
+    const { publicKey, tokenUrl } = await sandbox();
+    const form = await fixture<HTMLFormElement>(html`<form>
+      <button type="button">Back</button>
+      <tessera-card-form public-key=${publicKey} token-url=${tokenUrl}></tessera-card-form>
+      <button name="action" value="pay">Pay</button>
+      <button name="action" value="save">Save for later</button>
+    </form>`);
+    const el = form.querySelector('tessera-card-form')!;
+    const pay = form.querySelector<HTMLButtonElement>('[value="pay"]')!;
+    const submitters: (HTMLElement | null)[] = [];
+    const seen = (e: Event) => submitters.push((e as SubmitEvent).submitter);
+    window.addEventListener('submit', seen, true);
+    let data: FormData | undefined;
+    const done = new Promise<void>((resolve) => {
+      form.addEventListener('submit', (e) => {
+        e.preventDefault();
+        data = new FormData(form, e.submitter);
+        resolve();
+      });
+    });
+    try {
+      await fillCard(el, NUMBER, futureExpiry(), CVV);
+      input(el, 'cvv').focus();
+      await press('Enter');
+      await done;
+    } finally {
+      window.removeEventListener('submit', seen, true);
+    }
+    // The first submit is held while the card becomes a token; the second carries it. Both name the default button.
+    expect(submitters).to.deep.equal([pay, pay]);
+    expect(data!.get('action')).to.equal('pay');
+    expect(data!.get('cardToken')).to.match(/^card_tok_/);
+  });
+
+  it("Enter in a card field does not submit while the form's default button is disabled", async () => {
+    const { publicKey, tokenUrl } = await sandbox();
+    const form = await fixture<HTMLFormElement>(html`<form>
+      <tessera-card-form public-key=${publicKey} token-url=${tokenUrl}></tessera-card-form>
+      <button disabled>Pay</button>
+      <button>Other</button>
+    </form>`);
+    const el = form.querySelector('tessera-card-form')!;
+    const [pay] = form.querySelectorAll('button');
+    let submits = 0;
+    const count = () => submits++;
+    window.addEventListener('submit', count, true);
+    form.addEventListener('submit', (e) => e.preventDefault());
+    try {
+      await fillCard(el, NUMBER, futureExpiry(), CVV);
+      input(el, 'number').focus();
+      await press('Enter');
+      await new Promise((resolve) => setTimeout(resolve));
+      expect(submits).to.equal(0);
+      expect(el.form).to.equal(form);
+      // The same key once the button is enabled does submit: the first press reached the widget and was refused.
+      pay!.disabled = false;
+      const token = oneEvent(el, 'tessera-token');
+      await press('Enter');
+      await token;
+      expect(submits).to.be.greaterThan(0);
+    } finally {
+      window.removeEventListener('submit', count, true);
+    }
+  });
+
   it('form.reset() empties the fields and forgets the token', async () => {
     const { publicKey, tokenUrl } = await sandbox();
     const form = await fixture<HTMLFormElement>(html`<form>

@@ -52,7 +52,8 @@ const locales = new Map<string, Promise<readonly [string, Strings]>>();
  * cardholder's name in the shopper's browser and exchanges them for a single-use
  * `card_tok_…` token with the provider's public key. Inside a `<form>` it takes part
  * in submission: submitting tokenizes first, then the form data carries the token
- * under `name`. Like a native control it takes the standard `form` attribute (the id of
+ * under `name`. Enter in a field submits as in a native input: through the form's default
+ * button (nothing while it is disabled). Like a native control it takes the standard `form` attribute (the id of
  * a form elsewhere on the page), and it matches `:state(user-invalid)` once the shopper
  * has left a field with a problem or tried to submit.
  *
@@ -359,10 +360,14 @@ export class TesseraCardForm extends ReactiveElement {
   };
 
   #handleKeydown = (e: KeyboardEvent) => {
-    // Inputs in a shadow root are not the form's fields, so Enter would not submit it.
-    if (e.key === 'Enter' && !e.isComposing && this.#internals.form) {
+    // Inputs in a shadow root are not the form's fields, so Enter would not submit it. Implicit submission as the
+    // browser does it for its own inputs: a click on the form's default button (its name and value, formaction
+    // and formmethod go with it; nothing when it is disabled), or a plain submit when the form has none.
+    const form = this.#internals.form;
+    if (e.key === 'Enter' && !e.isComposing && form) {
       e.preventDefault();
-      this.#internals.form.requestSubmit();
+      const button = [...form.elements].find((b) => /^(submit|image)$/.test((b as HTMLButtonElement).type));
+      button ? (button as HTMLButtonElement).click() : form.requestSubmit();
     }
   };
 

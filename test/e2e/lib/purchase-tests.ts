@@ -71,6 +71,8 @@ export function purchaseTests(engine: () => Engine, env: () => PurchaseEnv): voi
     const page = await engine().newPage();
     const order = await checkout(engine().shopUrl, page, ['Tessera mug', 'Glass tile set']);
     await fillCard(page, '4242424242424242');
+    // The built bundle (Lit trimmed of its <style>-element fallback) styles the element with one adopted sheet.
+    assert.deepEqual(await page.cardStyles(), { adoptedSheets: 1, styleElements: 0, layout: 'grid' });
     await page.click('#pay-button');
     const shown = await result(page);
     await expectApprovedMugAndTiles(env().sandbox, shown, order);

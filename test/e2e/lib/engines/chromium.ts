@@ -1,6 +1,13 @@
 import type { BrowserContext } from 'playwright-core';
 import { launchChromium } from '../../../support/browser.js';
-import { type CardField, type Engine, type EngineOptions, type EngineTraffic, WAIT_MS } from './driver.js';
+import {
+  type CardField,
+  type Engine,
+  type EngineOptions,
+  type EngineTraffic,
+  readCardStyles,
+  WAIT_MS,
+} from './driver.js';
 
 /**
  * Chromium through playwright-core, as the rest of the end-to-end suite drives it (test/support/browser.ts).
@@ -53,6 +60,7 @@ export async function launchChromiumEngine({ demoUrl }: EngineOptions): Promise<
           await input(field).pressSequentially(text);
         },
         cardValue: (field) => input(field).inputValue(),
+        cardStyles: () => page.evaluate(readCardStyles),
         async waitForText(selector, text) {
           const found = page.locator(selector).filter({ hasText: text }).first();
           await found.waitFor();

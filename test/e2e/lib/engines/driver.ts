@@ -16,6 +16,8 @@ export interface ShopperPage {
   typeCard(field: CardField, text: string): Promise<void>;
   /** What one of the card form's inputs holds now. */
   cardValue(field: CardField): Promise<string>;
+  /** How the card form's shadow root is styled (see {@link readCardStyles}). */
+  cardStyles(): Promise<CardStyles>;
   /** Waits until the first element matching `selector` has text matching `text`; answers that text. */
   waitForText(selector: string, text: RegExp): Promise<string>;
   /** The page's URL now. */
@@ -88,6 +90,26 @@ export function readCardValue(field: string): string {
   const input = document.querySelector('tessera-card-form')?.shadowRoot?.querySelector<HTMLInputElement>(`#${field}`);
   if (!input) throw new Error(`no #${field} input in <tessera-card-form>`);
   return input.value;
+}
+
+/** The card form's styles as the page applies them: the bundle's own CSS, adopted rather than in `<style>` elements. */
+export interface CardStyles {
+  readonly adoptedSheets: number;
+  readonly styleElements: number;
+  /** `display` of the fields' container (`grid` from the element's CSS, `block` without it). */
+  readonly layout: string;
+}
+
+/** The page-side reader of {@link CardStyles} (passed to each driver's evaluate). */
+export function readCardStyles(): CardStyles {
+  const root = document.querySelector('tessera-card-form')?.shadowRoot;
+  const container = root?.querySelector('.form');
+  if (!root || !container) throw new Error('no rendered <tessera-card-form>');
+  return {
+    adoptedSheets: root.adoptedStyleSheets.length,
+    styleElements: root.querySelectorAll('style').length,
+    layout: getComputedStyle(container).display,
+  };
 }
 
 /** The page-side reader of an element's text (passed to each driver's evaluate); `null` when there is none. */

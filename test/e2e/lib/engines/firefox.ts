@@ -5,6 +5,7 @@ import {
   type Engine,
   type EngineOptions,
   type EngineTraffic,
+  readCardStyles,
   readCardValue,
   readText,
   WAIT_MS,
@@ -86,6 +87,7 @@ export async function launchFirefoxEngine({ demoUrl }: EngineOptions): Promise<E
           await input.type(text);
         },
         cardValue: (field) => page.evaluate(readCardValue, field),
+        cardStyles: () => page.evaluate(readCardStyles),
         waitForText: (selector, text) =>
           waitFor(`${selector} to show ${text}`, async () => {
             const shown = await page.evaluate(readText, selector);

@@ -7,6 +7,7 @@ import {
   type Engine,
   type EngineOptions,
   type EngineTraffic,
+  readCardStyles,
   readCardValue,
   readText,
   waitFor,
@@ -112,6 +113,7 @@ export async function launchWebKitEngine({ demoUrl }: EngineOptions): Promise<En
           await b.releaseActions();
         },
         cardValue: (field) => b.execute(readCardValue, field),
+        cardStyles: () => b.execute(readCardStyles),
         waitForText: (selector, text) =>
           waitFor(`${selector} to show ${text}`, async () => {
             const shown = await b.execute(readText, selector);
