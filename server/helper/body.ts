@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { type BodyReadError, collectBody, findShapeProblem } from '../common/body-guard.js';
-import { findSecurityCode } from './card-fields.js';
+import { findSecurityCode } from '../common/card-fields.js';
 import { HelperHttpError } from './errors.js';
 import { containsPan, findPan, jsonMayHoldPan, jsonNumbersHoldPan, MAX_DEPTH } from './pan-guard.js';
 

@@ -1,6 +1,6 @@
 import pino from 'pino';
+import { isSecurityCodeName } from '../common/card-fields.js';
 import { replaceJwts } from '../common/jwt-text.js';
-import { isSecurityCodeName } from './card-fields.js';
 import { maskPans } from './pan-guard.js';
 
 /** The part of a pino logger the helper uses; any pino-compatible logger fits. */

@@ -5,6 +5,7 @@
  * numbers, CVVs, keys, client secrets, access tokens and card/payment tokens never reach a log line.
  */
 
+import { isSecurityCodeName } from '../common/card-fields.js';
 import { replaceJwts } from '../common/jwt-text.js';
 import { maskPans } from '../common/pan.js';
 
@@ -18,7 +19,6 @@ export interface ProviderLogger {
   error: LogFn;
 }
 
-const CVV_KEY = /^(cvv2?|cvc2?|csc|security_?code|card_?verification)$/i;
 const SECRET_KEY =
   /(secret|password|authorization|access_?token|refresh_?token|api_?key|public_?key|private_?key|encrypted_card_number|^number$|card_?number|^pan$|^token$|card_?token|client_?assertion|^cookie$)/i;
 const OBJECT_TOKEN = /\b((?:card_tok|pay_tok)_)([A-Za-z0-9]{4,})/g;
@@ -61,7 +61,7 @@ export function createRedactor(secrets: readonly (string | undefined)[] = []): C
     if (value && typeof value === 'object') {
       const out: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(value)) {
-        if (CVV_KEY.test(k)) continue;
+        if (isSecurityCodeName(k)) continue;
         out[k] = SECRET_KEY.test(k) && v !== null && typeof v !== 'boolean' ? '[redacted]' : redact(v, depth + 1);
       }
       return out;

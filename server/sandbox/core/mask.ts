@@ -1,3 +1,4 @@
+import { isSecurityCodeName } from '../../common/card-fields.js';
 import { maskPans } from '../../common/pan.js';
 
 /**
@@ -8,7 +9,10 @@ import { maskPans } from '../../common/pan.js';
  * wire format.
  */
 
-/** A key that names a card security code: `cvv`, `card_cvv`, `CVV_code`, `cvc2`, `csc`, `securityCode`, … */
+/**
+ * A key that holds a card security code: any key containing `cvv`, `cvc`, `csc` or `security code` (`card_cvv`,
+ * `CVV_code`), which a log can drop freely, and every name of server/common/card-fields.ts (`cardCode`, `cvn`).
+ */
 const CVV_KEY = /cvv|cvc|csc|security.?code/i;
 const SECRET_KEY =
   /(secret|password|authorization|access_token|refresh_token|client_secret|encrypted_card_number|api_?key)/i;
@@ -47,7 +51,7 @@ export function maskValue(value: unknown, depth = 0): unknown {
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const k of Object.keys(value)) {
-      if (CVV_KEY.test(k)) continue;
+      if (CVV_KEY.test(k) || isSecurityCodeName(k)) continue;
       const v = (value as Record<string, unknown>)[k];
       out[maskText(k)] = SECRET_KEY.test(k)
         ? '[redacted]'

@@ -1,4 +1,7 @@
 /**
+ * Card security codes by the name of the key that holds one: the helper refuses a body that carries one, and every
+ * redactor (the helper's log, the provider clients' log, the sandbox's request log) drops it.
+ *
  * Key names under which a page would send a card's security code, compared in lower case without `_`, `-`, `.` or
  * spaces (`cvv`, `CVC2`, `security_code`, `cardSecurityCode`). A security code is three or four digits, which no
  * scan of values can tell from any other number, so its name is what gives it away. `cid` (American Express's name)
@@ -20,6 +23,7 @@ const SECURITY_CODE_NAMES: ReadonlySet<string> = new Set([
   'cardcvc',
   'cvvcode',
   'cvccode',
+  'cardverification',
   'cardverificationvalue',
   'cardverificationcode',
   'cardverificationnumber',
