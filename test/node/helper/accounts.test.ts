@@ -338,6 +338,32 @@ describe('dashboard routes against the sandbox', () => {
     }
   });
 
+  it('never says "nothing was done" when the read-back after an accepted PATCH fails: the change was made', async () => {
+    const token = await tokenA();
+    const path = '/entities/ent_fixture_a/payment-instruments/ppi_verified_2';
+    const cases: [Record<string, unknown>, number][] = [
+      [{ status: 500 }, 502],
+      [{ status: 503 }, 503],
+      [{ reset: true }, 502],
+      // Gone between the PATCH and the read: not "id does not exist", which would say the PATCH found nothing.
+      [{ status: 404 }, 502],
+    ];
+    for (const [rule, status] of cases) {
+      // Only the GET that follows the PATCH fails; the PATCH itself is answered 200.
+      await call(`${sb.url}/_sandbox/faults`, {
+        body: { method: 'GET', path: '/accounts/entities/*/payment-instruments/*', count: 1, ...rule },
+      });
+      const label = `Account ${status} ${Object.keys(rule)[0]}`;
+      const r = await ask(path, token, { method: 'PATCH', body: { label } });
+      assert.equal(r.status, status, `${JSON.stringify(rule)}: ${r.text}`);
+      assert.equal(r.json.outcomeKnown, false, `${JSON.stringify(rule)}: ${r.text}`);
+      assert.doesNotMatch(r.json.message, /nothing was done/, JSON.stringify(rule));
+      assert.equal(r.json.field, undefined, JSON.stringify(rule));
+      const now = await ask(path, token);
+      assert.equal(now.json.label, label, `${JSON.stringify(rule)}: the change was made`);
+    }
+  });
+
   it("answers a failed access-token request as this server's fault: 502/503, outcome known, no field of the caller's", async () => {
     const token = await tokenA();
     const cases: [Record<string, unknown>, number, RegExp][] = [
