@@ -66,8 +66,9 @@ export function upstreamError(err: unknown, afterWrite = false): HelperHttpError
       cause: err,
     });
   }
-  // The access-token request refused (RFC 6749 §5.2 answers 400 as well as 401) is this server's credentials too.
-  const tokenRefused = isTokenRequestError(err) && err.status !== undefined && err.status < 500;
+  // The access-token request refused (RFC 6749 §5.2 answers 400 as well as 401) is this server's credentials too; a 2xx
+  // it could not read, a redirect or a 404 (an `authBaseUrl` that is not a token endpoint) is not a refusal.
+  const tokenRefused = isTokenRequestError(err) && (err.status === 400 || err.status === 401 || err.status === 403);
   if (known && (err instanceof AuthenticationError || err instanceof PermissionError || tokenRefused)) {
     return new HelperHttpError(
       502,
