@@ -176,10 +176,12 @@ export function isHighS(token: string): boolean {
 }
 
 /**
- * Whether verification failed on the issuer's side, not the token's: the JWKS could not be fetched (network error,
- * timeout), answered other than 200, sent a body that is not JSON (also a body cut off by the timeout), or a key set
- * jose refuses. jose throws its bare `JOSEError` only for the fetch (`ERR_JOSE_GENERIC`). A 401 there would tell
- * the page to drop a good token while the issuer is down.
+ * Whether an error the JWKS lookup threw is the issuer's fault, not the token's: the JWKS could not be fetched
+ * (network error, timeout), answered other than 200, sent a body that is not JSON (also a body cut off by the
+ * timeout), or holds a key jose refuses. jose throws its bare `JOSEError` only for the fetch (`ERR_JOSE_GENERIC`). A
+ * 401 there would tell the page to drop a good token while the issuer is down. Only errors of the lookup itself are
+ * asked about: anything thrown after it (WebCrypto's `DataError` for an ES384 header against a P-256 key) is the
+ * token's, a 401 (docs/decisions/helper.md#helper-host-jwt).
  */
 function keySourceFault(err: unknown): boolean {
   return (
@@ -254,12 +256,25 @@ function checkExtras(
 
 /** A verifier of host tokens; `verify` resolves the claims or throws a 401/503 HelperHttpError. */
 export function createHostVerifier(options: HostAuthOptions, now: () => number) {
-  const getKey: KeyObject | JWTVerifyGetKey = options.jwksUrl
+  const jwks: JWTVerifyGetKey | undefined = options.jwksUrl
     ? createRemoteJWKSet(new URL(options.jwksUrl), {
         timeoutDuration: options.jwksTimeoutMs ?? 5000,
         cooldownDuration: 30_000,
       })
-    : importHostKey(options.key!);
+    : undefined;
+  const key: KeyObject | undefined = jwks ? undefined : importHostKey(options.key!);
+  /** The errors the JWKS lookup threw that are the issuer's fault; with a configured key there are none. */
+  const sourceFaults = new WeakSet<object>();
+  const getKey: JWTVerifyGetKey | undefined = jwks
+    ? async (header, token) => {
+        try {
+          return await jwks(header, token);
+        } catch (err) {
+          if (keySourceFault(err) && err !== null && typeof err === 'object') sourceFaults.add(err);
+          throw err;
+        }
+      }
+    : undefined;
 
   return async function verify(header: string | undefined): Promise<HostClaims> {
     // The scheme is case-insensitive (RFC 9110 §11.1); the token is a compact JWS of at most 8 KiB.
@@ -285,10 +300,9 @@ export function createHostVerifier(options: HostAuthOptions, now: () => number) 
       if (options.requireLowS && isHighS(match[1]!)) {
         throw new errors.JWSSignatureVerificationFailed('high-s ECDSA signature');
       }
-      const result =
-        typeof getKey === 'function'
-          ? await jwtVerify(match[1]!, getKey, verifyOptions)
-          : await jwtVerify(match[1]!, getKey, verifyOptions);
+      const result = getKey
+        ? await jwtVerify(match[1]!, getKey, verifyOptions)
+        : await jwtVerify(match[1]!, key!, verifyOptions);
       payload = result.payload;
       checkExtras(
         result.protectedHeader.typ,
@@ -298,7 +312,7 @@ export function createHostVerifier(options: HostAuthOptions, now: () => number) 
         now(),
       );
     } catch (err) {
-      if (keySourceFault(err)) {
+      if (err !== null && typeof err === 'object' && sourceFaults.has(err)) {
         throw new HelperHttpError(503, 'TESSERA_HOST_AUTH_UNAVAILABLE', 'the host token cannot be checked right now', {
           cause: err,
         });

@@ -73,8 +73,10 @@ function updaterFault(data: unknown): string | undefined {
   const card = data.card;
   if (card === undefined) return undefined;
   if (!isObject(card)) return 'card';
-  if (typeof card.bin !== 'string') return 'card.bin';
-  if (typeof card.last4 !== 'string') return 'card.last4';
+  // Passed on to the page and to onCardUpdated: "first six digits" (spec; eight allowed, as networks now issue 8-digit
+  // BINs) and four, never more of the card number than that.
+  if (typeof card.bin !== 'string' || !/^\d{6,8}$/.test(card.bin)) return 'card.bin';
+  if (typeof card.last4 !== 'string' || !/^\d{4}$/.test(card.last4)) return 'card.last4';
   if (!Number.isSafeInteger(card.expiry_month)) return 'card.expiry_month';
   if (!Number.isSafeInteger(card.expiry_year)) return 'card.expiry_year';
   return undefined;

@@ -26,8 +26,11 @@ export function isTokenRequestError(err: unknown): err is ProviderError {
  *   refused credentials).
  * `outcomeKnown: false` means a charge may have been made: retrying with the same
  * card token is safe (same idempotency key) and answers the real result.
+ *
+ * `afterWrite`: `err` is from a call made after a write the provider accepted (an instrument read back after its
+ * change), so the outcome is not "nothing was done" whatever that call's own error says.
  */
-export function upstreamError(err: unknown): HelperHttpError {
+export function upstreamError(err: unknown, afterWrite = false): HelperHttpError {
   if (err instanceof HelperHttpError) return err;
   if (!(err instanceof ProviderError)) {
     return new HelperHttpError(502, 'TESSERA_PROVIDER_ERROR', 'the payment provider could not be used', {
@@ -35,7 +38,7 @@ export function upstreamError(err: unknown): HelperHttpError {
       cause: err,
     });
   }
-  const known = err.outcomeKnown;
+  const known = err.outcomeKnown && !afterWrite;
   const tail = known
     ? 'nothing was done; try again'
     : 'the outcome is unknown; send the same request again to learn it (it will not be done twice)';
@@ -63,9 +66,10 @@ export function upstreamError(err: unknown): HelperHttpError {
       cause: err,
     });
   }
-  // The access-token request refused (RFC 6749 §5.2 answers 400 as well as 401) is this server's credentials too.
-  const tokenRefused = isTokenRequestError(err) && err.status !== undefined && err.status < 500;
-  if (err instanceof AuthenticationError || err instanceof PermissionError || tokenRefused) {
+  // The access-token request refused (RFC 6749 §5.2 answers 400 as well as 401) is this server's credentials too; a 2xx
+  // it could not read, a redirect or a 404 (an `authBaseUrl` that is not a token endpoint) is not a refusal.
+  const tokenRefused = isTokenRequestError(err) && (err.status === 400 || err.status === 401 || err.status === 403);
+  if (known && (err instanceof AuthenticationError || err instanceof PermissionError || tokenRefused)) {
     return new HelperHttpError(
       502,
       'TESSERA_PROVIDER_ERROR',

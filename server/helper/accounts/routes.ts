@@ -302,15 +302,19 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
       const body = parseBody(patchBodySchema, req.body);
       try {
         await accounts.paymentInstruments.update(entityId, id, body);
-        const data = instrumentRead(await accounts.paymentInstruments.retrieve(entityId, id), true);
-        ctx.log.info(
-          { event: 'tessera.instrument.updated', entityId, id, sub: claimsOf(res).sub },
-          'instrument updated',
-        );
-        res.json({ ...safeInstrument(data), requestId: res.locals.tesseraRequestId });
       } catch (err) {
         throw accountsError(err, 'id');
       }
+      ctx.log.info({ event: 'tessera.instrument.updated', entityId, id, sub: claimsOf(res).sub }, 'instrument updated');
+      let data: PaymentInstrument;
+      try {
+        data = instrumentRead(await accounts.paymentInstruments.retrieve(entityId, id), true);
+      } catch (err) {
+        // The change was made: a failed read-back (even a 404, or the token request) never says "nothing was done"
+        // (docs/decisions/helper.md#helper-provider-answers).
+        throw upstreamError(err, true);
+      }
+      res.json({ ...safeInstrument(data), requestId: res.locals.tesseraRequestId });
     },
   );
 

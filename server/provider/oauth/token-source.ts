@@ -135,16 +135,18 @@ export function tokenSourceFrom(
     const body = result.data as Record<string, unknown> | undefined;
     const accessToken = body?.access_token;
     const expiresIn = body?.expires_in;
+    // Sent as `Authorization: Bearer <token>`: a token with a space or a control character (CR LF) cannot be a header
+    // value, and kept in the cache it would fail every call until it expires (RFC 6750 §2.1 b64token is stricter).
     if (
       typeof accessToken !== 'string' ||
-      accessToken.length === 0 ||
+      !/^[\x21-\x7e]+$/.test(accessToken) ||
       typeof body?.token_type !== 'string' ||
       body.token_type.toLowerCase() !== 'bearer' ||
       typeof expiresIn !== 'number' ||
       !(expiresIn > 0)
     ) {
       throw new InvalidResponseError(
-        `${TOKEN_OPERATION} answered without a bearer access_token and a positive expires_in`,
+        `${TOKEN_OPERATION} answered without a bearer access_token (visible ASCII) and a positive expires_in`,
         {
           status: result.status,
           requestId: result.requestId,

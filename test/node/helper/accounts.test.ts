@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { UnsecuredJWT } from 'jose';
 import type { CardUpdatedEvent, TesseraHelperOptions } from '../../../server/helper/index.js';
@@ -338,6 +340,32 @@ describe('dashboard routes against the sandbox', () => {
     }
   });
 
+  it('never says "nothing was done" when the read-back after an accepted PATCH fails: the change was made', async () => {
+    const token = await tokenA();
+    const path = '/entities/ent_fixture_a/payment-instruments/ppi_verified_2';
+    const cases: [Record<string, unknown>, number][] = [
+      [{ status: 500 }, 502],
+      [{ status: 503 }, 503],
+      [{ reset: true }, 502],
+      // Gone between the PATCH and the read: not "id does not exist", which would say the PATCH found nothing.
+      [{ status: 404 }, 502],
+    ];
+    for (const [rule, status] of cases) {
+      // Only the GET that follows the PATCH fails; the PATCH itself is answered 200.
+      await call(`${sb.url}/_sandbox/faults`, {
+        body: { method: 'GET', path: '/accounts/entities/*/payment-instruments/*', count: 1, ...rule },
+      });
+      const label = `Account ${status} ${Object.keys(rule)[0]}`;
+      const r = await ask(path, token, { method: 'PATCH', body: { label } });
+      assert.equal(r.status, status, `${JSON.stringify(rule)}: ${r.text}`);
+      assert.equal(r.json.outcomeKnown, false, `${JSON.stringify(rule)}: ${r.text}`);
+      assert.doesNotMatch(r.json.message, /nothing was done/, JSON.stringify(rule));
+      assert.equal(r.json.field, undefined, JSON.stringify(rule));
+      const now = await ask(path, token);
+      assert.equal(now.json.label, label, `${JSON.stringify(rule)}: the change was made`);
+    }
+  });
+
   it("answers a failed access-token request as this server's fault: 502/503, outcome known, no field of the caller's", async () => {
     const token = await tokenA();
     const cases: [Record<string, unknown>, number, RegExp][] = [
@@ -368,6 +396,45 @@ describe('dashboard routes against the sandbox', () => {
     });
     assert.equal(updater.status, 502, updater.text);
     assert.equal(updater.json.outcomeKnown, true);
+  });
+
+  it('answers a token endpoint that misbehaves (200 HTML, a redirect, an unusable token) as its fault, not refused credentials', async () => {
+    let answer: (res: ServerResponse) => void = () => {};
+    const endpoint = createServer((_req, res) => answer(res));
+    await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
+    const authBaseUrl = `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}`;
+    const token = await tokenA();
+    const json = (body: unknown) => (res: ServerResponse) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const cases: [string, (res: ServerResponse) => void][] = [
+      ['200 HTML', (res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>maintenance</html>')],
+      ['a redirect', (res) => res.writeHead(302, { location: 'https://login.example/' }).end()],
+      // An authBaseUrl that is not a token endpoint.
+      ['404', (res) => res.writeHead(404, { 'content-type': 'text/html' }).end('<html>not found</html>')],
+      // Not a header value: kept, it made every call fail, and writes say their outcome was unknown.
+      ['a token with CR LF', json({ access_token: 'abc\r\nX-Injected: 1', token_type: 'Bearer', expires_in: 3600 })],
+    ];
+    try {
+      for (const [what, respond] of cases) {
+        answer = respond;
+        const fresh = await helper({ authBaseUrl });
+        for (const [method, path, body] of [
+          ['GET', '/entities/ent_fixture_a/payment-instruments/ppi_verified_1', undefined],
+          ['PATCH', '/entities/ent_fixture_a/payment-instruments/ppi_verified_1', { label: 'x' }],
+          ['POST', '/account-updater', { instrumentId: 'src_updated' }],
+        ] as const) {
+          const r = await ask(path, token, { method, body, target: fresh });
+          assert.equal(r.status, 502, `${what}, ${method}: ${r.text}`);
+          assert.equal(r.json.code, 'TESSERA_PROVIDER_ERROR', `${what}, ${method}`);
+          assert.equal(r.json.outcomeKnown, true, `${what}, ${method}: no request of the caller was sent`);
+          assert.doesNotMatch(r.json.message, /credentials/, `${what}, ${method}`);
+          assert.match(r.json.message, /nothing was done/, `${what}, ${method}`);
+        }
+      }
+    } finally {
+      endpoint.closeAllConnections();
+      endpoint.close();
+    }
   });
 
   it('never answers or logs the client secret, the secret key or an access token', () => {

@@ -194,6 +194,31 @@ describe('host JWT verification', () => {
     }
   });
 
+  it('answers 401, not 503, to a token whose algorithm does not fit the configured key (ES384 header, P-256 key)', async () => {
+    // The key is local: nothing on the issuer's side can fail, so whatever the token's header makes jose or WebCrypto
+    // throw (a `DataError` for a curve that does not match) is the token's fault, and the page should fetch a new one.
+    const verify = createHostVerifier(
+      { ...options, jwksUrl: undefined, key: issuer.publicKey, algorithms: ['ES256', 'ES384', 'ES512'] },
+      now,
+    );
+    const seconds = Math.floor(now() / 1000);
+    for (const [alg, curve] of [
+      ['ES384', 'P-384'],
+      ['ES512', 'P-521'],
+    ] as const) {
+      const attacker = generateKeyPairSync('ec', { namedCurve: curve }).privateKey;
+      const token = await new SignJWT({ iss: issuer.issuer, aud: issuer.audience, sub: 'usr_admin' })
+        .setProtectedHeader({ alg })
+        .setIssuedAt(seconds)
+        .setExpirationTime(seconds + 300)
+        .sign(attacker);
+      await refused(verify(`Bearer ${token}`), 401, 'TESSERA_HOST_AUTH_INVALID').catch((err: Error) => {
+        throw new Error(`${alg}: ${err.message}`);
+      });
+    }
+    assert.equal((await verify(`Bearer ${await issuer.sign()}`)).sub, 'usr_1');
+  });
+
   it('refuses a symmetric key at configuration', () => {
     assert.throws(
       () => createHostVerifier({ ...options, jwksUrl: undefined, key: { kty: 'oct', k: 'c2VjcmV0' } }, now),

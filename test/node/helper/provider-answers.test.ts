@@ -203,6 +203,9 @@ describe('the provider answers 2xx without what the helper reads', () => {
       '{"account_update_status":"SOMETHING_NEW"}',
       '{"account_update_status":"CARD_UPDATED","card":{"bin":"424242","last4":4242}}',
       'null',
+      // More of the card number than the first six (or eight) and last four digits: never passed on to the page.
+      '{"account_update_status":"CARD_UPDATED","card":{"bin":"4000000000001000","last4":"1000","expiry_month":1,"expiry_year":2030}}',
+      '{"account_update_status":"CARD_UPDATED","card":{"bin":"400000","last4":"4000000000001000","expiry_month":1,"expiry_year":2030}}',
     ];
     for (const body of broken) {
       proxy.once({ path: /\/account-updater\/cards$/, method: 'POST', contentType: JSON_TYPE, body });

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import {
   AuthenticationError,
   createTokenSource,
+  InvalidResponseError,
   ProviderError,
   ProviderServerError,
   type TokenSource,
@@ -112,6 +115,35 @@ describe('OAuth token source against the sandbox', () => {
     assert.ok(error instanceof ProviderError, String(error));
     assert.equal(error.outcomeKnown, true);
     await quick.close();
+  });
+
+  it('refuses an access token that cannot be sent in a header (CR LF, control character, space), and does not keep it', async () => {
+    // A broken token endpoint, not the sandbox: the sandbox never issues such a token.
+    const answers = ['abc\r\nX-Injected: 1', 'a\u0001b', 'two words', 'tok_good'];
+    const endpoint = createServer((_req, res) => {
+      const access_token = answers.shift();
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ access_token, token_type: 'Bearer', expires_in: 3600 }));
+    });
+    await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
+    const { clientId, clientSecret } = sb.credentials;
+    const authUrl = `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}`;
+    const broken = createTokenSource({ clientId, clientSecret, authUrl, maxRetries: 0 });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const error = await broken.token(['accounts']).catch((e: unknown) => e);
+        assert.ok(error instanceof InvalidResponseError, String(error));
+        assert.equal(error.outcomeKnown, true);
+        assert.equal(error.operation, TOKEN_OPERATION);
+        assert.match(error.message, /access_token/);
+      }
+      // Nothing bad was cached: the next answer is asked for and used.
+      assert.equal(await broken.token(['accounts']), 'tok_good');
+    } finally {
+      await broken.close();
+      endpoint.closeAllConnections();
+      endpoint.close();
+    }
   });
 
   it('rejects scopes that are not OAuth scope tokens with a TypeError', async () => {
