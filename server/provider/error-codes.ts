@@ -43,8 +43,9 @@ export const PROVIDER_ERROR_CODES = {
   },
   TESSERA_REQUEST_REJECTED: {
     error: 'RequestRejectedError',
-    status: 'other 4xx',
-    meaning: 'The provider refused the request as sent (405, 406, 413, 415, …).',
+    status: 'other 4xx, 3xx',
+    meaning:
+      'The provider refused the request as sent (405, 406, 413, 415, …), or answered with a redirect, which is not followed (for a write `outcomeKnown` is false).',
   },
   TESSERA_PROVIDER_UNAVAILABLE: {
     error: 'ProviderServerError',

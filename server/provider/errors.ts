@@ -158,7 +158,10 @@ export class RateLimitError extends ProviderError {
   }
 }
 
-/** Any other 4xx (405, 406, 413, 415…): the provider refused the request as sent. */
+/**
+ * Any other 4xx (405, 406, 413, 415…): the provider refused the request as sent. Also a 3xx, which is never followed:
+ * for a write its `outcomeKnown` is false (a 303 is how HTTP answers a POST carried out elsewhere).
+ */
 export class RequestRejectedError extends ProviderError {
   static readonly code = 'TESSERA_REQUEST_REJECTED';
   declare readonly code: 'TESSERA_REQUEST_REJECTED';

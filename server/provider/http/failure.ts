@@ -86,10 +86,14 @@ export function responseError(
       ...(etag ? { etag } : {}),
       // A 4xx means the provider refused the request; a 5xx on a write may come after the effect. A 409 on a
       // keyed write can mean "the first request with this key is still running" (IETF idempotency draft):
-      // unknown too (docs/decisions/provider.md#outcome-known).
+      // unknown too. So is a 3xx: the provider's APIs never redirect, and a 303 is how HTTP answers a POST that was
+      // carried out elsewhere (docs/decisions/provider.md#outcome-known).
       outcomeKnown:
         at.read ||
-        (!at.earlierUnknown && status < 500 && !(status === 409 && ex.idempotencyKey !== undefined && inFlight(body))),
+        (!at.earlierUnknown &&
+          status >= 400 &&
+          status < 500 &&
+          !(status === 409 && ex.idempotencyKey !== undefined && inFlight(body))),
       operation: ex.operation,
       attempts: at.attempts,
       ...(ex.idempotencyKey ? { idempotencyKey: ex.idempotencyKey } : {}),

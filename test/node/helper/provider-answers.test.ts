@@ -177,6 +177,20 @@ describe('the provider answers 2xx without what the helper reads', () => {
     }
   });
 
+  it('answers a charge answered with a redirect 502 with an unknown outcome: the charge may have been made', async () => {
+    for (const status of [303, 307]) {
+      const body = { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@shop.example' };
+      const before = (await sandboxCharges(sb)).length;
+      // The sandbox charged; the answer that comes back is a redirect ("the result is over there").
+      proxy.once({ path: /\/charges\/token$/, method: 'POST', status, body: '' });
+      unknownOutcome(await pay(body), `${status}`);
+      const retry = await pay(body);
+      assert.equal(retry.status, 201, `${status}, retried: ${retry.text}`);
+      const ids = (await sandboxCharges(sb)).slice(before).map((e) => (e.responseBody as { id?: string }).id);
+      assert.deepEqual(ids, [retry.json.id, retry.json.id], 'one charge, answered twice');
+    }
+  });
+
   it('answers the 3-D Secure return 502 when the charge read back is malformed, and the page can come back', async () => {
     const body = {
       cardToken: await cardToken(sb, '4000000000003220'),

@@ -522,6 +522,42 @@ describe('HTTP core: connections and bodies (bare servers standing in for a brok
     assert.deepEqual(ids(), ['charge_slow', 'charge_next']);
   });
 
+  it('says a write answered with a redirect has an unknown outcome, and never follows it', async (t) => {
+    // A 303 is how HTTP answers a POST carried out elsewhere ("see the result there"): the charge may exist.
+    let elsewhere = 0;
+    const other = await listen((_req, res) => {
+      elsewhere++;
+      res.end('{}');
+    });
+    let status = 303;
+    const server = await listen((_req, res) => {
+      res.writeHead(status, { location: `${other.url}/api2/v2/charges/charge_elsewhere` });
+      res.end();
+    });
+    const client = createLegacyClient({ secretKey: SECRET, baseUrl: server.url, maxRetries: 0 });
+    t.after(async () => {
+      await client.close();
+      server.close();
+      other.close();
+    });
+    const body = { cardToken: 'card_tok_abcdefgh', value: 1999, currency: 'EUR', email: 'a@shop.example' };
+    for (status of [301, 302, 303, 307, 308]) {
+      const error = await client.charges
+        .create(body, { idempotencyKey: `redirect-${status}` })
+        .catch((e: unknown) => e);
+      assert.ok(error instanceof RequestRejectedError, `${status}: ${String(error)}`);
+      assert.equal(error.status, status);
+      assert.equal(error.outcomeKnown, false, `${status}: a POST answered with a redirect may have been carried out`);
+      assert.equal(error.idempotencyKey, `redirect-${status}`);
+    }
+    // A read that was redirected changed nothing.
+    status = 307;
+    const read = await client.charges.retrieve('charge_1').catch((e: unknown) => e);
+    assert.ok(read instanceof RequestRejectedError, String(read));
+    assert.equal(read.outcomeKnown, true);
+    assert.equal(elsewhere, 0, 'the key never went to the address of the redirect');
+  });
+
   it('reports a body cut off mid-stream (chunked or with a length) as a NetworkError, once per attempt', async (t) => {
     let hits = 0;
     const server = await listen((req, res) => {
