@@ -8,6 +8,7 @@ import {
   RateLimitError,
   TimeoutError,
 } from '../provider/errors.js';
+import { MAX_RETRY_AFTER_MS } from '../provider/http/backoff.js';
 import { TOKEN_OPERATION } from '../provider/oauth/token-source.js';
 import { HelperHttpError } from './errors.js';
 
@@ -15,6 +16,13 @@ import { HelperHttpError } from './errors.js';
 export function isTokenRequestError(err: unknown): err is ProviderError {
   return err instanceof ProviderError && err.operation === TOKEN_OPERATION;
 }
+
+/**
+ * The longest `Retry-After` the helper passes on to the browser: the longest the clients themselves wait for one.
+ * The provider's own may be anything (`Infinity` from a 400-digit value, a date in the year 9999); the header the
+ * shopper's page gets is a small whole number of seconds (docs/decisions/helper.md#helper-upstream).
+ */
+const MAX_RETRY_AFTER_S = MAX_RETRY_AFTER_MS / 1000;
 
 /**
  * Maps a provider failure the route could not answer itself to 502/503/504,
@@ -59,7 +67,9 @@ export function upstreamError(err: unknown, afterWrite = false): HelperHttpError
     (err instanceof NetworkError && known) ||
     (err instanceof ProviderServerError && err.status === 503);
   if (busy) {
-    const retryAfter = err instanceof RateLimitError && err.retryAfter ? String(err.retryAfter) : '1';
+    const retryAfter = String(
+      err instanceof RateLimitError && err.retryAfter ? Math.min(Math.max(1, err.retryAfter), MAX_RETRY_AFTER_S) : 1,
+    );
     return new HelperHttpError(503, 'TESSERA_PROVIDER_UNAVAILABLE', `the payment provider is unavailable: ${tail}`, {
       outcomeKnown: known,
       headers: { 'Retry-After': retryAfter },

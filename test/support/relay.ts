@@ -12,6 +12,8 @@ export interface Relay {
 export interface RelayAnswer {
   readonly status: number;
   readonly contentType?: string;
+  /** Further headers of the answer. */
+  readonly headers?: Record<string, string>;
   readonly body: string;
 }
 
@@ -53,7 +55,10 @@ export async function startRelay(target: string, hooks: RelayHooks = {}): Promis
           if (replaced) {
             answer.resume();
             hooks.answered?.(url, replaced.status);
-            const headers = replaced.contentType === undefined ? {} : { 'content-type': replaced.contentType };
+            const headers = {
+              ...replaced.headers,
+              ...(replaced.contentType === undefined ? {} : { 'content-type': replaced.contentType }),
+            };
             res.writeHead(replaced.status, headers).end(replaced.body);
             return;
           }

@@ -21,6 +21,7 @@ interface Tamper {
   readonly method: string;
   readonly status?: number;
   readonly contentType?: string;
+  readonly headers?: Record<string, string>;
   readonly body: string;
 }
 
@@ -39,6 +40,7 @@ async function tamperingProxy(target: string) {
       return {
         status: t.status ?? 200,
         ...(t.contentType === undefined ? {} : { contentType: t.contentType }),
+        ...(t.headers === undefined ? {} : { headers: t.headers }),
         body: t.body,
       };
     },
@@ -188,6 +190,33 @@ describe('the provider answers 2xx without what the helper reads', () => {
       assert.equal(retry.status, 201, `${status}, retried: ${retry.text}`);
       const ids = (await sandboxCharges(sb)).slice(before).map((e) => (e.responseBody as { id?: string }).id);
       assert.deepEqual(ids, [retry.json.id, retry.json.id], 'one charge, answered twice');
+    }
+  });
+
+  it("passes a 429's Retry-After on as a small whole number of seconds, whatever the provider sent", async () => {
+    const sent: [string, string][] = [
+      ['9'.repeat(400), '60'],
+      ['99999999999999999999', '60'],
+      ['Fri, 31 Dec 9999 23:59:59 GMT', '60'],
+      ['3600', '60'],
+      ['0', '1'],
+      ['soon', '1'],
+      ['2', '2'],
+    ];
+    for (const [retryAfter, expected] of sent) {
+      const body = { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@shop.example' };
+      proxy.once({
+        path: /\/charges\/token$/,
+        method: 'POST',
+        status: 429,
+        contentType: JSON_TYPE,
+        headers: { 'retry-after': retryAfter },
+        body: '{}',
+      });
+      const r = await pay(body);
+      assert.equal(r.status, 503, `${retryAfter}: ${r.text}`);
+      assert.equal(r.json.code, 'TESSERA_PROVIDER_UNAVAILABLE');
+      assert.equal(r.headers.get('retry-after'), expected, retryAfter.slice(0, 40));
     }
   });
 
