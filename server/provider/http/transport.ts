@@ -190,17 +190,19 @@ export async function send<T>(http: HttpContext, ex: Exchange): Promise<Provider
 
 /**
  * Wait before retry number `retry` after a retryable status: the backoff, or the provider's `Retry-After` when that
- * is longer; `undefined` (do not retry) when `Retry-After` asks for more than {@link MAX_RETRY_AFTER_MS}.
+ * is longer; `undefined` (do not retry) when `Retry-After` asks for more than {@link MAX_RETRY_AFTER_MS} or than
+ * one attempt may last (`timeoutMs`): a caller who gives an attempt 10 s is not kept waiting a minute between two
+ * (docs/decisions/provider.md#client-retries).
  */
 export function retryDelay(
   retryAfter: string | null,
   retry: number,
-  config: Pick<HttpConfig, 'retryBaseMs' | 'retryMaxMs'>,
+  config: Pick<HttpConfig, 'retryBaseMs' | 'retryMaxMs' | 'timeoutMs'>,
   random?: () => number,
   nowMs?: number,
 ): number | undefined {
   const asked = parseRetryAfter(retryAfter, nowMs);
-  if (asked !== undefined && asked > MAX_RETRY_AFTER_MS) return undefined;
+  if (asked !== undefined && asked > Math.min(MAX_RETRY_AFTER_MS, config.timeoutMs)) return undefined;
   return Math.max(asked ?? 0, backoffDelay(retry, config.retryBaseMs, config.retryMaxMs, random));
 }
 

@@ -416,6 +416,27 @@ describe('HTTP core: retries, timeouts and outcomes against sandbox faults', () 
     assert.ok(waitedMs >= 950, `retried after ${waitedMs.toFixed(0)} ms, before Retry-After: 1 had passed`);
   });
 
+  it('does not wait a Retry-After longer than an attempt may last: the error goes to the caller at once', async (t) => {
+    // The Express helper gives each attempt 10 s because a shopper waits; a minute's Retry-After twice kept the
+    // shopper two minutes.
+    const quick = createLegacyClient({
+      secretKey: sb.credentials.secretKey,
+      baseUrl: sb.url,
+      timeoutMs: 2000,
+      ...FAST_RETRY,
+    });
+    t.after(() => quick.close());
+    const { data } = await legacy.charges.create(await chargeBody());
+    await fault(sb, { path: `/api2/v2/charges/${data.id}`, status: 503, retryAfter: 5 });
+    const started = performance.now();
+    const error = await quick.charges.retrieve(data.id).catch((e: unknown) => e);
+    const waitedMs = performance.now() - started;
+    assert.ok(error instanceof ProviderServerError, String(error));
+    assert.equal(error.attempts, 1);
+    assert.equal(error.headers['retry-after'], '5');
+    assert.ok(waitedMs < 2000, `answered after ${waitedMs.toFixed(0)} ms`);
+  });
+
   it('maps 429 to RateLimitError when retries are exhausted', async () => {
     const { data } = await legacy.charges.create(await chargeBody());
     await fault(sb, { path: `/api2/v2/charges/${data.id}`, status: 429, count: 3 });

@@ -162,7 +162,7 @@ describe('provider client options', () => {
   });
 
   it('waits the longer of the backoff and Retry-After, and not at all beyond 60 s', () => {
-    const config = { retryBaseMs: 500, retryMaxMs: 5000 };
+    const config = { retryBaseMs: 500, retryMaxMs: 5000, timeoutMs: 120_000 };
     const now = Date.parse('2026-01-01T00:00:00Z');
     assert.equal(
       retryDelay(null, 0, config, () => 1, now),
@@ -187,6 +187,22 @@ describe('provider client options', () => {
     assert.equal(
       retryDelay('soon', 2, config, () => 1, now),
       2000,
+    );
+  });
+
+  it('does not wait a Retry-After longer than one attempt may last (timeoutMs)', () => {
+    const config = { retryBaseMs: 500, retryMaxMs: 5000, timeoutMs: 10_000 };
+    assert.equal(
+      retryDelay('10', 0, config, () => 1),
+      10_000,
+    );
+    assert.equal(
+      retryDelay('11', 0, config, () => 1),
+      undefined,
+    );
+    assert.equal(
+      retryDelay('60', 0, config, () => 1),
+      undefined,
     );
   });
 
