@@ -22,6 +22,12 @@ type Fields = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Fields => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isText = (v: unknown): v is string => typeof v === 'string' && v !== '';
+/**
+ * The last four digits of a card, and a BIN (the first six or eight): what the helper passes on of a card. Anything
+ * longer may be the card number itself, which must not reach the page, the store, `onCharge` or `onCardUpdated`.
+ */
+const isLast4 = (v: unknown) => typeof v === 'string' && /^[0-9]{4}$/.test(v);
+const isBin = (v: unknown) => typeof v === 'string' && /^[0-9]{6,8}$/.test(v);
 /** `"06"` or `6`: the charge event reads both with `Number()`. */
 const isWholeNumber = (v: unknown) =>
   (typeof v === 'number' || (typeof v === 'string' && v !== '')) && Number.isSafeInteger(Number(v));
@@ -45,7 +51,7 @@ function chargeFault(data: unknown, pendingAllowed: boolean): string | undefined
   const card = data.card;
   if (!isObject(card)) return 'card';
   if (typeof card.paymentMethod !== 'string') return 'card.paymentMethod';
-  if (typeof card.last4 !== 'string') return 'card.last4';
+  if (!isLast4(card.last4)) return 'card.last4';
   if (!isWholeNumber(card.expiryMonth)) return 'card.expiryMonth';
   if (!isWholeNumber(card.expiryYear)) return 'card.expiryYear';
   return undefined;
@@ -73,10 +79,8 @@ function updaterFault(data: unknown): string | undefined {
   const card = data.card;
   if (card === undefined) return undefined;
   if (!isObject(card)) return 'card';
-  // Passed on to the page and to onCardUpdated: "first six digits" (spec; eight allowed, as networks now issue 8-digit
-  // BINs) and four, never more of the card number than that.
-  if (typeof card.bin !== 'string' || !/^\d{6,8}$/.test(card.bin)) return 'card.bin';
-  if (typeof card.last4 !== 'string' || !/^\d{4}$/.test(card.last4)) return 'card.last4';
+  if (!isBin(card.bin)) return 'card.bin';
+  if (!isLast4(card.last4)) return 'card.last4';
   if (!Number.isSafeInteger(card.expiry_month)) return 'card.expiry_month';
   if (!Number.isSafeInteger(card.expiry_year)) return 'card.expiry_year';
   return undefined;

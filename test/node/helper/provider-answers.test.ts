@@ -148,6 +148,13 @@ describe('the provider answers 2xx without what the helper reads', () => {
       ],
       ['an amount as text', { contentType: JSON_TYPE, body: JSON.stringify({ ...charge, value: '2500' }) }],
       [
+        'the whole card number as its last four digits',
+        {
+          contentType: JSON_TYPE,
+          body: JSON.stringify({ ...charge, card: { ...charge.card, last4: '4242424242424242' } }),
+        },
+      ],
+      [
         'a challenge URL that is a script',
         { contentType: JSON_TYPE, body: JSON.stringify({ id: 'pay_tok_x', redirectUrl: 'javascript:alert(1)' }) },
       ],
