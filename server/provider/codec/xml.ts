@@ -23,6 +23,12 @@ import { fieldSegment } from '../../common/field-path.js';
 export const XML_ROOT = 'data';
 export const XML_MAX_DEPTH = 32;
 export const XML_MAX_ELEMENTS = 10_000;
+/**
+ * Attributes in a whole document. The mapping writes at most one per element (`key`, or `nil`); the parser and the
+ * validator spend some ten microseconds on each, and more than linear time on many in one tag, so a document of
+ * 8 MiB of attributes once held the event loop for a minute.
+ */
+export const XML_MAX_ATTRIBUTES = 10_000;
 
 /**
  * Why an XML document was refused; `code` is stable. `forbidden_key` (an element or `key` named `__proto__`,
@@ -36,6 +42,7 @@ export class XmlCodecError extends Error {
     | 'xml_malformed'
     | 'xml_root'
     | 'xml_too_deep'
+    | 'xml_too_many_attributes'
     | 'xml_too_many_elements';
   readonly field: string | undefined;
   constructor(code: XmlCodecError['code'], message: string, field?: string) {
@@ -209,7 +216,7 @@ function malformed(): never {
 }
 
 /**
- * Structural limits (depth, element count) and the grossest malformations, checked in one forward pass before
+ * Structural limits (depth, element and attribute count) and the grossest malformations, checked in one forward pass before
  * the text reaches the parser. Linear in the input by construction: every step moves forward, and the only
  * searches (`indexOf` for a comment's, CDATA section's, processing instruction's or quoted value's end) start
  * where the scan is and never look at a character twice. A regular expression did this before and backtracked
@@ -221,6 +228,7 @@ function preScan(text: string): void {
   const checkReferences = referenceChecker(text);
   let depth = 0;
   let elements = 0;
+  let attributes = 0;
   let i = text.indexOf('<');
   // Character data runs from the end of one piece of markup to the next `<`: its references are checked there.
   checkReferences(0, i < 0 ? n : i);
@@ -256,6 +264,10 @@ function preScan(text: string): void {
       }
       if (c === LT) malformed();
       if (c === DQUOTE || c === SQUOTE) {
+        // Every attribute has a quoted value (one without is refused by the validator after this scan).
+        if (++attributes > XML_MAX_ATTRIBUTES) {
+          throw new XmlCodecError('xml_too_many_attributes', `more than ${XML_MAX_ATTRIBUTES} XML attributes`);
+        }
         const close = text.indexOf(c === DQUOTE ? '"' : "'", j + 1);
         if (close < 0) malformed();
         checkReferences(j + 1, close);

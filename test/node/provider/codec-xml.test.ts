@@ -214,7 +214,8 @@ describe('XML codec: encodeXml / decodeXml', () => {
       ['`</a` flood', fill('<data>', '</a'), 'xml_malformed'],
       ['unclosed attribute value', fill('<data><a b="', 'x'), 'xml_malformed'],
       ['unclosed attribute values', fill('<data>', '<a b="<'), 'xml_malformed'],
-      ['attributes without an end', fill('<data><a ', 'b="x" '), 'xml_malformed'],
+      // Refused by count before the missing `>` is reached.
+      ['attributes without an end', fill('<data><a ', 'b="x" '), 'xml_too_many_attributes'],
       ['`/` and `=` inside a tag', fill('<data><a b', '=/'), 'xml_malformed'],
       ['unclosed comment', fill('<data><!--', '-'), 'xml_malformed'],
       ['comment openers', fill('<data>', '<!--'), 'xml_malformed'],
@@ -223,6 +224,19 @@ describe('XML codec: encodeXml / decodeXml', () => {
       ['deep nesting', fill('<data>', '<a>'), 'xml_too_deep'],
       ['deep nesting hidden in quoted `/>`', fill('<data>', '<a b="/>">'), 'xml_too_deep'],
       ['many elements', fill('<data>', '<a/>'), 'xml_too_many_elements'],
+      // fast-xml-parser spent 3 s on 1 MB of attributes in one tag, more than linear (a minute for 8 MiB).
+      [
+        'many attributes in one tag',
+        `<data><a ${Array.from({ length: MB / 10 }, (_, i) => `b${i}="x"`).join(' ')}/></data>`,
+        'xml_too_many_attributes',
+      ],
+      [
+        'many attributes over many tags',
+        `<data>${`<a ${Array.from({ length: 8 }, (_, i) => `b${i}='x'`).join(' ')}/>`.repeat(9000)}</data>`,
+        'xml_too_many_attributes',
+      ],
+      ['attributes without values', fill('<data><a ', 'b '), 'xml_malformed'],
+      ['attributes without quotes', fill('<data><a ', 'b=x '), 'xml_malformed'],
       ['entity-like text', `<data><a>${'&#x'.repeat(MB / 3)}</a></data>`, 'xml_malformed'],
       ['one long decimal reference', `<data><a>&#${'9'.repeat(MB)}</a></data>`, 'xml_malformed'],
       [
