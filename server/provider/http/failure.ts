@@ -98,7 +98,7 @@ export function responseError(
       attempts: at.attempts,
       ...(ex.idempotencyKey ? { idempotencyKey: ex.idempotencyKey } : {}),
     },
-    http.redact.text,
+    http.redact,
   );
 }
 

@@ -13,6 +13,7 @@ import {
   RequestRejectedError,
   ValidationError,
 } from '../errors.js';
+import type { ClientRedactor } from '../log.js';
 import { parseRetryAfter } from './backoff.js';
 
 /** Response headers as undici gives them: lower-case names, a list for a repeated header. */
@@ -114,16 +115,21 @@ export function describeBody(body: unknown): { code?: string; message?: string; 
   };
 }
 
-/** Builds the typed error for a non-2xx answer. `text` must already be redacted by the caller's redactor. */
+/**
+ * Builds the typed error for a non-2xx answer. Its message and the `body` it carries go through the client's
+ * redactor: an error is made to be logged (pino's error serializer writes `body` whole), and a provider that echoes
+ * the request (the key, a card number) in its error must not put them in the merchant's log.
+ */
 export function errorForStatus(
   status: number,
-  body: unknown,
+  rawBody: unknown,
   details: Omit<ProviderErrorDetails, 'status' | 'body'>,
-  redactText: (s: string) => string,
+  redact: ClientRedactor,
 ): ProviderError {
+  const body = redact(rawBody);
   const { code, message } = describeBody(body);
-  const what = `${details.operation ?? 'request'} failed with HTTP ${status}${code ? ` (${redactText(code)})` : ''}`;
-  const text = message ? `${what}: ${redactText(message)}` : what;
+  const what = `${details.operation ?? 'request'} failed with HTTP ${status}${code ? ` (${code})` : ''}`;
+  const text = message ? `${what}: ${message}` : what;
   const d: ProviderErrorDetails = { ...details, status, body };
   switch (status) {
     case 401:
@@ -133,7 +139,8 @@ export function errorForStatus(
     case 404:
       return new NotFoundError(text, d);
     case 409: {
-      const b = (body ?? {}) as Record<string, unknown>;
+      // The provider's links to its own resources, as sent.
+      const b = (rawBody ?? {}) as Record<string, unknown>;
       const links = (b._links ?? b.links) as Record<string, unknown> | undefined;
       return new ConflictError(text, links && typeof links === 'object' ? { ...d, links } : d);
     }

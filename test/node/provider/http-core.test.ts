@@ -486,6 +486,42 @@ describe('HTTP core: connections and bodies (bare servers standing in for a brok
     assert.ok(server.sockets.size <= 2, `${server.sockets.size} connections for 10 calls`);
   });
 
+  it('keeps no key, card number or security code that a provider echoes in an error body on the error it throws', async (t) => {
+    // Some APIs echo the request in their errors; the error is what a merchant logs (pino writes `body` whole).
+    const server = await listen((req, res) => {
+      res.writeHead(req.url?.includes('bad') ? 400 : 500, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          errorCode: 'request_invalid',
+          message: `key ${SECRET} cannot charge 4242 4242 4242 4242`,
+          errors: [{ field: 'number', code: 'invalid', message: 'card 4242424242424242 refused' }],
+          request: { authorization: SECRET, number: '4242424242424242', cvv: '737', note: `sent by ${SECRET}` },
+        }),
+      );
+    });
+    const client = createLegacyClient({ secretKey: SECRET, baseUrl: server.url, maxRetries: 0 });
+    t.after(async () => {
+      await client.close();
+      server.close();
+    });
+    for (const id of ['charge_bad', 'charge_broken']) {
+      const error = await client.charges.retrieve(id).catch((e: unknown) => e);
+      assert.ok(error instanceof ValidationError || error instanceof ProviderServerError, String(error));
+      const logged = JSON.stringify({ ...error, message: error.message });
+      for (const leak of [SECRET, '4242424242424242', '4242 4242 4242 4242', '737']) {
+        assert.ok(!logged.includes(leak), `${id}: ${leak} in ${logged}`);
+      }
+      // What the caller reads of the body is still there.
+      assert.equal((error.body as { errorCode: string }).errorCode, 'request_invalid');
+      if (error instanceof ValidationError) {
+        assert.deepEqual(
+          error.fieldErrors.map((f) => [f.field, f.code]),
+          [['number', 'invalid']],
+        );
+      }
+    }
+  });
+
   it('reads an answer whole: after 1xx informational responses, across chunks that split a character, without a BOM', async (t) => {
     const euro = Buffer.from('€', 'utf8');
     const server = await listen((_req, res) => {
