@@ -323,7 +323,9 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
       if (details.threeDSecure) Object.assign(request, threeDsUrls(`${mount()}/charges/3ds-return`));
       let answer: Awaited<ReturnType<LegacyClient['charges']['create']>>;
       try {
-        answer = await legacy.charges.create(request, { idempotencyKey: idempotencyKeyFor(body.cardToken, digest) });
+        answer = await legacy.charges.create(request, {
+          idempotencyKey: idempotencyKeyFor(body.cardToken, body.orderReference, digest),
+        });
         checkChargeCreated(answer);
       } catch (err) {
         const shopper = err instanceof ValidationError ? shopperError(err) : undefined;

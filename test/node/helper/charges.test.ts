@@ -173,6 +173,35 @@ describe('POST /charges against the sandbox', () => {
     assert.equal((await sandboxCharges(sb)).length, 1);
   });
 
+  it('refuses the token for another order of the same price after the store forgot it, and still replays its own order', async () => {
+    // A restart loses a MemoryStore's answers (a flushed Redis too); the provider keeps the charge's idempotency key
+    // for 24 h. The order never reaches the provider, so with a key of the token alone the token sent for another
+    // order of the same price was the same request, and the provider's replay of the first charge paid that order.
+    ORDERS['order-same-price'] = { ...ORDERS['order-1']! };
+    const events: { id: string; orderReference: string }[] = [];
+    const onCharge = (e: { id: string; orderReference: string }) => void events.push(e);
+    const token = await cardToken(sb);
+    const body = { cardToken: token, orderReference: 'order-1', email: 'a@shop.example' };
+    const first = await pay(await helper({ onCharge }), body);
+    assert.equal(first.status, 201, first.text);
+    const restarted = await helper({ onCharge });
+    const other = await pay(restarted, { ...body, orderReference: 'order-same-price' });
+    assert.equal(other.status, 409, other.text);
+    assert.equal(other.json.code, 'TESSERA_CARD_TOKEN_USED');
+    assert.equal(other.json.field, 'cardToken');
+    assert.ok(!other.text.includes(first.json.id), other.text);
+    // The token's own order, sent again after the restart, still learns its charge from the provider's replay.
+    const again = await pay(await helper({ onCharge }), body);
+    assert.equal(again.status, 201, again.text);
+    assert.equal(again.json.id, first.json.id);
+    assert.deepEqual(
+      events.map((e) => e.orderReference),
+      ['order-1', 'order-1'],
+    );
+    const ids = (await sandboxCharges(sb)).map((e) => (e.responseBody as { id?: string } | undefined)?.id);
+    assert.deepEqual([...new Set(ids.filter(Boolean))], [first.json.id]);
+  });
+
   it('answers 402 for declines with one generic message whatever the reason', async () => {
     const answers: Answer[] = [];
     for (const number of ['4000000000000002', '4000000000000119', '4000000000009995']) {
