@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Request } from 'express';
 import type { HelperContext } from '../context.js';
 import { HelperHttpError } from '../errors.js';
-import { LATE, withinHookTime } from '../hooks.js';
+import { LATE, thrownError, withinHookTime } from '../hooks.js';
 import { keepClaim } from '../lease.js';
 import type { ChargeEvent } from '../options.js';
 import { claimAndGet, setAndRelease } from '../store.js';
@@ -70,7 +70,7 @@ export async function deliverCharge(
       try {
         await hook(event, { req, source });
       } catch (err) {
-        const cause = err instanceof Error ? err : new Error(String(err));
+        const cause = thrownError(err);
         ctx.log.error(
           {
             event: 'tessera.on_charge.failed',

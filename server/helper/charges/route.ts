@@ -10,8 +10,8 @@ import {
 } from '../../provider/legacy/client.js';
 import { jsonBody } from '../body.js';
 import type { HelperContext } from '../context.js';
-import { badRequest, HelperHttpError } from '../errors.js';
-import { hookTimeout, LATE, withinHookTime } from '../hooks.js';
+import { answerable, badRequest, HelperHttpError } from '../errors.js';
+import { hookTimeout, LATE, thrownError, withinHookTime } from '../hooks.js';
 import { keepClaim } from '../lease.js';
 import type { ChargeRequestBody } from '../options.js';
 import { chargeRead, checkChargeCreated } from '../provider-answers.js';
@@ -226,6 +226,23 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
     return settle(charge, JSON.parse(saved) as PendingThreeDs);
   }
 
+  /**
+   * The 500 of a `resolveCharge` that failed (threw, or answered something that threw while it was read); the
+   * shopper gets a generic message, the merchant's log what went wrong, in full.
+   */
+  function resolveFailed(err: unknown, what: string): HelperHttpError {
+    const cause = thrownError(err);
+    log.error(
+      {
+        event: 'tessera.resolve_charge.failed',
+        code: 'TESSERA_RESOLVE_CHARGE_FAILED',
+        cause: { type: cause.name, message: cause.message, stack: cause.stack },
+      },
+      `resolveCharge ${what}: ${cause.message}`,
+    );
+    return new HelperHttpError(500, 'TESSERA_RESOLVE_CHARGE_FAILED', 'the order could not be priced', { cause: err });
+  }
+
   async function resolveDetails(req: Request, body: ChargeBody) {
     const hookBody: ChargeRequestBody = {
       orderReference: body.orderReference,
@@ -247,18 +264,15 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
           throw hookTimeout('the order could not be priced in time; nothing was charged, try again');
       }
     } catch (err) {
-      if (err instanceof HelperHttpError) throw err;
-      // The shopper gets a generic 500; the merchant's log gets what went wrong, in full.
-      const cause = err instanceof Error ? err : new Error(String(err));
-      log.error(
-        {
-          event: 'tessera.resolve_charge.failed',
-          code: 'TESSERA_RESOLVE_CHARGE_FAILED',
-          cause: { type: cause.name, message: cause.message, stack: cause.stack },
-        },
-        `resolveCharge threw: ${cause.message}`,
-      );
-      throw new HelperHttpError(500, 'TESSERA_RESOLVE_CHARGE_FAILED', 'the order could not be priced', { cause: err });
+      if (err instanceof HelperHttpError) {
+        if (answerable(err)) throw err;
+        // Its status is no error status, or Node refuses a header of it: the merchant's bug, said in the log.
+        throw resolveFailed(
+          new Error(`a HelperHttpError (${err.code}) with status ${err.status} or a header that cannot be sent`),
+          'threw an error that cannot be answered (use a status from 400 to 599)',
+        );
+      }
+      throw resolveFailed(err, 'threw');
     }
     if (resolved === undefined || resolved === null) {
       throw badRequest('orderReference', 'orderReference does not name an order to pay', 'TESSERA_UNKNOWN_ORDER');
@@ -266,10 +280,9 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
     try {
       return parseDetails(resolved);
     } catch (err) {
-      log.error(
-        { event: 'tessera.resolve_charge.invalid', field: (err as HelperHttpError).field },
-        (err as Error).message,
-      );
+      // A getter or a proxy of the answer that threw while it was read is a failure of the hook, not a bad answer.
+      if (!(err instanceof HelperHttpError)) throw resolveFailed(err, 'answered a value that threw while read');
+      log.error({ event: 'tessera.resolve_charge.invalid', field: err.field }, err.message);
       throw err;
     }
   }

@@ -465,6 +465,25 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
       assert.deepEqual(calls, [r.json.chargeId, r.json.chargeId, r.json.chargeId]);
       assert.equal((await sandboxCharges(sb)).length, 1);
     });
+
+    it('when it throws a value that is no Error and cannot be made a string: the same 503 and log line, never the helper’s own 500', async () => {
+      let fail = true;
+      const h = await helper({
+        onCharge: () => {
+          // String() of an object without a prototype throws: it used to escape as a TypeError, 500 TESSERA_INTERNAL.
+          if (fail) throw Object.create(null);
+        },
+      });
+      const body = await order();
+      const r = notRecorded(await pay(h, body));
+      const line = h.log.lines.find((l) => l.event === 'tessera.on_charge.failed');
+      assert.ok(line, h.log.text());
+      assert.equal(line.chargeId, r.json.chargeId);
+      fail = false;
+      const retry = await pay(h, body);
+      assert.equal(retry.status, 201, retry.text);
+      assert.equal(retry.json.id, r.json.chargeId);
+    });
   });
 
   describe('hooks that take too long (hookTimeoutMs)', () => {

@@ -131,6 +131,26 @@ describe('POST /charges against the sandbox', () => {
         'ammount',
       ],
       [async () => null, 400, 'TESSERA_UNKNOWN_ORDER', 'orderReference'],
+      // Junk a hook may throw or answer is its failure too: a 500 naming resolveCharge, never the helper's own 500.
+      [
+        () => {
+          throw Object.create(null);
+        },
+        500,
+        'TESSERA_RESOLVE_CHARGE_FAILED',
+        undefined,
+      ],
+      [
+        () => ({
+          get amount(): number {
+            throw new Error('database down');
+          },
+          currency: 'EUR' as const,
+        }),
+        500,
+        'TESSERA_RESOLVE_CHARGE_FAILED',
+        undefined,
+      ],
     ];
     for (const [resolveCharge, status, code, field] of cases) {
       const target = await helper({ resolveCharge });
@@ -143,6 +163,37 @@ describe('POST /charges against the sandbox', () => {
       assert.equal(r.json.code, code);
       assert.equal(r.json.field, field);
       assert.ok(!r.text.includes('database down'), 'internal error text stays on the server');
+    }
+    assert.equal((await sandboxCharges(sb)).length, 0);
+  });
+
+  it('answers a HelperHttpError of resolveCharge that cannot be answered as it is with a 500 JSON error, never a success or a stack trace', async () => {
+    // A 200 told the page a charge went through; a status or header Node refuses made the error handler throw, and
+    // Express answered its own HTML page with the stack trace.
+    const errors = [
+      new HelperHttpError(200, 'ORDER_CLOSED', 'closed'),
+      new HelperHttpError(302, 'ORDER_CLOSED', 'closed'),
+      new HelperHttpError(1000, 'ORDER_CLOSED', 'closed'),
+      new HelperHttpError(409.5, 'ORDER_CLOSED', 'closed'),
+      new HelperHttpError(409, 'ORDER_CLOSED', 'closed', { headers: { 'x-order': 'a\r\nset-cookie: x=1' } }),
+    ];
+    for (const error of errors) {
+      const target = await helper({
+        resolveCharge: () => {
+          throw error;
+        },
+      });
+      const r = await pay(target, {
+        cardToken: await cardToken(sb),
+        orderReference: 'order-1',
+        email: 'a@shop.example',
+      });
+      assert.equal(r.status, 500, r.text);
+      assert.equal(r.json.code, 'TESSERA_RESOLVE_CHARGE_FAILED', r.text);
+      assert.equal(r.headers.get('x-order'), null);
+      assert.ok(!/at |RangeError|TypeError/.test(r.text), r.text);
+      const line = target.log.lines.find((l) => l.event === 'tessera.resolve_charge.failed');
+      assert.match(String(line?.msg), /status from 400 to 599/);
     }
     assert.equal((await sandboxCharges(sb)).length, 0);
   });
