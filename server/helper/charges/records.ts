@@ -42,6 +42,10 @@ export interface PendingThreeDs {
   readonly successUrl?: string;
   readonly failUrl?: string;
   readonly ip: string;
+  /**
+   * The session id itself, in records written before 2026-11-26 only: a session id is a bearer secret, and the store's
+   * values can end up in its logs; the {@link owner} holds its hash, which is all the decline counters need.
+   */
   readonly session?: string;
   /** Who may read the answer (absent in records written before owners were kept). */
   readonly owner?: ResultOwner;

@@ -190,7 +190,9 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
     const outcome = outcomeOf(charge, pending.orderReference, pending.owner);
     await store.set(pending.resultKey, JSON.stringify(outcome), RESULT_TTL_MS);
     if (outcome.status === 402 && (await store.claim(`${pending.resultKey}:declined`, '1', RESULT_TTL_MS))) {
-      await settled(recordDeclines(store, declineCounters(ownerOf(pending.ip, pending.session))), true);
+      // The record's owner holds the session's hash; records of earlier versions kept the session id itself.
+      const owner = pending.owner ?? ownerOf(pending.ip, pending.session);
+      await settled(recordDeclines(store, declineCounters(owner)), true);
     }
     return outcome;
   }
@@ -289,7 +291,7 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
 
   async function charge(t: TokenRequest, claim: TokenClaim): Promise<ChargeOutcome> {
     const { req, body, key, digest } = t;
-    const { ip, session, owner } = t.caller;
+    const { ip, owner } = t.caller;
     // Reserved before anything else, so concurrent charges cannot overshoot; kept only for a decline, or when
     // the provider may have charged (outcome unknown). docs/decisions/helper.md#helper-rate-limits
     const counters = declineCounters(owner);
@@ -366,7 +368,6 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
           orderReference: body.orderReference,
           ip,
           owner,
-          ...(session ? { session } : {}),
           ...(successUrl ? { successUrl } : {}),
           ...(failUrl ? { failUrl } : {}),
         };
