@@ -208,6 +208,20 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
       assert.match(String(warnings[0]!.msg), /trust proxy` is true/);
     });
 
+    it('answers an X-Forwarded-Proto that is neither https nor http with 400 naming it, before any charge', async () => {
+      // Behind a trusted proxy the helper's own URL (for return targets and the 3-D Secure return) takes its scheme.
+      const app = await proxied(1);
+      for (const [proto, status] of [
+        ['javascript', 400],
+        ['https', 201],
+      ] as const) {
+        const r = await pay(app, { ...(await order()), successUrl: '/done' }, { 'x-forwarded-proto': proto });
+        assert.equal(r.status, status, r.text);
+        if (status === 400) assert.equal(r.json.field, 'x-forwarded-proto');
+      }
+      assert.equal((await sandboxCharges(sb)).length, 1);
+    });
+
     it('counts every request before reading its body, and invalid ones do not spend the charge budget', async () => {
       const h = await helper({
         rateLimits: {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { request } from 'undici';
@@ -593,6 +594,52 @@ describe('POST /charges against the sandbox', () => {
     const failBack = await fetch(`${h.url}/charges/3ds-return${failed.search}`, { redirect: 'manual' });
     // `/a/..//evil.example/phish` normalises to `//evil.example/phish`, which a browser reads as another host.
     assert.match(failBack.headers.get('location')!, /^\/evil\.example\/phish\?chargeId=charge_/);
+  });
+
+  it('answers a Host header that names no host with 400 naming it, where it was a 500 or a provider error', async () => {
+    // Without publicUrl the helper's URL (own-origin return targets, the 3-D Secure return URL) comes from Host.
+    // Its own helper: the requests below would spend the shared one's requestsPerIp.
+    const target = await helper();
+    // HTTP clients refuse to send most of these Host values: written on a socket as they come.
+    const send = (host: string, body: Record<string, unknown>) =>
+      new Promise<{ status: number; json: Record<string, string> }>((resolve, reject) => {
+        const { port } = new URL(target.url);
+        const text = JSON.stringify(body);
+        const socket = connect(Number(port), '127.0.0.1', () => {
+          socket.write(
+            `POST /payments/charges HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\n` +
+              `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+          );
+        });
+        const chunks: Buffer[] = [];
+        socket.on('data', (c: Buffer) => chunks.push(c));
+        socket.on('error', reject);
+        socket.on('end', () => {
+          const answer = Buffer.concat(chunks).toString();
+          const [head = '', rest = ''] = answer.split('\r\n\r\n');
+          resolve({ status: Number(head.split(' ')[1]), json: JSON.parse(rest) });
+        });
+      });
+    for (const host of ['[', 'a b', 'shop.example:99999', 'a\\b', 'x:-1', '%']) {
+      for (const body of [{ orderReference: 'order-1', successUrl: '/done' }, { orderReference: 'order-3ds' }]) {
+        const token = await cardToken(sb, body.orderReference === 'order-3ds' ? '4000000000003220' : undefined);
+        const r = await send(host, { ...body, cardToken: token, email: 'a@shop.example' });
+        assert.equal(r.status, 400, `${host}: ${JSON.stringify(r.json)}`);
+        assert.equal(r.json.field, 'host');
+        assert.match(r.json.message!, /publicUrl/);
+      }
+    }
+    assert.equal((await sandboxCharges(sb)).length, 0);
+    // A host with a port, an IP literal and the same request with a usable Host still work.
+    for (const host of ['shop.example:8443', '[::1]:3000', '127.0.0.1']) {
+      const r = await send(host, {
+        cardToken: await cardToken(sb),
+        orderReference: 'order-1',
+        email: 'a@shop.example',
+        successUrl: '/done',
+      });
+      assert.equal(r.status, 201, `${host}: ${JSON.stringify(r.json)}`);
+    }
   });
 
   it('answers a finished 3-D Secure return again from the store: reloading it reads nothing more from the provider', async () => {
