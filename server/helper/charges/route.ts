@@ -188,11 +188,17 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
    */
   async function settle(charge: Charge, pending: PendingThreeDs): Promise<ChargeOutcome> {
     const outcome = outcomeOf(charge, pending.orderReference, pending.owner);
-    await store.set(pending.resultKey, JSON.stringify(outcome), RESULT_TTL_MS);
-    if (outcome.status === 402 && (await store.claim(`${pending.resultKey}:declined`, '1', RESULT_TTL_MS))) {
+    // The charge exists: a store that fails here is answered as `saved` says, never "nothing was done".
+    await saved(store.set(pending.resultKey, JSON.stringify(outcome), RESULT_TTL_MS));
+    if (outcome.status === 402) {
       // The record's owner holds the session's hash; records of earlier versions kept the session id itself.
       const owner = pending.owner ?? ownerOf(pending.ip, pending.session);
-      await settled(recordDeclines(store, declineCounters(owner)), true);
+      const count = async () => {
+        if (await store.claim(`${pending.resultKey}:declined`, '1', RESULT_TTL_MS)) {
+          await recordDeclines(store, declineCounters(owner));
+        }
+      };
+      await settled(count(), true);
     }
     return outcome;
   }
