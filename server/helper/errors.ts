@@ -1,3 +1,4 @@
+import { validateHeaderName, validateHeaderValue } from 'node:http';
 import type { Request } from 'express';
 import { TesseraError } from '../provider/errors.js';
 import type { HelperErrorCode } from './error-codes.js';
@@ -63,6 +64,25 @@ export function errorBody(err: HelperHttpError<string>, requestId: string): Help
     ...err.details,
     requestId,
   };
+}
+
+/**
+ * Whether `err` can be answered as it is: a status from 400 to 599 and headers Node can send. A `HelperHttpError`
+ * the merchant's hook threw may carry anything; answered as it was, a 200 would tell the page a failed charge
+ * went through, and a status or header Node refuses made the error handler itself throw, which Express answered
+ * with its own HTML page and, outside production, the stack trace.
+ */
+export function answerable(err: HelperHttpError<string>): boolean {
+  if (!Number.isInteger(err.status) || err.status < 400 || err.status > 599) return false;
+  try {
+    for (const [name, value] of Object.entries(err.headers)) {
+      validateHeaderName(name);
+      validateHeaderValue(name, value);
+    }
+  } catch {
+    return false;
+  }
+  return true;
 }
 
 /** 400 naming the field. */

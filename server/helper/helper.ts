@@ -6,7 +6,7 @@ import { cardDataRefused } from './body.js';
 import { DEFAULT_LIMITS, type HelperContext, type ResolvedLimits } from './context.js';
 import { cors } from './cors.js';
 import { crossSiteGuard } from './cross-site.js';
-import { type ErrorPage, errorBody, HelperHttpError } from './errors.js';
+import { answerable, type ErrorPage, errorBody, HelperHttpError } from './errors.js';
 import { createHostVerifier } from './host-auth.js';
 import type { KeyCheckResult } from './key-check.js';
 import { defaultLogger, redactingLogger } from './log.js';
@@ -180,13 +180,22 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
     next(new HelperHttpError(404, 'TESSERA_ROUTE_NOT_FOUND', `no route for ${req.method} ${req.path}`));
   });
   router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const known =
+    let known =
       err instanceof HelperHttpError
         ? err
         : (requestError(err) ??
           new HelperHttpError(500, 'TESSERA_INTERNAL', 'the payment helper failed unexpectedly', {
             cause: err,
           }));
+    if (!answerable(known)) {
+      // A HelperHttpError of a merchant's hook with a status that is no error (200, 302) or one Node refuses (1000):
+      // answered as the helper's own failure rather than as it is (docs/decisions/helper.md#helper-charges).
+      log.error(
+        { event: 'tessera.error.unanswerable', code: known.code, status: String(known.status) },
+        'a HelperHttpError with a status outside 400 to 599, or a header that cannot be sent, was answered as a 500',
+      );
+      known = new HelperHttpError(500, 'TESSERA_INTERNAL', 'the payment helper failed unexpectedly', { cause: err });
+    }
     if (known.status >= 500) log.error({ event: 'tessera.error', code: known.code, err }, 'tessera helper error');
     res.locals.tesseraErrorCode = known.code;
     if (res.headersSent) return;

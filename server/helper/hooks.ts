@@ -55,3 +55,17 @@ export function hookTimeout(message: string): HelperHttpError {
     headers: { 'Retry-After': '2' },
   });
 }
+
+/**
+ * What a merchant's hook threw, as an `Error` for the log: itself when it is one, else an `Error` naming the value.
+ * `String(value)` throws for an object without a prototype or with a `toString` that throws; the hook's failure must
+ * still be answered as one (its 503 or 500 and its log line), never as the helper's own 500.
+ */
+export function thrownError(value: unknown): Error {
+  if (value instanceof Error) return value;
+  try {
+    return new Error(String(value));
+  } catch {
+    return new Error(`a value that is not an Error (${value === null ? 'null' : typeof value})`);
+  }
+}

@@ -8,7 +8,7 @@ import { instrumentLabelSchema } from '../../provider/schemas/accounts/index.js'
 import { jsonBody } from '../body.js';
 import type { HelperContext } from '../context.js';
 import { badRequest, HelperHttpError } from '../errors.js';
-import { hookTimeout, LATE, withinHookTime } from '../hooks.js';
+import { hookTimeout, LATE, thrownError, withinHookTime } from '../hooks.js';
 import { forbidden, type HostClaims, requireHost } from '../host-auth.js';
 import type { CardUpdatedEvent } from '../options.js';
 import { instrumentRead, instrumentsListed, updaterAnswered } from '../provider-answers.js';
@@ -214,7 +214,7 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
       );
     } catch (err) {
       if (err instanceof HelperHttpError) throw err;
-      const cause = err instanceof Error ? err : new Error(String(err));
+      const cause = thrownError(err);
       throw idsFailed(`paymentInstrumentIds threw: ${cause.message}`, {
         cause: { type: cause.name, message: cause.message, stack: cause.stack },
       });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Request } from 'express';
 import type { HelperContext } from '../context.js';
 import { HelperHttpError } from '../errors.js';
-import { LATE, withinHookTime } from '../hooks.js';
+import { LATE, thrownError, withinHookTime } from '../hooks.js';
 import { keepClaim } from '../lease.js';
 import type { ChargeEvent } from '../options.js';
 import { claimAndGet, setAndRelease } from '../store.js';
@@ -17,6 +17,8 @@ const DELIVERY_CLAIM_MS = 10_000;
 const WAIT_MS = 15_000;
 
 const STILL_RECORDING = 'the shop is still recording this payment; send the same request again to learn the outcome';
+const NOT_RECORDED =
+  'the payment’s outcome is known but the shop could not record it; send the same request again (it will not be charged twice)';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -27,6 +29,23 @@ function failed(event: ChargeEvent, message: string, cause?: unknown): HelperHtt
     details: { chargeId: event.id },
     cause,
   });
+}
+
+/**
+ * A store call of the delivery: the charge exists by now, so a store that fails is answered as a delivery that
+ * failed (503 `TESSERA_ON_CHARGE_FAILED`, the charge id), never as the store's own 503, whose `outcomeKnown: true`
+ * and "nothing was done" are right only before the provider call.
+ */
+async function stored<T>(ctx: HelperContext, event: ChargeEvent, step: Promise<T>): Promise<T> {
+  try {
+    return await step;
+  } catch (err) {
+    ctx.log.warn(
+      { event: 'tessera.on_charge.store_failed', chargeId: event.id, code: (err as { code?: unknown }).code },
+      'the store failed while onCharge was being delivered: the shopper was told to retry, and the retry delivers it',
+    );
+    throw failed(event, NOT_RECORDED, err);
+  }
 }
 
 /**
@@ -51,7 +70,11 @@ export async function deliverCharge(
   const owner = randomUUID();
   // Claimed, then read: a delivery recorded before the claim was taken is seen here, in one store call.
   for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
-    const { claimed, value } = await claimAndGet(store, claimKey, owner, DELIVERY_CLAIM_MS, doneKey);
+    const { claimed, value } = await stored(
+      ctx,
+      event,
+      claimAndGet(store, claimKey, owner, DELIVERY_CLAIM_MS, doneKey),
+    );
     if (value === 'delivered') {
       if (claimed) store.release(claimKey, owner).catch(() => undefined);
       return;
@@ -70,7 +93,7 @@ export async function deliverCharge(
       try {
         await hook(event, { req, source });
       } catch (err) {
-        const cause = err instanceof Error ? err : new Error(String(err));
+        const cause = thrownError(err);
         ctx.log.error(
           {
             event: 'tessera.on_charge.failed',
@@ -81,15 +104,11 @@ export async function deliverCharge(
           },
           'onCharge threw: the shopper was told to retry, and the next retry calls it again',
         );
-        throw failed(
-          event,
-          'the payment’s outcome is known but the shop could not record it; send the same request again (it will not be charged twice)',
-          err,
-        );
+        throw failed(event, NOT_RECORDED, err);
       }
       // Recorded and the claim given back in one step where the store can, once no extension is on its way.
       await stopKeeping();
-      await setAndRelease(store, doneKey, 'delivered', RESULT_TTL_MS, claimKey, owner);
+      await stored(ctx, event, setAndRelease(store, doneKey, 'delivered', RESULT_TTL_MS, claimKey, owner));
       given = true;
     } finally {
       if (!given) {

@@ -13,9 +13,21 @@ export const RESULT_TTL_MS = 24 * 3600_000;
  */
 export const tokenDigest = (cardToken: string): Buffer => hash('sha256', cardToken, 'buffer');
 
-/** The idempotency key of a card token's charge: the same for every retry of that token. */
-export function idempotencyKeyFor(cardToken: string, digest = tokenDigest(cardToken)): string {
-  return `tessera-charge-${digest.toString('base64url')}`;
+/**
+ * The idempotency key of a card token's charge for one order: the same for every retry of that token and order.
+ * The order is part of it because the provider never sees the order reference: with the token alone, a token sent
+ * again for another order once the store had forgotten its answer (a restarted `MemoryStore`, a flushed Redis) was the
+ * same request to the provider whenever that order cost the same, and its replay of the first charge was taken as
+ * the other order's payment. With the order in the key, the provider sees a new charge of a used token and refuses
+ * it (docs/decisions/helper.md#helper-charges). The digest has a fixed length, so digest ‖ order is unambiguous.
+ */
+export function idempotencyKeyFor(
+  cardToken: string,
+  orderReference: string,
+  digest: Buffer = tokenDigest(cardToken),
+): string {
+  const bound = hash('sha256', Buffer.concat([digest, Buffer.from(orderReference, 'utf8')]), 'base64url');
+  return `tessera-charge-${bound}`;
 }
 
 /** Store key of a token's answer (the token itself is never a key: keys may end up in a shared store's logs). */
@@ -30,6 +42,10 @@ export interface PendingThreeDs {
   readonly successUrl?: string;
   readonly failUrl?: string;
   readonly ip: string;
+  /**
+   * The session id itself, in records written before 2026-11-26 only: a session id is a bearer secret, and the store's
+   * values can end up in its logs; the {@link owner} holds its hash, which is all the decline counters need.
+   */
   readonly session?: string;
   /** Who may read the answer (absent in records written before owners were kept). */
   readonly owner?: ResultOwner;

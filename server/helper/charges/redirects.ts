@@ -1,10 +1,32 @@
 import type { Request } from 'express';
 import { badRequest } from '../errors.js';
 
-/** The helper's own absolute URL as the browser sees it: `publicUrl`, else rebuilt from the request. */
+/**
+ * A Host header as RFC 9110 §7.2 has it: a registered name or an IP literal, and a port. Each part is one class
+ * repeated, parted by `:`, which the name cannot hold: linear.
+ */
+const HOST = /^(?:\[[0-9A-Fa-f:.]{2,45}\]|[A-Za-z0-9.-]{1,253})(?::[0-9]{1,5})?$/;
+
+/**
+ * The helper's own absolute URL as the browser sees it: `publicUrl`, else rebuilt from the request. A request whose
+ * Host (or, behind a trusted proxy, `X-Forwarded-Proto`) cannot make one is 400 naming the header: built as it came,
+ * `new URL` threw (a 500) or the provider refused the 3-D Secure return URL (a 502 blaming the provider), and a Host
+ * such as `a\b` made a return URL on another path (docs/decisions/helper.md#helper-3ds).
+ */
 export function mountUrl(req: Request, publicUrl: string | undefined): string {
   if (publicUrl) return publicUrl.replace(/\/+$/, '');
-  return `${req.protocol}://${req.get('host')}${req.baseUrl}`;
+  const host = req.get('host');
+  if (host === undefined || !HOST.test(host) || !URL.canParse(`http://${host}`)) {
+    throw badRequest(
+      'host',
+      'the Host header must be a host name or address, with a port if any; behind a proxy, set publicUrl',
+    );
+  }
+  const { protocol } = req;
+  if (protocol !== 'https' && protocol !== 'http') {
+    throw badRequest('x-forwarded-proto', 'X-Forwarded-Proto must be https or http');
+  }
+  return `${protocol}://${host}${req.baseUrl}`;
 }
 
 /**

@@ -10,8 +10,8 @@ import {
 } from '../../provider/legacy/client.js';
 import { jsonBody } from '../body.js';
 import type { HelperContext } from '../context.js';
-import { badRequest, HelperHttpError } from '../errors.js';
-import { hookTimeout, LATE, withinHookTime } from '../hooks.js';
+import { answerable, badRequest, HelperHttpError } from '../errors.js';
+import { hookTimeout, LATE, thrownError, withinHookTime } from '../hooks.js';
 import { keepClaim } from '../lease.js';
 import type { ChargeRequestBody } from '../options.js';
 import { chargeRead, checkChargeCreated } from '../provider-answers.js';
@@ -188,9 +188,17 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
    */
   async function settle(charge: Charge, pending: PendingThreeDs): Promise<ChargeOutcome> {
     const outcome = outcomeOf(charge, pending.orderReference, pending.owner);
-    await store.set(pending.resultKey, JSON.stringify(outcome), RESULT_TTL_MS);
-    if (outcome.status === 402 && (await store.claim(`${pending.resultKey}:declined`, '1', RESULT_TTL_MS))) {
-      await settled(recordDeclines(store, declineCounters(ownerOf(pending.ip, pending.session))), true);
+    // The charge exists: a store that fails here is answered as `saved` says, never "nothing was done".
+    await saved(store.set(pending.resultKey, JSON.stringify(outcome), RESULT_TTL_MS));
+    if (outcome.status === 402) {
+      // The record's owner holds the session's hash; records of earlier versions kept the session id itself.
+      const owner = pending.owner ?? ownerOf(pending.ip, pending.session);
+      const count = async () => {
+        if (await store.claim(`${pending.resultKey}:declined`, '1', RESULT_TTL_MS)) {
+          await recordDeclines(store, declineCounters(owner));
+        }
+      };
+      await settled(count(), true);
     }
     return outcome;
   }
@@ -226,6 +234,23 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
     return settle(charge, JSON.parse(saved) as PendingThreeDs);
   }
 
+  /**
+   * The 500 of a `resolveCharge` that failed (threw, or answered something that threw while it was read); the
+   * shopper gets a generic message, the merchant's log what went wrong, in full.
+   */
+  function resolveFailed(err: unknown, what: string): HelperHttpError {
+    const cause = thrownError(err);
+    log.error(
+      {
+        event: 'tessera.resolve_charge.failed',
+        code: 'TESSERA_RESOLVE_CHARGE_FAILED',
+        cause: { type: cause.name, message: cause.message, stack: cause.stack },
+      },
+      `resolveCharge ${what}: ${cause.message}`,
+    );
+    return new HelperHttpError(500, 'TESSERA_RESOLVE_CHARGE_FAILED', 'the order could not be priced', { cause: err });
+  }
+
   async function resolveDetails(req: Request, body: ChargeBody) {
     const hookBody: ChargeRequestBody = {
       orderReference: body.orderReference,
@@ -247,18 +272,15 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
           throw hookTimeout('the order could not be priced in time; nothing was charged, try again');
       }
     } catch (err) {
-      if (err instanceof HelperHttpError) throw err;
-      // The shopper gets a generic 500; the merchant's log gets what went wrong, in full.
-      const cause = err instanceof Error ? err : new Error(String(err));
-      log.error(
-        {
-          event: 'tessera.resolve_charge.failed',
-          code: 'TESSERA_RESOLVE_CHARGE_FAILED',
-          cause: { type: cause.name, message: cause.message, stack: cause.stack },
-        },
-        `resolveCharge threw: ${cause.message}`,
-      );
-      throw new HelperHttpError(500, 'TESSERA_RESOLVE_CHARGE_FAILED', 'the order could not be priced', { cause: err });
+      if (err instanceof HelperHttpError) {
+        if (answerable(err)) throw err;
+        // Its status is no error status, or Node refuses a header of it: the merchant's bug, said in the log.
+        throw resolveFailed(
+          new Error(`a HelperHttpError (${err.code}) with status ${err.status} or a header that cannot be sent`),
+          'threw an error that cannot be answered (use a status from 400 to 599)',
+        );
+      }
+      throw resolveFailed(err, 'threw');
     }
     if (resolved === undefined || resolved === null) {
       throw badRequest('orderReference', 'orderReference does not name an order to pay', 'TESSERA_UNKNOWN_ORDER');
@@ -266,17 +288,16 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
     try {
       return parseDetails(resolved);
     } catch (err) {
-      log.error(
-        { event: 'tessera.resolve_charge.invalid', field: (err as HelperHttpError).field },
-        (err as Error).message,
-      );
+      // A getter or a proxy of the answer that threw while it was read is a failure of the hook, not a bad answer.
+      if (!(err instanceof HelperHttpError)) throw resolveFailed(err, 'answered a value that threw while read');
+      log.error({ event: 'tessera.resolve_charge.invalid', field: err.field }, err.message);
       throw err;
     }
   }
 
   async function charge(t: TokenRequest, claim: TokenClaim): Promise<ChargeOutcome> {
     const { req, body, key, digest } = t;
-    const { ip, session, owner } = t.caller;
+    const { ip, owner } = t.caller;
     // Reserved before anything else, so concurrent charges cannot overshoot; kept only for a decline, or when
     // the provider may have charged (outcome unknown). docs/decisions/helper.md#helper-rate-limits
     const counters = declineCounters(owner);
@@ -323,7 +344,9 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
       if (details.threeDSecure) Object.assign(request, threeDsUrls(`${mount()}/charges/3ds-return`));
       let answer: Awaited<ReturnType<LegacyClient['charges']['create']>>;
       try {
-        answer = await legacy.charges.create(request, { idempotencyKey: idempotencyKeyFor(body.cardToken, digest) });
+        answer = await legacy.charges.create(request, {
+          idempotencyKey: idempotencyKeyFor(body.cardToken, body.orderReference, digest),
+        });
         checkChargeCreated(answer);
       } catch (err) {
         const shopper = err instanceof ValidationError ? shopperError(err) : undefined;
@@ -351,7 +374,6 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
           orderReference: body.orderReference,
           ip,
           owner,
-          ...(session ? { session } : {}),
           ...(successUrl ? { successUrl } : {}),
           ...(failUrl ? { failUrl } : {}),
         };

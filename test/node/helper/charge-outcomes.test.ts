@@ -8,6 +8,7 @@ import {
   type ChargeEvent,
   MemoryStore,
   type OnChargeContext,
+  StoreUnavailableError,
   type TesseraHelperOptions,
   type TesseraStore,
   tesseraHelper,
@@ -206,6 +207,20 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
       const warnings = app.log.lines.filter((l) => l.event === 'tessera.trust_proxy');
       assert.equal(warnings.length, 1);
       assert.match(String(warnings[0]!.msg), /trust proxy` is true/);
+    });
+
+    it('answers an X-Forwarded-Proto that is neither https nor http with 400 naming it, before any charge', async () => {
+      // Behind a trusted proxy the helper's own URL (for return targets and the 3-D Secure return) takes its scheme.
+      const app = await proxied(1);
+      for (const [proto, status] of [
+        ['javascript', 400],
+        ['https', 201],
+      ] as const) {
+        const r = await pay(app, { ...(await order()), successUrl: '/done' }, { 'x-forwarded-proto': proto });
+        assert.equal(r.status, status, r.text);
+        if (status === 400) assert.equal(r.json.field, 'x-forwarded-proto');
+      }
+      assert.equal((await sandboxCharges(sb)).length, 1);
     });
 
     it('counts every request before reading its body, and invalid ones do not spend the charge budget', async () => {
@@ -464,6 +479,59 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
       assert.equal((await pay(h, body)).status, 201);
       assert.deepEqual(calls, [r.json.chargeId, r.json.chargeId, r.json.chargeId]);
       assert.equal((await sandboxCharges(sb)).length, 1);
+    });
+
+    it('when the store fails around the call, after the charge was made: 503 with the charge id, never "nothing was charged"', async () => {
+      // The store's own 503 says `outcomeKnown: true` and "nothing was done", right only before the provider call.
+      for (const step of ['claimAndGet', 'setAndRelease'] as const) {
+        const memory = new MemoryStore({ now: () => sb.clock.nowMs() });
+        let failing = true;
+        const store = new Proxy(memory, {
+          get(target, name) {
+            const value = Reflect.get(target, name, target);
+            if (typeof value !== 'function') return value;
+            return (...args: unknown[]) => {
+              const delivery = String(args[0]).startsWith('oncharge:');
+              if (failing && name === step && delivery) {
+                return Promise.reject(
+                  new StoreUnavailableError('the shared store cannot be reached; nothing was done'),
+                );
+              }
+              return value.apply(target, args);
+            };
+          },
+        });
+        const calls: string[] = [];
+        const h = await helper({ store, onCharge: (charge) => void calls.push(charge.id) });
+        const body = await order();
+        const r = notRecorded(await pay(h, body));
+        assert.ok(!/nothing was/i.test(r.text), `${step}: ${r.text}`);
+        failing = false;
+        const retry = await pay(h, body);
+        assert.equal(retry.status, 201, `${step}: ${retry.text}`);
+        assert.equal(retry.json.id, r.json.chargeId);
+        assert.equal(calls.at(-1), r.json.chargeId);
+      }
+      assert.equal((await sandboxCharges(sb)).length, 2);
+    });
+
+    it('when it throws a value that is no Error and cannot be made a string: the same 503 and log line, never the helper’s own 500', async () => {
+      let fail = true;
+      const h = await helper({
+        onCharge: () => {
+          // String() of an object without a prototype throws: it used to escape as a TypeError, 500 TESSERA_INTERNAL.
+          if (fail) throw Object.create(null);
+        },
+      });
+      const body = await order();
+      const r = notRecorded(await pay(h, body));
+      const line = h.log.lines.find((l) => l.event === 'tessera.on_charge.failed');
+      assert.ok(line, h.log.text());
+      assert.equal(line.chargeId, r.json.chargeId);
+      fail = false;
+      const retry = await pay(h, body);
+      assert.equal(retry.status, 201, retry.text);
+      assert.equal(retry.json.id, r.json.chargeId);
     });
   });
 
@@ -908,5 +976,35 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
     assert.equal(requests.length, 2);
     const ids = new Set(requests.map((e) => (e.responseBody as { id?: string }).id));
     assert.deepEqual([...ids], [again.json.id]);
+  });
+
+  it('answers a 3-D Secure return whose outcome cannot be saved with outcomeKnown false, never "nothing was done"', async () => {
+    // The charge was made before the shopper came back: the store's own 503 (outcomeKnown: true) would deny it.
+    let failing = false;
+    const memory = new MemoryStore({ now: () => sb.clock.nowMs() });
+    const store = new Proxy(memory, {
+      get(target, name) {
+        const value = Reflect.get(target, name, target);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (failing && name === 'set' && String(args[0]).startsWith('charge:')) {
+            return Promise.reject(new StoreUnavailableError('the shared store cannot be reached; nothing was done'));
+          }
+          return value.apply(target, args);
+        };
+      },
+    });
+    const h = await helper({ store });
+    const started = await pay(h, await order(THREE_DS, 'order-3ds'));
+    assert.equal(started.status, 202, started.text);
+    const returnUrl = await challenge(started.json.redirectUrl, 'pass');
+    failing = true;
+    const r = await call(returnUrl, { headers: { accept: 'application/json' } });
+    assert.equal(r.status, 503, r.text);
+    assert.equal(r.json.outcomeKnown, false);
+    assert.ok(!/nothing was done/.test(r.text), r.text);
+    failing = false;
+    const again = await call(returnUrl, { headers: { accept: 'application/json' } });
+    assert.equal(again.status, 201, again.text);
   });
 });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { request } from 'undici';
@@ -131,6 +132,26 @@ describe('POST /charges against the sandbox', () => {
         'ammount',
       ],
       [async () => null, 400, 'TESSERA_UNKNOWN_ORDER', 'orderReference'],
+      // Junk a hook may throw or answer is its failure too: a 500 naming resolveCharge, never the helper's own 500.
+      [
+        () => {
+          throw Object.create(null);
+        },
+        500,
+        'TESSERA_RESOLVE_CHARGE_FAILED',
+        undefined,
+      ],
+      [
+        () => ({
+          get amount(): number {
+            throw new Error('database down');
+          },
+          currency: 'EUR' as const,
+        }),
+        500,
+        'TESSERA_RESOLVE_CHARGE_FAILED',
+        undefined,
+      ],
     ];
     for (const [resolveCharge, status, code, field] of cases) {
       const target = await helper({ resolveCharge });
@@ -143,6 +164,37 @@ describe('POST /charges against the sandbox', () => {
       assert.equal(r.json.code, code);
       assert.equal(r.json.field, field);
       assert.ok(!r.text.includes('database down'), 'internal error text stays on the server');
+    }
+    assert.equal((await sandboxCharges(sb)).length, 0);
+  });
+
+  it('answers a HelperHttpError of resolveCharge that cannot be answered as it is with a 500 JSON error, never a success or a stack trace', async () => {
+    // A 200 told the page a charge went through; a status or header Node refuses made the error handler throw, and
+    // Express answered its own HTML page with the stack trace.
+    const errors = [
+      new HelperHttpError(200, 'ORDER_CLOSED', 'closed'),
+      new HelperHttpError(302, 'ORDER_CLOSED', 'closed'),
+      new HelperHttpError(1000, 'ORDER_CLOSED', 'closed'),
+      new HelperHttpError(409.5, 'ORDER_CLOSED', 'closed'),
+      new HelperHttpError(409, 'ORDER_CLOSED', 'closed', { headers: { 'x-order': 'a\r\nset-cookie: x=1' } }),
+    ];
+    for (const error of errors) {
+      const target = await helper({
+        resolveCharge: () => {
+          throw error;
+        },
+      });
+      const r = await pay(target, {
+        cardToken: await cardToken(sb),
+        orderReference: 'order-1',
+        email: 'a@shop.example',
+      });
+      assert.equal(r.status, 500, r.text);
+      assert.equal(r.json.code, 'TESSERA_RESOLVE_CHARGE_FAILED', r.text);
+      assert.equal(r.headers.get('x-order'), null);
+      assert.ok(!/at |RangeError|TypeError/.test(r.text), r.text);
+      const line = target.log.lines.find((l) => l.event === 'tessera.resolve_charge.failed');
+      assert.match(String(line?.msg), /status from 400 to 599/);
     }
     assert.equal((await sandboxCharges(sb)).length, 0);
   });
@@ -171,6 +223,35 @@ describe('POST /charges against the sandbox', () => {
     assert.equal(r.json.code, 'TESSERA_CARD_TOKEN_USED');
     assert.equal(r.json.field, 'cardToken');
     assert.equal((await sandboxCharges(sb)).length, 1);
+  });
+
+  it('refuses the token for another order of the same price after the store forgot it, and still replays its own order', async () => {
+    // A restart loses a MemoryStore's answers (a flushed Redis too); the provider keeps the charge's idempotency key
+    // for 24 h. The order never reaches the provider, so with a key of the token alone the token sent for another
+    // order of the same price was the same request, and the provider's replay of the first charge paid that order.
+    ORDERS['order-same-price'] = { ...ORDERS['order-1']! };
+    const events: { id: string; orderReference: string }[] = [];
+    const onCharge = (e: { id: string; orderReference: string }) => void events.push(e);
+    const token = await cardToken(sb);
+    const body = { cardToken: token, orderReference: 'order-1', email: 'a@shop.example' };
+    const first = await pay(await helper({ onCharge }), body);
+    assert.equal(first.status, 201, first.text);
+    const restarted = await helper({ onCharge });
+    const other = await pay(restarted, { ...body, orderReference: 'order-same-price' });
+    assert.equal(other.status, 409, other.text);
+    assert.equal(other.json.code, 'TESSERA_CARD_TOKEN_USED');
+    assert.equal(other.json.field, 'cardToken');
+    assert.ok(!other.text.includes(first.json.id), other.text);
+    // The token's own order, sent again after the restart, still learns its charge from the provider's replay.
+    const again = await pay(await helper({ onCharge }), body);
+    assert.equal(again.status, 201, again.text);
+    assert.equal(again.json.id, first.json.id);
+    assert.deepEqual(
+      events.map((e) => e.orderReference),
+      ['order-1', 'order-1'],
+    );
+    const ids = (await sandboxCharges(sb)).map((e) => (e.responseBody as { id?: string } | undefined)?.id);
+    assert.deepEqual([...new Set(ids.filter(Boolean))], [first.json.id]);
   });
 
   it('answers 402 for declines with one generic message whatever the reason', async () => {
@@ -513,6 +594,52 @@ describe('POST /charges against the sandbox', () => {
     const failBack = await fetch(`${h.url}/charges/3ds-return${failed.search}`, { redirect: 'manual' });
     // `/a/..//evil.example/phish` normalises to `//evil.example/phish`, which a browser reads as another host.
     assert.match(failBack.headers.get('location')!, /^\/evil\.example\/phish\?chargeId=charge_/);
+  });
+
+  it('answers a Host header that names no host with 400 naming it, where it was a 500 or a provider error', async () => {
+    // Without publicUrl the helper's URL (own-origin return targets, the 3-D Secure return URL) comes from Host.
+    // Its own helper: the requests below would spend the shared one's requestsPerIp.
+    const target = await helper();
+    // HTTP clients refuse to send most of these Host values: written on a socket as they come.
+    const send = (host: string, body: Record<string, unknown>) =>
+      new Promise<{ status: number; json: Record<string, string> }>((resolve, reject) => {
+        const { port } = new URL(target.url);
+        const text = JSON.stringify(body);
+        const socket = connect(Number(port), '127.0.0.1', () => {
+          socket.write(
+            `POST /payments/charges HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\n` +
+              `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+          );
+        });
+        const chunks: Buffer[] = [];
+        socket.on('data', (c: Buffer) => chunks.push(c));
+        socket.on('error', reject);
+        socket.on('end', () => {
+          const answer = Buffer.concat(chunks).toString();
+          const [head = '', rest = ''] = answer.split('\r\n\r\n');
+          resolve({ status: Number(head.split(' ')[1]), json: JSON.parse(rest) });
+        });
+      });
+    for (const host of ['[', 'a b', 'shop.example:99999', 'a\\b', 'x:-1', '%']) {
+      for (const body of [{ orderReference: 'order-1', successUrl: '/done' }, { orderReference: 'order-3ds' }]) {
+        const token = await cardToken(sb, body.orderReference === 'order-3ds' ? '4000000000003220' : undefined);
+        const r = await send(host, { ...body, cardToken: token, email: 'a@shop.example' });
+        assert.equal(r.status, 400, `${host}: ${JSON.stringify(r.json)}`);
+        assert.equal(r.json.field, 'host');
+        assert.match(r.json.message!, /publicUrl/);
+      }
+    }
+    assert.equal((await sandboxCharges(sb)).length, 0);
+    // A host with a port, an IP literal and the same request with a usable Host still work.
+    for (const host of ['shop.example:8443', '[::1]:3000', '127.0.0.1']) {
+      const r = await send(host, {
+        cardToken: await cardToken(sb),
+        orderReference: 'order-1',
+        email: 'a@shop.example',
+        successUrl: '/done',
+      });
+      assert.equal(r.status, 201, `${host}: ${JSON.stringify(r.json)}`);
+    }
   });
 
   it('answers a finished 3-D Secure return again from the store: reloading it reads nothing more from the provider', async () => {

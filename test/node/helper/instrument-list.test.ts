@@ -250,6 +250,21 @@ describe('listing payout instruments', () => {
     assert.equal(r.json.field, 'entityId');
   });
 
+  it('answers a HelperHttpError the hook throws with a status Node refuses as a 500 JSON error, never a stack trace', async () => {
+    const { HelperHttpError } = await import('../../../server/helper/index.js');
+    const h = await named();
+    answer = () => {
+      throw new HelperHttpError(1000, 'PLATFORM_DOWN', 'no payouts now');
+    };
+    const r = await list(h);
+    assert.equal(r.status, 500, r.text);
+    assert.equal(r.json.code, 'TESSERA_INTERNAL', r.text);
+    assert.ok(!/RangeError|at /.test(r.text), r.text);
+    const line = h.log.lines.find((l) => l.event === 'tessera.error.unanswerable');
+    assert.equal(line?.code, 'PLATFORM_DOWN');
+    assert.equal(line?.status, '1000');
+  });
+
   it('answers a provider fault on one read with 502/503 and outcomeKnown', async () => {
     const h = await named();
     answer = () => ['ppi_verified_1', 'ppi_verified_2'];

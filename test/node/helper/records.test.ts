@@ -9,7 +9,8 @@ describe('charge records', () => {
   // the first result). Changing a derivation is a breaking change: these values may only change with a major version.
   it('derives the same store and idempotency keys for a token in every version', () => {
     const token = 'card_tok_4f2a9c1e7b3d5f6a8c0e2b4d6f8a1c3e';
-    assert.equal(idempotencyKeyFor(token), 'tessera-charge-qeeQ2pMX1AUgkPQy3oKXypUd-niiJPj-FwhnfagyP08');
+    // The order became part of the idempotency key on 2026-11-26 (docs/decisions/helper.md#helper-charges).
+    assert.equal(idempotencyKeyFor(token, 'order-42'), 'tessera-charge-jr6wZR1DeVWjul4Fx9M76XYbFiu36KIjtb5vh8rRytQ');
     assert.equal(resultKey(token), 'charge:a9e790da9317d4052090f432de8297ca951dfa78a224f8fe1708677da8323f4f');
     assert.equal(
       threeDsKey('pay_tok_0123456789abcdef'),
@@ -17,13 +18,19 @@ describe('charge records', () => {
     );
     // Given the digest (hashed once per request) or not, the keys are the same.
     const digest = tokenDigest(token);
-    assert.equal(idempotencyKeyFor(token, digest), idempotencyKeyFor(token));
+    assert.equal(idempotencyKeyFor(token, 'order-42', digest), idempotencyKeyFor(token, 'order-42'));
     assert.equal(resultKey(token, digest), resultKey(token));
+  });
+
+  it('binds the idempotency key to the order: the same token for another order is another request to the provider', () => {
+    const token = 'card_tok_4f2a9c1e7b3d5f6a8c0e2b4d6f8a1c3e';
+    assert.notEqual(idempotencyKeyFor(token, 'order-42'), idempotencyKeyFor(token, 'order-43'));
+    assert.notEqual(idempotencyKeyFor(token, 'order-42'), idempotencyKeyFor('card_tok_other', 'order-42'));
   });
 
   it('keeps the card token itself out of every key', () => {
     const token = 'card_tok_4f2a9c1e7b3d5f6a8c0e2b4d6f8a1c3e';
-    for (const key of [idempotencyKeyFor(token), resultKey(token)]) {
+    for (const key of [idempotencyKeyFor(token, 'order-42'), resultKey(token)]) {
       assert.ok(!key.includes('4f2a9c1e7b3d5f6a8c0e2b4d6f8a1c3e'), key);
     }
   });

@@ -166,8 +166,14 @@ describe('RedisStore against a real redis-server', () => {
       legacyBaseUrl: sb.url,
       providerMaxRetries: 0,
       store,
-      resolveCharge: () => ({ amount: 2500, currency: 'EUR' }),
+      resolveCharge: (_req, { orderReference }) =>
+        orderReference === 'order-3ds'
+          ? { amount: 4200, currency: 'GBP', threeDSecure: true }
+          : { amount: 2500, currency: 'EUR' },
+      // Session ids are bearer secrets: a charge's owner keeps their hash, and so must a pending 3-D Secure record.
+      sessionId: (req) => req.get('x-session') ?? undefined,
     });
+    const session = 'sess-7f3c9a1e5b2d4f6a8c0e';
     const client = new Redis(server.url);
     try {
       const token = await cardToken(sb);
@@ -179,6 +185,12 @@ describe('RedisStore against a real redis-server', () => {
       await call(`${h.url}/charges`, {
         body: { cardToken: declined, orderReference: 'order-2', email: 'a@shop.example' },
       });
+      const challenged = await cardToken(sb, '4000000000003220');
+      const pending = await call(`${h.url}/charges`, {
+        body: { cardToken: challenged, orderReference: 'order-3ds', email: 'a@shop.example' },
+        headers: { 'x-session': session },
+      });
+      assert.equal(pending.status, 202, pending.text);
       const keys = await client.keys('*');
       assert.ok(
         keys.some((k) => k.startsWith('charge:')),
@@ -187,8 +199,8 @@ describe('RedisStore against a real redis-server', () => {
       const values = await Promise.all(keys.map(async (k) => (await client.type(k)) === 'string' && client.get(k)));
       const dump = JSON.stringify({ keys, values });
       assert.ok(dump.includes(r.json.id), 'the result is stored');
-      for (const secret of [token, declined, sb.credentials.secretKey, sb.credentials.publicKey]) {
-        assert.ok(!dump.includes(secret), 'no token or key in Redis');
+      for (const secret of [token, declined, challenged, session, sb.credentials.secretKey, sb.credentials.publicKey]) {
+        assert.ok(!dump.includes(secret), `no token, session id or key in Redis: ${secret}`);
       }
       assert.doesNotMatch(dump, /card_tok_|sk_|pk_|4242424242424242/);
     } finally {
