@@ -6,7 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { Request } from 'express';
 import { readableUrl } from '../../../server/common/url-pans.js';
+import { mountUrl } from '../../../server/helper/charges/redirects.js';
 import { parseRetryAfter } from '../../../server/provider/http/backoff.js';
 import { fieldFromCode } from '../../../server/provider/http/response.js';
 import { wellSpaced } from '../../../server/provider/schemas/legacy.js';
@@ -75,7 +77,24 @@ const direct: [string, () => unknown][] = [
     () => maskValue({ number: `${' '.repeat(N)}1x`, cvv: `${' '.repeat(N)}12x` }),
   ],
   ['request log: maskText', () => maskText('1 '.repeat(N / 2))],
+  [
+    'helper: mountUrl HOST /^(?:\\[…\\]|[A-Za-z0-9.-]{1,253})(?::[0-9]{1,5})?$/, name then a bad port',
+    () => assert.throws(() => mountUrl(hostRequest(`${'a'.repeat(N)}:1x`), undefined), /Host header/),
+  ],
+  [
+    'helper: mountUrl HOST, a bracket literal that never closes',
+    () => assert.throws(() => mountUrl(hostRequest(`[${':'.repeat(N)}`), undefined), /Host header/),
+  ],
+  [
+    'helper: mountUrl HOST, dots and dashes then a space',
+    () => assert.throws(() => mountUrl(hostRequest(`${'.-'.repeat(N / 2)} `), undefined), /Host header/),
+  ],
 ];
+
+/** Just what `mountUrl` reads of a request. */
+function hostRequest(host: string): Request {
+  return { get: () => host, protocol: 'http', baseUrl: '/payments' } as unknown as Request;
+}
 
 describe('regular expressions on worst-case input (direct)', () => {
   for (const [name, fn] of direct) {
