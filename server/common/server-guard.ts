@@ -1,4 +1,4 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 
 /**
@@ -32,18 +32,33 @@ function resolved(timeouts: ServerTimeouts): Required<ServerTimeouts> {
 
 /**
  * Options for `http.createServer`/`https.createServer`: the timeouts, and how often Node checks them (its own
- * default is every 30 s, which would let a 1 s timeout run for 30 s): a quarter of the shorter one, 0.1–1 s.
+ * default is every 30 s, which would let a 1 s timeout run for 30 s): a quarter of the shorter one, 0.1–1 s. Node's
+ * own Host check is off (`requireHostHeader: false`): its 400 has no body, so {@link guardServer} makes that check
+ * itself and answers in JSON.
  */
 export function serverOptions(timeouts: ServerTimeouts = {}): Required<ServerTimeouts> & {
   connectionsCheckingInterval: number;
+  requireHostHeader: false;
 } {
   const t = resolved(timeouts);
   const shortest = Math.min(...[t.requestTimeout, t.headersTimeout].filter((n) => n > 0), 4_000);
-  return { ...t, connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(shortest / 4))) };
+  return {
+    ...t,
+    connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(shortest / 4))),
+    requireHostHeader: false,
+  };
 }
 
-/** The JSON body of an answer Node makes itself: each server renders it in its own error shape. */
-export type ClientErrorBody = (status: number, code: string, message: string) => Record<string, unknown>;
+/**
+ * The JSON body of an answer made before any route sees the request: each server renders it in its own error shape.
+ * `field` names the part of the request at fault, when there is one (`Host`, `method`).
+ */
+export type ClientErrorBody = (
+  status: number,
+  code: string,
+  message: string,
+  field?: string,
+) => Record<string, unknown>;
 
 const CLIENT_ERRORS: Record<string, readonly [number, string, string]> = {
   HPE_HEADER_OVERFLOW: [431, 'headers_too_large', 'the request headers are too large'],
@@ -70,12 +85,72 @@ const REASONS: Record<number, string> = {
   408: 'Request Timeout',
   417: 'Expectation Failed',
   431: 'Request Header Fields Too Large',
+  501: 'Not Implemented',
 };
+
+/** How many `Host` field lines a request carries (Node keeps only the first in `req.headers`). */
+function hostLines(raw: readonly string[]): number {
+  let n = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === 4 && name.toLowerCase() === 'host') n++;
+  }
+  return n;
+}
+
+/**
+ * What is wrong with a request's `Host`, by RFC 9112 §3.2 ("A server MUST respond with a 400 … to any HTTP/1.1
+ * request message that lacks a Host header field and to any request message that contains more than one"), as
+ * a stable code and a message; undefined when nothing is. An HTTP/1.0 request may leave it out
+ * (docs/decisions/sandbox.md#host-header).
+ */
+export function hostProblem(req: IncomingMessage): readonly [string, string] | undefined {
+  const lines = hostLines(req.rawHeaders);
+  if (lines > 1) return ['host_repeated', 'the request carries more than one Host header'];
+  if (lines === 0 && (req.httpVersionMajor > 1 || req.httpVersionMinor >= 1)) {
+    return ['host_missing', `an HTTP/${req.httpVersion} request must carry a Host header`];
+  }
+  return undefined;
+}
+
+/**
+ * RFC 9112 §3.2.2: a request in absolute-form (`GET http://a.example/p HTTP/1.1`) names its authority in the target,
+ * and the server "MUST ignore the received Host header field … and instead use the host information of the
+ * request-target". So `req.headers.host` becomes the target's, and each server's rules on Host (the demo's loopback
+ * names, the sandbox's host prefix) judge the authority the request names. A target that is not an `http:` or
+ * `https:` URL with a host, or that carries user info (RFC 9110 §4.2.4), is refused: returns a stable code and a
+ * message, or undefined. Origin-form (`/p`) and `*` are left as they are.
+ */
+export function targetProblem(req: IncomingMessage): readonly [string, string] | undefined {
+  const url = req.url ?? '';
+  if (url.startsWith('/') || url === '*') return undefined;
+  let target: URL | undefined;
+  try {
+    target = new URL(url);
+  } catch {
+    target = undefined;
+  }
+  if (
+    target === undefined ||
+    (target.protocol !== 'http:' && target.protocol !== 'https:') ||
+    target.host === '' ||
+    target.username !== '' ||
+    target.password !== ''
+  ) {
+    return ['target_invalid', 'the request target must be a path such as "/charges", or an http(s) URL with a host'];
+  }
+  req.headers.host = target.host;
+  return undefined;
+}
 
 /**
  * Applies `timeouts` (over the defaults) to `server` (create it with {@link serverOptions} so they are checked
  * often enough), answers Node's own 400/408/431 (`clientError`) and 417
- * (`checkExpectation`: an `Expect` other than `100-continue`) with a JSON body from `body`, then closes.
+ * (`checkExpectation`: an `Expect` other than `100-continue`), a missing or repeated `Host` ({@link hostProblem}: 400),
+ * a request target that is neither a path nor an http(s) URL ({@link targetProblem}: 400, which also gives an
+ * absolute-form request its target's authority as `Host`) and `CONNECT` (501: none of these servers is a proxy, and Node would close the connection without a word) with a
+ * JSON body from `body`, then closes. Call it after the request listener is added and before the server listens:
+ * it puts the Host check in front of that listener.
  */
 export function guardServer(server: Server, body: ClientErrorBody, timeouts: ServerTimeouts = {}): void {
   const t = resolved(timeouts);
@@ -104,5 +179,33 @@ export function guardServer(server: Server, body: ClientErrorBody, timeouts: Ser
       Connection: 'close',
     });
     res.end(text);
+  });
+  const listeners = server.listeners('request') as RequestListener[];
+  server.removeAllListeners('request');
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const host = hostProblem(req);
+    const target = host === undefined ? targetProblem(req) : undefined;
+    if (host === undefined && target === undefined) {
+      for (const listener of listeners) listener.call(server, req, res);
+      return;
+    }
+    const text = JSON.stringify(
+      host ? body(400, host[0], host[1], 'Host') : body(400, target![0], target![1], 'target'),
+    );
+    res.shouldKeepAlive = false;
+    res.writeHead(400, {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': Buffer.byteLength(text),
+      Connection: 'close',
+    });
+    res.end(text);
+  });
+  // Node answers CONNECT only through this event and, with no listener, closes the connection without an answer.
+  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+    // Node took its own error listener off this socket: a reset must not become an uncaught error.
+    socket.on('error', () => socket.destroy());
+    const message = `${req.method} is not supported: this server is not a proxy`;
+    writeRaw(socket, 501, REASONS[501]!, body(501, 'method_not_implemented', message, 'method'));
+    socket.once('finish', () => socket.destroy());
   });
 }

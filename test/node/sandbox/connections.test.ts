@@ -124,6 +124,80 @@ describe('sandbox connections', () => {
     assert.equal(jsonOf(c.received()).errorCode, 'expectation_failed');
   });
 
+  /** Sends `request` on a fresh connection and waits for the server to close it or for `waitMs`. */
+  async function exchange(request: string, waitMs = 2_000): Promise<string> {
+    const c = open(sb);
+    c.socket.write(request);
+    await Promise.race([c.closed, new Promise((r) => setTimeout(r, waitMs))]);
+    c.socket.destroy();
+    return c.received();
+  }
+
+  it('answers an HTTP/1.1 request without Host, or with two, with a JSON 400 naming Host (RFC 9112 §3.2)', async () => {
+    for (const [request, code] of [
+      ['GET /_sandbox/clock HTTP/1.1\r\n\r\n', 'host_missing'],
+      [`POST ${PATH} HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`, 'host_missing'],
+      ['GET /_sandbox/clock HTTP/1.1\r\nHost: 127.0.0.1\r\nhost: tessdemo.example\r\n\r\n', 'host_repeated'],
+      ['GET /_sandbox/clock HTTP/1.0\r\nHost: 127.0.0.1\r\nHost: 127.0.0.1\r\n\r\n', 'host_repeated'],
+    ] as const) {
+      const answer = await exchange(request);
+      assert.match(answer, /^HTTP\/1\.1 400 /, request);
+      assert.match(answer, /\r\ncontent-type: application\/json/i, request);
+      assert.match(answer, /\r\nconnection: close\r\n/i, request);
+      const body = jsonOf(answer);
+      assert.equal(body.errorCode, code, request);
+      assert.deepEqual(
+        (body.errors as { field: string }[]).map((e) => e.field),
+        ['Host'],
+        request,
+      );
+    }
+  });
+
+  it('serves an HTTP/1.0 request without Host, which that version allows (docs/decisions/sandbox.md#host-header)', async () => {
+    const answer = await exchange('GET /_sandbox/clock HTTP/1.0\r\n\r\n');
+    assert.match(answer, /^HTTP\/1\.1 200 /);
+    assert.ok(typeof jsonOf(answer).now === 'string');
+  });
+
+  it('answers CONNECT with a JSON 501 instead of closing the connection without a word', async () => {
+    for (const target of ['127.0.0.1:443', 'tessdemo.example:443']) {
+      const answer = await exchange(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`);
+      assert.match(answer, /^HTTP\/1\.1 501 /, target);
+      const body = jsonOf(answer);
+      assert.equal(body.errorCode, 'method_not_implemented', target);
+      assert.deepEqual(
+        (body.errors as { field: string }[]).map((e) => e.field),
+        ['method'],
+      );
+    }
+  });
+
+  it('judges an absolute-form request by the authority of its target, not its Host (RFC 9112 §3.2.2)', async () => {
+    const clock = await exchange('GET http://127.0.0.1/_sandbox/clock HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    assert.match(clock, /^HTTP\/1\.1 200 /);
+    // The host prefix rule (docs/decisions/sandbox.md#host-prefix) sees the name the target gives.
+    const misdirected = await exchange(
+      'GET http://wrongpfx.api.example/accounts/entities/ent_x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n',
+    );
+    assert.match(misdirected, /^HTTP\/1\.1 421 /);
+    assert.deepEqual(jsonOf(misdirected).error_codes, ['host_prefix_mismatch']);
+    for (const target of [
+      'ftp://127.0.0.1/_sandbox/clock',
+      'http://user:pw@127.0.0.1/_sandbox/clock',
+      'http://127.0.0.1:99999/',
+    ]) {
+      const answer = await exchange(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+      assert.match(answer, /^HTTP\/1\.1 400 /, target);
+      const body = jsonOf(answer);
+      assert.equal(body.errorCode, 'target_invalid', target);
+      assert.deepEqual(
+        (body.errors as { field: string }[]).map((e) => e.field),
+        ['target'],
+      );
+    }
+  });
+
   it('still answers an ordinary request on a keep-alive connection', async () => {
     const r = await fetch(`${sb.url}/_sandbox/clock`);
     assert.equal(r.status, 200);
