@@ -144,13 +144,42 @@ export function targetProblem(req: IncomingMessage): readonly [string, string] |
 }
 
 /**
+ * RFC 9112 §6.1: "A server that receives a request message with a transfer coding it does not understand SHOULD
+ * respond with 501". Node decodes `chunked` only and hands on a `gzip, chunked` body as if it were plain, so any
+ * other coding is refused here, as a `Content-Encoding` is by the sandbox (docs/decisions/sandbox.md#host-header).
+ * Node itself refuses a `Transfer-Encoding` whose last coding is not `chunked`.
+ */
+export function codingProblem(req: IncomingMessage): readonly [string, string] | undefined {
+  const te = req.headers['transfer-encoding'];
+  if (te === undefined) return undefined;
+  for (const coding of te.split(',')) {
+    if (coding.trim().toLowerCase() !== 'chunked') {
+      return ['transfer_encoding_unsupported', 'the only Transfer-Encoding this server reads is chunked'];
+    }
+  }
+  return undefined;
+}
+
+/** The first of {@link hostProblem}, {@link codingProblem}, {@link targetProblem}: status, code, message, field. */
+function requestProblem(req: IncomingMessage): readonly [number, string, string, string] | undefined {
+  const host = hostProblem(req);
+  if (host) return [400, host[0], host[1], 'Host'];
+  const coding = codingProblem(req);
+  if (coding) return [501, coding[0], coding[1], 'Transfer-Encoding'];
+  const target = targetProblem(req);
+  if (target) return [400, target[0], target[1], 'target'];
+  return undefined;
+}
+
+/**
  * Applies `timeouts` (over the defaults) to `server` (create it with {@link serverOptions} so they are checked
- * often enough), answers Node's own 400/408/431 (`clientError`) and 417
- * (`checkExpectation`: an `Expect` other than `100-continue`), a missing or repeated `Host` ({@link hostProblem}: 400),
- * a request target that is neither a path nor an http(s) URL ({@link targetProblem}: 400, which also gives an
- * absolute-form request its target's authority as `Host`) and `CONNECT` (501: none of these servers is a proxy, and Node would close the connection without a word) with a
- * JSON body from `body`, then closes. Call it after the request listener is added and before the server listens:
- * it puts the Host check in front of that listener.
+ * often enough) and answers, with a JSON body from `body` and then closing: Node's own 400/408/431 (`clientError`)
+ * and 417 (`checkExpectation`: an `Expect` other than `100-continue`); a missing or repeated `Host`
+ * ({@link hostProblem}: 400); a `Transfer-Encoding` other than `chunked` ({@link codingProblem}: 501); a request
+ * target that is neither a path nor an http(s) URL ({@link targetProblem}: 400, which also gives an absolute-form
+ * request its target's authority as `Host`); and `CONNECT` (501: none of these servers is a proxy, and Node would
+ * close the connection without a word). Call it after the request listener is added and before the server
+ * listens: it puts these checks in front of that listener.
  */
 export function guardServer(server: Server, body: ClientErrorBody, timeouts: ServerTimeouts = {}): void {
   const t = resolved(timeouts);
@@ -183,17 +212,15 @@ export function guardServer(server: Server, body: ClientErrorBody, timeouts: Ser
   const listeners = server.listeners('request') as RequestListener[];
   server.removeAllListeners('request');
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const host = hostProblem(req);
-    const target = host === undefined ? targetProblem(req) : undefined;
-    if (host === undefined && target === undefined) {
+    const problem = requestProblem(req);
+    if (problem === undefined) {
       for (const listener of listeners) listener.call(server, req, res);
       return;
     }
-    const text = JSON.stringify(
-      host ? body(400, host[0], host[1], 'Host') : body(400, target![0], target![1], 'target'),
-    );
+    const [status, code, message, field] = problem;
+    const text = JSON.stringify(body(status, code, message, field));
     res.shouldKeepAlive = false;
-    res.writeHead(400, {
+    res.writeHead(status, {
       'Content-Type': 'application/json; charset=utf-8',
       'Content-Length': Buffer.byteLength(text),
       Connection: 'close',

@@ -130,7 +130,7 @@ describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
     );
   });
 
-  it('answers a missing, repeated or empty Host, CONNECT and an absolute-form target as JSON naming the field', async () => {
+  it('answers a missing, repeated or empty Host, an absolute-form target, a transfer coding and CONNECT as JSON naming the field', async () => {
     const { port } = new URL(demo.url);
     /** Sends `text` on a raw connection; resolves with what came back once the server closes it (or after 2 s). */
     const exchange = (text: string) =>
@@ -168,6 +168,13 @@ describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
         'host',
       ],
       [`GET ftp://127.0.0.1/ HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${J}\r\n`, 400, 'target_invalid', 'target'],
+      // Node decodes chunked only: the rest was read as plain bytes.
+      [
+        `POST /cart HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${J}Content-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: gzip, chunked\r\n\r\n3\r\na=b\r\n0\r\n\r\n`,
+        501,
+        'transfer_encoding_unsupported',
+        'transfer-encoding',
+      ],
       // Node closed the connection without a word.
       [`CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n\r\n`, 501, 'method_not_implemented', 'method'],
     ] as const) {

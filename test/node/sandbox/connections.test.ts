@@ -198,6 +198,25 @@ describe('sandbox connections', () => {
     }
   });
 
+  it('refuses a transfer coding other than chunked with a JSON 501 instead of reading the body as plain', async () => {
+    for (const coding of ['gzip, chunked', 'deflate, chunked', 'identity, chunked', 'gzip']) {
+      // `{}` under `gzip, chunked` used to be read as plain JSON (and answered as a card request missing its fields).
+      const answer = await exchange(`${head(sb, `Transfer-Encoding: ${coding}\r\n`)}2\r\n{}\r\n0\r\n\r\n`);
+      assert.match(answer, /^HTTP\/1\.1 501 /, coding);
+      const body = jsonOf(answer);
+      assert.equal(body.errorCode, 'transfer_encoding_unsupported', coding);
+      assert.deepEqual(
+        (body.errors as { field: string }[]).map((e) => e.field),
+        ['Transfer-Encoding'],
+      );
+    }
+    const plain = await exchange(
+      `${head(sb, 'Transfer-Encoding: Chunked\r\nConnection: close\r\n')}2\r\n{}\r\n0\r\n\r\n`,
+    );
+    assert.match(plain, /^HTTP\/1\.1 400 /);
+    assert.equal(jsonOf(plain).errorCode, 'number_required', 'a chunked body is still read');
+  });
+
   it('still answers an ordinary request on a keep-alive connection', async () => {
     const r = await fetch(`${sb.url}/_sandbox/clock`);
     assert.equal(r.status, 200);
