@@ -113,6 +113,30 @@ export function hostProblem(req: IncomingMessage): readonly [string, string] | u
   return undefined;
 }
 
+/** The response a connection is writing or will write next (Node's own field: the queue's head). */
+function pendingResponse(socket: Duplex): ServerResponse | undefined {
+  return (socket as { _httpMessage?: ServerResponse | null })._httpMessage ?? undefined;
+}
+
+/** Runs `then` once every response queued on `socket` has finished (Node assigns the next one on each `finish`). */
+function afterPending(socket: Duplex, then: () => void): void {
+  const pending = pendingResponse(socket);
+  if (pending === undefined) {
+    then();
+    return;
+  }
+  const onFinish = () => {
+    pending.off('close', onClose);
+    afterPending(socket, then);
+  };
+  const onClose = () => {
+    pending.off('finish', onFinish);
+    socket.destroy();
+  };
+  pending.once('finish', onFinish);
+  pending.once('close', onClose);
+}
+
 /**
  * RFC 9112 §3.2.2: a request in absolute-form (`GET http://a.example/p HTTP/1.1`) names its authority in the target,
  * and the server "MUST ignore the received Host header field … and instead use the host information of the
@@ -186,16 +210,34 @@ export function guardServer(server: Server, body: ClientErrorBody, timeouts: Ser
   server.requestTimeout = t.requestTimeout;
   server.headersTimeout = t.headersTimeout;
   server.keepAliveTimeout = t.keepAliveTimeout;
+  const refused = new WeakSet<Duplex>();
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
-    // A reset or a socket already answered has no one to read an answer.
-    const pending = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-    if (err.code === 'ECONNRESET' || !socket.writable || pending?.headersSent) {
+    // The parser stays broken and reports again on more data: one answer per connection.
+    if (refused.has(socket)) return;
+    refused.add(socket);
+    const answer = () => {
+      // A reset, or a socket already closed, has no one to read an answer.
+      if (err.code === 'ECONNRESET' || !socket.writable) {
+        socket.destroy();
+        return;
+      }
+      const [status, code, message] = clientErrorAnswer(err);
+      writeRaw(socket, status, REASONS[status] ?? 'Bad Request', body(status, code, message));
+      socket.once('finish', () => socket.destroy());
+    };
+    const pending = pendingResponse(socket);
+    if (pending?.req.complete) {
+      // The error is in a later pipelined request: the earlier ones, received whole, are answered first and the
+      // refusal goes after them, not in place of the first one's answer (which would say a request that ran could
+      // not be parsed).
+      socket.pause();
+      afterPending(socket, answer);
+    } else if (pending?.headersSent) {
+      // The request at fault is being answered already: there is no place left for another answer.
       socket.destroy();
-      return;
+    } else {
+      answer();
     }
-    const [status, code, message] = clientErrorAnswer(err);
-    writeRaw(socket, status, REASONS[status] ?? 'Bad Request', body(status, code, message));
-    socket.once('finish', () => socket.destroy());
   });
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     const text = JSON.stringify(

@@ -217,6 +217,27 @@ describe('sandbox connections', () => {
     assert.equal(jsonOf(plain).errorCode, 'number_required', 'a chunked body is still read');
   });
 
+  it('answers pipelined requests in order when a later one is malformed: the 400 comes after, not in place of, their answers', async () => {
+    // Delayed answers, so both are still being worked on when the parser meets the malformed third request.
+    const fault = await fetch(`${sb.url}/_sandbox/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ method: 'GET', path: '/_sandbox/test-cards', delayMs: 200, count: 2 }),
+    });
+    assert.equal(fault.status, 201);
+    const get = 'GET /_sandbox/test-cards HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n';
+    const answer = await exchange(`${get}${get}NOT HTTP AT ALL\r\n\r\n`);
+    // Before, the first request (which ran) was answered "could not be parsed" and the others were lost.
+    assert.deepEqual(
+      [...answer.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => m[1]),
+      ['200', '200', '400'],
+    );
+    assert.match(
+      answer,
+      /\{"errorCode":"bad_request","message":"the request could not be parsed as HTTP","errors":\[\]\}$/,
+    );
+  });
+
   it('still answers an ordinary request on a keep-alive connection', async () => {
     const r = await fetch(`${sb.url}/_sandbox/clock`);
     assert.equal(r.status, 200);
