@@ -66,6 +66,12 @@ const CLIENT_ERRORS: Record<string, readonly [number, string, string]> = {
   HPE_HEADERS_TIMEOUT: [408, 'request_timeout', 'the request headers did not arrive in time'],
 };
 
+/** Whether a `clientError` is one about HTTP (the parser's `HPE_…`, the request timeout) that an answer can follow. */
+function answerable(err: { code?: unknown }): boolean {
+  const code = String(err.code);
+  return code.startsWith('HPE_') || code === 'ERR_HTTP_REQUEST_TIMEOUT';
+}
+
 /** Status, stable code and message for a parser or timeout error Node reports as `clientError`. */
 export function clientErrorAnswer(err: { code?: unknown }): readonly [number, string, string] {
   return CLIENT_ERRORS[String(err.code)] ?? [400, 'bad_request', 'the request could not be parsed as HTTP'];
@@ -216,8 +222,11 @@ export function guardServer(server: Server, body: ClientErrorBody, timeouts: Ser
     if (refused.has(socket)) return;
     refused.add(socket);
     const answer = () => {
-      // A reset, or a socket already closed, has no one to read an answer.
-      if (err.code === 'ECONNRESET' || !socket.writable) {
+      // Only the parser's errors and the request timeout have someone speaking HTTP to answer: a reset or a closed
+      // socket has no one, and an HTTPS server's TLS errors (a handshake that timed out or failed, raised through
+      // `clientError` too) come before any HTTP, where an answer would wait for a handshake that never ends and
+      // hold the connection open for good.
+      if (!answerable(err) || !socket.writable) {
         socket.destroy();
         return;
       }

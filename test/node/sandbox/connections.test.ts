@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
+import { TEST_TLS_CERT, TEST_TLS_KEY } from './tls-fixture.js';
 
 const PATH = '/api2/v2/tokens/card';
 
@@ -241,5 +242,27 @@ describe('sandbox connections', () => {
   it('still answers an ordinary request on a keep-alive connection', async () => {
     const r = await fetch(`${sb.url}/_sandbox/clock`);
     assert.equal(r.status, 200);
+  });
+});
+
+describe('sandbox connections over TLS', () => {
+  let sb: RunningSandbox;
+  before(async () => {
+    sb = await startSandbox({
+      tls: { cert: TEST_TLS_CERT, key: TEST_TLS_KEY },
+      timeouts: { requestTimeout: 800, headersTimeout: 500, keepAliveTimeout: 500 },
+    });
+  });
+  after(() => sb.close());
+
+  it('closes a connection whose TLS handshake never ends at the headers timeout (it was held open for good)', async () => {
+    for (const first of ['', '\x16\x03\x01\x02\x00\x01']) {
+      // Nothing at all, then the first bytes of a ClientHello that never comes whole.
+      const c = open(sb);
+      if (first) c.socket.write(Buffer.from(first, 'latin1'));
+      const ms = await Promise.race([c.closed, new Promise<number>((r) => setTimeout(() => r(-1), 10_000))]);
+      c.socket.destroy();
+      assert.ok(ms !== -1 && ms < 5_000, `closed after ${ms} ms`);
+    }
   });
 });
