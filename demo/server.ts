@@ -203,9 +203,8 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
   app.use((req, _res, next) => {
     const name = hostName(req.headers.host ?? '');
     if (isLoopbackHost(name) || allowed.has(name)) return next();
-    // HTTP/1.0 may leave Host out (HTTP/1.1 without it is 400 before this, in guardServer), and `Host:` may be empty:
-    // neither names a host to allow, and the pages and the helper's return URLs are built from it
-    // (docs/decisions/demo.md#demo-host-header).
+    // HTTP/1.0 may leave Host out or empty (HTTP/1.1 may not: 400 before this, in guardServer): it then names no
+    // host to allow, and the pages and the helper's return URLs are built from it (docs/decisions/demo.md#demo-host-header).
     if (name === '') {
       return next(
         new DemoError(

@@ -106,15 +106,18 @@ function hostLines(raw: readonly string[]): number {
 
 /**
  * What is wrong with a request's `Host`, by RFC 9112 §3.2 ("A server MUST respond with a 400 … to any HTTP/1.1
- * request message that lacks a Host header field and to any request message that contains more than one"), as
- * a stable code and a message; undefined when nothing is. An HTTP/1.0 (or 0.9) request may leave it out
- * (docs/decisions/sandbox.md#host-header).
+ * request message that lacks a Host header field and to any request message that contains more than one Host header
+ * field line or a Host header field with an invalid field value"), as a stable code and a message; undefined when
+ * nothing is. An empty `Host` is invalid for an `http(s)` target, except beside an absolute-form target, whose
+ * authority replaces it (§3.2.2). An HTTP/1.0 (or 0.9) request may leave it out (docs/decisions/sandbox.md#host-header).
  */
 export function hostProblem(req: IncomingMessage): readonly [string, string] | undefined {
   const lines = hostLines(req.rawHeaders);
   if (lines > 1) return ['host_repeated', 'the request carries more than one Host header'];
-  if (lines === 0 && (req.httpVersionMajor > 1 || (req.httpVersionMajor === 1 && req.httpVersionMinor >= 1))) {
-    return ['host_missing', `an HTTP/${req.httpVersion} request must carry a Host header`];
+  if (req.httpVersionMajor < 1 || (req.httpVersionMajor === 1 && req.httpVersionMinor === 0)) return undefined;
+  if (lines === 0) return ['host_missing', `an HTTP/${req.httpVersion} request must carry a Host header`];
+  if ((req.url ?? '').startsWith('/') && (req.headers.host ?? '').trim() === '') {
+    return ['host_missing', `an HTTP/${req.httpVersion} request must name a host in its Host header`];
   }
   return undefined;
 }

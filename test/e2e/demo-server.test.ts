@@ -159,7 +159,8 @@ describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
       [`GET / HTTP/1.1\r\n${J}\r\n`, 400, 'host_missing', 'host'],
       [`GET / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nHost: evil.example\r\n${J}\r\n`, 400, 'host_repeated', 'host'],
       [`GET / HTTP/1.0\r\n${J}\r\n`, 400, 'DEMO_HOST_MISSING', 'host'],
-      [`GET / HTTP/1.1\r\nHost:\r\n${J}Connection: close\r\n\r\n`, 400, 'DEMO_HOST_MISSING', 'host'],
+      [`GET / HTTP/1.1\r\nHost:\r\n${J}\r\n`, 400, 'host_missing', 'host'],
+      [`GET / HTTP/1.0\r\nHost: \r\n${J}\r\n`, 400, 'DEMO_HOST_MISSING', 'host'],
       // An absolute-form target names the authority (RFC 9112 §3.2.2): the loopback rule judges that one.
       [
         `GET http://evil.example/ HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${J}Connection: close\r\n\r\n`,

@@ -134,10 +134,11 @@ describe('sandbox connections', () => {
     return c.received();
   }
 
-  it('answers an HTTP/1.1 request without Host, or with two, with a JSON 400 naming Host (RFC 9112 §3.2)', async () => {
+  it('answers an HTTP/1.1 request without Host, with an empty one or with two, with a JSON 400 naming Host (RFC 9112 §3.2)', async () => {
     for (const [request, code] of [
       ['GET /_sandbox/clock HTTP/1.1\r\n\r\n', 'host_missing'],
       [`POST ${PATH} HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`, 'host_missing'],
+      ['GET /_sandbox/clock HTTP/1.1\r\nHost:\r\n\r\n', 'host_missing'],
       ['GET /_sandbox/clock HTTP/1.1\r\nHost: 127.0.0.1\r\nhost: tessdemo.example\r\n\r\n', 'host_repeated'],
       ['GET /_sandbox/clock HTTP/1.0\r\nHost: 127.0.0.1\r\nHost: 127.0.0.1\r\n\r\n', 'host_repeated'],
     ] as const) {
@@ -178,8 +179,10 @@ describe('sandbox connections', () => {
   });
 
   it('judges an absolute-form request by the authority of its target, not its Host (RFC 9112 §3.2.2)', async () => {
-    const clock = await exchange('GET http://127.0.0.1/_sandbox/clock HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-    assert.match(clock, /^HTTP\/1\.1 200 /);
+    for (const host of ['127.0.0.1', '']) {
+      const clock = await exchange(`GET http://127.0.0.1/_sandbox/clock HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+      assert.match(clock, /^HTTP\/1\.1 200 /, host);
+    }
     // The host prefix rule (docs/decisions/sandbox.md#host-prefix) sees the name the target gives.
     const misdirected = await exchange(
       'GET http://wrongpfx.api.example/accounts/entities/ent_x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n',
