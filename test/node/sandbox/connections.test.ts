@@ -180,12 +180,14 @@ describe('sandbox connections', () => {
 
   it('judges an absolute-form request by the authority of its target, not its Host (RFC 9112 §3.2.2)', async () => {
     for (const host of ['127.0.0.1', '']) {
-      const clock = await exchange(`GET http://127.0.0.1/_sandbox/clock HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+      const clock = await exchange(
+        `GET http://127.0.0.1/_sandbox/clock HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+      );
       assert.match(clock, /^HTTP\/1\.1 200 /, host);
     }
     // The host prefix rule (docs/decisions/sandbox.md#host-prefix) sees the name the target gives.
     const misdirected = await exchange(
-      'GET http://wrongpfx.api.example/accounts/entities/ent_x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n',
+      'GET http://wrongpfx.api.example/accounts/entities/ent_x HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n',
     );
     assert.match(misdirected, /^HTTP\/1\.1 421 /);
     assert.deepEqual(jsonOf(misdirected).error_codes, ['host_prefix_mismatch']);
