@@ -224,12 +224,15 @@ export function guardServer(server: Server, body: ClientErrorBody, timeouts: Ser
     // The parser stays broken and reports again on more data: one answer per connection.
     if (refused.has(socket)) return;
     refused.add(socket);
+    // Only the parser's errors and the request timeout have someone speaking HTTP to answer: a reset has no one,
+    // and an HTTPS server's TLS errors (a handshake that timed out or failed, raised through `clientError` too) come
+    // before any HTTP, where an answer would wait for a handshake that never ends and hold the connection for good.
+    if (!answerable(err) || !socket.writable) {
+      socket.destroy();
+      return;
+    }
     const answer = () => {
-      // Only the parser's errors and the request timeout have someone speaking HTTP to answer: a reset or a closed
-      // socket has no one, and an HTTPS server's TLS errors (a handshake that timed out or failed, raised through
-      // `clientError` too) come before any HTTP, where an answer would wait for a handshake that never ends and
-      // hold the connection open for good.
-      if (!answerable(err) || !socket.writable) {
+      if (!socket.writable) {
         socket.destroy();
         return;
       }
