@@ -203,6 +203,18 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
   app.use((req, _res, next) => {
     const name = hostName(req.headers.host ?? '');
     if (isLoopbackHost(name) || allowed.has(name)) return next();
+    // HTTP/1.0 may leave Host out or empty (HTTP/1.1 may not: 400 before this, in guardServer): it then names no
+    // host to allow, and the pages and the helper's return URLs are built from it (docs/decisions/demo.md#demo-host-header).
+    if (name === '') {
+      return next(
+        new DemoError(
+          400,
+          'DEMO_HOST_MISSING',
+          'Send a Host header naming the address you reached the demo at, such as 127.0.0.1:3000.',
+          'host',
+        ),
+      );
+    }
     // A host name is at most 253 characters; a longer Host is not repeated whole.
     const shown = name.slice(0, 253);
     next(
@@ -248,8 +260,13 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
   app.use(errorHandler(log));
 
   const server = createServer(serverOptions(options.timeouts), app).listen(options.port ?? 3000, host);
-  // Slow or endless requests are cut off, and Node's own 400/408/431/417 carry the demo's JSON error body.
-  guardServer(server, (_status, code, message) => ({ code, message }), options.timeouts);
+  // Slow or endless requests are cut off, and Node's own 400/408/431/417, a missing or repeated Host (400) and
+  // CONNECT (501) carry the demo's JSON error body, its field in lower case as the demo's own errors name it.
+  guardServer(
+    server,
+    (_status, code, message, field) => ({ code, message, ...(field ? { field: field.toLowerCase() } : {}) }),
+    options.timeouts,
+  );
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve);

@@ -142,12 +142,26 @@ export async function startSandbox(given: SandboxOptions = {}): Promise<RunningS
       limits: options.limits,
     }),
   );
+  const timeouts = serverOptions(options.timeouts);
+  // A TLS handshake that never ends is held to the headers' timeout, not Node's 120 s (handshakeTimeout).
   const server: Server = options.tls
-    ? createHttpsServer({ ...serverOptions(options.timeouts), cert: options.tls.cert, key: options.tls.key }, app)
-    : createHttpServer(serverOptions(options.timeouts), app);
-  // Slow or endless requests must not hold a connection forever, and Node's own refusals (400/408/431/417)
-  // carry the sandbox's error body (docs/decisions/sandbox.md#server-timeouts).
-  guardServer(server, (_status, errorCode, message) => ({ errorCode, message, errors: [] }), options.timeouts);
+    ? createHttpsServer(
+        { ...timeouts, handshakeTimeout: timeouts.headersTimeout, cert: options.tls.cert, key: options.tls.key },
+        app,
+      )
+    : createHttpServer(timeouts, app);
+  // Slow or endless requests must not hold a connection forever, and Node's own refusals (400/408/431/417), a
+  // missing or repeated Host (400) and CONNECT (501) carry the sandbox's error body
+  // (docs/decisions/sandbox.md#server-timeouts, #host-header).
+  guardServer(
+    server,
+    (_status, errorCode, message, field) => ({
+      errorCode,
+      message,
+      errors: field ? [{ field, code: errorCode, message }] : [],
+    }),
+    options.timeouts,
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { runDemoCommand } from '../../demo/cli.js';
@@ -127,6 +128,64 @@ describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
       /TESSERA_DEMO_ALLOWED_HOSTS=evil\.example/,
       'the message names the way out',
     );
+  });
+
+  it('answers a missing, repeated or empty Host, an absolute-form target, a transfer coding and CONNECT as JSON naming the field', async () => {
+    const { port } = new URL(demo.url);
+    /** Sends `text` on a raw connection; resolves with what came back once the server closes it (or after 2 s). */
+    const exchange = (text: string) =>
+      new Promise<{ status: number; json: Record<string, unknown> | undefined }>((resolve) => {
+        const socket = connect(Number(port), '127.0.0.1');
+        let received = '';
+        socket.on('data', (d) => {
+          received += d.toString('latin1');
+        });
+        socket.on('error', () => {});
+        const done = () => {
+          socket.destroy();
+          const body = received.slice(received.indexOf('\r\n\r\n') + 4);
+          resolve({
+            status: Number(received.slice(9, 12)),
+            json: body.startsWith('{') ? (JSON.parse(body) as Record<string, unknown>) : undefined,
+          });
+        };
+        socket.once('close', done);
+        setTimeout(done, 2_000).unref();
+        socket.write(text);
+      });
+    const J = 'Accept: application/json\r\n';
+    for (const [text, status, code, field] of [
+      // Node's own 400 for these had no body (requireHostHeader); HTTP/1.0 may leave Host out, but the demo needs one.
+      [`GET / HTTP/1.1\r\n${J}\r\n`, 400, 'host_missing', 'host'],
+      [`GET / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nHost: evil.example\r\n${J}\r\n`, 400, 'host_repeated', 'host'],
+      [`GET / HTTP/1.0\r\n${J}\r\n`, 400, 'DEMO_HOST_MISSING', 'host'],
+      [`GET / HTTP/1.1\r\nHost:\r\n${J}\r\n`, 400, 'host_missing', 'host'],
+      [`GET / HTTP/1.0\r\nHost: \r\n${J}\r\n`, 400, 'DEMO_HOST_MISSING', 'host'],
+      // An absolute-form target names the authority (RFC 9112 §3.2.2): the loopback rule judges that one.
+      [
+        `GET http://evil.example/ HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${J}Connection: close\r\n\r\n`,
+        421,
+        'DEMO_HOST_REFUSED',
+        'host',
+      ],
+      [`GET ftp://127.0.0.1/ HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${J}\r\n`, 400, 'target_invalid', 'target'],
+      // Node decodes chunked only: the rest was read as plain bytes.
+      [
+        `POST /cart HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${J}Content-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: gzip, chunked\r\n\r\n3\r\na=b\r\n0\r\n\r\n`,
+        501,
+        'transfer_encoding_unsupported',
+        'transfer-encoding',
+      ],
+      // Node closed the connection without a word.
+      [`CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n\r\n`, 501, 'method_not_implemented', 'method'],
+    ] as const) {
+      const answer = await exchange(text);
+      assert.deepEqual([answer.status, answer.json?.code, answer.json?.field], [status, code, field], text);
+    }
+    const served = await exchange(
+      `GET http://127.0.0.1:${port}/favicon.ico HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`,
+    );
+    assert.equal(served.status, 200);
   });
 
   it('answers the host names it is told to (a proxy of the developer’s), and still no other', async () => {

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
+import { TEST_TLS_CERT, TEST_TLS_KEY } from './tls-fixture.js';
 
 const PATH = '/api2/v2/tokens/card';
 
@@ -124,8 +125,152 @@ describe('sandbox connections', () => {
     assert.equal(jsonOf(c.received()).errorCode, 'expectation_failed');
   });
 
+  /** Sends `request` on a fresh connection and waits for the server to close it or for `waitMs`. */
+  async function exchange(request: string, waitMs = 2_000): Promise<string> {
+    const c = open(sb);
+    c.socket.write(request);
+    await Promise.race([c.closed, new Promise((r) => setTimeout(r, waitMs))]);
+    c.socket.destroy();
+    return c.received();
+  }
+
+  it('answers an HTTP/1.1 request without Host, with an empty one or with two, with a JSON 400 naming Host (RFC 9112 §3.2)', async () => {
+    for (const [request, code] of [
+      ['GET /_sandbox/clock HTTP/1.1\r\n\r\n', 'host_missing'],
+      [`POST ${PATH} HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`, 'host_missing'],
+      ['GET /_sandbox/clock HTTP/1.1\r\nHost:\r\n\r\n', 'host_missing'],
+      ['GET /_sandbox/clock HTTP/1.1\r\nHost: 127.0.0.1\r\nhost: tessdemo.example\r\n\r\n', 'host_repeated'],
+      ['GET /_sandbox/clock HTTP/1.0\r\nHost: 127.0.0.1\r\nHost: 127.0.0.1\r\n\r\n', 'host_repeated'],
+    ] as const) {
+      const answer = await exchange(request);
+      assert.match(answer, /^HTTP\/1\.1 400 /, request);
+      assert.match(answer, /\r\ncontent-type: application\/json/i, request);
+      assert.match(answer, /\r\nconnection: close\r\n/i, request);
+      const body = jsonOf(answer);
+      assert.equal(body.errorCode, code, request);
+      assert.deepEqual(
+        (body.errors as { field: string }[]).map((e) => e.field),
+        ['Host'],
+        request,
+      );
+    }
+  });
+
+  it('serves an HTTP/1.0 request without Host, which that version allows (docs/decisions/sandbox.md#host-header)', async () => {
+    for (const request of ['GET /_sandbox/clock HTTP/1.0\r\n\r\n', 'GET /_sandbox/clock\r\n\r\n']) {
+      // The second is HTTP/0.9's request line, which Node reads as version 0.9.
+      const answer = await exchange(request);
+      assert.match(answer, /^HTTP\/1\.1 200 /, request);
+      assert.ok(typeof jsonOf(answer).now === 'string', request);
+    }
+  });
+
+  it('answers CONNECT with a JSON 501 instead of closing the connection without a word', async () => {
+    for (const target of ['127.0.0.1:443', 'tessdemo.example:443']) {
+      const answer = await exchange(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`);
+      assert.match(answer, /^HTTP\/1\.1 501 /, target);
+      const body = jsonOf(answer);
+      assert.equal(body.errorCode, 'method_not_implemented', target);
+      assert.deepEqual(
+        (body.errors as { field: string }[]).map((e) => e.field),
+        ['method'],
+      );
+    }
+  });
+
+  it('judges an absolute-form request by the authority of its target, not its Host (RFC 9112 §3.2.2)', async () => {
+    for (const host of ['127.0.0.1', '']) {
+      const clock = await exchange(
+        `GET http://127.0.0.1/_sandbox/clock HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+      );
+      assert.match(clock, /^HTTP\/1\.1 200 /, host);
+    }
+    // The host prefix rule (docs/decisions/sandbox.md#host-prefix) sees the name the target gives.
+    const misdirected = await exchange(
+      'GET http://wrongpfx.api.example/accounts/entities/ent_x HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n',
+    );
+    assert.match(misdirected, /^HTTP\/1\.1 421 /);
+    assert.deepEqual(jsonOf(misdirected).error_codes, ['host_prefix_mismatch']);
+    for (const target of [
+      'ftp://127.0.0.1/_sandbox/clock',
+      'http://user:pw@127.0.0.1/_sandbox/clock',
+      'http://127.0.0.1:99999/',
+    ]) {
+      const answer = await exchange(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+      assert.match(answer, /^HTTP\/1\.1 400 /, target);
+      const body = jsonOf(answer);
+      assert.equal(body.errorCode, 'target_invalid', target);
+      assert.deepEqual(
+        (body.errors as { field: string }[]).map((e) => e.field),
+        ['target'],
+      );
+    }
+  });
+
+  it('refuses a transfer coding other than chunked with a JSON 501 instead of reading the body as plain', async () => {
+    for (const coding of ['gzip, chunked', 'deflate, chunked', 'identity, chunked', 'gzip']) {
+      // `{}` under `gzip, chunked` used to be read as plain JSON (and answered as a card request missing its fields).
+      const answer = await exchange(`${head(sb, `Transfer-Encoding: ${coding}\r\n`)}2\r\n{}\r\n0\r\n\r\n`);
+      assert.match(answer, /^HTTP\/1\.1 501 /, coding);
+      const body = jsonOf(answer);
+      assert.equal(body.errorCode, 'transfer_encoding_unsupported', coding);
+      assert.deepEqual(
+        (body.errors as { field: string }[]).map((e) => e.field),
+        ['Transfer-Encoding'],
+      );
+    }
+    const plain = await exchange(
+      `${head(sb, 'Transfer-Encoding: Chunked\r\nConnection: close\r\n')}2\r\n{}\r\n0\r\n\r\n`,
+    );
+    assert.match(plain, /^HTTP\/1\.1 400 /);
+    assert.equal(jsonOf(plain).errorCode, 'number_required', 'a chunked body is still read');
+  });
+
+  it('answers pipelined requests in order when a later one is malformed: the 400 comes after, not in place of, their answers', async () => {
+    // Delayed answers, so both are still being worked on when the parser meets the malformed third request.
+    const fault = await fetch(`${sb.url}/_sandbox/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ method: 'GET', path: '/_sandbox/test-cards', delayMs: 200, count: 2 }),
+    });
+    assert.equal(fault.status, 201);
+    const get = 'GET /_sandbox/test-cards HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n';
+    const answer = await exchange(`${get}${get}NOT HTTP AT ALL\r\n\r\n`);
+    // Before, the first request (which ran) was answered "could not be parsed" and the others were lost.
+    assert.deepEqual(
+      [...answer.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => m[1]),
+      ['200', '200', '400'],
+    );
+    assert.match(
+      answer,
+      /\{"errorCode":"bad_request","message":"the request could not be parsed as HTTP","errors":\[\]\}$/,
+    );
+  });
+
   it('still answers an ordinary request on a keep-alive connection', async () => {
     const r = await fetch(`${sb.url}/_sandbox/clock`);
     assert.equal(r.status, 200);
+  });
+});
+
+describe('sandbox connections over TLS', () => {
+  let sb: RunningSandbox;
+  before(async () => {
+    sb = await startSandbox({
+      tls: { cert: TEST_TLS_CERT, key: TEST_TLS_KEY },
+      timeouts: { requestTimeout: 800, headersTimeout: 500, keepAliveTimeout: 500 },
+    });
+  });
+  after(() => sb.close());
+
+  it('closes a connection whose TLS handshake never ends at the headers timeout (it was held open for good)', async () => {
+    for (const first of ['', '\x16\x03\x01\x02\x00\x01']) {
+      // Nothing at all, then the first bytes of a ClientHello that never comes whole.
+      const c = open(sb);
+      if (first) c.socket.write(Buffer.from(first, 'latin1'));
+      const ms = await Promise.race([c.closed, new Promise<number>((r) => setTimeout(() => r(-1), 10_000))]);
+      c.socket.destroy();
+      assert.ok(ms !== -1 && ms < 5_000, `closed after ${ms} ms`);
+    }
   });
 });
