@@ -127,20 +127,22 @@ function checkMediaType(req: Request): void {
 /**
  * A compressed body (`Content-Encoding: gzip`, …) is not read: 415 naming the header. Unpacking it would let a small
  * request make a large body, and a browser's `fetch` never compresses what it sends (RFC 9110 §8.4, §15.5.16).
+ * Nor is a body with a transfer coding other than `chunked` (`Transfer-Encoding: gzip, chunked`): Node undoes only
+ * `chunked` and hands on the rest still compressed, which would be refused as malformed UTF-8 or JSON, naming the
+ * wrong problem (docs/decisions/helper.md#helper-body).
  */
 function checkEncoding(req: Request): void {
   const encoding = req.headers['content-encoding'];
   if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
-    throw new HelperHttpError(
-      415,
-      'TESSERA_UNSUPPORTED_MEDIA_TYPE',
-      'send the body uncompressed (no Content-Encoding)',
-      {
-        field: 'content-encoding',
-      },
-    );
+    throw compressed('content-encoding', 'send the body uncompressed (no Content-Encoding)');
+  }
+  if (req.headers['transfer-encoding']?.split(',').some((c) => c.trim().toLowerCase() !== 'chunked')) {
+    throw compressed('transfer-encoding', 'send the body uncompressed (no Transfer-Encoding but chunked)');
   }
 }
+
+const compressed = (field: string, message: string) =>
+  new HelperHttpError(415, 'TESSERA_UNSUPPORTED_MEDIA_TYPE', message, { field });
 
 /** The body read in full, parsed and checked as {@link jsonBody} describes. */
 function parseJson(req: Request, raw: Buffer): unknown {

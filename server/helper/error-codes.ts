@@ -61,7 +61,7 @@ export const HELPER_ERROR_CODES = {
   TESSERA_UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
     meaning:
-      'The body is not `application/json` in UTF-8, or is compressed (`Content-Encoding`); `field` names the header.',
+      'The body is not `application/json` in UTF-8, or is compressed (`Content-Encoding`, or a `Transfer-Encoding` other than `chunked`); `field` names the header.',
   },
   TESSERA_BODY_TOO_LARGE: { status: 413, meaning: 'The body is larger than `bodyLimitBytes`.' },
   TESSERA_RATE_LIMITED: {

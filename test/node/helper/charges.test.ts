@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { connect } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
@@ -426,6 +427,30 @@ describe('POST /charges against the sandbox', () => {
       headers: { ...json, 'content-encoding': 'identity' },
     });
     assert.equal(identity.json.code, 'TESSERA_INVALID_REQUEST', 'identity is no encoding at all');
+    // A transfer coding Node does not undo reaches the helper still compressed: refused by name, not as bad JSON.
+    // HTTP clients will not send one: written on a socket.
+    const transfer = async (coding: string, payload: Buffer) => {
+      const { port } = new URL(h.url);
+      const socket = connect(Number(port), '127.0.0.1');
+      await once(socket, 'connect');
+      socket.write(
+        `POST /payments/charges HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
+          `Transfer-Encoding: ${coding}\r\nConnection: close\r\n\r\n${payload.length.toString(16)}\r\n`,
+      );
+      socket.write(payload);
+      socket.write('\r\n0\r\n\r\n');
+      const chunks: Buffer[] = [];
+      for await (const chunk of socket) chunks.push(chunk as Buffer);
+      const [head = '', rest = ''] = Buffer.concat(chunks).toString().split('\r\n\r\n');
+      return { status: Number(head.split(' ')[1]), json: JSON.parse(rest) as Record<string, string> };
+    };
+    const packed = await transfer('gzip, chunked', gzipSync('{"cardToken":"x"}'));
+    assert.deepEqual(
+      [packed.status, packed.json.code, packed.json.field],
+      [415, 'TESSERA_UNSUPPORTED_MEDIA_TYPE', 'transfer-encoding'],
+    );
+    const chunked = await transfer('chunked', Buffer.from('{}'));
+    assert.equal(chunked.json.code, 'TESSERA_INVALID_REQUEST', 'chunked alone is read as sent');
   });
 
   it('refuses a card number anywhere in the body with 400 and keeps it out of the logs', async () => {
