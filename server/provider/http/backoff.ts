@@ -16,17 +16,20 @@ export function backoffDelay(retry: number, baseMs: number, maxMs: number, rando
   return Math.round(nominal / 2 + random() * (nominal / 2));
 }
 
+/** The longest wait a `Retry-After` is read as: a year (a 400-digit delay would otherwise be `Infinity`). */
+const LONGEST_MS = 365 * 24 * 3600_000;
+
 /**
- * `Retry-After` in milliseconds: delta-seconds or an HTTP date (RFC 9110 §10.2.3), relative to `nowMs`.
- * `undefined` when absent or unreadable; never negative.
+ * `Retry-After` in milliseconds: delta-seconds or an HTTP date (RFC 9110 §10.2.3), relative to `nowMs`, at most a
+ * year. `undefined` when absent or unreadable; never negative.
  */
 export function parseRetryAfter(value: string | null | undefined, nowMs: number = Date.now()): number | undefined {
   if (value === null || value === undefined) return undefined;
   const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  if (/^\d+$/.test(text)) return Math.min(Number(text) * 1000, LONGEST_MS);
   const at = Date.parse(text);
   if (Number.isNaN(at) || !/[A-Za-z]/.test(text)) return undefined;
-  return Math.max(0, at - nowMs);
+  return Math.min(Math.max(0, at - nowMs), LONGEST_MS);
 }
 
 /** Waits `ms`, or rejects with the signal's reason when it aborts first. */

@@ -213,5 +213,10 @@ describe('provider client options', () => {
     assert.equal(parseRetryAfter('Wed, 31 Dec 2025 00:00:00 GMT', now), 0);
     assert.equal(parseRetryAfter('soon', now), undefined);
     assert.equal(parseRetryAfter(null, now), undefined);
+    // A provider's absurd value is a year at most: RateLimitError.retryAfter stays a finite number of seconds.
+    const year = 365 * 24 * 3600_000;
+    assert.equal(parseRetryAfter('9'.repeat(400), now), year);
+    assert.equal(parseRetryAfter('99999999999999999999', now), year);
+    assert.equal(parseRetryAfter('Fri, 31 Dec 9999 23:59:59 GMT', now), year);
   });
 });
