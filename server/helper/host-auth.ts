@@ -277,8 +277,10 @@ export function createHostVerifier(options: HostAuthOptions, now: () => number) 
     : undefined;
 
   return async function verify(header: string | undefined): Promise<HostClaims> {
-    // The scheme is case-insensitive (RFC 9110 §11.1); the token is a compact JWS of at most 8 KiB.
-    const match = /^[Bb][Ee][Aa][Rr][Ee][Rr] ([A-Za-z0-9_.~+/=-]{1,8192})$/.exec(header ?? '');
+    // The scheme is case-insensitive (RFC 9110 §11.1) and followed by one or more spaces (RFC 6750 §2.1
+    // `"Bearer" 1*SP b64token`); the token is a compact JWS of at most 8 KiB. The spaces and the token's characters
+    // are disjoint classes: linear.
+    const match = /^[Bb][Ee][Aa][Rr][Ee][Rr] +([A-Za-z0-9_.~+/=-]{1,8192})$/.exec(header ?? '');
     if (!match) {
       throw new HelperHttpError(401, 'TESSERA_HOST_AUTH_MISSING', 'send the host token as `Authorization: Bearer …`', {
         field: 'authorization',

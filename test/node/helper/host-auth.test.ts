@@ -37,6 +37,8 @@ describe('host JWT verification', () => {
     assert.deepEqual(await verify(`Bearer ${token}`), { sub: 'usr_1', entities: ['ent_a'], instruments: ['src_a'] });
     const bare = await verify(`Bearer ${await issuer.sign()}`);
     assert.deepEqual(bare, { sub: 'usr_1', entities: [], instruments: [] });
+    // RFC 6750 §2.1: `"Bearer" 1*SP b64token`, the scheme in any case.
+    assert.equal((await verify(`bearer   ${await issuer.sign()}`)).sub, 'usr_1');
   });
 
   it('accepts a configured key (SPKI PEM) instead of a JWKS', async () => {

@@ -5,10 +5,12 @@
  * just under Node's 16 KiB header limit.
  */
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Request } from 'express';
 import { readableUrl } from '../../../server/common/url-pans.js';
 import { mountUrl } from '../../../server/helper/charges/redirects.js';
+import { createHostVerifier } from '../../../server/helper/host-auth.js';
 import { parseRetryAfter } from '../../../server/provider/http/backoff.js';
 import { fieldFromCode } from '../../../server/provider/http/response.js';
 import { wellSpaced } from '../../../server/provider/schemas/legacy.js';
@@ -89,7 +91,27 @@ const direct: [string, () => unknown][] = [
     'helper: mountUrl HOST, dots and dashes then a space',
     () => assert.throws(() => mountUrl(hostRequest(`${'.-'.repeat(N / 2)} `), undefined), /Host header/),
   ],
+  [
+    // verify() runs the header's regex before its first await: timed here whole.
+    'helper: host auth /^Bearer +([A-Za-z0-9_.~+/=-]{1,8192})$/, spaces then a bad character',
+    () => void hostVerify(`Bearer${' '.repeat(N)}!`).catch(() => undefined),
+  ],
+  [
+    'helper: host auth, token characters past the 8 KiB bound',
+    () => void hostVerify(`Bearer ${'a'.repeat(N)}`).catch(() => undefined),
+  ],
 ];
+
+/** A host-token verifier with a configured key (no JWKS to fetch). */
+const hostVerify = createHostVerifier(
+  {
+    issuer: 'https://issuer.example',
+    audience: 'tessera',
+    algorithms: ['ES256'],
+    key: generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ type: 'spki', format: 'pem' }) as string,
+  },
+  Date.now,
+);
 
 /** Just what `mountUrl` reads of a request. */
 function hostRequest(host: string): Request {
