@@ -8,7 +8,7 @@ import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index
 import { call } from '../../support/http.js';
 import { RedisServer } from './redis-server.js';
 import { storeContract } from './store-contract.js';
-import { captureLogger, cardToken, startHelper } from './support.js';
+import { captureLogger, cardToken, sandboxCharges, startHelper } from './support.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -42,7 +42,8 @@ describe('RedisStore against a real redis-server', () => {
   };
 
   before(async () => {
-    server = await RedisServer.start();
+    // DEBUG SLEEP (a Redis that answers slowly) is refused unless enabled, and then only from loopback.
+    server = await RedisServer.start(['--enable-debug-command', 'local']);
   });
   after(async () => {
     for (const s of owned) await s.close();
@@ -155,6 +156,57 @@ describe('RedisStore against a real redis-server', () => {
     }
     assert.equal(back, true, 'the same store works again without being recreated');
     assert.equal((await store.hit('c', 60_000)).count, 1);
+  });
+
+  it('gives back a claim that Redis took after the store call timed out, so a retry is not held up by it', async () => {
+    const sb = await startSandbox();
+    const store = open({ keyPrefix: 'slow:', timeoutMs: 200 });
+    const h = await startHelper({
+      publicKey: sb.credentials.publicKey,
+      secretKey: sb.credentials.secretKey,
+      legacyBaseUrl: sb.url,
+      providerMaxRetries: 0,
+      store,
+      // No rate limits: the token's claim is the charge's first store call, the one that meets the slow Redis.
+      rateLimits: {
+        requestsPerIp: false,
+        chargesPerIp: false,
+        chargesPerSession: false,
+        declinesPerIp: false,
+        declinesPerSession: false,
+      },
+      resolveCharge: () => ({ amount: 2500, currency: 'EUR' }),
+    });
+    const admin = new Redis(server.url);
+    const sleeper = new Redis(server.url);
+    try {
+      // A helper that has charged before: Redis has its scripts.
+      await store.claimAndGet('warm:claim', 'me', 1000, 'warm');
+      await store.release('warm:claim', 'me');
+      const body = { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@shop.example' };
+      // Redis stalls for 800 ms (a slow command of another user, a fork): the claim times out after 200 ms, and
+      // Redis runs it once the stall ends, for an owner that has answered 503 and gone.
+      const stall = sleeper.call('DEBUG', 'SLEEP', '0.8');
+      await sleep(50);
+      const first = await call(`${h.url}/charges`, { body });
+      assert.equal(first.status, 503, first.text);
+      assert.equal(first.json.code, 'TESSERA_STORE_UNAVAILABLE');
+      assert.equal(first.json.outcomeKnown, true);
+      await stall;
+      await sleep(50);
+      assert.deepEqual(await admin.keys('slow:*claim'), [], 'no claim left behind by the request that timed out');
+      // The shopper retries after Retry-After: 1 and is answered at once, not after the orphan claim's 10 s.
+      const started = Date.now();
+      const retry = await call(`${h.url}/charges`, { body });
+      assert.equal(retry.status, 201, retry.text);
+      assert.ok(Date.now() - started < 2000, `answered in ${Date.now() - started} ms`);
+      assert.equal((await sandboxCharges(sb)).length, 1);
+    } finally {
+      admin.disconnect();
+      sleeper.disconnect();
+      await h.close();
+      await sb.close();
+    }
   });
 
   it('keeps no card token or secret in Redis after a full charge: keys and values are hashes and results', async () => {
