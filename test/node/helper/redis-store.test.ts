@@ -8,7 +8,7 @@ import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index
 import { call } from '../../support/http.js';
 import { RedisServer } from './redis-server.js';
 import { storeContract } from './store-contract.js';
-import { captureLogger, cardToken, sandboxCharges, startHelper } from './support.js';
+import { captureLogger, cardToken, fault, sandboxCharges, startHelper } from './support.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -206,6 +206,44 @@ describe('RedisStore against a real redis-server', () => {
       sleeper.disconnect();
       await h.close();
       await sb.close();
+    }
+  });
+
+  it('answers outcomeKnown: false to a request waiting for another instance’s charge when Redis goes away meanwhile', async () => {
+    const own = await RedisServer.start();
+    const sb = await startSandbox();
+    const options = {
+      publicKey: sb.credentials.publicKey,
+      secretKey: sb.credentials.secretKey,
+      legacyBaseUrl: sb.url,
+      providerMaxRetries: 0,
+      resolveCharge: () => ({ amount: 2500, currency: 'EUR' as const }),
+    };
+    const stores = [0, 1].map(() => new RedisStore({ url: own.url, timeoutMs: 300 }));
+    const [h1, h2] = await Promise.all(stores.map((store) => startHelper({ ...options, store })));
+    try {
+      const body = { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@shop.example' };
+      await fault(sb, { method: 'POST', path: '/api2/v2/charges/token', delayMs: 1500, count: 1 });
+      // The first instance holds the token's claim while the provider call runs; the second waits for its answer.
+      const charging = call(`${h1!.url}/charges`, { body });
+      await sleep(300);
+      const waiting = call(`${h2!.url}/charges`, { body });
+      await sleep(300);
+      await own.kill();
+      const waited = await waiting;
+      assert.equal(waited.status, 503, waited.text);
+      assert.equal(waited.json.code, 'TESSERA_STORE_UNAVAILABLE');
+      // Another request is charging this token: the waiter cannot say nothing was charged.
+      assert.equal(waited.json.outcomeKnown, false, waited.text);
+      assert.doesNotMatch(waited.json.message, /nothing was done/);
+      const charged = await charging;
+      assert.equal(charged.status, 503, charged.text);
+      assert.equal(charged.json.outcomeKnown, false, charged.text);
+    } finally {
+      await Promise.all([h1!.close(), h2!.close()]);
+      for (const store of stores) await store.close();
+      await sb.close();
+      await own.stop();
     }
   });
 
