@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
 import { z } from 'zod';
 import { integerOption } from '../common/options.js';
@@ -192,12 +193,15 @@ export async function recordDeclines(store: TesseraStore, counters: readonly Dec
  * The rate-limit key of a client address (`req.ip`, which follows Express's `trust proxy`): an IPv4 address as it
  * is (also when IPv4-mapped), an IPv6 address by its /64 network, since one subscriber or server usually holds a
  * whole /64 and could otherwise use a fresh address for each request (docs/decisions/helper.md#helper-rate-limits).
+ * Anything else is `other:` and its SHA-256: Express takes the X-Forwarded-For entries it trusts as they come, so
+ * under a `trust proxy` of more hops than there are proxies `req.ip` is the client's own text (up to the header limit,
+ * with `:` in it), and it is part of store keys.
  */
 export function ipKey(ip: string | undefined): string {
-  if (!ip) return 'unknown';
+  if (!ip || ip === 'unknown') return 'unknown';
   const mapped = /^::ffff:/i.test(ip) ? ip.slice(7) : undefined;
   if (mapped && isIPv4(mapped)) return mapped;
-  if (!isIPv6(ip)) return ip;
+  if (!isIPv6(ip)) return isIPv4(ip) ? ip : `other:${hash('sha256', ip, 'base64url')}`;
   const bare = ip.split('%')[0]!.toLowerCase();
   const [left = '', right] = bare.split('::') as [string, string | undefined];
   const head = left ? left.split(':') : [];
