@@ -149,7 +149,16 @@ export async function reserveDeclines(
  */
 async function reserveOne(store: TesseraStore, c: DeclineCounter, deadline: number): Promise<number | undefined> {
   for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
-    const inflight = await store.hit(`${c.key}:inflight`, c.limit.windowMs);
+    let inflight: { count: number; resetAtMs: number };
+    try {
+      inflight = await store.hit(`${c.key}:inflight`, c.limit.windowMs);
+    } catch (err) {
+      // A hit that timed out was still sent, and Redis runs it once it answers again: left there, it held a place in
+      // the counter for the whole window (three stalls at this step refused a shopper with no decline at all). It is
+      // given back, not awaited: sent after the hit, it runs after it (docs/decisions/helper.md#helper-rate-limits).
+      store.unhit(`${c.key}:inflight`).catch(() => {});
+      throw err;
+    }
     let known: { count: number; resetAtMs: number };
     try {
       known = await store.count(c.key);
@@ -173,13 +182,17 @@ export async function releaseDeclines(store: TesseraStore, counters: readonly De
 
 /**
  * Turns reservations into declines: in each counter the decline is counted first, then the reservation given back,
- * so its sum never dips; the counters side by side.
+ * so its sum never dips; the counters side by side. The reservation is given back also when the count failed: a count
+ * that timed out still lands, and one that did not is a decline the store could not take (logged by the caller).
  */
 export async function commitDeclines(store: TesseraStore, counters: readonly DeclineCounter[]): Promise<void> {
   await Promise.all(
     counters.map(async (c) => {
-      await store.hit(c.key, c.limit.windowMs);
-      await store.unhit(`${c.key}:inflight`);
+      try {
+        await store.hit(c.key, c.limit.windowMs);
+      } finally {
+        await store.unhit(`${c.key}:inflight`);
+      }
     }),
   );
 }

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { RedisStore, StoreUnavailableError } from '../../../server/helper/index.js';
+import { commitDeclines, reserveDeclines } from '../../../server/helper/rate-limit.js';
 import { checkClusterNode, checkEviction } from '../../../server/helper/store-eviction.js';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { call } from '../../support/http.js';
@@ -206,6 +207,39 @@ describe('RedisStore against a real redis-server', () => {
       sleeper.disconnect();
       await h.close();
       await sb.close();
+    }
+  });
+
+  it('gives back a decline reservation whose store call timed out, so a slow Redis does not use up a shopper’s limit', async () => {
+    const store = open({ keyPrefix: 'reserve:', timeoutMs: 200 });
+    const sleeper = new Redis(server.url);
+    const counters = [
+      { key: 'declines:session:s', limit: { max: 3, windowMs: 600_000 }, name: 'declinesPerSession' as const },
+    ];
+    /** Runs `step` while Redis stalls for 500 ms: its store calls time out, and Redis runs them once the stall ends. */
+    const stalled = async (step: () => Promise<unknown>) => {
+      const stall = sleeper.call('DEBUG', 'SLEEP', '0.5');
+      await sleep(30);
+      await assert.rejects(step(), StoreUnavailableError);
+      await stall;
+      await sleep(30);
+    };
+    try {
+      // A store that has run its scripts before.
+      await store.hit('warm', 1000);
+      await store.count('warm');
+      await store.unhit('warm');
+      // Three charges meet a stall while they reserve: with their hits left in place, the fourth was refused 429
+      // TESSERA_TOO_MANY_DECLINES for the rest of the window, with no decline at all.
+      for (let i = 0; i < 3; i++) await stalled(() => reserveDeclines(store, counters, Date.now));
+      assert.equal((await store.count('declines:session:s:inflight')).count, 0, 'no reservation left behind');
+      assert.deepEqual(await reserveDeclines(store, counters, Date.now), counters);
+      // A decline committed while Redis stalls: counted once Redis runs it, and its reservation given back all the same.
+      await stalled(() => commitDeclines(store, counters));
+      assert.equal((await store.count('declines:session:s:inflight')).count, 0, 'the reservation is given back');
+      assert.equal((await store.count('declines:session:s')).count, 1);
+    } finally {
+      sleeper.disconnect();
     }
   });
 
