@@ -98,7 +98,11 @@ export const HELPER_ERROR_CODES = {
     meaning:
       'The provider is unavailable or busy (a 503, or a 429 asking to slow down); `outcomeKnown` says whether the same request may be sent again.',
   },
-  TESSERA_STORE_UNAVAILABLE: { status: 503, meaning: 'The store (Redis) cannot be reached; nothing was charged.' },
+  TESSERA_STORE_UNAVAILABLE: {
+    status: 503,
+    meaning:
+      'The store (Redis) cannot be reached; with `outcomeKnown: true` nothing was charged, with `false` a charge may have been made (send the same request again to learn it).',
+  },
   TESSERA_CHARGE_IN_PROGRESS: {
     status: 503,
     meaning:

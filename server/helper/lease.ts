@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { HelperContext } from './context.js';
 import { extendClaim } from './store.js';
 
@@ -7,9 +8,11 @@ const LOOK_EVERY_MS = 500;
 /**
  * Keeps a claim alive for as long as its owner works, however long that is: the claim's TTL then bounds how long a
  * **dead** owner blocks the others, never how long a live one may take (docs/decisions/helper.md#helper-on-charge).
- * Every {@link LOOK_EVERY_MS} it reads the helper's clock (`now`, the clock of the default store), and once a third
- * of `ttlMs` has passed since the claim was taken or last extended it gives the claim `ttlMs` again, for `owner`
- * only. A claim found lost (ended, or held by another) is logged as an error, since another instance may then do
+ * Every {@link LOOK_EVERY_MS} it reads two clocks, the helper's (`now`, the clock of the default store) and the
+ * process's monotonic one (Redis's TTLs run in real time), and once either says a third of `ttlMs` has passed since
+ * the claim was taken or last extended it gives the claim `ttlMs` again, for `owner` only. The helper's clock alone
+ * let a claim in Redis expire under a live owner whenever that clock stood still or stepped back (a virtual clock, as
+ * the demo passes with a `RedisStore`; a system clock stepped back by NTP): an extension too many costs one store call. A claim found lost (ended, or held by another) is logged as an error, since another instance may then do
  * the same work; a store that fails is tried again at the next look. Returns the function that stops keeping it,
  * which answers the extension on its way, if any: wait for it before the claim is given back, so that none lands
  * after the release and takes the claim again (a store without `extend` extends with `get` and then `set`).
@@ -23,12 +26,14 @@ export function keepClaim(
 ): () => Promise<void> | undefined {
   const { store, now, log } = ctx;
   let due = now() + ttlMs / 3;
+  let dueReal = performance.now() + ttlMs / 3;
   let busy: Promise<void> | undefined;
   let stopped = false;
   let warned = false;
   const look = () => {
     const sent = now();
-    if (busy || sent < due) return;
+    const sentReal = performance.now();
+    if (busy || (sent < due && sentReal < dueReal)) return;
     busy = extendClaim(store, key, owner, ttlMs).then(
       (kept) => {
         busy = undefined;
@@ -37,6 +42,7 @@ export function keepClaim(
           warned = false;
           // The new TTL runs from when the store got the extension, not from when its answer came back.
           due = sent + ttlMs / 3;
+          dueReal = sentReal + ttlMs / 3;
           return;
         }
         void stop();

@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
 import { z } from 'zod';
 import { integerOption } from '../common/options.js';
@@ -148,7 +149,16 @@ export async function reserveDeclines(
  */
 async function reserveOne(store: TesseraStore, c: DeclineCounter, deadline: number): Promise<number | undefined> {
   for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
-    const inflight = await store.hit(`${c.key}:inflight`, c.limit.windowMs);
+    let inflight: { count: number; resetAtMs: number };
+    try {
+      inflight = await store.hit(`${c.key}:inflight`, c.limit.windowMs);
+    } catch (err) {
+      // A hit that timed out was still sent, and Redis runs it once it answers again: left there, it held a place in
+      // the counter for the whole window (three stalls at this step refused a shopper with no decline at all). It is
+      // given back, not awaited: sent after the hit, it runs after it (docs/decisions/helper.md#helper-rate-limits).
+      store.unhit(`${c.key}:inflight`).catch(() => {});
+      throw err;
+    }
     let known: { count: number; resetAtMs: number };
     try {
       known = await store.count(c.key);
@@ -172,13 +182,17 @@ export async function releaseDeclines(store: TesseraStore, counters: readonly De
 
 /**
  * Turns reservations into declines: in each counter the decline is counted first, then the reservation given back,
- * so its sum never dips; the counters side by side.
+ * so its sum never dips; the counters side by side. The reservation is given back also when the count failed: a count
+ * that timed out still lands, and one that did not is a decline the store could not take (logged by the caller).
  */
 export async function commitDeclines(store: TesseraStore, counters: readonly DeclineCounter[]): Promise<void> {
   await Promise.all(
     counters.map(async (c) => {
-      await store.hit(c.key, c.limit.windowMs);
-      await store.unhit(`${c.key}:inflight`);
+      try {
+        await store.hit(c.key, c.limit.windowMs);
+      } finally {
+        await store.unhit(`${c.key}:inflight`);
+      }
     }),
   );
 }
@@ -192,12 +206,15 @@ export async function recordDeclines(store: TesseraStore, counters: readonly Dec
  * The rate-limit key of a client address (`req.ip`, which follows Express's `trust proxy`): an IPv4 address as it
  * is (also when IPv4-mapped), an IPv6 address by its /64 network, since one subscriber or server usually holds a
  * whole /64 and could otherwise use a fresh address for each request (docs/decisions/helper.md#helper-rate-limits).
+ * Anything else is `other:` and its SHA-256: Express takes the X-Forwarded-For entries it trusts as they come, so
+ * under a `trust proxy` of more hops than there are proxies `req.ip` is the client's own text (up to the header limit,
+ * with `:` in it), and it is part of store keys.
  */
 export function ipKey(ip: string | undefined): string {
-  if (!ip) return 'unknown';
+  if (!ip || ip === 'unknown') return 'unknown';
   const mapped = /^::ffff:/i.test(ip) ? ip.slice(7) : undefined;
   if (mapped && isIPv4(mapped)) return mapped;
-  if (!isIPv6(ip)) return ip;
+  if (!isIPv6(ip)) return isIPv4(ip) ? ip : `other:${hash('sha256', ip, 'base64url')}`;
   const bare = ip.split('%')[0]!.toLowerCase();
   const [left = '', right] = bare.split('::') as [string, string | undefined];
   const head = left ? left.split(':') : [];

@@ -74,7 +74,13 @@ export const storeOption = methodsOption<TesseraStore>(
 
 /**
  * {@link TesseraStore.claimAndGet} where the store has it, else `claim` and then `get`. Not `async`: on every charge
- * the store's own promise is returned as it is.
+ * the store's own promise is returned with only a `catch` added.
+ *
+ * A call that fails may still have claimed: a store call that timed out was sent, and Redis runs it once it answers
+ * again, for an owner that has already answered 503 and gone, so its claim would block the key for its whole TTL (a
+ * card token's retry waited 10 s). So a failed call gives the claim back, not awaited and its failure ignored: the
+ * release is sent after the claim on the same connection, so Redis runs it after the claim, and it removes nothing
+ * but this call's own claim (`value` is a random owner).
  */
 export function claimAndGet(
   store: TesseraStore,
@@ -83,8 +89,17 @@ export function claimAndGet(
   ttlMs: number,
   key: string,
 ): Promise<{ claimed: boolean; value: string | undefined }> {
-  if (typeof store.claimAndGet === 'function') return store.claimAndGet(claimKey, value, ttlMs, key);
-  return store.claim(claimKey, value, ttlMs).then(async (claimed) => ({ claimed, value: await store.get(key) }));
+  const asked =
+    typeof store.claimAndGet === 'function'
+      ? store.claimAndGet(claimKey, value, ttlMs, key)
+      : store.claim(claimKey, value, ttlMs).then(async (claimed) => ({ claimed, value: await store.get(key) }));
+  return asked.catch((err: unknown) => {
+    // The release must not throw synchronously either (a store of the merchant's): the store's error is the answer.
+    try {
+      store.release(claimKey, value).catch(() => undefined);
+    } catch {}
+    throw err;
+  });
 }
 
 /**

@@ -75,6 +75,24 @@ async function saved(write: Promise<unknown>): Promise<void> {
   }
 }
 
+/**
+ * A store call of a request that waits for another request's charge of the same token: if it fails, that charge
+ * may have been made, so the shopper must not be told nothing was done (the store's own 503 says `outcomeKnown: true`,
+ * right for a request that charged nothing and saw no one else charging). The same request again learns the outcome.
+ */
+async function waitedFor<T>(read: Promise<T>): Promise<T> {
+  try {
+    return await read;
+  } catch (err) {
+    throw new HelperHttpError(
+      503,
+      'TESSERA_STORE_UNAVAILABLE',
+      'another request is charging this card token and its outcome cannot be read now; send the same request again to learn it (it will not be charged twice)',
+      { outcomeKnown: false, headers: { 'Retry-After': '1' }, cause: err },
+    );
+  }
+}
+
 /** chargeMode 2 with the helper's return endpoint as both URLs (docs/decisions/helper.md#helper-3ds). */
 const threeDsUrls = (returnUrl: string) => ({ chargeMode: 2 as const, successUrl: returnUrl, failUrl: returnUrl });
 
@@ -415,8 +433,12 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
     const { key } = t;
     const claim: TokenClaim = { key: `${key}:claim`, owner: randomUUID(), given: false, stopKeeping: () => undefined };
     const deadline = Date.now() + CLAIM_WAIT_MS;
+    // Whether another request was seen charging the token: from then on a store that fails is no "nothing was done".
+    let another = false;
     for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
-      const { claimed, value: stored } = await claimAndGet(store, claim.key, claim.owner, CLAIM_TTL_MS, key);
+      const { claimed, value: stored } = await (another
+        ? waitedFor(claimAndGet(store, claim.key, claim.owner, CLAIM_TTL_MS, key))
+        : claimAndGet(store, claim.key, claim.owner, CLAIM_TTL_MS, key));
       if (claimed) {
         claim.stopKeeping = keepClaim(ctx, claim.key, claim.owner, CLAIM_TTL_MS, 'tessera.charge.claim');
         try {
@@ -434,6 +456,7 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
         }
       }
       if (stored) return refreshed(JSON.parse(stored) as ChargeOutcome);
+      another = true;
       if (Date.now() + delay > deadline) {
         throw new HelperHttpError(
           503,

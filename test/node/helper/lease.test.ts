@@ -123,6 +123,23 @@ describe('keepClaim: a claim kept alive while its owner works', () => {
     }
   });
 
+  it('keeps a claim whose TTL runs in real time when the helper’s clock stands still or steps back', async () => {
+    // The store's TTLs run in real time, as Redis's do; the helper's `now` is a clock of its own (the sandbox's virtual
+    // clock, as the demo passes with a RedisStore, or a system clock stepped back by NTP): it stands still here.
+    const memory = new MemoryStore();
+    const { logger, log } = captureLogger();
+    const ctx = { store: memory, now: () => 1_000_000, log: logger } as unknown as HelperContext;
+    assert.equal(await memory.claim('job:claim', 'me', 600), true);
+    const stop = keepClaim(ctx, 'job:claim', 'me', 600, 'test.claim');
+    try {
+      await sleep(1500);
+      assert.equal(await memory.get('job:claim'), 'me', 'held past two real TTLs while its owner works');
+      assert.equal(log.lines.length, 0);
+    } finally {
+      await stop();
+    }
+  });
+
   it('stop resolves once an extension on its way has landed, so a claim given back after it stays given back', async () => {
     let now = 1_000_000;
     const memory = new MemoryStore({ now: () => now });

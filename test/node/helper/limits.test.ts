@@ -211,4 +211,17 @@ describe('MemoryStore and the limits built on it', () => {
     ];
     for (const [ip, key] of cases) assert.equal(ipKey(ip), key, String(ip));
   });
+
+  it('keys an address that is no IP (X-Forwarded-For text under a `trust proxy` of more hops than proxies) by its hash', () => {
+    // Express takes X-Forwarded-For entries as they come: 12 KB of junk was 12 KB of store key per request, in three
+    // counters for the whole window, and `x:inflight` named another client's reservation counter.
+    const junk = 'x'.repeat(12_000);
+    const key = ipKey(junk);
+    assert.ok(key.length <= 64, `${key.length} characters`);
+    assert.match(key, /^other:[\w-]+$/);
+    assert.equal(ipKey(junk), key, 'the same text, the same key');
+    assert.notEqual(ipKey(`${junk}y`), key);
+    assert.match(ipKey('203.0.113.7:inflight'), /^other:[\w-]+$/);
+    assert.equal(ipKey('unknown'), 'unknown');
+  });
 });

@@ -3,12 +3,13 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { RedisStore, StoreUnavailableError } from '../../../server/helper/index.js';
+import { commitDeclines, reserveDeclines } from '../../../server/helper/rate-limit.js';
 import { checkClusterNode, checkEviction } from '../../../server/helper/store-eviction.js';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { call } from '../../support/http.js';
 import { RedisServer } from './redis-server.js';
 import { storeContract } from './store-contract.js';
-import { captureLogger, cardToken, startHelper } from './support.js';
+import { captureLogger, cardToken, fault, sandboxCharges, startHelper } from './support.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -42,7 +43,8 @@ describe('RedisStore against a real redis-server', () => {
   };
 
   before(async () => {
-    server = await RedisServer.start();
+    // DEBUG SLEEP (a Redis that answers slowly) is refused unless enabled, and then only from loopback.
+    server = await RedisServer.start(['--enable-debug-command', 'local']);
   });
   after(async () => {
     for (const s of owned) await s.close();
@@ -155,6 +157,128 @@ describe('RedisStore against a real redis-server', () => {
     }
     assert.equal(back, true, 'the same store works again without being recreated');
     assert.equal((await store.hit('c', 60_000)).count, 1);
+  });
+
+  it('gives back a claim that Redis took after the store call timed out, so a retry is not held up by it', async () => {
+    const sb = await startSandbox();
+    const store = open({ keyPrefix: 'slow:', timeoutMs: 200 });
+    const h = await startHelper({
+      publicKey: sb.credentials.publicKey,
+      secretKey: sb.credentials.secretKey,
+      legacyBaseUrl: sb.url,
+      providerMaxRetries: 0,
+      store,
+      // No rate limits: the token's claim is the charge's first store call, the one that meets the slow Redis.
+      rateLimits: {
+        requestsPerIp: false,
+        chargesPerIp: false,
+        chargesPerSession: false,
+        declinesPerIp: false,
+        declinesPerSession: false,
+      },
+      resolveCharge: () => ({ amount: 2500, currency: 'EUR' }),
+    });
+    const admin = new Redis(server.url);
+    const sleeper = new Redis(server.url);
+    try {
+      // A helper that has charged before: Redis has its scripts.
+      await store.claimAndGet('warm:claim', 'me', 1000, 'warm');
+      await store.release('warm:claim', 'me');
+      const body = { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@shop.example' };
+      // Redis stalls for 800 ms (a slow command of another user, a fork): the claim times out after 200 ms, and
+      // Redis runs it once the stall ends, for an owner that has answered 503 and gone.
+      const stall = sleeper.call('DEBUG', 'SLEEP', '0.8');
+      await sleep(50);
+      const first = await call(`${h.url}/charges`, { body });
+      assert.equal(first.status, 503, first.text);
+      assert.equal(first.json.code, 'TESSERA_STORE_UNAVAILABLE');
+      assert.equal(first.json.outcomeKnown, true);
+      await stall;
+      await sleep(50);
+      assert.deepEqual(await admin.keys('slow:*claim'), [], 'no claim left behind by the request that timed out');
+      // The shopper retries after Retry-After: 1 and is answered at once, not after the orphan claim's 10 s.
+      const started = Date.now();
+      const retry = await call(`${h.url}/charges`, { body });
+      assert.equal(retry.status, 201, retry.text);
+      assert.ok(Date.now() - started < 2000, `answered in ${Date.now() - started} ms`);
+      assert.equal((await sandboxCharges(sb)).length, 1);
+    } finally {
+      admin.disconnect();
+      sleeper.disconnect();
+      await h.close();
+      await sb.close();
+    }
+  });
+
+  it('gives back a decline reservation whose store call timed out, so a slow Redis does not use up a shopper’s limit', async () => {
+    const store = open({ keyPrefix: 'reserve:', timeoutMs: 200 });
+    const sleeper = new Redis(server.url);
+    const counters = [
+      { key: 'declines:session:s', limit: { max: 3, windowMs: 600_000 }, name: 'declinesPerSession' as const },
+    ];
+    /** Runs `step` while Redis stalls for 500 ms: its store calls time out, and Redis runs them once the stall ends. */
+    const stalled = async (step: () => Promise<unknown>) => {
+      const stall = sleeper.call('DEBUG', 'SLEEP', '0.5');
+      await sleep(30);
+      await assert.rejects(step(), StoreUnavailableError);
+      await stall;
+      await sleep(30);
+    };
+    try {
+      // A store that has run its scripts before.
+      await store.hit('warm', 1000);
+      await store.count('warm');
+      await store.unhit('warm');
+      // Three charges meet a stall while they reserve: with their hits left in place, the fourth was refused 429
+      // TESSERA_TOO_MANY_DECLINES for the rest of the window, with no decline at all.
+      for (let i = 0; i < 3; i++) await stalled(() => reserveDeclines(store, counters, Date.now));
+      assert.equal((await store.count('declines:session:s:inflight')).count, 0, 'no reservation left behind');
+      assert.deepEqual(await reserveDeclines(store, counters, Date.now), counters);
+      // A decline committed while Redis stalls: counted once Redis runs it, and its reservation given back all the same.
+      await stalled(() => commitDeclines(store, counters));
+      assert.equal((await store.count('declines:session:s:inflight')).count, 0, 'the reservation is given back');
+      assert.equal((await store.count('declines:session:s')).count, 1);
+    } finally {
+      sleeper.disconnect();
+    }
+  });
+
+  it('answers outcomeKnown: false to a request waiting for another instance’s charge when Redis goes away meanwhile', async () => {
+    const own = await RedisServer.start();
+    const sb = await startSandbox();
+    const options = {
+      publicKey: sb.credentials.publicKey,
+      secretKey: sb.credentials.secretKey,
+      legacyBaseUrl: sb.url,
+      providerMaxRetries: 0,
+      resolveCharge: () => ({ amount: 2500, currency: 'EUR' as const }),
+    };
+    const stores = [0, 1].map(() => new RedisStore({ url: own.url, timeoutMs: 300 }));
+    const [h1, h2] = await Promise.all(stores.map((store) => startHelper({ ...options, store })));
+    try {
+      const body = { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@shop.example' };
+      await fault(sb, { method: 'POST', path: '/api2/v2/charges/token', delayMs: 1500, count: 1 });
+      // The first instance holds the token's claim while the provider call runs; the second waits for its answer.
+      const charging = call(`${h1!.url}/charges`, { body });
+      await sleep(300);
+      const waiting = call(`${h2!.url}/charges`, { body });
+      await sleep(300);
+      await own.kill();
+      const waited = await waiting;
+      assert.equal(waited.status, 503, waited.text);
+      assert.equal(waited.json.code, 'TESSERA_STORE_UNAVAILABLE');
+      // Another request is charging this token: the waiter cannot say nothing was charged.
+      assert.equal(waited.json.outcomeKnown, false, waited.text);
+      assert.doesNotMatch(waited.json.message, /nothing was done/);
+      const charged = await charging;
+      assert.equal(charged.status, 503, charged.text);
+      assert.equal(charged.json.outcomeKnown, false, charged.text);
+    } finally {
+      await Promise.all([h1!.close(), h2!.close()]);
+      for (const store of stores) await store.close();
+      await sb.close();
+      await own.stop();
+    }
   });
 
   it('keeps no card token or secret in Redis after a full charge: keys and values are hashes and results', async () => {
