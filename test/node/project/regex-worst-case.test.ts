@@ -1,6 +1,6 @@
 /**
  * Every regular expression that reads request or response text outside the card-number rule, the redactors and
- * the XML codec (tested in their own files), run on its worst-case input: each must answer in well under a second.
+ * the XML codec (tested in their own files), run on its worst-case input: each must answer within BOUND_MS.
  * Functions are called directly with ~100 KB; what only arrives in headers is sent over HTTP to a real sandbox at
  * just under Node's 16 KiB header limit.
  */
@@ -22,7 +22,11 @@ import { toAsciiDigits } from '../../../shared/card/format.js';
 import { isLoopbackHost } from '../../../shared/url.js';
 
 const N = 100_000;
-const BOUND_MS = 1_000;
+/**
+ * Well above what a linear pass over N characters takes even on a loaded machine (the slowest case, 50 code-point
+ * steps per digit, takes 0.3–1.3 s), and far below a superlinear one: N² = 10¹⁰ steps take minutes.
+ */
+const BOUND_MS = 5_000;
 
 function timed(fn: () => unknown): number {
   const start = performance.now();

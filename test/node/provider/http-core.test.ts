@@ -548,14 +548,22 @@ describe('HTTP core: connections and bodies (bare servers standing in for a brok
 
   it('never sends a call stopped while it waited for a free connection', async (t) => {
     const seen: string[] = [];
+    // The first call is held until the test lets it go, and the second starts once the first has arrived: no timing
+    // race on a busy machine.
+    let arrived!: () => void;
+    const slowArrived = new Promise<void>((resolve) => (arrived = resolve));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
     const server = await listen((req, res) => {
       seen.push(req.url!);
       const answer = () => {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(`{"id":"${req.url!.split('/').pop()}","status":"Captured"}`);
       };
-      if (req.url!.endsWith('charge_slow')) setTimeout(answer, 300);
-      else answer();
+      if (req.url!.endsWith('charge_slow')) {
+        arrived();
+        void held.then(answer);
+      } else answer();
     });
     // One connection, so the second call queues behind the first.
     const dispatcher = new Agent({ connections: 1 });
@@ -566,6 +574,7 @@ describe('HTTP core: connections and bodies (bare servers standing in for a brok
       server.close();
     });
     const slow = client.charges.retrieve('charge_slow');
+    await slowArrived;
     // Stopped by the caller while the first call holds the only connection: rejected at once with the reason.
     const stopped = await client.charges
       .retrieve('charge_queued', { signal: AbortSignal.timeout(50) })
@@ -573,6 +582,7 @@ describe('HTTP core: connections and bodies (bare servers standing in for a brok
     assert.equal((stopped as Error).name, 'TimeoutError', String(stopped));
     const ids = () => seen.map((url) => url.split('/').pop());
     assert.deepEqual(ids(), ['charge_slow']);
+    release();
     assert.equal((await slow).data.id, 'charge_slow');
     // When the connection frees up, the stopped call is dropped, not sent late; the next call goes through.
     assert.equal((await client.charges.retrieve('charge_next')).data.id, 'charge_next');
