@@ -58,40 +58,38 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 const sha256 = (text: string) => hash('sha256', text, 'hex');
 
 /**
- * A store write after the provider answered: if it fails, the charge may exist, so the shopper must not be told
- * nothing happened (a store's own 503 says `outcomeKnown: true`, right only before the provider call). A retry
- * with the same token is safe: the idempotency key makes the provider replay its first answer.
+ * A store call made once the charge may exist: if it fails, the shopper must not be told nothing happened (a store's
+ * own 503 says `outcomeKnown: true`, right only before the provider call). The same request again learns the outcome:
+ * the idempotency key makes the provider replay its first answer.
  */
-async function saved(write: Promise<unknown>): Promise<void> {
+async function outcomeUnknown<T>(call: Promise<T>, message: string): Promise<T> {
   try {
-    await write;
+    return await call;
   } catch (err) {
-    throw new HelperHttpError(
-      503,
-      'TESSERA_STORE_UNAVAILABLE',
-      'the payment reached the provider but its result could not be saved; send the same request again to learn the outcome (it will not be charged twice)',
-      { outcomeKnown: false, headers: { 'Retry-After': '1' }, cause: err },
-    );
+    throw new HelperHttpError(503, 'TESSERA_STORE_UNAVAILABLE', message, {
+      outcomeKnown: false,
+      headers: { 'Retry-After': '1' },
+      cause: err,
+    });
   }
 }
 
+/** A store write after the provider answered ({@link outcomeUnknown}). */
+const saved = (write: Promise<unknown>) =>
+  outcomeUnknown(
+    write,
+    'the payment reached the provider but its result could not be saved; send the same request again to learn the outcome (it will not be charged twice)',
+  );
+
 /**
- * A store call of a request that waits for another request's charge of the same token: if it fails, that charge
- * may have been made, so the shopper must not be told nothing was done (the store's own 503 says `outcomeKnown: true`,
- * right for a request that charged nothing and saw no one else charging). The same request again learns the outcome.
+ * A store call of a request that waits for another request's charge of the same token: that charge may have been
+ * made, even though this request saw no one else charging before ({@link outcomeUnknown}).
  */
-async function waitedFor<T>(read: Promise<T>): Promise<T> {
-  try {
-    return await read;
-  } catch (err) {
-    throw new HelperHttpError(
-      503,
-      'TESSERA_STORE_UNAVAILABLE',
-      'another request is charging this card token and its outcome cannot be read now; send the same request again to learn it (it will not be charged twice)',
-      { outcomeKnown: false, headers: { 'Retry-After': '1' }, cause: err },
-    );
-  }
-}
+const waitedFor = <T>(read: Promise<T>) =>
+  outcomeUnknown(
+    read,
+    'another request is charging this card token and its outcome cannot be read now; send the same request again to learn it (it will not be charged twice)',
+  );
 
 /** chargeMode 2 with the helper's return endpoint as both URLs (docs/decisions/helper.md#helper-3ds). */
 const threeDsUrls = (returnUrl: string) => ({ chargeMode: 2 as const, successUrl: returnUrl, failUrl: returnUrl });
@@ -237,8 +235,13 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
     }
   }
 
-  /** A pending 3-D Secure answer is refreshed from the provider: the shopper may have finished it meanwhile. */
-  async function refreshed(outcome: ChargeOutcome): Promise<ChargeOutcome> {
+  /**
+   * A pending 3-D Secure answer is refreshed from the provider: the shopper may have finished it meanwhile. Once the
+   * charge is final, a store that fails before its outcome is stored is no "nothing was done"; and a 3-D Secure
+   * record lost while the answer was kept (a store that evicted it) is rebuilt from that answer and this request: the
+   * return URLs it held are the return route's, not needed here (docs/decisions/helper.md#helper-3ds).
+   */
+  async function refreshed(outcome: ChargeOutcome, t: TokenRequest): Promise<ChargeOutcome> {
     if (outcome.status !== 202 || !outcome.paymentToken) return outcome;
     let charge: Charge;
     try {
@@ -247,9 +250,19 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
       throw upstreamError(err);
     }
     if (charge.status === 'Pending') return outcome;
-    const saved = await store.get(threeDsKey(outcome.paymentToken));
-    if (!saved) throw upstreamError(new Error('the 3-D Secure record of a pending charge is missing'));
-    return settle(charge, JSON.parse(saved) as PendingThreeDs);
+    const record = await outcomeUnknown(
+      store.get(threeDsKey(outcome.paymentToken)),
+      'the payment is complete but its 3-D Secure record cannot be read now; send the same request again to learn the outcome (it will not be charged twice)',
+    );
+    const pending: PendingThreeDs = record
+      ? (JSON.parse(record) as PendingThreeDs)
+      : {
+          resultKey: t.key,
+          orderReference: outcome.orderReference,
+          ip: t.caller.ip,
+          owner: outcome.owner ?? t.caller.owner,
+        };
+    return settle(charge, pending);
   }
 
   /**
@@ -442,7 +455,7 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
       if (claimed) {
         claim.stopKeeping = keepClaim(ctx, claim.key, claim.owner, CLAIM_TTL_MS, 'tessera.charge.claim');
         try {
-          if (stored) return await refreshed(JSON.parse(stored) as ChargeOutcome);
+          if (stored) return await refreshed(JSON.parse(stored) as ChargeOutcome, t);
           return await charge(t, claim);
         } finally {
           // Not given back with a new answer (a replay, a failed call): given back now, without holding up the
@@ -455,7 +468,7 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
           }
         }
       }
-      if (stored) return refreshed(JSON.parse(stored) as ChargeOutcome);
+      if (stored) return refreshed(JSON.parse(stored) as ChargeOutcome, t);
       another = true;
       if (Date.now() + delay > deadline) {
         throw new HelperHttpError(

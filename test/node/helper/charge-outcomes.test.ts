@@ -978,6 +978,45 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
     assert.deepEqual([...ids], [again.json.id]);
   });
 
+  it('finishes a 3-D Secure charge from a later POST when its record cannot be read (503, outcome unknown) or was lost', async () => {
+    // The shopper passed the challenge but never came back through the return; the POST again learns the outcome.
+    let record: 'failing' | 'lost' | 'kept' = 'kept';
+    const memory = new MemoryStore({ now: () => sb.clock.nowMs() });
+    const store = new Proxy(memory, {
+      get(target, name) {
+        const value = Reflect.get(target, name, target);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (name === 'get' && String(args[0]).startsWith('3ds:') && record !== 'kept') {
+            return record === 'lost'
+              ? Promise.resolve(undefined)
+              : Promise.reject(new StoreUnavailableError('the shared store cannot be reached; nothing was done'));
+          }
+          return value.apply(target, args);
+        };
+      },
+    });
+    const calls: ChargeEvent[] = [];
+    const h = await helper({ store, onCharge: (charge) => void calls.push(charge) });
+    const body = await order(THREE_DS, 'order-3ds');
+    const started = await pay(h, body);
+    assert.equal(started.status, 202, started.text);
+    await challenge(started.json.redirectUrl, 'pass');
+    record = 'failing';
+    const unread = await pay(h, body);
+    assert.equal(unread.status, 503, unread.text);
+    assert.equal(unread.json.code, 'TESSERA_STORE_UNAVAILABLE');
+    assert.equal(unread.json.outcomeKnown, false, 'the charge is complete: never "nothing was done"');
+    record = 'lost';
+    const finished = await pay(h, body);
+    assert.equal(finished.status, 201, finished.text);
+    assert.deepEqual(
+      calls.map((c) => [c.id, c.approved, c.orderReference]),
+      [[finished.json.id, true, body.orderReference]],
+    );
+    assert.equal((await pay(h, body)).json.id, finished.json.id, 'stored: the same answer again');
+  });
+
   it('answers a 3-D Secure return whose outcome cannot be saved with outcomeKnown false, never "nothing was done"', async () => {
     // The charge was made before the shopper came back: the store's own 503 (outcomeKnown: true) would deny it.
     let failing = false;
