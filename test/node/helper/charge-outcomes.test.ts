@@ -103,6 +103,22 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
   }
   /** The shopper's answer to the 3-D Secure challenge, without following the provider's redirect to the return. */
   const challenge = (redirectUrl: string, outcome: 'pass' | 'fail') => answerChallenge(sb, redirectUrl, outcome);
+  /**
+   * The built-in store (`memory`, to read it behind the test's back) with every method call passed through `around`,
+   * which answers it itself or calls the real method (`call`, bound to the store, whose fields are private).
+   */
+  function storeWith(
+    around: (name: string, args: unknown[], call: () => Promise<unknown>) => Promise<unknown>,
+    memory = new MemoryStore({ now: () => sb.clock.nowMs() }),
+  ): MemoryStore {
+    return new Proxy(memory, {
+      get(target, name) {
+        const value = Reflect.get(target, name, target);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => around(String(name), args, () => value.apply(target, args));
+      },
+    });
+  }
 
   before(async () => {
     sb = await startSandbox();
@@ -268,20 +284,12 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
     });
 
     it('answers the charge and calls onCharge when the store fails to settle the decline counters after it', async () => {
-      const memory = new MemoryStore({ now: () => sb.clock.nowMs() });
       const down = Object.assign(new Error('store down'), { code: 'TESSERA_STORE_UNAVAILABLE' });
       let failing = false;
       // The built-in store, except that `unhit` and the counters' `hit` fail once the charge is under way.
-      const store = new Proxy(memory, {
-        get(target, name) {
-          const value = Reflect.get(target, name, target);
-          if (typeof value !== 'function') return value;
-          return (...args: unknown[]) => {
-            const counter = name === 'unhit' || (name === 'hit' && String(args[0]).startsWith('declines:'));
-            if (failing && counter) return Promise.reject(down);
-            return value.apply(target, args);
-          };
-        },
+      const store = storeWith((name, args, call) => {
+        const counter = name === 'unhit' || (name === 'hit' && String(args[0]).startsWith('declines:'));
+        return failing && counter ? Promise.reject(down) : call();
       });
       const calls: string[] = [];
       const h = await helper({
@@ -484,23 +492,12 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
     it('when the store fails around the call, after the charge was made: 503 with the charge id, never "nothing was charged"', async () => {
       // The store's own 503 says `outcomeKnown: true` and "nothing was done", right only before the provider call.
       for (const step of ['claimAndGet', 'setAndRelease'] as const) {
-        const memory = new MemoryStore({ now: () => sb.clock.nowMs() });
         let failing = true;
-        const store = new Proxy(memory, {
-          get(target, name) {
-            const value = Reflect.get(target, name, target);
-            if (typeof value !== 'function') return value;
-            return (...args: unknown[]) => {
-              const delivery = String(args[0]).startsWith('oncharge:');
-              if (failing && name === step && delivery) {
-                return Promise.reject(
-                  new StoreUnavailableError('the shared store cannot be reached; nothing was done'),
-                );
-              }
-              return value.apply(target, args);
-            };
-          },
-        });
+        const store = storeWith((name, args, call) =>
+          failing && name === step && String(args[0]).startsWith('oncharge:')
+            ? Promise.reject(new StoreUnavailableError('the shared store cannot be reached; nothing was done'))
+            : call(),
+        );
         const calls: string[] = [];
         const h = await helper({ store, onCharge: (charge) => void calls.push(charge.id) });
         const body = await order();
@@ -784,17 +781,11 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
     it('a new charge and its onCharge take four calls of the built-in store; a replay two, and leaves no claim behind', async () => {
       const memory = new MemoryStore({ now: () => sb.clock.nowMs() });
       const used: string[] = [];
-      // Every method call of the store, by name (bound to the store itself: its fields are private).
-      const store = new Proxy(memory, {
-        get(target, name) {
-          const value = Reflect.get(target, name, target);
-          if (typeof value !== 'function') return value;
-          return (...args: unknown[]) => {
-            used.push(String(name));
-            return value.apply(target, args);
-          };
-        },
-      });
+      // Every method call of the store, by name.
+      const store = storeWith((name, _args, call) => {
+        used.push(name);
+        return call();
+      }, memory);
       const calls: string[] = [];
       const off = { requestsPerIp: false, chargesPerIp: false, declinesPerIp: false } as const;
       const h = await helper({ store, rateLimits: off, onCharge: (charge) => void calls.push(charge.id) });
@@ -817,29 +808,22 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
     });
 
     it('waits on the store six times in a row for an approved charge with a session and the default limits', async () => {
-      const memory = new MemoryStore({ now: () => sb.clock.nowMs() });
       // A store that pipelines, as ioredis does: calls made in the same turn of the event loop leave together and
       // are answered together a turn later, one round trip; a call made after that answer starts another.
       let batch: (() => void)[] | undefined;
       let trips = 0;
-      const store = new Proxy(memory, {
-        get(target, name) {
-          const value = Reflect.get(target, name, target);
-          if (typeof value !== 'function') return value;
-          return async (...args: unknown[]) => {
-            if (!batch) {
-              const next: (() => void)[] = [];
-              batch = next;
-              trips++;
-              setImmediate(() => {
-                batch = undefined;
-                for (const answer of next) answer();
-              });
-            }
-            await new Promise<void>((resolve) => batch!.push(resolve));
-            return value.apply(target, args);
-          };
-        },
+      const store = storeWith(async (_name, _args, call) => {
+        if (!batch) {
+          const next: (() => void)[] = [];
+          batch = next;
+          trips++;
+          setImmediate(() => {
+            batch = undefined;
+            for (const answer of next) answer();
+          });
+        }
+        await new Promise<void>((resolve) => batch!.push(resolve));
+        return call();
       });
       const h = await helper({
         store,
@@ -981,20 +965,11 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
   it('finishes a 3-D Secure charge from a later POST when its record cannot be read (503, outcome unknown) or was lost', async () => {
     // The shopper passed the challenge but never came back through the return; the POST again learns the outcome.
     let record: 'failing' | 'lost' | 'kept' = 'kept';
-    const memory = new MemoryStore({ now: () => sb.clock.nowMs() });
-    const store = new Proxy(memory, {
-      get(target, name) {
-        const value = Reflect.get(target, name, target);
-        if (typeof value !== 'function') return value;
-        return (...args: unknown[]) => {
-          if (name === 'get' && String(args[0]).startsWith('3ds:') && record !== 'kept') {
-            return record === 'lost'
-              ? Promise.resolve(undefined)
-              : Promise.reject(new StoreUnavailableError('the shared store cannot be reached; nothing was done'));
-          }
-          return value.apply(target, args);
-        };
-      },
+    const store = storeWith((name, args, call) => {
+      if (name !== 'get' || !String(args[0]).startsWith('3ds:') || record === 'kept') return call();
+      return record === 'lost'
+        ? Promise.resolve(undefined)
+        : Promise.reject(new StoreUnavailableError('the shared store cannot be reached; nothing was done'));
     });
     const calls: ChargeEvent[] = [];
     const h = await helper({ store, onCharge: (charge) => void calls.push(charge) });
@@ -1020,19 +995,11 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
   it('answers a 3-D Secure return whose outcome cannot be saved with outcomeKnown false, never "nothing was done"', async () => {
     // The charge was made before the shopper came back: the store's own 503 (outcomeKnown: true) would deny it.
     let failing = false;
-    const memory = new MemoryStore({ now: () => sb.clock.nowMs() });
-    const store = new Proxy(memory, {
-      get(target, name) {
-        const value = Reflect.get(target, name, target);
-        if (typeof value !== 'function') return value;
-        return (...args: unknown[]) => {
-          if (failing && name === 'set' && String(args[0]).startsWith('charge:')) {
-            return Promise.reject(new StoreUnavailableError('the shared store cannot be reached; nothing was done'));
-          }
-          return value.apply(target, args);
-        };
-      },
-    });
+    const store = storeWith((name, args, call) =>
+      failing && name === 'set' && String(args[0]).startsWith('charge:')
+        ? Promise.reject(new StoreUnavailableError('the shared store cannot be reached; nothing was done'))
+        : call(),
+    );
     const h = await helper({ store });
     const started = await pay(h, await order(THREE_DS, 'order-3ds'));
     assert.equal(started.status, 202, started.text);
