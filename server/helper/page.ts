@@ -84,7 +84,9 @@ export function pageBuilder(mountPath: string | undefined, widget: () => WidgetA
       } catch {
         expected = mountPath;
       }
-      if (req.baseUrl === expected) return;
+      // Express routes paths case-insensitively by default: `/PAYMENTS/config` from any client reaches a helper
+      // mounted at `/payments`, and is no sign of a wrong mount.
+      if (req.baseUrl.toLowerCase() === expected.toLowerCase()) return;
       log.warn(
         { event: 'tessera.mount_mismatch', mountPath: expected, baseUrl: req.baseUrl },
         `tessera helper answers at ${JSON.stringify(req.baseUrl)} but its mountPath says ${JSON.stringify(expected)}: mount it with app.use(helper.mountPath, helper)`,
