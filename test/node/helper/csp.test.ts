@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import express from 'express';
 import { loadWidgetAsset, tesseraCsp, widgetScriptTag, widgetVersion } from '../../../server/helper/index.js';
@@ -200,5 +205,29 @@ describe('widgetScriptTag', () => {
     assert.throws(() => widgetScriptTag({ src: '', integrity: 'sha384-abc' }), /option `src`/);
     assert.throws(() => widgetScriptTag({ src: '/w.js', integrity: 'md5-x' }), /option `integrity`/);
     assert.throws(() => widgetScriptTag({ src: '/w.js', nonce: '"><script>' }), /option `nonce`/);
+  });
+});
+
+describe('loadWidgetAsset', () => {
+  it('hashes the bundle it read, whatever the .sri file beside it says', () => {
+    // A package whose .sri file is not the bundle's (read mid-build, or a deploy that copied one and not the other).
+    const root = mkdtempSync(join(tmpdir(), 'tessera-sri-'));
+    try {
+      writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'tessera', type: 'module' }));
+      for (const file of ['helper/widget-asset.ts', 'helper/package-root.ts', 'common/package-root.ts']) {
+        mkdirSync(join(root, 'server', file, '..'), { recursive: true });
+        copyFileSync(join('server', file), join(root, 'server', file));
+      }
+      mkdirSync(join(root, 'dist', 'widget'), { recursive: true });
+      const bundle = 'customElements.define("tessera-card-form", class extends HTMLElement {});\n';
+      writeFileSync(join(root, 'dist', 'widget', 'tessera-card-form.js'), bundle);
+      writeFileSync(join(root, 'dist', 'widget', 'tessera-card-form.js.sri'), 'sha384-stalestalestale\n');
+      const loader = `import(${JSON.stringify(join(root, 'server', 'helper', 'widget-asset.ts'))})
+        .then((m) => console.log(m.loadWidgetAsset().integrity))`;
+      const integrity = execFileSync(process.execPath, ['--import', 'tsx', '-e', loader], { encoding: 'utf8' }).trim();
+      assert.equal(integrity, `sha384-${createHash('sha384').update(bundle).digest('base64')}`);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
