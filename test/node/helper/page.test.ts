@@ -122,8 +122,26 @@ describe('helper.page: one mount path for the script tag, config and charge URLs
       resolveCharge: () => undefined,
       logger: captureLogger().logger,
     };
-    for (const mountPath of ['api', '/api/', '/:id', '/pay*', '/a b', '', '//api', `/${'a'.repeat(101)}`]) {
+    for (const mountPath of [
+      'api',
+      '/api/',
+      '/:id',
+      '/pay*',
+      '/a b',
+      '',
+      '//api',
+      `/${'a'.repeat(101)}`,
+      // Dot segments: a browser resolves them before it asks, so the page's URLs would miss the helper.
+      '/..',
+      '/.',
+      '/shop/../payments',
+      '/shop/./payments',
+      '/payments/..',
+    ]) {
       assert.throws(() => tesseraHelper({ ...base, mountPath }), /mountPath/, mountPath);
+    }
+    for (const mountPath of ['/.well-known', '/...', '/v1.2/pay', '/a..b']) {
+      assert.equal(tesseraHelper({ ...base, mountPath, startupKeyCheck: false }).mountPath, mountPath);
     }
     const helper = tesseraHelper(base);
     assert.equal(helper.mountPath, undefined);
