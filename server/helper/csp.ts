@@ -26,7 +26,28 @@ export interface CspOptions {
   readonly reportOnly?: boolean;
 }
 
-const SOURCE = /^(https?:\/\/[^\s;,']+|'self'|'none'|data:|blob:)$/;
+// Visible ASCII only (`!` to `~`): Node refuses a header holding a character above U+00FF or a control character, at
+// each response, and sends U+0080 to U+00FF as raw bytes that no browser reads as the host or path meant.
+const SOURCE = /^(https?:\/\/[!-~]+|'self'|'none'|data:|blob:)$/;
+/** What a source may not hold besides: a space, `;` or `,` would start another source, directive or policy. */
+const SOURCE_STOP = /[;,']/;
+
+/** Marks the nonce a tesseraCsp made for this response in `res.locals`, apart from one another middleware set. */
+const NONCE_OWNER = Symbol('tessera.cspNonce');
+
+/**
+ * `Cache-Control: no-store` on a response that reaches its headers without a Cache-Control of its own. The page's
+ * nonce is in its body: a shared cache that kept the page would give every visitor the same nonce, and a script
+ * injected into the page could then carry it (docs/decisions/helper.md#helper-csp). Set when the headers are written,
+ * not now, so a route (or `express.static` behind an app-wide `tesseraCsp`) that sets its own caching keeps it.
+ */
+function noStoreUnlessSet(res: Response): void {
+  const writeHead = res.writeHead;
+  res.writeHead = function writeHeadNoStore(this: Response, ...args: unknown[]) {
+    if (!this.hasHeader('Cache-Control')) this.setHeader('Cache-Control', 'no-store');
+    return (writeHead as (...a: unknown[]) => Response).apply(this, args);
+  } as typeof res.writeHead;
+}
 
 const httpUrl = (fix: string) =>
   z.string({ error: fix }).refine(
@@ -42,10 +63,13 @@ const httpUrl = (fix: string) =>
   );
 
 const sources = z.array(z.unknown(), { error: 'must be an array of origins' }).superRefine((list, ctx) => {
-  const bad = list.findIndex((s) => typeof s !== 'string' || !SOURCE.test(s));
+  const bad = list.findIndex((s) => typeof s !== 'string' || !SOURCE.test(s) || SOURCE_STOP.test(s));
   if (bad !== -1) {
     const shown = show(list[bad]);
-    ctx.addIssue({ code: 'custom', message: `holds ${shown}; use origins like "https://api.example.com"` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `holds ${shown}; use origins like "https://api.example.com" (ASCII: an international host in its xn-- form)`,
+    });
   }
 });
 
@@ -62,7 +86,10 @@ const CSP_OPTIONS = {
     .refine((s) => /^\/(?!\/)/.test(s) || httpUrl('').safeParse(s).success, {
       error: 'must be an http(s) URL or a path such as "/csp-reports"',
     })
-    .regex(/^[^\s;,']*$/, { error: 'must be a URL without spaces, ";", "," or "\'"' })
+    .regex(/^[!-~]*$/, {
+      error: 'must be ASCII without spaces: percent-encode the path and write an international host in its xn-- form',
+    })
+    .regex(/^[^;,']*$/, { error: 'must be a URL without spaces, ";", "," or "\'"' })
     .optional(),
   reportOnly: booleanOption().optional(),
 };
@@ -92,8 +119,16 @@ export function tesseraCsp(options: Readonly<CspOptions>): RequestHandler {
   const header = o.reportOnly ? 'Content-Security-Policy-Report-Only' : 'Content-Security-Policy';
 
   return function tesseraCspMiddleware(_req: Request, res: Response, next: NextFunction) {
-    const nonce = randomBytes(18).toString('base64');
-    res.locals.cspNonce = nonce;
+    // A second tesseraCsp on the same response (an enforced policy app-wide, a report-only trial on one route) keeps
+    // the first one's nonce: a fresh one would leave the first header naming a nonce no script carries.
+    const locals = res.locals as { cspNonce?: unknown; [NONCE_OWNER]?: unknown };
+    let nonce = locals[NONCE_OWNER] === locals.cspNonce ? locals.cspNonce : undefined;
+    if (typeof nonce !== 'string') {
+      nonce = randomBytes(18).toString('base64');
+      locals.cspNonce = nonce;
+      locals[NONCE_OWNER] = nonce;
+      noStoreUnlessSet(res);
+    }
     const directives = [
       "default-src 'self'",
       `script-src 'nonce-${nonce}'${o.strictDynamic ? " 'strict-dynamic'" : ''}`,

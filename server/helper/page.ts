@@ -19,9 +19,11 @@ export interface HelperPage {
 
 /**
  * `mountPath` rule: a literal path from the app's root, segments of unreserved URL characters, no trailing slash
- * (Express would read `:`, `*` or `(` as pattern syntax, and the page URLs must be plain paths).
+ * (Express would read `:`, `*` or `(` as pattern syntax, and the page URLs must be plain paths), and no `.` or `..`
+ * segment: a browser resolves those away before it asks (`/shop/../payments/config` is `/payments/config`), so the
+ * page's URLs would point where the helper is not.
  */
-export const MOUNT_PATH = /^(?:\/[A-Za-z0-9._~-]{1,100}){1,10}$/;
+export const MOUNT_PATH = /^(?:\/(?!\.{1,2}(?:\/|$))[A-Za-z0-9._~-]{1,100}){1,10}$/;
 
 /**
  * The path an Express app answers under: its own mount path, after those of the apps it is mounted in
@@ -84,7 +86,9 @@ export function pageBuilder(mountPath: string | undefined, widget: () => WidgetA
       } catch {
         expected = mountPath;
       }
-      if (req.baseUrl === expected) return;
+      // Express routes paths case-insensitively by default: `/PAYMENTS/config` from any client reaches a helper
+      // mounted at `/payments`, and is no sign of a wrong mount.
+      if (req.baseUrl.toLowerCase() === expected.toLowerCase()) return;
       log.warn(
         { event: 'tessera.mount_mismatch', mountPath: expected, baseUrl: req.baseUrl },
         `tessera helper answers at ${JSON.stringify(req.baseUrl)} but its mountPath says ${JSON.stringify(expected)}: mount it with app.use(helper.mountPath, helper)`,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from './package-root.js';
@@ -15,20 +16,21 @@ export interface WidgetAsset {
 }
 
 /**
- * Reads the built widget bundle and the SRI hash the build wrote beside it.
+ * Reads the built widget bundle and hashes it for its SRI value. The hash is made from the bytes read, not taken from
+ * the `.sri` file the build writes beside the bundle: that file is written after the bundle, so a server that read
+ * the pair mid-build (`vite build --watch`), or a deploy that copied one and not the other, would name a hash the
+ * bundle it serves does not have, and browsers would refuse the widget.
  * Throws a clear error when the package has not been built.
  */
 export function loadWidgetAsset(): WidgetAsset {
   const path = join(packageRoot(), 'dist', 'widget', WIDGET_FILE);
   let body: Buffer;
-  let integrity: string;
   try {
     body = readFileSync(path);
-    integrity = readFileSync(`${path}.sri`, 'utf8').trim();
   } catch (cause) {
     throw new Error(`tessera: the widget bundle is missing at ${path}; run \`npm run build\` first`, { cause });
   }
-  return { path, body, integrity };
+  return { path, body, integrity: `sha384-${createHash('sha384').update(body).digest('base64')}` };
 }
 
 const LOCALE_FILE = /^([a-z]{2,3}(-[A-Za-z0-9]{2,8})*|manifest)\.json$/;

@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import express from 'express';
 import { loadWidgetAsset, tesseraCsp, widgetScriptTag, widgetVersion } from '../../../server/helper/index.js';
@@ -105,6 +110,84 @@ describe('tesseraCsp', () => {
       p.close();
     }
   });
+  it('refuses a source or reportUri that cannot go in a header, rather than failing every page', () => {
+    // Node refuses a header holding a character above U+00FF or a control character: each page would be a 500.
+    for (const [name, value] of [
+      ['reportUri', '/rapports/報告'],
+      ['reportUri', 'https://例え.jp/csp'],
+      ['reportUri', '/r\u0000'],
+      ['connectSrc', ['https://例え.jp']],
+      ['connectSrc', ['https://café.example']],
+      ['frameAncestors', ['https://a.example\u007f']],
+    ] as const) {
+      assert.throws(
+        () => tesseraCsp({ cardTokenUrl: 'https://a.example', [name]: value }),
+        new RegExp(`option \`${name}\` .*(ASCII|xn--)`),
+        `${name}: ${JSON.stringify(value)}`,
+      );
+    }
+    // Their ASCII forms are taken.
+    tesseraCsp({
+      cardTokenUrl: 'https://a.example',
+      reportUri: '/rapports/%E5%A0%B1%E5%91%8A',
+      connectSrc: ['https://xn--r8jz45g.jp'],
+    });
+  });
+
+  it('keeps one nonce per response when a second tesseraCsp adds a report-only policy', async () => {
+    const app = express();
+    app.use(tesseraCsp({ cardTokenUrl: 'https://a.example' }));
+    app.get(
+      '/checkout',
+      tesseraCsp({ cardTokenUrl: 'https://a.example', strictDynamic: true, reportOnly: true }),
+      (_req, res) => {
+        res.send(`<script nonce="${res.locals.cspNonce}"></script>`);
+      },
+    );
+    const server = createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const a = await call(`http://127.0.0.1:${port}/checkout`);
+      const b = await call(`http://127.0.0.1:${port}/checkout`);
+      const nonceOf = (policy: string | null) => /'nonce-([^']+)'/.exec(policy ?? '')?.[1];
+      const script = /nonce="([^"]+)"/.exec(a.text)![1];
+      // The enforced policy names the nonce the script carries: otherwise it blocks every script on the page.
+      assert.equal(nonceOf(a.headers.get('content-security-policy')), script);
+      assert.equal(nonceOf(a.headers.get('content-security-policy-report-only')), script);
+      assert.notEqual(nonceOf(b.headers.get('content-security-policy')), script, 'still fresh per response');
+    } finally {
+      server.close();
+      server.closeAllConnections();
+    }
+  });
+
+  it('keeps a page carrying the nonce out of caches, unless the route sets its own caching', async () => {
+    const app = express();
+    app.use(tesseraCsp({ cardTokenUrl: 'https://a.example' }));
+    app.get('/checkout', (_req, res) => {
+      res.send(`<script nonce="${res.locals.cspNonce}"></script>`);
+    });
+    app.get('/cached', (_req, res) => {
+      res.setHeader('Cache-Control', 'private, max-age=60');
+      res.send('not a nonce page');
+    });
+    app.use('/assets', express.static(new URL('.', import.meta.url).pathname));
+    const server = createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      // A shared cache may otherwise store a 200 without Cache-Control and give every visitor the same nonce.
+      assert.equal((await call(`${origin}/checkout`)).headers.get('cache-control'), 'no-store');
+      assert.equal((await call(`${origin}/cached`)).headers.get('cache-control'), 'private, max-age=60');
+      const asset = await call(`${origin}/assets/csp.test.ts`);
+      assert.equal(asset.status, 200);
+      assert.equal(asset.headers.get('cache-control'), 'public, max-age=0', "express.static's own caching");
+    } finally {
+      server.close();
+      server.closeAllConnections();
+    }
+  });
 });
 
 describe('widgetScriptTag', () => {
@@ -122,5 +205,29 @@ describe('widgetScriptTag', () => {
     assert.throws(() => widgetScriptTag({ src: '', integrity: 'sha384-abc' }), /option `src`/);
     assert.throws(() => widgetScriptTag({ src: '/w.js', integrity: 'md5-x' }), /option `integrity`/);
     assert.throws(() => widgetScriptTag({ src: '/w.js', nonce: '"><script>' }), /option `nonce`/);
+  });
+});
+
+describe('loadWidgetAsset', () => {
+  it('hashes the bundle it read, whatever the .sri file beside it says', () => {
+    // A package whose .sri file is not the bundle's (read mid-build, or a deploy that copied one and not the other).
+    const root = mkdtempSync(join(tmpdir(), 'tessera-sri-'));
+    try {
+      writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'tessera', type: 'module' }));
+      for (const file of ['helper/widget-asset.ts', 'helper/package-root.ts', 'common/package-root.ts']) {
+        mkdirSync(join(root, 'server', file, '..'), { recursive: true });
+        copyFileSync(join('server', file), join(root, 'server', file));
+      }
+      mkdirSync(join(root, 'dist', 'widget'), { recursive: true });
+      const bundle = 'customElements.define("tessera-card-form", class extends HTMLElement {});\n';
+      writeFileSync(join(root, 'dist', 'widget', 'tessera-card-form.js'), bundle);
+      writeFileSync(join(root, 'dist', 'widget', 'tessera-card-form.js.sri'), 'sha384-stalestalestale\n');
+      const loader = `import(${JSON.stringify(join(root, 'server', 'helper', 'widget-asset.ts'))})
+        .then((m) => console.log(m.loadWidgetAsset().integrity))`;
+      const integrity = execFileSync(process.execPath, ['--import', 'tsx', '-e', loader], { encoding: 'utf8' }).trim();
+      assert.equal(integrity, `sha384-${createHash('sha384').update(bundle).digest('base64')}`);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

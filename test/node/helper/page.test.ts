@@ -99,6 +99,21 @@ describe('helper.page: one mount path for the script tag, config and charge URLs
     }
   });
 
+  it('takes a first request in another case (Express routes case-insensitively) as no mismatch', async () => {
+    const m = await merchant(sb, '/api');
+    try {
+      // Anyone may send the first request: it must not put a false warning in the log.
+      assert.equal((await call(`${m.origin}/API/config`)).status, 200);
+      assert.equal((await call(`${m.origin}/api/config`)).status, 200);
+      assert.deepEqual(
+        m.log.lines.filter((l) => l.event === 'tessera.mount_mismatch'),
+        [],
+      );
+    } finally {
+      await m.close();
+    }
+  });
+
   it('refuses a mountPath that is not a plain path, and page() without one', () => {
     const base = {
       publicKey: sb.credentials.publicKey,
@@ -107,8 +122,26 @@ describe('helper.page: one mount path for the script tag, config and charge URLs
       resolveCharge: () => undefined,
       logger: captureLogger().logger,
     };
-    for (const mountPath of ['api', '/api/', '/:id', '/pay*', '/a b', '', '//api', `/${'a'.repeat(101)}`]) {
+    for (const mountPath of [
+      'api',
+      '/api/',
+      '/:id',
+      '/pay*',
+      '/a b',
+      '',
+      '//api',
+      `/${'a'.repeat(101)}`,
+      // Dot segments: a browser resolves them before it asks, so the page's URLs would miss the helper.
+      '/..',
+      '/.',
+      '/shop/../payments',
+      '/shop/./payments',
+      '/payments/..',
+    ]) {
       assert.throws(() => tesseraHelper({ ...base, mountPath }), /mountPath/, mountPath);
+    }
+    for (const mountPath of ['/.well-known', '/...', '/v1.2/pay', '/a..b']) {
+      assert.equal(tesseraHelper({ ...base, mountPath, startupKeyCheck: false }).mountPath, mountPath);
     }
     const helper = tesseraHelper(base);
     assert.equal(helper.mountPath, undefined);
