@@ -142,6 +142,7 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
   const headers = securityHeaders();
   // Checked in this first middleware, not a layer of its own: one routing step less per request.
   const crossSite = crossSiteGuard(o.corsOrigins, o.publicUrl);
+  const withCors = o.corsOrigins?.length ? cors(o.corsOrigins) : undefined;
   router.use((req: Request, res: Response, next: NextFunction) => {
     for (const [name, value] of headers.set) res.setHeader(name, value);
     for (const name of headers.remove) res.removeHeader(name);
@@ -164,13 +165,17 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
       if (res.locals.tesseraLog) Object.assign(line, res.locals.tesseraLog);
       log.info(line, 'tessera request');
     });
-    // A card number in the URL (query or path) is refused like one in a body, before any route reads it.
-    if (containsPan(readableUrl(req.originalUrl))) return next(cardDataRefused('query'));
-    const refused = crossSite(req);
-    if (refused) return next(refused);
-    next();
+    const guarded = () => {
+      // A card number in the URL (query or path) is refused like one in a body, before any route reads it.
+      if (containsPan(readableUrl(req.originalUrl))) return next(cardDataRefused('query'));
+      const refused = crossSite(req);
+      if (refused) return next(refused);
+      next();
+    };
+    // CORS headers come before the refusals above, so a listed origin's page can read those answers too.
+    if (withCors) withCors(req, res, guarded);
+    else guarded();
   });
-  if (o.corsOrigins?.length) router.use(cors(o.corsOrigins));
 
   // Routes are registered on this router itself, not on nested routers: one routing pass per request.
   widgetRoutes(ctx, router);

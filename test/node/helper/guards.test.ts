@@ -213,6 +213,12 @@ describe('helper basics over HTTP', () => {
       headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
     });
     assert.equal(badPreflight.headers.get('access-control-allow-origin'), null);
+    // The helper's early refusals carry them too: the listed page can read why it was refused.
+    const refused = await call(`${h.url}/config?note=4242%204242%204242%204242`, {
+      headers: { origin: 'https://shop.example' },
+    });
+    assert.equal(refused.json.code, 'TESSERA_CARD_DATA_REFUSED');
+    assert.equal(refused.headers.get('access-control-allow-origin'), 'https://shop.example');
   });
 
   it('sends no CORS headers at all when no allowlist is configured', async () => {
