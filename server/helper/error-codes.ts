@@ -72,7 +72,11 @@ export const HELPER_ERROR_CODES = {
     status: 429,
     meaning: 'Too many declined payments from this shopper or address; `limit` and `option` name the limit.',
   },
-  TESSERA_RESOLVE_CHARGE_FAILED: { status: 500, meaning: '`resolveCharge` threw; the cause is logged on your server.' },
+  TESSERA_RESOLVE_CHARGE_FAILED: {
+    status: 500,
+    meaning:
+      '`resolveCharge` threw (or threw a `HelperHttpError` whose status is outside 400–599 or whose headers cannot be sent); the cause is logged on your server.',
+  },
   TESSERA_RESOLVE_CHARGE_INVALID: {
     status: 500,
     meaning: '`resolveCharge` answered an invalid charge; `field` names the wrong field.',
@@ -96,7 +100,7 @@ export const HELPER_ERROR_CODES = {
   TESSERA_PROVIDER_UNAVAILABLE: {
     status: 503,
     meaning:
-      'The provider is unavailable or busy (a 503, or a 429 asking to slow down); `outcomeKnown` says whether the same request may be sent again.',
+      'The provider is unavailable or busy (a 503, or a 429 asking to slow down); `outcomeKnown` says whether the same request may be sent again, `Retry-After` when (the provider’s 429 `Retry-After`, 1 to 60 s, else 1).',
   },
   TESSERA_STORE_UNAVAILABLE: {
     status: 503,
@@ -120,7 +124,8 @@ export const HELPER_ERROR_CODES = {
   },
   TESSERA_HOST_AUTH_UNAVAILABLE: {
     status: 503,
-    meaning: 'The issuer’s JWKS could not be fetched in time, or was not a set of public keys.',
+    meaning:
+      'The issuer’s JWKS could not be read (unreachable, slower than `hostAuth.jwksTimeoutMs`, not a 200 with JSON) or was not a set of public keys; the token may be good: send it again later.',
   },
   TESSERA_WIDGET_NOT_BUILT: { status: 503, meaning: 'The widget bundle is missing: run `npm run build`.' },
   TESSERA_PROVIDER_TIMEOUT: {
