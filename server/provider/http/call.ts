@@ -23,7 +23,7 @@ const KEY = /^[\x21-\x7e]{1,255}$/;
 export function pathId(operation: string, name: string, value: unknown): string {
   if (typeof value !== 'string' || !ID.test(value)) {
     throw new TypeError(
-      `${operation}: \`${name}\` must be an id of letters, digits, _ and - (e.g. "ent_…"); got ${maskObjectTokens(JSON.stringify(value) ?? String(value))}`,
+      `${operation}: \`${name}\` must be an id of letters, digits, _ and -; got ${maskObjectTokens(JSON.stringify(value) ?? String(value))}`,
     );
   }
   return value;
