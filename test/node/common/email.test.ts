@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EMAIL, isEmail } from '../../../server/common/email.js';
+import { fastestMsSync } from '../../support/timing.js';
 
 describe('the type=email rule', () => {
   it('accepts what the browser accepts and refuses the rest', () => {
@@ -44,9 +45,8 @@ describe('the type=email rule', () => {
       `${'.'.repeat(100_000)}@-`,
     ];
     for (const text of hostile) {
-      const started = performance.now();
-      assert.equal(EMAIL.test(text), false);
-      assert.ok(performance.now() - started < 200, `${text.slice(0, 20)}… took ${performance.now() - started} ms`);
+      const ms = fastestMsSync(() => assert.equal(EMAIL.test(text), false), 200);
+      assert.ok(ms < 200, `${text.slice(0, 20)}… took ${ms} ms`);
     }
   });
 });

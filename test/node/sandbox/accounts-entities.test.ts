@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { call } from '../../support/http.js';
+import { fastestMs } from '../../support/timing.js';
 import { accessToken, authed, requests, sampleFixtures, V2, V3 } from './accounts-support.js';
 
 type Body = Record<string, unknown>;
@@ -214,10 +215,11 @@ describe('Account Services entities', () => {
   it('parses Accept in time linear in its length (4 KiB of hostile ranges answers at once)', async () => {
     const fill = (unit: string) => unit.repeat(Math.floor(4096 / unit.length));
     for (const accept of [fill('a/b;c="'), fill(';'), fill('a/b;q=0.5;'), fill('a/'), fill('*/*;x=\\"'), fill(' ,')]) {
-      const started = performance.now();
-      const r = await read('ent_fixture_a', accept);
-      assert.ok(r.status >= 400 && r.status < 500, `${accept.slice(0, 20)}: ${r.status}`);
-      assert.ok(performance.now() - started < 500, accept.slice(0, 20));
+      const ms = await fastestMs(async () => {
+        const r = await read('ent_fixture_a', accept);
+        assert.ok(r.status >= 400 && r.status < 500, `${accept.slice(0, 20)}: ${r.status}`);
+      }, 500);
+      assert.ok(ms < 500, `${accept.slice(0, 20)}: ${ms.toFixed(0)} ms`);
     }
   });
 
