@@ -740,6 +740,22 @@ describe('POST /charges against the sandbox', () => {
         assert.deepEqual([...ids], [retry.json.id], 'one charge, answered to the retry');
       });
     }
+
+    it('never says "nothing was done" when a retry is refused after an attempt that charged', async () => {
+      const retrying = await helper({ providerMaxRetries: 1 });
+      const b = await body();
+      await fault(sb, { method: 'POST', path: '/api2/v2/charges/token', status: 503, phase: 'after' });
+      await fault(sb, { method: 'POST', path: '/api2/v2/charges/token', status: 429 });
+      const r = await pay(retrying, b);
+      assert.equal(r.status, 503, r.text);
+      assert.equal(r.json.code, 'TESSERA_PROVIDER_UNAVAILABLE');
+      assert.equal(r.json.outcomeKnown, false, 'the first attempt charged');
+      assert.doesNotMatch(r.json.message, /nothing was done/);
+      const retry = await pay(retrying, b);
+      assert.equal(retry.status, 201, retry.text);
+      const made = (await sandboxCharges(sb)).filter((e) => (e.responseBody as { id?: string } | undefined)?.id);
+      assert.deepEqual([...new Set(made.map((e) => (e.responseBody as { id: string }).id))], [retry.json.id]);
+    });
   });
 
   describe('card-testing defence', () => {
