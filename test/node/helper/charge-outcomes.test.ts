@@ -978,6 +978,26 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
     assert.deepEqual([...ids], [again.json.id]);
   });
 
+  it('answers 502 with outcomeKnown false, never "nothing was done", for a finished 3-D Secure charge whose record the store lost', async () => {
+    // A shared store that evicted the pending record (an LRU Redis) but kept the token's answer: the charge was made.
+    let lost = false;
+    const memory = new MemoryStore({ now: () => sb.clock.nowMs() });
+    const store = requiredMethods(memory, {
+      get: (k) => (lost && k.startsWith('3ds:') ? Promise.resolve(undefined) : memory.get(k)),
+    });
+    const h = await helper({ store });
+    const body = await order(THREE_DS, 'order-3ds');
+    const started = await pay(h, body);
+    assert.equal(started.status, 202, started.text);
+    await challenge(started.json.redirectUrl, 'pass');
+    lost = true;
+    const r = await pay(h, body);
+    assert.equal(r.status, 502, r.text);
+    assert.equal(r.json.code, 'TESSERA_PROVIDER_ERROR');
+    assert.equal(r.json.outcomeKnown, false);
+    assert.doesNotMatch(r.json.message, /nothing was done/);
+  });
+
   it('answers a 3-D Secure return whose outcome cannot be saved with outcomeKnown false, never "nothing was done"', async () => {
     // The charge was made before the shopper came back: the store's own 503 (outcomeKnown: true) would deny it.
     let failing = false;
