@@ -104,6 +104,28 @@ describe('POST /charges against the sandbox', () => {
     await legacyClient.close();
   });
 
+  it("answers a given legacy client's failure that is no ProviderError as 502 with the outcome unknown", async () => {
+    // A merchant's wrapper around the client (metrics, tracing) that throws its own error once the charge was sent:
+    // the charge may exist, so the shopper is never told nothing was done.
+    const real = createLegacyClient({ secretKey: sb.credentials.secretKey, baseUrl: sb.url, maxRetries: 0 });
+    const wrapped = Object.create(real) as typeof real;
+    Object.defineProperty(wrapped, 'charges', {
+      value: Object.assign(Object.create(real.charges), {
+        create: async (...args: Parameters<typeof real.charges.create>) => {
+          await real.charges.create(...args);
+          throw new Error('tracing exporter failed');
+        },
+      }),
+    });
+    const h = await helper({ secretKey: undefined, legacyClient: wrapped });
+    const r = await pay(h, { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@shop.example' });
+    assert.equal(r.status, 502, r.text);
+    assert.equal(r.json.code, 'TESSERA_PROVIDER_ERROR');
+    assert.equal(r.json.outcomeKnown, false);
+    assert.ok(!/nothing was done/.test(r.text), r.text);
+    await real.close();
+  });
+
   it('reports resolveCharge failures: its own HelperHttpError as is, a throw or a bad answer as a 500 naming it', async () => {
     const cases: [TesseraHelperOptions['resolveCharge'], number, string, string | undefined][] = [
       [
@@ -740,6 +762,22 @@ describe('POST /charges against the sandbox', () => {
         assert.deepEqual([...ids], [retry.json.id], 'one charge, answered to the retry');
       });
     }
+
+    it('never says "nothing was done" when a retry is refused after an attempt that charged', async () => {
+      const retrying = await helper({ providerMaxRetries: 1 });
+      const b = await body();
+      await fault(sb, { method: 'POST', path: '/api2/v2/charges/token', status: 503, phase: 'after' });
+      await fault(sb, { method: 'POST', path: '/api2/v2/charges/token', status: 429 });
+      const r = await pay(retrying, b);
+      assert.equal(r.status, 503, r.text);
+      assert.equal(r.json.code, 'TESSERA_PROVIDER_UNAVAILABLE');
+      assert.equal(r.json.outcomeKnown, false, 'the first attempt charged');
+      assert.doesNotMatch(r.json.message, /nothing was done/);
+      const retry = await pay(retrying, b);
+      assert.equal(retry.status, 201, retry.text);
+      const made = (await sandboxCharges(sb)).filter((e) => (e.responseBody as { id?: string } | undefined)?.id);
+      assert.deepEqual([...new Set(made.map((e) => (e.responseBody as { id: string }).id))], [retry.json.id]);
+    });
   });
 
   describe('card-testing defence', () => {

@@ -323,6 +323,20 @@ describe('redactingLogger', () => {
     assert.equal(line!.msg, 'charge for [redacted-card]');
   });
 
+  it('cleans the message of an Error it is given, as it cleans any other text', () => {
+    // pino writes an error's message whole; the helper logs the errors it answers 5xx, a merchant its own.
+    const { logger, log } = captureLogger();
+    const secret = 'sk_sbox_tessera0demo0secret0key0000001';
+    const err = new Error(`card 4242 4242 4242 4242 refused for ${secret} with eyJhbGciOi.eyJzdWIiOi.c2lnbmF0dXJl`);
+    redactingLogger(logger, [secret]).error({ event: 'tessera.error', err }, 'failed');
+    const line = log.lines[0]!;
+    assert.equal(
+      (line.err as { message?: unknown }).message,
+      'card [redacted-card] refused for [redacted] with [redacted-jwt]',
+    );
+    assert.ok(!log.text().includes(secret) && !log.text().includes('4242 4242'), log.text());
+  });
+
   it('hides the value of a field named like a security code, under any of its usual names', () => {
     const { logger, log } = captureLogger();
     redactingLogger(logger, []).info({

@@ -437,6 +437,28 @@ describe('HTTP core: retries, timeouts and outcomes against sandbox faults', () 
     assert.ok(waitedMs < 2000, `answered after ${waitedMs.toFixed(0)} ms`);
   });
 
+  it('keeps a charge whose first attempt may have taken effect unknown, whatever 4xx its retries end with', async () => {
+    // The first attempt charges and then fails; the retries are refused before they reach the charge. A 4xx alone
+    // says "nothing was done", but not after an attempt that may have charged.
+    for (const [status, type, count] of [
+      [429, RateLimitError, 2],
+      [403, PermissionError, 1],
+    ] as const) {
+      const body = await chargeBody();
+      await fault(sb, { path: CHARGES, status: 503, phase: 'after' });
+      await fault(sb, { path: CHARGES, status, count });
+      const error = await legacy.charges.create(body).catch((e: unknown) => e);
+      assert.ok(error instanceof type, `${status}: ${String(error)}`);
+      assert.ok(error.attempts > 1, `${status}: retried`);
+      assert.equal(error.outcomeKnown, false, `${status} after a 503 that charged`);
+      const made = (await requests(sb, CHARGES)).filter((r) => r.status === 503);
+      assert.equal(made.length, 1, 'the first attempt reached the charge');
+      const resolved = await legacy.charges.create(body, { idempotencyKey: error.idempotencyKey });
+      assert.equal((resolved.data as Charge).status, 'Captured', 'the idempotency key finds the charge made');
+      await reset(sb);
+    }
+  });
+
   it('maps 429 to RateLimitError when retries are exhausted', async () => {
     const { data } = await legacy.charges.create(await chargeBody());
     await fault(sb, { path: `/api2/v2/charges/${data.id}`, status: 429, count: 3 });

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import {
   type Charge,
@@ -128,6 +130,45 @@ describe('logging and redaction', () => {
     assert.ok(lines.length > 60, `${lines.length} lines`);
   });
 
+  it('keeps an opaque access token out of logs and errors when a provider echoes it', async (t) => {
+    // Not the sandbox, whose access tokens are JWTs (cut by shape): a provider whose tokens are opaque, and whose
+    // errors echo the request's Authorization header in free text.
+    const accessToken = 'opaque0access0token0from0a0provider';
+    const endpoint = createServer((req, res) => {
+      req.resume();
+      res.writeHead(req.url === '/connect/token' ? 200 : 400, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify(
+          req.url === '/connect/token'
+            ? { access_token: accessToken, token_type: 'Bearer', expires_in: 3600 }
+            : { error_codes: ['invalid'], message: `request with ${req.headers.authorization} refused` },
+        ),
+      );
+    });
+    await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}`;
+    const { lines, logger } = captureLogger();
+    const accounts = createAccountsClient({
+      clientId: sb.credentials.clientId,
+      clientSecret: sb.credentials.clientSecret,
+      baseUrl: url,
+      authUrl: url,
+      logger,
+      logBodies: true,
+      maxRetries: 0,
+    });
+    t.after(async () => {
+      await accounts.close();
+      endpoint.closeAllConnections();
+      endpoint.close();
+    });
+    const error = await accounts.instruments.retrieve('src_abcdefghijklmnopqrstuvwxyz').catch((e: unknown) => e);
+    assert.ok(error instanceof ProviderError, String(error));
+    const text = [...lines, error.message, JSON.stringify(error.body), String(error.stack)].join('\n');
+    assert.match(text, /request with Bearer \[redacted\] refused/, 'the echo is logged, without the token');
+    assert.ok(!text.includes(accessToken), text);
+  });
+
   it('redacts values by key and by shape', () => {
     const redact = createRedactor(['my-client-secret-123']);
     assert.deepEqual(
@@ -149,5 +190,10 @@ describe('logging and redaction', () => {
         value: 1999,
       },
     );
+    // A card number sent as a JSON number is no text to scan: any integer that long is held back.
+    assert.deepEqual(redact({ note: 4242424242424242, value: 1999 }), { note: '[number]', value: 1999 });
+    // Access tokens are learned as they are issued: a provider's may be opaque, which no shape rule finds.
+    redact.add('opaque0access0token0value');
+    assert.equal(redact.text('sent Bearer opaque0access0token0value'), 'sent Bearer [redacted]');
   });
 });
