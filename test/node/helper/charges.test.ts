@@ -781,6 +781,40 @@ describe('POST /charges against the sandbox', () => {
   });
 
   describe('card-testing defence', () => {
+    it('holds a decline place for a charge whose outcome is unknown, so lost answers do not widen the limit', async () => {
+      // A card tester whose charges end in lost answers (a reset after the provider acted) must not get more tries
+      // than one whose declines are answered: the unknown charge may be a decline, and keeps its place until the
+      // window ends.
+      const limited = await helper({
+        rateLimits: {
+          requestsPerIp: false,
+          chargesPerIp: false,
+          chargesPerSession: false,
+          declinesPerIp: false,
+          declinesPerSession: { max: 1, windowMs: 600_000 },
+        },
+        sessionId: (req) => req.get('x-session') ?? undefined,
+      });
+      const s = { 'x-session': 'tester' };
+      await fault(sb, { method: 'POST', path: '/api2/v2/charges/token', reset: true, phase: 'after' });
+      const lost = await pay(
+        limited,
+        { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@shop.example' },
+        s,
+      );
+      assert.equal(lost.status, 502, lost.text);
+      assert.equal(lost.json.outcomeKnown, false);
+      const made = (await sandboxCharges(sb)).length;
+      const next = await pay(
+        limited,
+        { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@shop.example' },
+        s,
+      );
+      assert.equal(next.status, 429, next.text);
+      assert.equal(next.json.code, 'TESSERA_TOO_MANY_DECLINES');
+      assert.equal((await sandboxCharges(sb)).length, made, 'the next charge never reached the provider');
+    });
+
     it('limits charges per IP and per session with 429 and Retry-After', async () => {
       const limited = await helper({
         rateLimits: { chargesPerIp: { max: 3, windowMs: 60_000 }, chargesPerSession: { max: 1, windowMs: 60_000 } },
