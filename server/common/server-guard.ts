@@ -94,6 +94,16 @@ const REASONS: Record<number, string> = {
   501: 'Not Implemented',
 };
 
+/** {@link writeRaw}, then closes; a socket that can no longer be written is only closed. */
+function answerAndClose(socket: Duplex, status: number, body: Record<string, unknown>): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  writeRaw(socket, status, REASONS[status] ?? 'Bad Request', body);
+  socket.once('finish', () => socket.destroy());
+}
+
 /** How many `Host` field lines a request carries (Node keeps only the first in `req.headers`). */
 function hostLines(raw: readonly string[]): number {
   let n = 0;
@@ -232,13 +242,8 @@ export function guardServer(server: Server, body: ClientErrorBody, timeouts: Ser
       return;
     }
     const answer = () => {
-      if (!socket.writable) {
-        socket.destroy();
-        return;
-      }
       const [status, code, message] = clientErrorAnswer(err);
-      writeRaw(socket, status, REASONS[status] ?? 'Bad Request', body(status, code, message));
-      socket.once('finish', () => socket.destroy());
+      answerAndClose(socket, status, body(status, code, message));
     };
     const pending = pendingResponse(socket);
     if (pending?.req.complete) {
@@ -289,7 +294,7 @@ export function guardServer(server: Server, body: ClientErrorBody, timeouts: Ser
     // Node took its own error listener off this socket: a reset must not become an uncaught error.
     socket.on('error', () => socket.destroy());
     const message = `${req.method} is not supported: this server is not a proxy`;
-    writeRaw(socket, 501, REASONS[501]!, body(501, 'method_not_implemented', message, 'method'));
-    socket.once('finish', () => socket.destroy());
+    // A CONNECT pipelined after requests still being answered is refused after their answers, as a malformed one is.
+    afterPending(socket, () => answerAndClose(socket, 501, body(501, 'method_not_implemented', message, 'method')));
   });
 }

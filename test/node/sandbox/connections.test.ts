@@ -247,6 +247,24 @@ describe('sandbox connections', () => {
     );
   });
 
+  it('answers a pipelined CONNECT after the answers of the requests before it, not in their place', async () => {
+    // A delayed answer, so the first request is still being worked on when the parser meets the CONNECT.
+    const fault = await fetch(`${sb.url}/_sandbox/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ method: 'GET', path: '/_sandbox/test-cards', delayMs: 200, count: 1 }),
+    });
+    assert.equal(fault.status, 201);
+    const get = 'GET /_sandbox/test-cards HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n';
+    const answer = await exchange(`${get}CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n\r\n`);
+    // Before, the 501 was written at once and the connection closed: the first request ran and its answer was lost.
+    assert.deepEqual(
+      [...answer.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => m[1]),
+      ['200', '501'],
+    );
+    assert.match(answer, /"errorCode":"method_not_implemented"/);
+  });
+
   it('still answers an ordinary request on a keep-alive connection', async () => {
     const r = await fetch(`${sb.url}/_sandbox/clock`);
     assert.equal(r.status, 200);
