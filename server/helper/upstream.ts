@@ -36,7 +36,8 @@ const MAX_RETRY_AFTER_S = MAX_RETRY_AFTER_MS / 1000;
  * card token is safe (same idempotency key) and answers the real result.
  *
  * `afterWrite`: `err` is from a call made after a write the provider accepted (an instrument read back after its
- * change), so the outcome is not "nothing was done" whatever that call's own error says.
+ * change, a 3-D Secure charge read after its 202), so the outcome is not "nothing was done" whatever that call's own
+ * error says.
  */
 export function upstreamError(err: unknown, afterWrite = false): HelperHttpError {
   if (err instanceof HelperHttpError) return err;

@@ -247,7 +247,8 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
     try {
       charge = chargeRead(await legacy.charges.retrieve(outcome.paymentToken));
     } catch (err) {
-      throw upstreamError(err);
+      // The charge exists (it was answered 202): a read of it that fails is no "nothing was done".
+      throw upstreamError(err, true);
     }
     if (charge.status === 'Pending') return outcome;
     const record = await outcomeUnknown(

@@ -79,7 +79,8 @@ export function threeDsReturn(
     try {
       charge = chargeRead(await legacy.charges.retrieve(token));
     } catch (err) {
-      throw upstreamError(err);
+      // The charge exists (it was answered 202): a read of it that fails is no "nothing was done".
+      throw upstreamError(err, true);
     }
     if (charge.status === 'Pending') {
       throw new HelperHttpError(409, 'TESSERA_3DS_NOT_FINISHED', 'the 3-D Secure challenge is not finished', {

@@ -19,6 +19,7 @@ import {
   answerChallenge,
   captureLogger,
   cardToken,
+  fault,
   type RunningHelper,
   requiredMethods,
   sandboxCharge,
@@ -990,6 +991,28 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
       [[finished.json.id, true, body.orderReference]],
     );
     assert.equal((await pay(h, body)).json.id, finished.json.id, 'stored: the same answer again');
+  });
+
+  it('answers a 3-D Secure charge whose provider read fails after the challenge with outcomeKnown false, on a later POST and on the return', async () => {
+    // The charge exists (it was answered 202): a read of it that fails is no "nothing was charged".
+    const h = await helper();
+    const body = await order(THREE_DS, 'order-3ds');
+    const started = await pay(h, body);
+    assert.equal(started.status, 202, started.text);
+    const returnUrl = await challenge(started.json.redirectUrl, 'pass');
+    for (const [name, send] of [
+      ['POST /charges', () => pay(h, body)],
+      ['the return', () => call(returnUrl, { headers: { accept: 'application/json' } })],
+    ] as const) {
+      await fault(sb, { method: 'GET', path: '/api2/v2/charges/*', status: 503 });
+      const unread = await send();
+      assert.equal(unread.status, 503, `${name}: ${unread.text}`);
+      assert.equal(unread.json.code, 'TESSERA_PROVIDER_UNAVAILABLE', name);
+      assert.equal(unread.json.outcomeKnown, false, `${name}: the charge exists: never "nothing was done"`);
+      assert.doesNotMatch(String(unread.json.message), /nothing was done/, name);
+    }
+    const finished = await pay(h, body);
+    assert.equal(finished.status, 201, finished.text);
   });
 
   it('answers a 3-D Secure return whose outcome cannot be saved with outcomeKnown false, never "nothing was done"', async () => {
