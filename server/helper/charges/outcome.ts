@@ -1,4 +1,5 @@
 import type { Charge } from '../../provider/legacy/client.js';
+import { HelperHttpError } from '../errors.js';
 import type { ChargeEvent } from '../options.js';
 
 /**
@@ -108,4 +109,21 @@ export function pendingOutcome(
     ...(owner ? { owner } : {}),
     body: { status: 'Pending', redirectUrl },
   };
+}
+
+/**
+ * A store call made once the charge may exist: if it fails, the shopper must not be told nothing happened (a store's
+ * own 503 says `outcomeKnown: true`, right only before the provider call). The same request again learns the outcome:
+ * the idempotency key makes the provider replay its first answer.
+ */
+export async function outcomeUnknown<T>(call: Promise<T>, message: string): Promise<T> {
+  try {
+    return await call;
+  } catch (err) {
+    throw new HelperHttpError(503, 'TESSERA_STORE_UNAVAILABLE', message, {
+      outcomeKnown: false,
+      headers: { 'Retry-After': '1' },
+      cause: err,
+    });
+  }
 }

@@ -31,7 +31,14 @@ import { claimAndGet, setAndRelease } from '../store.js';
 import { upstreamError } from '../upstream.js';
 import { parseBody } from '../validate.js';
 import { deliverCharge } from './on-charge.js';
-import { answerBody, type ChargeOutcome, outcomeOf, pendingOutcome, type ResultOwner } from './outcome.js';
+import {
+  answerBody,
+  type ChargeOutcome,
+  outcomeOf,
+  outcomeUnknown,
+  pendingOutcome,
+  type ResultOwner,
+} from './outcome.js';
 import {
   idempotencyKeyFor,
   type PendingThreeDs,
@@ -56,23 +63,6 @@ const CLAIM_TTL_MS = 10_000;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 const sha256 = (text: string) => hash('sha256', text, 'hex');
-
-/**
- * A store call made once the charge may exist: if it fails, the shopper must not be told nothing happened (a store's
- * own 503 says `outcomeKnown: true`, right only before the provider call). The same request again learns the outcome:
- * the idempotency key makes the provider replay its first answer.
- */
-async function outcomeUnknown<T>(call: Promise<T>, message: string): Promise<T> {
-  try {
-    return await call;
-  } catch (err) {
-    throw new HelperHttpError(503, 'TESSERA_STORE_UNAVAILABLE', message, {
-      outcomeKnown: false,
-      headers: { 'Retry-After': '1' },
-      cause: err,
-    });
-  }
-}
 
 /** A store write after the provider answered ({@link outcomeUnknown}). */
 const saved = (write: Promise<unknown>) =>

@@ -7,10 +7,13 @@ import { chargeRead } from '../provider-answers.js';
 import { sendJson } from '../respond.js';
 import { upstreamError } from '../upstream.js';
 import { deliverCharge } from './on-charge.js';
-import { answerBody, type ChargeOutcome } from './outcome.js';
+import { answerBody, type ChargeOutcome, outcomeUnknown } from './outcome.js';
 import type { PendingThreeDs } from './records.js';
 
 const PAYMENT_TOKEN = /^pay_tok_[A-Za-z0-9]{1,64}$/;
+
+const UNREAD =
+  'the payment’s 3-D Secure records cannot be read now; try the same return again to learn the outcome (it will not be charged twice)';
 
 /** True when the caller asked for JSON rather than a page (a `fetch`, not a navigation). */
 function wantsJson(req: Request): boolean {
@@ -96,7 +99,8 @@ export function threeDsReturn(
     if (typeof token !== 'string' || !PAYMENT_TOKEN.test(token)) {
       throw badRequest('cko-payment-token', 'cko-payment-token must be a payment token (pay_tok_…)');
     }
-    const saved = await ctx.store.get(deps.threeDs(token));
+    // The shopper comes back from the challenge of a charge made before: a store that fails is no "nothing was done".
+    const saved = await outcomeUnknown(ctx.store.get(deps.threeDs(token)), UNREAD);
     if (!saved) {
       throw new HelperHttpError(404, 'TESSERA_UNKNOWN_PAYMENT', 'no 3-D Secure payment of this site has this token', {
         field: 'cko-payment-token',
@@ -105,7 +109,7 @@ export function threeDsReturn(
     const pending = JSON.parse(saved) as PendingThreeDs;
     // A return already settled (a reload, a second tab, the Back button) is answered from the store: the outcome is
     // final, and each reload would otherwise be one more provider read under the secret key.
-    const stored = await ctx.store.get(pending.resultKey);
+    const stored = await outcomeUnknown(ctx.store.get(pending.resultKey), UNREAD);
     const known = stored === undefined ? undefined : (JSON.parse(stored) as ChargeOutcome);
     const outcome = known && known.status !== 202 ? known : await settled(token, pending);
     const { event } = outcome;

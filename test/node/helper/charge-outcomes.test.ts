@@ -1015,6 +1015,31 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
     assert.equal(finished.status, 201, finished.text);
   });
 
+  it('answers a 3-D Secure return whose records cannot be read with outcomeKnown false, never "nothing was done"', async () => {
+    // The shopper comes back from the challenge of a charge made before: the store's own 503 (outcomeKnown: true,
+    // "nothing was done") would deny it.
+    let failing: string | undefined;
+    const store = storeWith((name, args, call) =>
+      failing !== undefined && name === 'get' && String(args[0]).startsWith(failing)
+        ? Promise.reject(new StoreUnavailableError('the shared store cannot be reached; nothing was done'))
+        : call(),
+    );
+    const h = await helper({ store });
+    const started = await pay(h, await order(THREE_DS, 'order-3ds'));
+    assert.equal(started.status, 202, started.text);
+    const returnUrl = await challenge(started.json.redirectUrl, 'pass');
+    for (const record of ['3ds:', 'charge:']) {
+      failing = record;
+      const unread = await call(returnUrl, { headers: { accept: 'application/json' } });
+      assert.equal(unread.status, 503, `${record} ${unread.text}`);
+      assert.equal(unread.json.code, 'TESSERA_STORE_UNAVAILABLE', record);
+      assert.equal(unread.json.outcomeKnown, false, `${record} the charge exists: never "nothing was done"`);
+    }
+    failing = undefined;
+    const back = await call(returnUrl, { headers: { accept: 'application/json' } });
+    assert.equal(back.status, 201, back.text);
+  });
+
   it('answers a 3-D Secure return whose outcome cannot be saved with outcomeKnown false, never "nothing was done"', async () => {
     // The charge was made before the shopper came back: the store's own 503 (outcomeKnown: true) would deny it.
     let failing = false;
