@@ -183,6 +183,37 @@ describe('<tessera-card-form> tokenizing with the sandbox', () => {
     }
   });
 
+  it("Enter in a card field treats an image button as the form's default button, as a native input does", async () => {
+    // `form.elements` leaves out `<input type="image">`, which can still be the default button.
+    const { publicKey, tokenUrl } = await sandbox();
+    const form = await fixture<HTMLFormElement>(html`<form>
+      <tessera-card-form public-key=${publicKey} token-url=${tokenUrl}></tessera-card-form>
+      <input type="image" name="pay" alt="Pay" disabled />
+      <button>Other</button>
+    </form>`);
+    const el = form.querySelector('tessera-card-form')!;
+    const image = form.querySelector<HTMLInputElement>('input[type="image"]')!;
+    const submitters: (HTMLElement | null)[] = [];
+    const seen = (e: Event) => submitters.push((e as SubmitEvent).submitter);
+    window.addEventListener('submit', seen, true);
+    form.addEventListener('submit', (e) => e.preventDefault());
+    try {
+      await fillCard(el, NUMBER, futureExpiry(), CVV);
+      input(el, 'number').focus();
+      await press('Enter');
+      await new Promise((resolve) => setTimeout(resolve));
+      expect(submitters, 'a disabled default button stops Enter').to.deep.equal([]);
+      image.disabled = false;
+      const token = oneEvent(el, 'tessera-token');
+      await press('Enter');
+      await token;
+      expect(submitters.length).to.be.greaterThan(0);
+      expect(submitters.every((s) => s === image)).to.equal(true);
+    } finally {
+      window.removeEventListener('submit', seen, true);
+    }
+  });
+
   it('form.reset() empties the fields and forgets the token', async () => {
     const { publicKey, tokenUrl } = await sandbox();
     const form = await fixture<HTMLFormElement>(html`<form>

@@ -366,8 +366,12 @@ export class TesseraCardForm extends ReactiveElement {
     const form = this.#internals.form;
     if (e.key === 'Enter' && !e.isComposing && form) {
       e.preventDefault();
-      const button = [...form.elements].find((b) => /^(submit|image)$/.test((b as HTMLButtonElement).type));
-      button ? (button as HTMLButtonElement).click() : form.requestSubmit();
+      // Not `form.elements`, which leaves out `<input type="image">`: the form's buttons in tree order, wherever
+      // they are (a `form` attribute may put one outside it).
+      const button = [...(form.getRootNode() as ParentNode).querySelectorAll<HTMLInputElement>('button,input')].find(
+        (b) => b.form === form && /^(submit|image)$/.test(b.type),
+      );
+      button ? button.click() : form.requestSubmit();
     }
   };
 
