@@ -7,6 +7,15 @@ import { fieldSegment } from './field-path.js';
  * turns the outcome into an error of its own API's shape.
  */
 
+/**
+ * Whether a `Transfer-Encoding` names a coding other than `chunked` (`gzip, chunked`). Node undoes only `chunked` and
+ * hands the rest on still encoded, as if it were the body (RFC 9112 §6.1); the sandbox and demo answer 501, the
+ * helper 415 naming the header.
+ */
+export function otherTransferCoding(transferEncoding: string | undefined): boolean {
+  return transferEncoding?.split(',').some((coding) => coding.trim().toLowerCase() !== 'chunked') ?? false;
+}
+
 /** Keys that could reach an object's prototype when a parsed body is merged or spread. */
 export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 

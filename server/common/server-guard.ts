@@ -1,5 +1,6 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { otherTransferCoding } from './body-guard.js';
 
 /**
  * Connection limits for the servers Tessera starts (the sandbox and the demo), and JSON bodies for the answers
@@ -193,14 +194,9 @@ export function targetProblem(req: IncomingMessage): readonly [string, string] |
  * Node itself refuses a `Transfer-Encoding` whose last coding is not `chunked`.
  */
 export function codingProblem(req: IncomingMessage): readonly [string, string] | undefined {
-  const te = req.headers['transfer-encoding'];
-  if (te === undefined) return undefined;
-  for (const coding of te.split(',')) {
-    if (coding.trim().toLowerCase() !== 'chunked') {
-      return ['transfer_encoding_unsupported', 'the only Transfer-Encoding this server reads is chunked'];
-    }
-  }
-  return undefined;
+  return otherTransferCoding(req.headers['transfer-encoding'])
+    ? ['transfer_encoding_unsupported', 'the only Transfer-Encoding this server reads is chunked']
+    : undefined;
 }
 
 /** The first of {@link hostProblem}, {@link codingProblem}, {@link targetProblem}: status, code, message, field. */
@@ -221,8 +217,9 @@ function requestProblem(req: IncomingMessage): readonly [number, string, string,
  * ({@link hostProblem}: 400); a `Transfer-Encoding` other than `chunked` ({@link codingProblem}: 501); a request
  * target that is neither a path nor an http(s) URL ({@link targetProblem}: 400, which also gives an absolute-form
  * request its target's authority as `Host`); and `CONNECT` (501: none of these servers is a proxy, and Node would
- * close the connection without a word). Call it after the request listener is added and before the server
- * listens: it puts these checks in front of that listener.
+ * close the connection without a word). Call it after the request listener is added, and before the first request
+ * can arrive (before `listen`, or in the same turn of the event loop as `listen`, which binds later): it puts these
+ * checks in front of that listener.
  */
 export function guardServer(server: Server, body: ClientErrorBody, timeouts: ServerTimeouts = {}): void {
   const t = resolved(timeouts);

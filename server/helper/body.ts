@@ -1,5 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { type BodyReadError, collectBody, findShapeProblem } from '../common/body-guard.js';
+import { type BodyReadError, collectBody, findShapeProblem, otherTransferCoding } from '../common/body-guard.js';
 import { findSecurityCode } from '../common/card-fields.js';
 import { HelperHttpError } from './errors.js';
 import { containsPan, findPan, jsonMayHoldPan, jsonNumbersHoldPan, MAX_DEPTH } from './pan-guard.js';
@@ -136,7 +136,7 @@ function checkEncoding(req: Request): void {
   if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
     throw compressed('content-encoding', 'send the body uncompressed (no Content-Encoding)');
   }
-  if (req.headers['transfer-encoding']?.split(',').some((c) => c.trim().toLowerCase() !== 'chunked')) {
+  if (otherTransferCoding(req.headers['transfer-encoding'])) {
     throw compressed('transfer-encoding', 'send the body uncompressed (no Transfer-Encoding but chunked)');
   }
 }

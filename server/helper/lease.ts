@@ -12,7 +12,8 @@ const LOOK_EVERY_MS = 500;
  * process's monotonic one (Redis's TTLs run in real time), and once either says a third of `ttlMs` has passed since
  * the claim was taken or last extended it gives the claim `ttlMs` again, for `owner` only. The helper's clock alone
  * let a claim in Redis expire under a live owner whenever that clock stood still or stepped back (a virtual clock, as
- * the demo passes with a `RedisStore`; a system clock stepped back by NTP): an extension too many costs one store call. A claim found lost (ended, or held by another) is logged as an error, since another instance may then do
+ * the demo passes with a `RedisStore`; a system clock stepped back by NTP): an extension too many costs one store
+ * call. A claim found lost (ended, or held by another) is logged as an error, since another instance may then do
  * the same work; a store that fails is tried again at the next look. Returns the function that stops keeping it,
  * which answers the extension on its way, if any: wait for it before the claim is given back, so that none lands
  * after the release and takes the claim again (a store without `extend` extends with `get` and then `set`).

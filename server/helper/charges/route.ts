@@ -167,8 +167,7 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
   /** Who is paying, read once per request (`req.ip` runs Express's proxy rules on every read). */
   const callerOf = (req: Request): Caller => {
     const ip = req.ip ?? 'unknown';
-    const session = ctx.sessionOf(req);
-    return { ip, session, owner: ownerOf(ip, session) };
+    return { ip, owner: ownerOf(ip, ctx.sessionOf(req)) };
   };
 
   /** The decline counters of a caller (by IP key and session hash), empty when both limits are off. */
@@ -558,10 +557,9 @@ function ownerOf(ip: string, session: string | undefined): ResultOwner {
   return session ? { session: sha256(session), ip: ipKey(ip) } : { ip: ipKey(ip) };
 }
 
-/** Who sent a charge request: `req.ip` (or `unknown`), the session id, and the owner its answer is stored under. */
+/** Who sent a charge request: `req.ip` (or `unknown`), and the owner its answer is stored under (the session's hash). */
 interface Caller {
   readonly ip: string;
-  readonly session: string | undefined;
   readonly owner: ResultOwner;
 }
 

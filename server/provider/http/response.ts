@@ -122,11 +122,11 @@ export function describeBody(body: unknown): { code?: string; message?: string; 
  */
 export function errorForStatus(
   status: number,
-  rawBody: unknown,
+  answered: unknown,
   details: Omit<ProviderErrorDetails, 'status' | 'body'>,
   redact: ClientRedactor,
 ): ProviderError {
-  const body = redact(rawBody);
+  const body = redact(answered);
   const { code, message } = describeBody(body);
   const what = `${details.operation ?? 'request'} failed with HTTP ${status}${code ? ` (${code})` : ''}`;
   const text = message ? `${what}: ${message}` : what;
@@ -139,8 +139,7 @@ export function errorForStatus(
     case 404:
       return new NotFoundError(text, d);
     case 409: {
-      // The provider's links to its own resources, as sent.
-      const b = (rawBody ?? {}) as Record<string, unknown>;
+      const b = (body ?? {}) as Record<string, unknown>;
       const links = (b._links ?? b.links) as Record<string, unknown> | undefined;
       return new ConflictError(text, links && typeof links === 'object' ? { ...d, links } : d);
     }
