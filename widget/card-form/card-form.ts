@@ -389,6 +389,8 @@ export class TesseraCardForm extends ReactiveElement {
     const form = e.target as HTMLFormElement;
     this.tokenize().then(
       () => {
+        // Taken out of this form meanwhile (removed, moved to another): it is not submitted without the card.
+        if (this.#form !== form) return;
         try {
           form.requestSubmit(e.submitter);
         } catch {
