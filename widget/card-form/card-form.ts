@@ -67,7 +67,7 @@ const locales = new Map<string, Promise<readonly [string, Strings]>>();
  * @summary Card number, expiry and security code inputs, tokenized with the provider's public key.
  *
  * @fires {TesseraReadyEvent} tessera-ready - Rendered in its locale and ready for input. `detail: { locale }`.
- * @fires {TesseraChangeEvent} tessera-change - A field changed, or the form was reset. `detail: { brand, complete, valid, empty, errors }`; never the number or CVV.
+ * @fires {TesseraChangeEvent} tessera-change - A field changed, the form was reset, or a setting the token depends on changed (see `tokenize()`). `detail: { brand, complete, valid, empty, errors }`; never the number or CVV.
  * @fires {TesseraTokenEvent} tessera-token - A token was created. `detail: { token, brand, last4, bin, expiryMonth, expiryYear }`.
  * @fires {TesseraErrorEvent} tessera-error - Tokenizing failed or the configuration is unusable. `detail: { code, message, field?, status?, providerCode?, requestId?, reason?, url? }`; a `config` error's `reason` says what is wrong and `url` names the URL at fault.
  * @fires change - Re-dispatched from the inner inputs (a native `change` does not leave the shadow root).
@@ -122,7 +122,7 @@ export class TesseraCardForm extends ReactiveElement {
   declare name: string;
   /** Brand ids accepted (`visa mastercard amex discover diners jcb unionpay maestro`); empty accepts every brand. */
   declare acceptedBrands: BrandId[];
-  /** Hides the optional cardholder name field. */
+  /** Hides the optional cardholder name field; hiding or showing it empties it. */
   declare hideName: boolean;
   /** Disables every input; a disabled form is not submitted with the form and not validated. */
   declare disabled: boolean;
@@ -146,6 +146,8 @@ export class TesseraCardForm extends ReactiveElement {
   #ready = false;
   #config: Promise<RemoteConfig> | undefined;
   #form: HTMLFormElement | null = null;
+  /** What the token depends on besides the card, as of the last update (see willUpdate). */
+  #key: string | undefined;
 
   constructor() {
     super();
@@ -178,6 +180,8 @@ export class TesseraCardForm extends ReactiveElement {
    * refuses. The security code is cleared afterwards; until the card is edited,
    * further calls resolve with the same token. A card edited while its request is
    * in flight is tokenized again as it is then: the token is always the card's.
+   * Changing `public-key`, `token-url`, `config-url`, `accepted-brands` or `hide-name`
+   * counts as an edit: the token held or in flight is dropped.
    */
   tokenize(): Promise<CardToken> {
     if (this.#token) return Promise.resolve(this.#token);
@@ -243,6 +247,16 @@ export class TesseraCardForm extends ReactiveElement {
       for (const f in shown) shown[f] = problems[f as CardField]?.message ?? shown[f]!;
     }
     if (changed.has('acceptedBrands')) this.acceptedBrands = brandList(this.acceptedBrands);
+    // What a token depends on changed since the first render (another key, token URL or config, other accepted
+    // brands, the name shown or not): a token held or in flight is no longer this card's, as after an edit. Compared
+    // as text, so the same brands in a new array (a framework's re-render) are no change.
+    const key = String([this.publicKey, this.tokenUrl, this.configUrl, this.acceptedBrands, this.hideName]);
+    if (this.hasUpdated && key !== this.#key) {
+      // A name field shown again is a new, empty input: nothing unseen is checked or sent (hidden, it is '').
+      if (changed.has('hideName')) this.#holder = '';
+      this.#changed();
+    }
+    this.#key = key;
     if (changed.has('acceptedBrands') || changed.has('name')) this.#sync();
   }
 
@@ -423,7 +437,7 @@ export class TesseraCardForm extends ReactiveElement {
       this.#digits,
       this.#expiry,
       this.#cvv,
-      this.hideName ? '' : this.#holder,
+      this.#holder,
       this.#brand,
       this.acceptedBrands,
     );
@@ -520,7 +534,7 @@ export class TesseraCardForm extends ReactiveElement {
       expiryMonth: month,
       expiryYear: year,
       cvv: this.#cvv,
-      name: (!this.hideName && this.#holder.trim()) || undefined,
+      name: this.#holder.trim() || undefined,
     });
     let answer: TokenAnswer;
     try {
