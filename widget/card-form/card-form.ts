@@ -144,6 +144,8 @@ export class TesseraCardForm extends ReactiveElement {
   #strings: Strings = en;
   #code = 'en';
   #ready = false;
+  /** The locale tag whose texts are loaded. */
+  #loaded = '';
   #config: Promise<RemoteConfig> | undefined;
   #form: HTMLFormElement | null = null;
   /** What the token depends on besides the card, as of the last update (see willUpdate). */
@@ -226,16 +228,21 @@ export class TesseraCardForm extends ReactiveElement {
   // The first render waits for the locale, so the shopper never sees English flash by. A locale set while
   // the previous one was loading is loaded too before rendering (no stale language wins the race).
   protected override async scheduleUpdate(): Promise<void> {
-    const tag = () => this.locale || document.documentElement.lang || 'en';
-    const want = tag();
+    const want = this.#want();
     let load = locales.get(want);
     if (!load) {
       load = loadLocale(want).catch(() => ['en', en] as const);
       locales.set(want, load);
     }
     [this.#code, this.#strings] = await load;
-    if (want !== tag()) return this.scheduleUpdate();
+    if (want !== this.#want()) return this.scheduleUpdate();
+    this.#loaded = want;
     super.scheduleUpdate();
+  }
+
+  /** The locale tag wanted now: the `locale` property, else the document's language, else English. */
+  #want(): string {
+    return this.locale || document.documentElement.lang || 'en';
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
@@ -262,7 +269,7 @@ export class TesseraCardForm extends ReactiveElement {
 
   protected override updated(): void {
     this.#sync();
-    if (!this.#ready) {
+    if (!this.#ready && this.#input('number')) {
       this.#ready = true;
       this.dispatchEvent(new TesseraReadyEvent(this.#code));
     }
@@ -272,7 +279,10 @@ export class TesseraCardForm extends ReactiveElement {
   // see docs/decisions/widget.md#widget-reactive-element.
   protected override update(changed: PropertyValues<this>): void {
     super.update(changed);
-    render(this.#render(), this.renderRoot, { host: this });
+    // A locale set before the element was defined arrives only now (Lit restores such properties in the first
+    // update): it is loaded first, and nothing is shown in the language loaded for the default meanwhile.
+    if (this.#loaded !== this.#want()) this.requestUpdate();
+    else render(this.#render(), this.renderRoot, { host: this });
   }
 
   #render() {
