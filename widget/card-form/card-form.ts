@@ -170,9 +170,10 @@ export class TesseraCardForm extends ReactiveElement {
     return this.#internals.form;
   }
 
-  /** Focuses the card number input. */
+  /** Focuses the card number input; called before the first render (the locale is loading), once it is rendered. */
   override focus(options?: FocusOptions): void {
-    this.#input('number')?.focus(options);
+    const number = this.#input('number');
+    number ? number.focus(options) : this.updateComplete.then(() => this.focus(options));
   }
 
   /**
