@@ -182,4 +182,51 @@ describe('<tessera-card-form> while a request is in flight', () => {
       }
     });
   }
+
+  it('a reset while the card is being tokenized leaves the form empty and quiet: no message, no focus, no submit', async () => {
+    const { publicKey, tokenUrl } = await sandbox();
+    const form = await fixture<HTMLFormElement>(html`<form novalidate>
+      <tessera-card-form public-key=${publicKey} token-url=${tokenUrl}></tessera-card-form><button>Pay</button>
+    </form>`);
+    const el = form.querySelector('tessera-card-form')!;
+    let submits = 0;
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      submits++;
+    });
+    const errors: unknown[] = [];
+    el.addEventListener('tessera-error', (e) => errors.push(e.detail));
+    await fillCard(el);
+    const browserFetch = window.fetch.bind(window);
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let calls = 0;
+    const stub = stubFetch(async (url, init) => {
+      calls++;
+      await held;
+      return browserFetch(url, init);
+    });
+    try {
+      form.requestSubmit();
+      const pending = el.tokenize().catch((e: CardErrorDetail) => e);
+      await waitUntil(() => calls === 1);
+      (document.activeElement as HTMLElement | null)?.blur();
+      form.reset();
+      release();
+      expect(await pending).to.include({ code: 'validation' });
+      await el.updateComplete;
+      // Before, the emptied card was tokenized again: every message shown and announced, focus in the number field.
+      for (const f of ['number', 'expiry', 'cvv', 'form'] as const) {
+        expect(el.shadowRoot!.querySelector(`#${f}-error`)!.textContent, f).to.equal('');
+      }
+      expect(liveRegion(el).textContent).to.equal('');
+      expect(el.matches(':state(user-invalid)')).to.equal(false);
+      expect(el.shadowRoot!.activeElement).to.equal(null);
+      expect([errors.length, submits, calls]).to.deep.equal([0, 0, 1]);
+    } finally {
+      stub.restore();
+    }
+  });
 });

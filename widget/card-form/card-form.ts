@@ -184,7 +184,9 @@ export class TesseraCardForm extends ReactiveElement {
    * further calls resolve with the same token. A card edited while its request is
    * in flight is tokenized again as it is then: the token is always the card's.
    * Changing `public-key`, `token-url`, `config-url`, `accepted-brands` or `hide-name`
-   * counts as an edit: the token held or in flight is dropped.
+   * counts as an edit: the token held or in flight is dropped. A reset while the
+   * request is in flight rejects the call with a `validation` error (no field, no
+   * event): the emptied form shows nothing.
    */
   tokenize(): Promise<CardToken> {
     if (this.#token) return Promise.resolve(this.#token);
@@ -564,7 +566,11 @@ export class TesseraCardForm extends ReactiveElement {
     }
     // Edited while the config loaded or the request was in flight (any field): that token is not the card's, so
     // the card as it is now is checked and asked for instead; nothing resolves with the token of a changed card.
-    if (this.#edits !== typed) return this.#tokenize();
+    // A reset meanwhile (nothing typed since) leaves no card: rejected as one, without showing it any message.
+    if (this.#edits !== typed) {
+      if (!this.#edited.size) throw new TesseraCardError({ code: 'validation', message: s.numberRequired });
+      return this.#tokenize();
+    }
     const { id, card } = answer;
     const result: CardToken = {
       token: id,
