@@ -264,12 +264,16 @@ export class TesseraCardForm extends ReactiveElement {
     if (this.hasUpdated && key !== this.#key) {
       // A name field shown again is a new, empty input: nothing unseen is checked or sent (hidden, it is '').
       if (changed.has('hideName')) this.#holder = '';
+      // A message on show follows (a brand accepted now is no problem any more; a provider's verdict is stale), and
+      // the live region is emptied so that one coming back is announced again.
+      for (const f in this.#shown) this.#show(f as CardField, this.#problems()[f as CardField]?.message);
+      this.#announce = '';
       this.#changed();
     }
     this.#key = key;
-    if (changed.has('acceptedBrands') || changed.has('name')) this.#sync();
   }
 
+  // The form value (its name too), validity and states follow every update.
   protected override updated(): void {
     this.#sync();
     if (!this.#ready && this.#input('number')) {
