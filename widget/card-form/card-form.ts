@@ -188,8 +188,8 @@ export class TesseraCardForm extends ReactiveElement {
    * request is in flight rejects the call with a `validation` error (no field, no
    * event): the emptied form shows nothing.
    */
-  tokenize(): Promise<CardToken> {
-    if (this.#token) return Promise.resolve(this.#token);
+  async tokenize(): Promise<CardToken> {
+    if (this.#token) return this.#token;
     this.#pending ??= this.#tokenize().finally(() => {
       this.#pending = undefined;
     });
@@ -249,28 +249,30 @@ export class TesseraCardForm extends ReactiveElement {
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
-    if (changed.has('configUrl')) this.#config = undefined;
-    // Messages on show are re-worded in the new language (a provider's message for a field stays as it was).
-    if (changed.has('locale')) {
-      const problems: Problems = this.#problems();
-      const shown = this.#shown as Record<string, string>;
-      for (const f in shown) shown[f] = problems[f as CardField]?.message ?? shown[f]!;
-    }
     if (changed.has('acceptedBrands')) this.acceptedBrands = brandList(this.acceptedBrands);
     // What a token depends on changed since the first render (another key, token URL or config, other accepted
     // brands, the name shown or not): a token held or in flight is no longer this card's, as after an edit. Compared
     // as text, so the same brands in a new array (a framework's re-render) are no change.
     const key = String([this.publicKey, this.tokenUrl, this.configUrl, this.acceptedBrands, this.hideName]);
-    if (this.hasUpdated && key !== this.#key) {
+    const moved = this.hasUpdated && key !== this.#key;
+    this.#key = key;
+    if (moved) {
       // A name field shown again is a new, empty input: nothing unseen is checked or sent (hidden, it is '').
       if (changed.has('hideName')) this.#holder = '';
-      // A message on show follows (a brand accepted now is no problem any more; a provider's verdict is stale), and
-      // the live region is emptied so that one coming back is announced again.
-      for (const f in this.#shown) this.#show(f as CardField, this.#problems()[f as CardField]?.message);
+      // The config is asked for again (config-url changed); the live region is emptied, so that a message coming
+      // back is announced again.
+      this.#config = undefined;
       this.#announce = '';
       this.#changed();
     }
-    this.#key = key;
+    // Messages on show are re-worded in the new language (a provider's message for a field stays as it was); after a
+    // settings change they are checked again: re-worded, or gone when the field has no problem any more (a brand
+    // accepted now; a provider's verdict on a card that will be sent again).
+    if (changed.has('locale') || moved) {
+      const problems: Problems = this.#problems();
+      const shown = this.#shown as Record<string, string>;
+      for (const f in shown) shown[f] = problems[f as CardField]?.message ?? (moved ? '' : shown[f]!);
+    }
   }
 
   // The form value (its name too), validity and states follow every update.
