@@ -48,7 +48,7 @@ export type TesseraCardFormElementProps = Partial<
 export interface TesseraCardFormEventProps {
   /** `tessera-ready`: rendered in its locale (`e.detail.locale`) and ready for input. */
   onTesseraReady?: (event: TesseraReadyEvent) => void;
-  /** `tessera-change`: a field changed or the form was reset (`brand`, `complete`, `valid`, `empty`, `errors`). */
+  /** `tessera-change`: a field changed, the form was reset or a setting the token depends on changed (`brand`, `complete`, `valid`, `empty`, `errors`). */
   onTesseraChange?: (event: TesseraChangeEvent) => void;
   /** `tessera-token`: a card token was created (`e.detail.token` is the `card_tok_…`). */
   onTesseraToken?: (event: TesseraTokenEvent) => void;

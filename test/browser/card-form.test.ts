@@ -1,4 +1,4 @@
-import { expect, fixture, html } from '@open-wc/testing';
+import { expect, fixture, html, oneEvent } from '@open-wc/testing';
 import { TesseraCardForm } from '../../widget/card-form/card-form.js';
 import { errorOf, fillCard, input, leave, type } from './helpers.js';
 
@@ -77,6 +77,22 @@ describe('<tessera-card-form>', () => {
     const el = await fixture<TesseraCardForm>(html`<tessera-card-form></tessera-card-form>`);
     el.focus();
     expect(el.shadowRoot!.activeElement).to.equal(input(el, 'number'));
+  });
+
+  it('focus() called before the first render (the locale still loading) focuses the number input once rendered', async () => {
+    const el = document.createElement('tessera-card-form');
+    el.locale = 'de';
+    document.body.append(el);
+    try {
+      // Before, nothing happened: there was no input yet.
+      el.focus();
+      await oneEvent(el, 'tessera-ready');
+      await el.updateComplete;
+      expect(el.shadowRoot!.activeElement?.id).to.equal('number');
+      expect(document.activeElement).to.equal(el);
+    } finally {
+      el.remove();
+    }
   });
 
   it('disables every input when disabled', async () => {

@@ -137,4 +137,96 @@ describe('<tessera-card-form> while a request is in flight', () => {
     await el.updateComplete;
     expect(input(el, 'expiry').value).to.equal('12 / 30');
   });
+
+  for (const how of ['removed', 'moved to another form'] as const) {
+    it(`a submission held while tokenizing is dropped when the element is ${how} meanwhile`, async () => {
+      const { publicKey, tokenUrl } = await sandbox();
+      const wrap = await fixture<HTMLDivElement>(html`<div>
+        <form novalidate><tessera-card-form public-key=${publicKey} token-url=${tokenUrl}></tessera-card-form><button>Pay</button></form>
+        <form novalidate><button>Pay</button></form>
+      </div>`);
+      const [first, second] = [...wrap.querySelectorAll('form')] as [HTMLFormElement, HTMLFormElement];
+      const el = first.querySelector('tessera-card-form')!;
+      const submitted: string[] = [];
+      for (const form of [first, second]) {
+        form.addEventListener('submit', (e) => {
+          e.preventDefault();
+          submitted.push([...new FormData(form).keys()].join());
+        });
+      }
+      await fillCard(el);
+      const browserFetch = window.fetch.bind(window);
+      let release = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const token = oneEvent(el, 'tessera-token');
+      let calls = 0;
+      const stub = stubFetch(async (url, init) => {
+        calls++;
+        await held;
+        return browserFetch(url, init);
+      });
+      try {
+        first.requestSubmit();
+        await waitUntil(() => calls === 1);
+        if (how === 'removed') el.remove();
+        else second.prepend(el);
+        release();
+        await token;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        // Before, the first form was submitted again, without the card (its field went with the element).
+        expect(submitted).to.deep.equal([]);
+      } finally {
+        stub.restore();
+      }
+    });
+  }
+
+  it('a reset while the card is being tokenized leaves the form empty and quiet: no message, no focus, no submit', async () => {
+    const { publicKey, tokenUrl } = await sandbox();
+    const form = await fixture<HTMLFormElement>(html`<form novalidate>
+      <tessera-card-form public-key=${publicKey} token-url=${tokenUrl}></tessera-card-form><button>Pay</button>
+    </form>`);
+    const el = form.querySelector('tessera-card-form')!;
+    let submits = 0;
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      submits++;
+    });
+    const errors: unknown[] = [];
+    el.addEventListener('tessera-error', (e) => errors.push(e.detail));
+    await fillCard(el);
+    const browserFetch = window.fetch.bind(window);
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let calls = 0;
+    const stub = stubFetch(async (url, init) => {
+      calls++;
+      await held;
+      return browserFetch(url, init);
+    });
+    try {
+      form.requestSubmit();
+      const pending = el.tokenize().catch((e: CardErrorDetail) => e);
+      await waitUntil(() => calls === 1);
+      (document.activeElement as HTMLElement | null)?.blur();
+      form.reset();
+      release();
+      expect(await pending).to.include({ code: 'validation' });
+      await el.updateComplete;
+      // Before, the emptied card was tokenized again: every message shown and announced, focus in the number field.
+      for (const f of ['number', 'expiry', 'cvv', 'form'] as const) {
+        expect(el.shadowRoot!.querySelector(`#${f}-error`)!.textContent, f).to.equal('');
+      }
+      expect(liveRegion(el).textContent).to.equal('');
+      expect(el.matches(':state(user-invalid)')).to.equal(false);
+      expect(el.shadowRoot!.activeElement).to.equal(null);
+      expect([errors.length, submits, calls]).to.deep.equal([0, 0, 1]);
+    } finally {
+      stub.restore();
+    }
+  });
 });

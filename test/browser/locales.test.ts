@@ -1,6 +1,7 @@
 import { expect, fixture, html } from '@open-wc/testing';
+import { TesseraCardForm } from '../../widget/card-form/card-form.js';
 import { fetchLocale } from '../../widget/i18n/load-fetch.js';
-import { input, leave, type TesseraCardForm, type } from './helpers.js';
+import { input, leave, type } from './helpers.js';
 
 const root = (el: TesseraCardForm) => el.shadowRoot!.querySelector<HTMLElement>('[part~="form"]')!;
 
@@ -64,6 +65,34 @@ describe('<tessera-card-form> locales', () => {
     el.locale = 'ja';
     await el.updateComplete;
     expect(input(el, 'number').labels![0]!.textContent).to.equal('カード番号');
+  });
+
+  it('takes a locale set as a property before the element was defined, without showing English first', async () => {
+    // The lazy property pattern: a page (or a framework) sets properties on the tag before the script has run.
+    const el = document.createElement('tessera-card-form-lazy') as TesseraCardForm;
+    el.locale = 'de';
+    el.hideName = true;
+    document.body.append(el);
+    const labels: string[] = [];
+    const ready = new Promise<CustomEvent<{ locale: string }>>((resolve) => {
+      el.addEventListener('tessera-ready', (e) => resolve(e as CustomEvent<{ locale: string }>), { once: true });
+    });
+    try {
+      customElements.define('tessera-card-form-lazy', class extends TesseraCardForm {});
+      const observer = new MutationObserver(() => {
+        const label = el.shadowRoot!.querySelector('label')?.textContent;
+        if (label) labels.push(label);
+      });
+      observer.observe(el.shadowRoot!, { childList: true, subtree: true, characterData: true });
+      // Before, Lit restored the property only in the first update, after the locale had been chosen: English for good.
+      expect((await ready).detail.locale).to.equal('de');
+      observer.disconnect();
+      expect(input(el, 'number').labels![0]!.textContent).to.equal('Kartennummer');
+      expect(el.shadowRoot!.querySelector('#name')).to.equal(null);
+      expect(labels.filter((l) => l !== 'Kartennummer')).to.deep.equal([]);
+    } finally {
+      el.remove();
+    }
   });
 });
 

@@ -573,4 +573,81 @@ describe('<tessera-card-form> tokenizing with the sandbox', () => {
       el.remove();
     }
   });
+
+  it('a changed public key, token URL, config URL or accepted-brands drops the token held, as an edit does', async () => {
+    const { publicKey, tokenUrl } = await sandbox();
+    const form = await fixture<HTMLFormElement>(html`<form>
+      <tessera-card-form public-key=${publicKey} token-url=${tokenUrl}></tessera-card-form>
+    </form>`);
+    const el = form.querySelector('tessera-card-form')!;
+    const tokenizeAfter = async (change: () => void) => {
+      el.reset();
+      await fillCard(el);
+      const held = await el.tokenize();
+      const changes = oneEvent(el, 'tessera-change');
+      change();
+      await changes;
+      expect(new FormData(form).has('cardToken')).to.equal(false);
+      // Before, tokenize() resolved with the token of the old key or URL, or of a brand no longer accepted.
+      const next = await el.tokenize().catch((e: CardErrorDetail) => e);
+      expect(next).to.not.equal(held);
+      return next as CardErrorDetail;
+    };
+    expect(await tokenizeAfter(() => el.setAttribute('public-key', 'pk_sbox_another'))).to.include({
+      code: 'validation',
+      field: 'cvv',
+    });
+    el.publicKey = publicKey;
+    expect(await tokenizeAfter(() => (el.tokenUrl = `${tokenUrl}?v=2`))).to.include({ code: 'validation' });
+    expect(await tokenizeAfter(() => (el.configUrl = '/__sandbox-config.json'))).to.include({ code: 'validation' });
+    const refused = await tokenizeAfter(() => el.setAttribute('accepted-brands', 'mastercard'));
+    expect(refused).to.include({ code: 'validation', field: 'number' });
+    expect(form.checkValidity()).to.equal(false);
+  });
+
+  it('the same settings set again (a new array of the same brands on a re-render) keep the token', async () => {
+    const { publicKey, tokenUrl } = await sandbox();
+    const form = await fixture<HTMLFormElement>(html`<form>
+      <tessera-card-form public-key=${publicKey} token-url=${tokenUrl} accepted-brands="visa"></tessera-card-form>
+    </form>`);
+    const el = form.querySelector('tessera-card-form')!;
+    await fillCard(el);
+    const held = await el.tokenize();
+    const changes: unknown[] = [];
+    el.addEventListener('tessera-change', (e) => changes.push(e));
+    el.acceptedBrands = ['visa'];
+    el.publicKey = publicKey;
+    await el.updateComplete;
+    el.acceptedBrands = 'VISA' as never;
+    await el.updateComplete;
+    expect(changes).to.deep.equal([]);
+    expect(await el.tokenize()).to.equal(held);
+    expect(new FormData(form).get('cardToken')).to.equal(held.token);
+  });
+
+  it('a public key changed while its token request is in flight: that token is dropped and the card asked for again with the new key', async () => {
+    const el = await sandboxForm();
+    await fillCard(el);
+    await executeServerCommand('sandbox-fault', { delayMs: 300 });
+    const pending = el.tokenize().catch((e: CardErrorDetail) => e);
+    el.publicKey = 'pk_sbox_another';
+    // Before, the token the old key got was returned; now the card is sent again with the key set.
+    expect(await pending).to.include({ code: 'provider', status: 401 });
+  });
+
+  it('a name typed, hidden with hide-name and shown again is neither checked nor sent: the field is empty', async () => {
+    const el = await sandboxForm();
+    await fillCard(el);
+    await type(el, 'name', 'Ada 1');
+    el.hideName = true;
+    await el.updateComplete;
+    el.hideName = false;
+    await el.updateComplete;
+    expect(input(el, 'name').value).to.equal('');
+    // Before, the hidden name's digits failed the card on a field that shows nothing.
+    const result = await el.tokenize().catch((e: CardErrorDetail) => e);
+    expect(result)
+      .to.have.property('token')
+      .that.matches(/^card_tok_/);
+  });
 });

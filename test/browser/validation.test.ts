@@ -97,6 +97,24 @@ describe('<tessera-card-form> validation', () => {
     expect(document.activeElement).to.equal(card);
   });
 
+  it('a message on show follows accepted-brands: gone once the brand is accepted, announced again when refused again', async () => {
+    el.acceptedBrands = ['mastercard'];
+    expect(await messageAfter(el, 'number', '4242424242424242')).to.equal('Visa cards are not accepted.');
+    expect(liveRegion(el).textContent).to.equal('Visa cards are not accepted.');
+    el.setAttribute('accepted-brands', 'visa mastercard');
+    await el.updateComplete;
+    // Before, the refusal stayed on show (aria-invalid, user-invalid) over a card the form now took as valid.
+    expect(errorOf(el, 'number').textContent).to.equal('');
+    expect(input(el, 'number').getAttribute('aria-invalid')).to.equal('false');
+    expect(el.matches(':state(user-invalid)')).to.equal(false);
+    expect(liveRegion(el).textContent).to.equal('');
+    el.setAttribute('accepted-brands', 'mastercard');
+    await el.updateComplete;
+    await leave(el, 'number');
+    expect(errorOf(el, 'number').textContent).to.equal('Visa cards are not accepted.');
+    expect(liveRegion(el).textContent).to.equal('Visa cards are not accepted.');
+  });
+
   it('accepts a brand that accepted-brands lists', async () => {
     el.acceptedBrands = ['visa', 'mastercard'];
     expect(await messageAfter(el, 'number', '5555555555554444')).to.equal('');

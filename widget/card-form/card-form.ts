@@ -67,7 +67,7 @@ const locales = new Map<string, Promise<readonly [string, Strings]>>();
  * @summary Card number, expiry and security code inputs, tokenized with the provider's public key.
  *
  * @fires {TesseraReadyEvent} tessera-ready - Rendered in its locale and ready for input. `detail: { locale }`.
- * @fires {TesseraChangeEvent} tessera-change - A field changed, or the form was reset. `detail: { brand, complete, valid, empty, errors }`; never the number or CVV.
+ * @fires {TesseraChangeEvent} tessera-change - A field changed, the form was reset, or a setting the token depends on changed (see `tokenize()`). `detail: { brand, complete, valid, empty, errors }`; never the number or CVV.
  * @fires {TesseraTokenEvent} tessera-token - A token was created. `detail: { token, brand, last4, bin, expiryMonth, expiryYear }`.
  * @fires {TesseraErrorEvent} tessera-error - Tokenizing failed or the configuration is unusable. `detail: { code, message, field?, status?, providerCode?, requestId?, reason?, url? }`; a `config` error's `reason` says what is wrong and `url` names the URL at fault.
  * @fires change - Re-dispatched from the inner inputs (a native `change` does not leave the shadow root).
@@ -122,7 +122,7 @@ export class TesseraCardForm extends ReactiveElement {
   declare name: string;
   /** Brand ids accepted (`visa mastercard amex discover diners jcb unionpay maestro`); empty accepts every brand. */
   declare acceptedBrands: BrandId[];
-  /** Hides the optional cardholder name field. */
+  /** Hides the optional cardholder name field; hiding or showing it empties it. */
   declare hideName: boolean;
   /** Disables every input; a disabled form is not submitted with the form and not validated. */
   declare disabled: boolean;
@@ -144,8 +144,12 @@ export class TesseraCardForm extends ReactiveElement {
   #strings: Strings = en;
   #code = 'en';
   #ready = false;
+  /** The locale tag whose texts are loaded. */
+  #loaded = '';
   #config: Promise<RemoteConfig> | undefined;
   #form: HTMLFormElement | null = null;
+  /** What the token depends on besides the card, as of the last update (see willUpdate). */
+  #key: string | undefined;
 
   constructor() {
     super();
@@ -166,9 +170,10 @@ export class TesseraCardForm extends ReactiveElement {
     return this.#internals.form;
   }
 
-  /** Focuses the card number input. */
+  /** Focuses the card number input; called before the first render (the locale is loading), once it is rendered. */
   override focus(options?: FocusOptions): void {
-    this.#input('number')?.focus(options);
+    const number = this.#input('number');
+    number ? number.focus(options) : this.updateComplete.then(() => this.focus(options));
   }
 
   /**
@@ -178,9 +183,13 @@ export class TesseraCardForm extends ReactiveElement {
    * refuses. The security code is cleared afterwards; until the card is edited,
    * further calls resolve with the same token. A card edited while its request is
    * in flight is tokenized again as it is then: the token is always the card's.
+   * Changing `public-key`, `token-url`, `config-url`, `accepted-brands` or `hide-name`
+   * counts as an edit: the token held or in flight is dropped. A reset while the
+   * request is in flight rejects the call with a `validation` error (no field, no
+   * event): the emptied form shows nothing.
    */
-  tokenize(): Promise<CardToken> {
-    if (this.#token) return Promise.resolve(this.#token);
+  async tokenize(): Promise<CardToken> {
+    if (this.#token) return this.#token;
     this.#pending ??= this.#tokenize().finally(() => {
       this.#pending = undefined;
     });
@@ -222,33 +231,54 @@ export class TesseraCardForm extends ReactiveElement {
   // The first render waits for the locale, so the shopper never sees English flash by. A locale set while
   // the previous one was loading is loaded too before rendering (no stale language wins the race).
   protected override async scheduleUpdate(): Promise<void> {
-    const tag = () => this.locale || document.documentElement.lang || 'en';
-    const want = tag();
+    const want = this.#want();
     let load = locales.get(want);
     if (!load) {
       load = loadLocale(want).catch(() => ['en', en] as const);
       locales.set(want, load);
     }
     [this.#code, this.#strings] = await load;
-    if (want !== tag()) return this.scheduleUpdate();
+    if (want !== this.#want()) return this.scheduleUpdate();
+    this.#loaded = want;
     super.scheduleUpdate();
   }
 
-  protected override willUpdate(changed: PropertyValues<this>): void {
-    if (changed.has('configUrl')) this.#config = undefined;
-    // Messages on show are re-worded in the new language (a provider's message for a field stays as it was).
-    if (changed.has('locale')) {
-      const problems: Problems = this.#problems();
-      const shown = this.#shown as Record<string, string>;
-      for (const f in shown) shown[f] = problems[f as CardField]?.message ?? shown[f]!;
-    }
-    if (changed.has('acceptedBrands')) this.acceptedBrands = brandList(this.acceptedBrands);
-    if (changed.has('acceptedBrands') || changed.has('name')) this.#sync();
+  /** The locale tag wanted now: the `locale` property, else the document's language, else English. */
+  #want(): string {
+    return this.locale || document.documentElement.lang || 'en';
   }
 
+  protected override willUpdate(changed: PropertyValues<this>): void {
+    if (changed.has('acceptedBrands')) this.acceptedBrands = brandList(this.acceptedBrands);
+    // What a token depends on changed since the first render (another key, token URL or config, other accepted
+    // brands, the name shown or not): a token held or in flight is no longer this card's, as after an edit. Compared
+    // as text, so the same brands in a new array (a framework's re-render) are no change.
+    const key = String([this.publicKey, this.tokenUrl, this.configUrl, this.acceptedBrands, this.hideName]);
+    const moved = this.hasUpdated && key !== this.#key;
+    this.#key = key;
+    if (moved) {
+      // A name field shown again is a new, empty input: nothing unseen is checked or sent (hidden, it is '').
+      if (changed.has('hideName')) this.#holder = '';
+      // The config is asked for again (config-url changed); the live region is emptied, so that a message coming
+      // back is announced again.
+      this.#config = undefined;
+      this.#announce = '';
+      this.#changed();
+    }
+    // Messages on show are re-worded in the new language (a provider's message for a field stays as it was); after a
+    // settings change they are checked again: re-worded, or gone when the field has no problem any more (a brand
+    // accepted now; a provider's verdict on a card that will be sent again).
+    if (changed.has('locale') || moved) {
+      const problems: Problems = this.#problems();
+      const shown = this.#shown as Record<string, string>;
+      for (const f in shown) shown[f] = problems[f as CardField]?.message ?? (moved ? '' : shown[f]!);
+    }
+  }
+
+  // The form value (its name too), validity and states follow every update.
   protected override updated(): void {
     this.#sync();
-    if (!this.#ready) {
+    if (!this.#ready && this.#input('number')) {
       this.#ready = true;
       this.dispatchEvent(new TesseraReadyEvent(this.#code));
     }
@@ -258,7 +288,10 @@ export class TesseraCardForm extends ReactiveElement {
   // see docs/decisions/widget.md#widget-reactive-element.
   protected override update(changed: PropertyValues<this>): void {
     super.update(changed);
-    render(this.#render(), this.renderRoot, { host: this });
+    // A locale set before the element was defined arrives only now (Lit restores such properties in the first
+    // update): it is loaded first, and nothing is shown in the language loaded for the default meanwhile.
+    if (this.#loaded !== this.#want()) this.requestUpdate();
+    else render(this.#render(), this.renderRoot, { host: this });
   }
 
   #render() {
@@ -389,6 +422,8 @@ export class TesseraCardForm extends ReactiveElement {
     const form = e.target as HTMLFormElement;
     this.tokenize().then(
       () => {
+        // Taken out of this form meanwhile (removed, moved to another): it is not submitted without the card.
+        if (this.#form !== form) return;
         try {
           form.requestSubmit(e.submitter);
         } catch {
@@ -421,7 +456,7 @@ export class TesseraCardForm extends ReactiveElement {
       this.#digits,
       this.#expiry,
       this.#cvv,
-      this.hideName ? '' : this.#holder,
+      this.#holder,
       this.#brand,
       this.acceptedBrands,
     );
@@ -518,7 +553,7 @@ export class TesseraCardForm extends ReactiveElement {
       expiryMonth: month,
       expiryYear: year,
       cvv: this.#cvv,
-      name: (!this.hideName && this.#holder.trim()) || undefined,
+      name: this.#holder.trim() || undefined,
     });
     let answer: TokenAnswer;
     try {
@@ -537,7 +572,11 @@ export class TesseraCardForm extends ReactiveElement {
     }
     // Edited while the config loaded or the request was in flight (any field): that token is not the card's, so
     // the card as it is now is checked and asked for instead; nothing resolves with the token of a changed card.
-    if (this.#edits !== typed) return this.#tokenize();
+    // A reset meanwhile (nothing typed since) leaves no card: rejected as one, without showing it any message.
+    if (this.#edits !== typed) {
+      if (!this.#edited.size) throw new TesseraCardError({ code: 'validation', message: s.numberRequired });
+      return this.#tokenize();
+    }
     const { id, card } = answer;
     const result: CardToken = {
       token: id,

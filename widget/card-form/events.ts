@@ -111,7 +111,7 @@ export class TesseraReadyEvent extends CustomEvent<{ readonly locale: string }> 
   }
 }
 
-/** Fired on every edit of a field and on reset. */
+/** Fired on every edit of a field, on reset, and when a setting the token depends on changes. */
 export class TesseraChangeEvent extends CustomEvent<CardChangeDetail> {
   constructor(detail: CardChangeDetail) {
     super('tessera-change', init(detail));
