@@ -242,7 +242,8 @@ describe('the provider answers 2xx without what the helper reads', () => {
     const r = await call(back, { headers: { accept: JSON_TYPE } });
     assert.equal(r.status, 502, r.text);
     assert.equal(r.json.code, 'TESSERA_PROVIDER_ERROR');
-    assert.equal(r.json.outcomeKnown, true, 'a read changed nothing');
+    // The charge exists (pending or final): a read that failed says its outcome is unknown, never "nothing was done".
+    assert.equal(r.json.outcomeKnown, false, r.text);
     // Read properly, the challenge is still open.
     assert.equal((await call(back, { headers: { accept: JSON_TYPE } })).json.code, 'TESSERA_3DS_NOT_FINISHED');
   });
