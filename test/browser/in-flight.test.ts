@@ -13,6 +13,25 @@ function stubFetch(stub: typeof fetch): { restore(): void } {
   };
 }
 
+/**
+ * Holds every request the widget sends until `release`, then sends it as it was; `bodies` are the bodies of the
+ * requests so far. `restore` puts the browser's fetch back.
+ */
+function holdFetch(): { bodies: string[]; release(): void; restore(): void } {
+  const browserFetch = window.fetch.bind(window);
+  const bodies: string[] = [];
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const stub = stubFetch(async (url, init) => {
+    bodies.push(String(init?.body));
+    await held;
+    return browserFetch(url, init);
+  });
+  return { bodies, release, restore: stub.restore };
+}
+
 /** A paste of `text` over the whole field. */
 function paste(el: TesseraCardForm, field: 'number' | 'expiry', text: string): void {
   const i = input(el, field);
@@ -25,28 +44,18 @@ describe('<tessera-card-form> while a request is in flight', () => {
   it('a card edited while its token request is in flight resolves with a token of the card as it is then', async () => {
     const el = await sandboxForm();
     await fillCard(el);
-    const browserFetch = window.fetch.bind(window);
-    const bodies: string[] = [];
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const stub = stubFetch(async (url, init) => {
-      bodies.push(String(init?.body));
-      if (bodies.length === 1) await held;
-      return browserFetch(url, init);
-    });
+    const fetches = holdFetch();
     try {
       const pending = el.tokenize();
-      await waitUntil(() => bodies.length === 1);
+      await waitUntil(() => fetches.bodies.length === 1);
       // The shopper corrects the number while the first card is being tokenized.
       paste(el, 'number', '5555 5555 5555 4444');
-      release();
+      fetches.release();
       const token = await pending;
       expect(token).to.include({ brand: 'mastercard', last4: '4444' });
-      expect(bodies.map((b) => JSON.parse(b).number)).to.deep.equal(['4242424242424242', '5555555555554444']);
+      expect(fetches.bodies.map((b) => JSON.parse(b).number)).to.deep.equal(['4242424242424242', '5555555555554444']);
     } finally {
-      stub.restore();
+      fetches.restore();
     }
   });
 
@@ -155,30 +164,20 @@ describe('<tessera-card-form> while a request is in flight', () => {
         });
       }
       await fillCard(el);
-      const browserFetch = window.fetch.bind(window);
-      let release = () => {};
-      const held = new Promise<void>((resolve) => {
-        release = resolve;
-      });
       const token = oneEvent(el, 'tessera-token');
-      let calls = 0;
-      const stub = stubFetch(async (url, init) => {
-        calls++;
-        await held;
-        return browserFetch(url, init);
-      });
+      const fetches = holdFetch();
       try {
         first.requestSubmit();
-        await waitUntil(() => calls === 1);
+        await waitUntil(() => fetches.bodies.length === 1);
         if (how === 'removed') el.remove();
         else second.prepend(el);
-        release();
+        fetches.release();
         await token;
         await new Promise((resolve) => setTimeout(resolve, 50));
         // Before, the first form was submitted again, without the card (its field went with the element).
         expect(submitted).to.deep.equal([]);
       } finally {
-        stub.restore();
+        fetches.restore();
       }
     });
   }
@@ -197,24 +196,14 @@ describe('<tessera-card-form> while a request is in flight', () => {
     const errors: unknown[] = [];
     el.addEventListener('tessera-error', (e) => errors.push(e.detail));
     await fillCard(el);
-    const browserFetch = window.fetch.bind(window);
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let calls = 0;
-    const stub = stubFetch(async (url, init) => {
-      calls++;
-      await held;
-      return browserFetch(url, init);
-    });
+    const fetches = holdFetch();
     try {
       form.requestSubmit();
       const pending = el.tokenize().catch((e: CardErrorDetail) => e);
-      await waitUntil(() => calls === 1);
+      await waitUntil(() => fetches.bodies.length === 1);
       (document.activeElement as HTMLElement | null)?.blur();
       form.reset();
-      release();
+      fetches.release();
       expect(await pending).to.include({ code: 'validation' });
       await el.updateComplete;
       // Before, the emptied card was tokenized again: every message shown and announced, focus in the number field.
@@ -224,9 +213,9 @@ describe('<tessera-card-form> while a request is in flight', () => {
       expect(liveRegion(el).textContent).to.equal('');
       expect(el.matches(':state(user-invalid)')).to.equal(false);
       expect(el.shadowRoot!.activeElement).to.equal(null);
-      expect([errors.length, submits, calls]).to.deep.equal([0, 0, 1]);
+      expect([errors.length, submits, fetches.bodies.length]).to.deep.equal([0, 0, 1]);
     } finally {
-      stub.restore();
+      fetches.restore();
     }
   });
 });

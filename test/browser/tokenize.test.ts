@@ -27,6 +27,41 @@ function expectNoCardData(value: unknown) {
   expect(text).to.not.contain(`"${CVV}"`);
 }
 
+/**
+ * Records the submitter of every submit the page sees, in the capture phase on window (before the widget's own
+ * listener holds the first one), until `stop`.
+ */
+function watchSubmits(): { submitters: (HTMLElement | null)[]; stop: () => void } {
+  const submitters: (HTMLElement | null)[] = [];
+  const seen = (e: Event) => submitters.push((e as SubmitEvent).submitter);
+  window.addEventListener('submit', seen, true);
+  return { submitters, stop: () => window.removeEventListener('submit', seen, true) };
+}
+
+/**
+ * Enter in the number field of a filled card while the form's default button `button` is disabled submits nothing;
+ * the same key once it is enabled submits (so the first press reached the widget and was refused).
+ */
+async function expectEnterWaitsFor(el: TesseraCardForm, button: HTMLButtonElement | HTMLInputElement) {
+  const watch = watchSubmits();
+  el.form!.addEventListener('submit', (e) => e.preventDefault());
+  try {
+    await fillCard(el, NUMBER, futureExpiry(), CVV);
+    input(el, 'number').focus();
+    await press('Enter');
+    await new Promise((resolve) => setTimeout(resolve));
+    expect(watch.submitters, 'a disabled default button stops Enter').to.deep.equal([]);
+    button.disabled = false;
+    const token = oneEvent(el, 'tessera-token');
+    await press('Enter');
+    await token;
+    expect(watch.submitters.length).to.be.greaterThan(0);
+    expect(watch.submitters.every((s) => s === button)).to.equal(true);
+  } finally {
+    watch.stop();
+  }
+}
+
 describe('<tessera-card-form> tokenizing with the sandbox', () => {
   afterEach(async () => {
     await executeServerCommand('sandbox-reset');
@@ -127,9 +162,7 @@ describe('<tessera-card-form> tokenizing with the sandbox', () => {
     </form>`);
     const el = form.querySelector('tessera-card-form')!;
     const pay = form.querySelector<HTMLButtonElement>('[value="pay"]')!;
-    const submitters: (HTMLElement | null)[] = [];
-    const seen = (e: Event) => submitters.push((e as SubmitEvent).submitter);
-    window.addEventListener('submit', seen, true);
+    const watch = watchSubmits();
     let data: FormData | undefined;
     const done = new Promise<void>((resolve) => {
       form.addEventListener('submit', (e) => {
@@ -144,10 +177,10 @@ describe('<tessera-card-form> tokenizing with the sandbox', () => {
       await press('Enter');
       await done;
     } finally {
-      window.removeEventListener('submit', seen, true);
+      watch.stop();
     }
     // The first submit is held while the card becomes a token; the second carries it. Both name the default button.
-    expect(submitters).to.deep.equal([pay, pay]);
+    expect(watch.submitters).to.deep.equal([pay, pay]);
     expect(data!.get('action')).to.equal('pay');
     expect(data!.get('cardToken')).to.match(/^card_tok_/);
   });
@@ -160,27 +193,8 @@ describe('<tessera-card-form> tokenizing with the sandbox', () => {
       <button>Other</button>
     </form>`);
     const el = form.querySelector('tessera-card-form')!;
-    const [pay] = form.querySelectorAll('button');
-    let submits = 0;
-    const count = () => submits++;
-    window.addEventListener('submit', count, true);
-    form.addEventListener('submit', (e) => e.preventDefault());
-    try {
-      await fillCard(el, NUMBER, futureExpiry(), CVV);
-      input(el, 'number').focus();
-      await press('Enter');
-      await new Promise((resolve) => setTimeout(resolve));
-      expect(submits).to.equal(0);
-      expect(el.form).to.equal(form);
-      // The same key once the button is enabled does submit: the first press reached the widget and was refused.
-      pay!.disabled = false;
-      const token = oneEvent(el, 'tessera-token');
-      await press('Enter');
-      await token;
-      expect(submits).to.be.greaterThan(0);
-    } finally {
-      window.removeEventListener('submit', count, true);
-    }
+    expect(el.form).to.equal(form);
+    await expectEnterWaitsFor(el, form.querySelector('button')!);
   });
 
   it("Enter in a card field treats an image button as the form's default button, as a native input does", async () => {
@@ -192,26 +206,7 @@ describe('<tessera-card-form> tokenizing with the sandbox', () => {
       <button>Other</button>
     </form>`);
     const el = form.querySelector('tessera-card-form')!;
-    const image = form.querySelector<HTMLInputElement>('input[type="image"]')!;
-    const submitters: (HTMLElement | null)[] = [];
-    const seen = (e: Event) => submitters.push((e as SubmitEvent).submitter);
-    window.addEventListener('submit', seen, true);
-    form.addEventListener('submit', (e) => e.preventDefault());
-    try {
-      await fillCard(el, NUMBER, futureExpiry(), CVV);
-      input(el, 'number').focus();
-      await press('Enter');
-      await new Promise((resolve) => setTimeout(resolve));
-      expect(submitters, 'a disabled default button stops Enter').to.deep.equal([]);
-      image.disabled = false;
-      const token = oneEvent(el, 'tessera-token');
-      await press('Enter');
-      await token;
-      expect(submitters.length).to.be.greaterThan(0);
-      expect(submitters.every((s) => s === image)).to.equal(true);
-    } finally {
-      window.removeEventListener('submit', seen, true);
-    }
+    await expectEnterWaitsFor(el, form.querySelector<HTMLInputElement>('input[type="image"]')!);
   });
 
   it('form.reset() empties the fields and forgets the token', async () => {

@@ -120,6 +120,19 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
       },
     });
   }
+  /** The built-in store, except that a call `fails(name, key)` picks is refused as a shared store that is down. */
+  const storeFailing = (fails: (name: string, key: string) => boolean) =>
+    storeWith((name, args, call) =>
+      fails(name, String(args[0]))
+        ? Promise.reject(new StoreUnavailableError('the shared store cannot be reached; nothing was done'))
+        : call(),
+    );
+  /** A 3-D Secure charge started through `h` (202) and its challenge passed: the URL the shopper comes back to. */
+  const passedThreeDs = async (h: RunningHelper, body?: Record<string, unknown>): Promise<string> => {
+    const started = await pay(h, body ?? (await order(THREE_DS, 'order-3ds')));
+    assert.equal(started.status, 202, started.text);
+    return challenge(started.json.redirectUrl, 'pass');
+  };
 
   before(async () => {
     sb = await startSandbox();
@@ -422,9 +435,7 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
         },
       });
       const body = { ...(await order(THREE_DS, 'order-3ds')), successUrl: '/order/done' };
-      const started = await pay(h, body);
-      assert.equal(started.status, 202, started.text);
-      const back = await challenge(started.json.redirectUrl, 'pass');
+      const back = await passedThreeDs(h, body);
       const navigate = (url: string) =>
         fetch(new URL(url, h.url), {
           headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
@@ -494,11 +505,7 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
       // The store's own 503 says `outcomeKnown: true` and "nothing was done", right only before the provider call.
       for (const step of ['claimAndGet', 'setAndRelease'] as const) {
         let failing = true;
-        const store = storeWith((name, args, call) =>
-          failing && name === step && String(args[0]).startsWith('oncharge:')
-            ? Promise.reject(new StoreUnavailableError('the shared store cannot be reached; nothing was done'))
-            : call(),
-        );
+        const store = storeFailing((name, key) => failing && name === step && key.startsWith('oncharge:'));
         const calls: string[] = [];
         const h = await helper({ store, onCharge: (charge) => void calls.push(charge.id) });
         const body = await order();
@@ -975,9 +982,7 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
     const calls: ChargeEvent[] = [];
     const h = await helper({ store, onCharge: (charge) => void calls.push(charge) });
     const body = await order(THREE_DS, 'order-3ds');
-    const started = await pay(h, body);
-    assert.equal(started.status, 202, started.text);
-    await challenge(started.json.redirectUrl, 'pass');
+    await passedThreeDs(h, body);
     record = 'failing';
     const unread = await pay(h, body);
     assert.equal(unread.status, 503, unread.text);
@@ -997,9 +1002,7 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
     // The charge exists (it was answered 202): a read of it that fails is no "nothing was charged".
     const h = await helper();
     const body = await order(THREE_DS, 'order-3ds');
-    const started = await pay(h, body);
-    assert.equal(started.status, 202, started.text);
-    const returnUrl = await challenge(started.json.redirectUrl, 'pass');
+    const returnUrl = await passedThreeDs(h, body);
     for (const [name, send] of [
       ['POST /charges', () => pay(h, body)],
       ['the return', () => call(returnUrl, { headers: { accept: 'application/json' } })],
@@ -1019,15 +1022,8 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
     // The shopper comes back from the challenge of a charge made before: the store's own 503 (outcomeKnown: true,
     // "nothing was done") would deny it.
     let failing: string | undefined;
-    const store = storeWith((name, args, call) =>
-      failing !== undefined && name === 'get' && String(args[0]).startsWith(failing)
-        ? Promise.reject(new StoreUnavailableError('the shared store cannot be reached; nothing was done'))
-        : call(),
-    );
-    const h = await helper({ store });
-    const started = await pay(h, await order(THREE_DS, 'order-3ds'));
-    assert.equal(started.status, 202, started.text);
-    const returnUrl = await challenge(started.json.redirectUrl, 'pass');
+    const store = storeFailing((name, key) => failing !== undefined && name === 'get' && key.startsWith(failing));
+    const returnUrl = await passedThreeDs(await helper({ store }));
     for (const record of ['3ds:', 'charge:']) {
       failing = record;
       const unread = await call(returnUrl, { headers: { accept: 'application/json' } });
@@ -1043,15 +1039,8 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
   it('answers a 3-D Secure return whose outcome cannot be saved with outcomeKnown false, never "nothing was done"', async () => {
     // The charge was made before the shopper came back: the store's own 503 (outcomeKnown: true) would deny it.
     let failing = false;
-    const store = storeWith((name, args, call) =>
-      failing && name === 'set' && String(args[0]).startsWith('charge:')
-        ? Promise.reject(new StoreUnavailableError('the shared store cannot be reached; nothing was done'))
-        : call(),
-    );
-    const h = await helper({ store });
-    const started = await pay(h, await order(THREE_DS, 'order-3ds'));
-    assert.equal(started.status, 202, started.text);
-    const returnUrl = await challenge(started.json.redirectUrl, 'pass');
+    const store = storeFailing((name, key) => failing && name === 'set' && key.startsWith('charge:'));
+    const returnUrl = await passedThreeDs(await helper({ store }));
     failing = true;
     const r = await call(returnUrl, { headers: { accept: 'application/json' } });
     assert.equal(r.status, 503, r.text);

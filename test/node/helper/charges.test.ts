@@ -12,6 +12,7 @@ import {
   answerChallenge,
   cardToken,
   fault,
+  NO_RATE_LIMITS,
   type RunningHelper,
   sandboxCharge,
   sandboxCharges,
@@ -786,13 +787,7 @@ describe('POST /charges against the sandbox', () => {
       // than one whose declines are answered: the unknown charge may be a decline, and keeps its place until the
       // window ends.
       const limited = await helper({
-        rateLimits: {
-          requestsPerIp: false,
-          chargesPerIp: false,
-          chargesPerSession: false,
-          declinesPerIp: false,
-          declinesPerSession: { max: 1, windowMs: 600_000 },
-        },
+        rateLimits: { ...NO_RATE_LIMITS, declinesPerSession: { max: 1, windowMs: 600_000 } },
         sessionId: (req) => req.get('x-session') ?? undefined,
       });
       const s = { 'x-session': 'tester' };

@@ -8,6 +8,7 @@ import { sampleFixtures } from '../sandbox/accounts-support.js';
 import {
   cardToken,
   type Issuer,
+  NO_RATE_LIMITS,
   type RunningHelper,
   sandboxHelperOptions,
   startHelper,
@@ -161,14 +162,7 @@ describe('helper: random hostile requests on every route', () => {
       ...sandboxHelperOptions(sb, issuer),
       resolveCharge: (_req, { orderReference }) => ORDERS[orderReference],
       // Off, so every request reaches validation instead of a 429 (limits.test.ts covers them).
-      rateLimits: {
-        requestsPerIp: false,
-        chargesPerIp: false,
-        chargesPerSession: false,
-        declinesPerIp: false,
-        declinesPerSession: false,
-        hostRequestsPerUser: false,
-      },
+      rateLimits: NO_RATE_LIMITS,
     });
   });
   after(async () => {

@@ -9,7 +9,15 @@ import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index
 import { call } from '../../support/http.js';
 import { RedisServer } from './redis-server.js';
 import { storeContract } from './store-contract.js';
-import { captureLogger, cardToken, fault, sandboxCharges, startHelper } from './support.js';
+import {
+  captureLogger,
+  cardToken,
+  fault,
+  legacyHelperOptions,
+  NO_RATE_LIMITS,
+  sandboxCharges,
+  startHelper,
+} from './support.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -163,19 +171,10 @@ describe('RedisStore against a real redis-server', () => {
     const sb = await startSandbox();
     const store = open({ keyPrefix: 'slow:', timeoutMs: 200 });
     const h = await startHelper({
-      publicKey: sb.credentials.publicKey,
-      secretKey: sb.credentials.secretKey,
-      legacyBaseUrl: sb.url,
-      providerMaxRetries: 0,
+      ...legacyHelperOptions(sb),
       store,
       // No rate limits: the token's claim is the charge's first store call, the one that meets the slow Redis.
-      rateLimits: {
-        requestsPerIp: false,
-        chargesPerIp: false,
-        chargesPerSession: false,
-        declinesPerIp: false,
-        declinesPerSession: false,
-      },
+      rateLimits: NO_RATE_LIMITS,
       resolveCharge: () => ({ amount: 2500, currency: 'EUR' }),
     });
     const admin = new Redis(server.url);
@@ -247,10 +246,7 @@ describe('RedisStore against a real redis-server', () => {
     const own = await RedisServer.start();
     const sb = await startSandbox();
     const options = {
-      publicKey: sb.credentials.publicKey,
-      secretKey: sb.credentials.secretKey,
-      legacyBaseUrl: sb.url,
-      providerMaxRetries: 0,
+      ...legacyHelperOptions(sb),
       resolveCharge: () => ({ amount: 2500, currency: 'EUR' as const }),
     };
     const stores = [0, 1].map(() => new RedisStore({ url: own.url, timeoutMs: 300 }));
@@ -285,10 +281,7 @@ describe('RedisStore against a real redis-server', () => {
     const sb: RunningSandbox = await startSandbox();
     const store = open({ keyPrefix: 'charge:' });
     const h = await startHelper({
-      publicKey: sb.credentials.publicKey,
-      secretKey: sb.credentials.secretKey,
-      legacyBaseUrl: sb.url,
-      providerMaxRetries: 0,
+      ...legacyHelperOptions(sb),
       store,
       resolveCharge: (_req, { orderReference }) =>
         orderReference === 'order-3ds'

@@ -149,20 +149,37 @@ export async function startIssuer(now: () => number = Date.now): Promise<Issuer>
   };
 }
 
+/** The options that point a helper's charges at `sb` (its keys and legacy API, no retries). */
+export function legacyHelperOptions(sb: RunningSandbox) {
+  return {
+    publicKey: sb.credentials.publicKey,
+    secretKey: sb.credentials.secretKey,
+    legacyBaseUrl: sb.url,
+    providerMaxRetries: 0,
+  } satisfies Partial<TesseraHelperOptions>;
+}
+
+/** Every rate limit off, for tests that exercise something else; spread and override the one a test needs. */
+export const NO_RATE_LIMITS = {
+  requestsPerIp: false,
+  chargesPerIp: false,
+  chargesPerSession: false,
+  declinesPerIp: false,
+  declinesPerSession: false,
+  hostRequestsPerUser: false,
+} as const satisfies TesseraHelperOptions['rateLimits'];
+
 /**
  * The options that point a helper at `sb` for both provider APIs (keys, OAuth client, base URLs, its clock, no
  * retries) and accept `issuer`'s JWTs on the dashboard routes. Tests add `resolveCharge` and what they exercise.
  */
 export function sandboxHelperOptions(sb: RunningSandbox, issuer: Issuer) {
   return {
-    publicKey: sb.credentials.publicKey,
-    secretKey: sb.credentials.secretKey,
-    legacyBaseUrl: sb.url,
+    ...legacyHelperOptions(sb),
     clientId: sb.credentials.clientId,
     clientSecret: sb.credentials.clientSecret,
     accountsBaseUrl: sb.url,
     authBaseUrl: sb.url,
-    providerMaxRetries: 0,
     now: () => sb.clock.nowMs(),
     hostAuth: { issuer: issuer.issuer, audience: issuer.audience, algorithms: ['ES256'], jwksUrl: issuer.jwksUrl },
   } satisfies Partial<TesseraHelperOptions>;

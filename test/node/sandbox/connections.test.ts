@@ -30,6 +30,18 @@ function jsonOf(raw: string): Record<string, unknown> {
   return JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
 }
 
+/** Asserts that `raw` is a legacy-shaped JSON refusal: its status, `errorCode` and the one field it names. */
+function assertRefused(raw: string, status: number, code: string, field: string, label: string): void {
+  assert.match(raw, new RegExp(`^HTTP/1\\.1 ${status} `), label);
+  const body = jsonOf(raw);
+  assert.equal(body.errorCode, code, label);
+  assert.deepEqual(
+    (body.errors as { field: string }[]).map((e) => e.field),
+    [field],
+    label,
+  );
+}
+
 describe('sandbox connections', () => {
   let sb: RunningSandbox;
   before(async () => {
@@ -143,16 +155,9 @@ describe('sandbox connections', () => {
       ['GET /_sandbox/clock HTTP/1.0\r\nHost: 127.0.0.1\r\nHost: 127.0.0.1\r\n\r\n', 'host_repeated'],
     ] as const) {
       const answer = await exchange(request);
-      assert.match(answer, /^HTTP\/1\.1 400 /, request);
       assert.match(answer, /\r\ncontent-type: application\/json/i, request);
       assert.match(answer, /\r\nconnection: close\r\n/i, request);
-      const body = jsonOf(answer);
-      assert.equal(body.errorCode, code, request);
-      assert.deepEqual(
-        (body.errors as { field: string }[]).map((e) => e.field),
-        ['Host'],
-        request,
-      );
+      assertRefused(answer, 400, code, 'Host', request);
     }
   });
 
@@ -168,13 +173,7 @@ describe('sandbox connections', () => {
   it('answers CONNECT with a JSON 501 instead of closing the connection without a word', async () => {
     for (const target of ['127.0.0.1:443', 'tessdemo.example:443']) {
       const answer = await exchange(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`);
-      assert.match(answer, /^HTTP\/1\.1 501 /, target);
-      const body = jsonOf(answer);
-      assert.equal(body.errorCode, 'method_not_implemented', target);
-      assert.deepEqual(
-        (body.errors as { field: string }[]).map((e) => e.field),
-        ['method'],
-      );
+      assertRefused(answer, 501, 'method_not_implemented', 'method', target);
     }
   });
 
@@ -197,13 +196,7 @@ describe('sandbox connections', () => {
       'http://127.0.0.1:99999/',
     ]) {
       const answer = await exchange(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
-      assert.match(answer, /^HTTP\/1\.1 400 /, target);
-      const body = jsonOf(answer);
-      assert.equal(body.errorCode, 'target_invalid', target);
-      assert.deepEqual(
-        (body.errors as { field: string }[]).map((e) => e.field),
-        ['target'],
-      );
+      assertRefused(answer, 400, 'target_invalid', 'target', target);
     }
   });
 
@@ -211,13 +204,7 @@ describe('sandbox connections', () => {
     for (const coding of ['gzip, chunked', 'deflate, chunked', 'identity, chunked', 'gzip']) {
       // `{}` under `gzip, chunked` used to be read as plain JSON (and answered as a card request missing its fields).
       const answer = await exchange(`${head(sb, `Transfer-Encoding: ${coding}\r\n`)}2\r\n{}\r\n0\r\n\r\n`);
-      assert.match(answer, /^HTTP\/1\.1 501 /, coding);
-      const body = jsonOf(answer);
-      assert.equal(body.errorCode, 'transfer_encoding_unsupported', coding);
-      assert.deepEqual(
-        (body.errors as { field: string }[]).map((e) => e.field),
-        ['Transfer-Encoding'],
-      );
+      assertRefused(answer, 501, 'transfer_encoding_unsupported', 'Transfer-Encoding', coding);
     }
     const plain = await exchange(
       `${head(sb, 'Transfer-Encoding: Chunked\r\nConnection: close\r\n')}2\r\n{}\r\n0\r\n\r\n`,
