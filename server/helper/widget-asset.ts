@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from './package-root.js';
 
@@ -26,12 +26,22 @@ export function loadWidgetAsset(): WidgetAsset {
   const path = join(packageRoot(), 'dist', 'widget', WIDGET_FILE);
   let body: Buffer;
   try {
+    // `widgetScriptTag()` without `integrity` asks on every page: the file is read and hashed again only when it
+    // changed (its size or modification time), not for each page.
+    const { size, mtimeMs } = statSync(path);
+    if (last?.path === path && last.size === size && last.mtimeMs === mtimeMs) return last.asset;
     body = readFileSync(path);
+    last = { path, size, mtimeMs, asset: { path, body, integrity: sri(body) } };
+    return last.asset;
   } catch (cause) {
     throw new Error(`tessera: the widget bundle is missing at ${path}; run \`npm run build\` first`, { cause });
   }
-  return { path, body, integrity: `sha384-${createHash('sha384').update(body).digest('base64')}` };
 }
+
+const sri = (body: Buffer) => `sha384-${createHash('sha384').update(body).digest('base64')}`;
+
+/** The bundle read last, with the size and time of the file it was read from. */
+let last: { path: string; size: number; mtimeMs: number; asset: WidgetAsset } | undefined;
 
 const LOCALE_FILE = /^([a-z]{2,3}(-[A-Za-z0-9]{2,8})*|manifest)\.json$/;
 

@@ -222,10 +222,20 @@ describe('loadWidgetAsset', () => {
       const bundle = 'customElements.define("tessera-card-form", class extends HTMLElement {});\n';
       writeFileSync(join(root, 'dist', 'widget', 'tessera-card-form.js'), bundle);
       writeFileSync(join(root, 'dist', 'widget', 'tessera-card-form.js.sri'), 'sha384-stalestalestale\n');
-      const loader = `import(${JSON.stringify(join(root, 'server', 'helper', 'widget-asset.ts'))})
-        .then((m) => console.log(m.loadWidgetAsset().integrity))`;
-      const integrity = execFileSync(process.execPath, ['--import', 'tsx', '-e', loader], { encoding: 'utf8' }).trim();
-      assert.equal(integrity, `sha384-${createHash('sha384').update(bundle).digest('base64')}`);
+      // Asked twice (read once: the same asset), then after a rebuild in the same process (read again).
+      const file = join(root, 'dist', 'widget', 'tessera-card-form.js');
+      const rebuilt = `${bundle}// rebuilt\n`;
+      const loader = `import(${JSON.stringify(join(root, 'server', 'helper', 'widget-asset.ts'))}).then((m) => {
+          const first = m.loadWidgetAsset();
+          console.log(first.integrity, m.loadWidgetAsset() === first);
+          require('node:fs').writeFileSync(${JSON.stringify(file)}, ${JSON.stringify(rebuilt)});
+          console.log(m.loadWidgetAsset().integrity);
+        })`;
+      const lines = execFileSync(process.execPath, ['--import', 'tsx', '-e', loader], { encoding: 'utf8' })
+        .trim()
+        .split('\n');
+      const sri = (text: string) => `sha384-${createHash('sha384').update(text).digest('base64')}`;
+      assert.deepEqual(lines, [`${sri(bundle)} true`, sri(rebuilt)]);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
