@@ -89,7 +89,7 @@ const CSP_OPTIONS = {
     .regex(/^[!-~]*$/, {
       error: 'must be ASCII without spaces: percent-encode the path and write an international host in its xn-- form',
     })
-    .regex(/^[^;,']*$/, { error: 'must be a URL without spaces, ";", "," or "\'"' })
+    .regex(/^[^;,']*$/, { error: 'must be a URL without ";", "," or "\'"' })
     .optional(),
   reportOnly: booleanOption().optional(),
 };
