@@ -25,8 +25,10 @@ function subresourceIntegrity(): Plugin {
  * Lit's production modules less what this bundle can never use (docs/decisions/widget.md#widget-bundle-size): the hooks for
  * `@lit/polyfill-support` (browsers without shadow DOM, which the widget does not support), the version lists that
  * only Lit's development build reads (to warn about two copies on a page), the `<style>`-element fallback for browsers
- * without constructable stylesheets (none that the widget supports), and the text of two errors this code cannot raise
- * (a `CSSResult` constructed by hand, the `html` tag called without a template literal), which still throw.
+ * without constructable stylesheets (none that the widget supports), the decorator-metadata globals and the loop
+ * that reads them (the element declares `static properties` and uses no decorator), and the text of two errors this
+ * code cannot raise (a `CSSResult` constructed by hand, the `html` tag called without a template literal), which
+ * still throw.
  * Each edit must apply: a Lit update that changes the text fails the build rather than silently growing it.
  */
 function litTrim(): Plugin {
@@ -38,6 +40,11 @@ function litTrim(): Plugin {
     '@lit/reactive-element/reactive-element.js': [
       [/,(\w+)=(\w+)\.reactiveElementPolyfillSupport,/, ','],
       [/,\w+\?\.\(\{ReactiveElement:\w+\}\),\(\w+\.reactiveElementVersions\?\?=\[\]\)\.push\("[\d.]+"\)/, ''],
+      [/Symbol\.metadata\?\?=Symbol\("metadata"\),\w+\.litPropertyMetadata\?\?=new WeakMap;/, ''],
+      [
+        /const (\w+)=this\[Symbol\.metadata\];if\(null!==\1\)\{const (\w+)=litPropertyMetadata\.get\(\1\);if\(void 0!==\2\)for\(const\[\w+,\w+\]of \2\)this\.elementProperties\.set\(\w+,\w+\)\}/,
+        '',
+      ],
     ],
     '@lit/reactive-element/css-tag.js': [
       [/"CSSResult is not constructable[^"]*"/, '"lit"'],

@@ -1,6 +1,6 @@
 import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
 import type { CardErrorDetail } from '../../widget/card-form/events.js';
-import { fillCard, input, liveRegion, sandbox, sandboxForm, type TesseraCardForm } from './helpers.js';
+import { errorOf, fillCard, input, liveRegion, sandbox, sandboxForm, type TesseraCardForm } from './helpers.js';
 
 /** Replaces `window.fetch` for one test; `restore` puts the browser's back. */
 function stubFetch(stub: typeof fetch): { restore(): void } {
@@ -14,10 +14,11 @@ function stubFetch(stub: typeof fetch): { restore(): void } {
 }
 
 /**
- * Holds every request the widget sends until `release`, then sends it as it was; `bodies` are the bodies of the
- * requests so far. `restore` puts the browser's fetch back.
+ * Holds every request the widget sends until `release`, then sends it as it was, except the first when `firstAnswer`
+ * is given: that one is answered with it. `bodies` are the bodies of the requests so far. `restore` puts the
+ * browser's fetch back.
  */
-function holdFetch(): { bodies: string[]; release(): void; restore(): void } {
+function holdFetch(firstAnswer?: Response): { bodies: string[]; release(): void; restore(): void } {
   const browserFetch = window.fetch.bind(window);
   const bodies: string[] = [];
   let release = () => {};
@@ -25,12 +26,16 @@ function holdFetch(): { bodies: string[]; release(): void; restore(): void } {
     release = resolve;
   });
   const stub = stubFetch(async (url, init) => {
-    bodies.push(String(init?.body));
+    const first = bodies.push(String(init?.body)) === 1;
     await held;
-    return browserFetch(url, init);
+    return first && firstAnswer ? firstAnswer : browserFetch(url, init);
   });
   return { bodies, release, restore: stub.restore };
 }
+
+/** The provider's 402 decline. */
+const decline = () =>
+  new Response('{"errorCode":"card_declined"}', { status: 402, headers: { 'content-type': 'application/json' } });
 
 /** A paste of `text` over the whole field. */
 function paste(el: TesseraCardForm, field: 'number' | 'expiry', text: string): void {
@@ -54,6 +59,51 @@ describe('<tessera-card-form> while a request is in flight', () => {
       const token = await pending;
       expect(token).to.include({ brand: 'mastercard', last4: '4444' });
       expect(fetches.bodies.map((b) => JSON.parse(b).number)).to.deep.equal(['4242424242424242', '5555555555554444']);
+    } finally {
+      fetches.restore();
+    }
+  });
+
+  it('a card edited while its failing request is in flight is asked for again: no failure of the old card is shown', async () => {
+    const el = await sandboxForm();
+    await fillCard(el);
+    const errors: unknown[] = [];
+    el.addEventListener('tessera-error', (e) => errors.push(e.detail));
+    const fetches = holdFetch(decline());
+    try {
+      const pending = el.tokenize();
+      await waitUntil(() => fetches.bodies.length === 1);
+      paste(el, 'number', '5555 5555 5555 4444');
+      fetches.release();
+      // Before, the first card's decline was shown under the corrected card and the call rejected with it.
+      expect(await pending).to.include({ brand: 'mastercard', last4: '4444' });
+      await el.updateComplete;
+      expect(errorOf(el, 'form').textContent).to.equal('');
+      expect(errors).to.deep.equal([]);
+      expect(fetches.bodies.map((b) => JSON.parse(b).number)).to.deep.equal(['4242424242424242', '5555555555554444']);
+    } finally {
+      fetches.restore();
+    }
+  });
+
+  it('a reset while a failing token request is in flight leaves the form quiet: the failure is not shown', async () => {
+    const el = await sandboxForm();
+    await fillCard(el);
+    const errors: unknown[] = [];
+    el.addEventListener('tessera-error', (e) => errors.push(e.detail));
+    const fetches = holdFetch(decline());
+    try {
+      const pending = el.tokenize().catch((e: CardErrorDetail) => e);
+      await waitUntil(() => fetches.bodies.length === 1);
+      el.reset();
+      fetches.release();
+      // Before, the decline of the card no longer there was shown and announced in the emptied form.
+      expect(await pending).to.include({ code: 'validation' });
+      await el.updateComplete;
+      expect(errorOf(el, 'form').textContent).to.equal('');
+      expect(liveRegion(el).textContent).to.equal('');
+      expect(errors).to.deep.equal([]);
+      expect(fetches.bodies).to.have.length(1);
     } finally {
       fetches.restore();
     }

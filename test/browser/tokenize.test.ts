@@ -476,6 +476,24 @@ describe('<tessera-card-form> tokenizing with the sandbox', () => {
     });
   }
 
+  it('the console hint of a token URL answering without a Content-Type says so (not "null")', async () => {
+    const { publicKey, tokenUrl } = await sandbox();
+    const el = await fixture<TesseraCardForm>(
+      html`<tessera-card-form public-key=${publicKey} token-url=${tokenUrl}></tessera-card-form>`,
+    );
+    await fillCard(el);
+    const original = window.fetch;
+    window.fetch = async () => new Response(null, { status: 404 });
+    try {
+      const { detail, warnings } = await failedTokenize(el);
+      expect(detail.reason).to.equal('token_endpoint_invalid');
+      expect(warnings).to.contain(`${tokenUrl} answered 404 with no Content-Type`);
+      expect(warnings).not.to.contain('null');
+    } finally {
+      window.fetch = original;
+    }
+  });
+
   it('a token URL that answers 404 is a config error naming the URL, warned in sandbox mode; the form stays usable', async () => {
     const { publicKey } = await sandbox();
     const tokenUrl = new URL('/__page-404/api2/v2/tokens/card', location.href).href;

@@ -182,11 +182,12 @@ export class TesseraCardForm extends ReactiveElement {
    * `tessera-error`) when the card is invalid, the network fails or the provider
    * refuses. The security code is cleared afterwards; until the card is edited,
    * further calls resolve with the same token. A card edited while its request is
-   * in flight is tokenized again as it is then: the token is always the card's.
+   * in flight is tokenized again as it is then, whether that request succeeded or
+   * failed: the token, or the failure shown, is always the card's.
    * Changing `public-key`, `token-url`, `config-url`, `accepted-brands` or `hide-name`
    * counts as an edit: the token held or in flight is dropped. A reset while the
    * request is in flight rejects the call with a `validation` error (no field, no
-   * event): the emptied form shows nothing.
+   * event), even when that request failed: the emptied form shows nothing.
    */
   async tokenize(): Promise<CardToken> {
     if (this.#token) return this.#token;
@@ -555,7 +556,8 @@ export class TesseraCardForm extends ReactiveElement {
       cvv: this.#cvv,
       name: this.#holder.trim() || undefined,
     });
-    let answer: TokenAnswer;
+    let answer: TokenAnswer | undefined;
+    let failed: Failure | undefined;
     try {
       let config: RemoteConfig | undefined;
       if ((!this.publicKey || !this.tokenUrl) && this.configUrl) {
@@ -568,16 +570,18 @@ export class TesseraCardForm extends ReactiveElement {
       this.#config = undefined;
       // Failures are plain objects with a code (transport.ts); anything else is a bug, thrown as it is.
       if (!(failure as Failure).code) throw failure;
-      throw this.#fail(failure as Failure);
+      failed = failure as Failure;
     }
-    // Edited while the config loaded or the request was in flight (any field): that token is not the card's, so
-    // the card as it is now is checked and asked for instead; nothing resolves with the token of a changed card.
-    // A reset meanwhile (nothing typed since) leaves no card: rejected as one, without showing it any message.
+    // Edited while the config loaded or the request was in flight (any field): that token, or that failure, is not
+    // the card's, so the card as it is now is checked and asked for instead; nothing resolves with the token of a
+    // changed card, nor shows a failure of the card it was. A reset meanwhile (nothing typed since) leaves no card:
+    // rejected as one, without showing it any message.
     if (this.#edits !== typed) {
       if (!this.#edited.size) throw new TesseraCardError({ code: 'validation', message: s.numberRequired });
       return this.#tokenize();
     }
-    const { id, card } = answer;
+    if (failed) throw this.#fail(failed);
+    const { id, card } = answer!;
     const result: CardToken = {
       token: id,
       brand: brand.id,

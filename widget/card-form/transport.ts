@@ -58,9 +58,19 @@ const misconfigured = (
   hint: !key || key.includes('_sbox_') ? hint : undefined,
 });
 
-/** A URL that answered the wrong thing; the hint says what: `http://…/config answered 404 text/html`. */
+/**
+ * A URL that answered the wrong thing; the hint says what: `http://…/config answered 404 text/html` (or
+ * `answered 404 with no Content-Type`).
+ */
 const wrongAnswer = (s: Strings, key: string, reason: ConfigReason, url: URL, r: Response) =>
-  misconfigured(s, key, reason, `${url} answered ${r.status} ${r.headers.get('content-type')}`, url.href, r.status);
+  misconfigured(
+    s,
+    key,
+    reason,
+    `${url} answered ${r.status} ${r.headers.get('content-type') ?? 'with no Content-Type'}`,
+    url.href,
+    r.status,
+  );
 
 /** How long a config or token request may take, body included, before it is a network failure. */
 const TIMEOUT_MS = 30_000;
