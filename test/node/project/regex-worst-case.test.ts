@@ -70,6 +70,8 @@ const direct: [string, () => unknown][] = [
   ],
   ['oauth host: /:\\d*$/ over colons', () => hostName(`${':'.repeat(N)}x`)],
   ['oauth host: /:\\d*$/ over colon-digit runs', () => hostName(`${':1'.repeat(N / 2)}x`)],
+  ['host name: /^:\\d*$/ after a bracket', () => hostName(`[::1]${':1'.repeat(N / 2)}x`)],
+  ['host name: a bracket never closed', () => hostName(`[${':'.repeat(N)}`)],
   [
     'request log: CVV_KEY /cvv|cvc|csc|security.?code/ over a long key',
     () => maskValue({ [`${'security'.repeat(N / 8)}x`]: 'a' }),
