@@ -1,16 +1,19 @@
 import type { RequestListener } from 'node:http';
+import { checkOptions } from '../common/options.js';
 import { accountsArea } from './accounts/area.js';
 import { VirtualClock } from './clock.js';
 import { checkCredentials, credentialsFromEnv, type SandboxCredentials, type SandboxMode } from './config.js';
 import { mountArea, renderDefaultError, type SandboxArea, toSandboxError } from './core/area.js';
 import type { StoreLimits } from './core/context.js';
 import { newId, type SandboxContext } from './core/context.js';
+import { controlHostRule, controlHostsOption } from './core/control-hosts.js';
 import { controlsArea } from './core/controls.js';
 import { SandboxError } from './core/errors.js';
 import { FaultTable } from './core/faults.js';
-import { decorate, isSandboxPath, type Request, type Response } from './core/http.js';
+import { claimPaths, decorate, isSandboxPath, type Request, type Response } from './core/http.js';
 import { forLog, type LoggedRequest, pathForLog, RequestLog } from './core/request-log.js';
 import { legacyArea } from './legacy/index.js';
+import { legacyPaths } from './legacy/paths.js';
 import { oauthArea } from './oauth/area.js';
 
 /**
@@ -27,6 +30,13 @@ export interface SandboxAppOptions {
   readonly clock?: VirtualClock;
   /** Caps on stored tokens, customers and charges (docs/decisions/sandbox.md#sandbox-memory). */
   readonly limits?: StoreLimits;
+  /**
+   * Host names besides IP addresses, `localhost` and `*.localhost` by which the sandbox controls (`/_sandbox/…`)
+   * answer, for a sandbox reached by a name of yours (`sandbox.internal` in a container network). Any other `Host`
+   * is 421 `control_host_refused` there: a page of another site could otherwise point its own name at the sandbox
+   * and drive them (DNS rebinding; docs/decisions/sandbox.md#sandbox-controls).
+   */
+  readonly controlHosts?: readonly string[];
 }
 
 export interface SandboxApp {
@@ -48,6 +58,11 @@ function authKind(header: string | undefined, creds: SandboxCredentials): Logged
 
 /** Builds the sandbox's request listener and its shared context, without listening. */
 export function createSandboxApp(options: SandboxAppOptions = {}): SandboxApp {
+  const { controlHosts } = checkOptions(
+    'createSandboxApp',
+    { controlHosts: options.controlHosts },
+    { controlHosts: controlHostsOption.optional() },
+  );
   const resets: (() => void)[] = [];
   const clock = options.clock ?? new VirtualClock();
   const faults = new FaultTable();
@@ -77,8 +92,14 @@ export function createSandboxApp(options: SandboxAppOptions = {}): SandboxApp {
 
   const areas = AREAS.map((factory) => {
     const area = factory(context);
-    return { claims: area.claims, handle: mountArea(area, context) };
+    return { claims: area.claims, handle: mountArea(area, context), renderError: area.renderError };
   });
+  // Every control answers only a Host no other site can point here (DNS rebinding), but the 3-D Secure challenge:
+  // the shopper's browser is sent there by the name the caller reached the legacy API by, and it acts on an
+  // unguessable reference only (docs/decisions/sandbox.md#sandbox-controls).
+  const refuseHost = controlHostRule(controlHosts);
+  const isChallenge = claimPaths([legacyPaths(context.mode).challenge]);
+  const hostRuled = (path: string) => isSandboxPath(path) && !isChallenge(path);
 
   const app: RequestListener = (incoming, outgoing) => {
     const [req, res] = decorate(incoming, outgoing);
@@ -88,7 +109,12 @@ export function createSandboxApp(options: SandboxAppOptions = {}): SandboxApp {
     res.setHeader('Svc-Request-Id', requestId);
     try {
       if (!isSandboxPath(req.path)) logExchange(req, res, requestId);
-      for (const area of areas) if (area.claims(req.path)) return area.handle(req, res);
+      for (const area of areas) {
+        if (!area.claims(req.path)) continue;
+        // In the claiming area's error shape; in production mode no area claims `/_sandbox/…` (404).
+        const refused = hostRuled(req.path) ? refuseHost(req.headers.host) : undefined;
+        return refused ? area.renderError(refused, req, res) : area.handle(req, res);
+      }
       renderDefaultError(new SandboxError(404, 'not_found', `no route for ${req.method} ${req.path}`), req, res);
     } catch (err) {
       // Nothing the pipeline throws outside a route may take the process down: answer it (toSandboxError logs it).

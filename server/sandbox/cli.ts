@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { packageRoot } from '../common/package-root.js';
 import type { SandboxMode } from './config.js';
 import type { StoreLimits } from './core/context.js';
+import { controlHostProblem } from './core/control-hosts.js';
 import { legacyPaths } from './legacy/paths.js';
 import { MAX_STORE_LIMIT, type RunningSandbox, startSandbox } from './start.js';
 
@@ -22,6 +23,9 @@ Options:
   --max-card-tokens N   keep at most N card tokens, dropping the oldest (default 20000; a load test that makes
                         more tokens before it charges them needs more); likewise --max-payment-tokens N,
                         --max-customers N and --max-charges N (each 1 to ${MAX_STORE_LIMIT})
+  --control-host NAME   also answer the controls (/_sandbox/…) at this host name, e.g. sandbox.internal in a
+                        container network (repeatable; default $TESSERA_SANDBOX_CONTROL_HOSTS, comma-separated);
+                        they always answer at an IP address, localhost and *.localhost, and at no other name
   -h, --help            show this help
 
 Credentials come from TESSERA_SANDBOX_PUBLIC_KEY, TESSERA_SANDBOX_SECRET_KEY, TESSERA_SANDBOX_CLIENT_ID and
@@ -39,6 +43,7 @@ interface Parsed {
   readonly tls?: { cert: Buffer; key: Buffer };
   readonly fixtures?: string;
   readonly limits?: StoreLimits;
+  readonly controlHosts?: readonly string[];
 }
 
 /** The `--max-…` flags and the `limits` option each sets (docs/decisions/sandbox.md#sandbox-memory). */
@@ -69,6 +74,22 @@ function parseLimits(values: Record<string, string | boolean | undefined>): Stor
   return Object.keys(limits).length > 0 ? limits : undefined;
 }
 
+/**
+ * `--control-host` (repeatable), else `TESSERA_SANDBOX_CONTROL_HOSTS` (comma-separated): host names the controls
+ * answer at besides IP addresses and localhost (docs/decisions/sandbox.md#sandbox-controls).
+ */
+function parseControlHosts(flags: readonly string[] | undefined, env: NodeJS.ProcessEnv): string[] | undefined {
+  const fromEnv = flags === undefined || flags.length === 0;
+  const source = fromEnv ? 'TESSERA_SANDBOX_CONTROL_HOSTS' : '--control-host';
+  const names = fromEnv ? (env.TESSERA_SANDBOX_CONTROL_HOSTS ?? '').split(',').map((n) => n.trim()) : [...flags];
+  const given = fromEnv ? names.filter((n) => n !== '') : names;
+  for (const name of given) {
+    const problem = controlHostProblem(name);
+    if (problem !== undefined) throw new UsageError(`${source} ${JSON.stringify(name.slice(0, 300))} ${problem}`);
+  }
+  return given.length > 0 ? given : undefined;
+}
+
 function readOption(option: string, file: string): Buffer {
   try {
     return readFileSync(file);
@@ -90,7 +111,7 @@ export function fixturesPath(value: string, cwd: string = process.cwd()): string
 
 /** Parses and checks the command line; throws UsageError naming the option at fault. */
 export function parseSandboxArgs(args: string[], env: NodeJS.ProcessEnv = process.env): Parsed | 'help' {
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, string | boolean | string[] | undefined>;
   try {
     ({ values } = parseArgs({
       args,
@@ -104,6 +125,7 @@ export function parseSandboxArgs(args: string[], env: NodeJS.ProcessEnv = proces
         'tls-key': { type: 'string' },
         fixtures: { type: 'string' },
         ...LIMIT_OPTIONS,
+        'control-host': { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -131,7 +153,8 @@ export function parseSandboxArgs(args: string[], env: NodeJS.ProcessEnv = proces
   if (given === '') throw new UsageError('--fixtures must name a file or "demo"');
   const fixtures = given === undefined ? undefined : fixturesPath(given);
   if (fixtures !== undefined) readOption('--fixtures', fixtures);
-  const limits = parseLimits(values);
+  const limits = parseLimits(values as Record<string, string | boolean | undefined>);
+  const controlHosts = parseControlHosts(values['control-host'] as string[] | undefined, env);
   return {
     port: Number(rawPort),
     host,
@@ -141,6 +164,7 @@ export function parseSandboxArgs(args: string[], env: NodeJS.ProcessEnv = proces
       : {}),
     ...(fixtures !== undefined ? { fixtures } : {}),
     ...(limits ? { limits } : {}),
+    ...(controlHosts ? { controlHosts } : {}),
   };
 }
 

@@ -10,6 +10,7 @@ import { createSandboxApp } from './app.js';
 import type { VirtualClock } from './clock.js';
 import type { SandboxCredentials, SandboxMode } from './config.js';
 import type { SandboxContext, StoreLimits } from './core/context.js';
+import { controlHostsOption } from './core/control-hosts.js';
 
 export interface SandboxOptions {
   /** Port to listen on; 0 (the default) picks a free one. */
@@ -31,6 +32,11 @@ export interface SandboxOptions {
   readonly timeouts?: ServerTimeouts;
   /** Caps on stored tokens, customers and charges (docs/decisions/sandbox.md#sandbox-memory). */
   readonly limits?: StoreLimits;
+  /**
+   * Host names besides IP addresses, `localhost` and `*.localhost` by which the sandbox controls (`/_sandbox/…`)
+   * answer (`["sandbox.internal"]`); any other `Host` is 421 there (DNS rebinding; `tessera sandbox --control-host`).
+   */
+  readonly controlHosts?: readonly string[];
 }
 
 const pem = z.union([z.string(), z.instanceof(Buffer)], { error: 'must be PEM text or a Buffer' });
@@ -73,6 +79,7 @@ const SANDBOX_OPTIONS = {
       spentTokenRetentionMs: integerOption(0, 30 * 86_400_000).optional(),
     })
     .optional(),
+  controlHosts: controlHostsOption.optional(),
 };
 
 export interface RunningSandbox {
@@ -140,6 +147,7 @@ export async function startSandbox(given: SandboxOptions = {}): Promise<RunningS
       credentials: options.credentials,
       fixtures: loadFixtures(options.fixtures),
       limits: options.limits,
+      controlHosts: options.controlHosts,
     }),
   );
   const timeouts = serverOptions(options.timeouts);

@@ -112,6 +112,9 @@ describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
       'evil.example',
       `127.0.0.1.evil.example:${port}`,
       `localhost.evil:${port}`,
+      // Not an IPv6 literal with a port: no rule may take it for the [::1] inside.
+      `[::1]evil.example:${port}`,
+      `[::1`,
     ]) {
       const page = await withHost(host);
       assert.deepEqual([page.status, page.json?.code, page.json?.field], [421, 'DEMO_HOST_REFUSED', 'host'], host);

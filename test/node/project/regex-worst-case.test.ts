@@ -15,6 +15,7 @@ import { parseRetryAfter } from '../../../server/provider/http/backoff.js';
 import { fieldFromCode } from '../../../server/provider/http/response.js';
 import { wellSpaced } from '../../../server/provider/schemas/legacy.js';
 import { resolveBaseUrl, trimTrailingSlashes } from '../../../server/provider/urls.js';
+import { controlHostProblem, controlHostRule } from '../../../server/sandbox/core/control-hosts.js';
 import { maskText, maskValue } from '../../../server/sandbox/core/mask.js';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { hostName } from '../../../server/sandbox/oauth/host.js';
@@ -70,6 +71,15 @@ const direct: [string, () => unknown][] = [
   ],
   ['oauth host: /:\\d*$/ over colons', () => hostName(`${':'.repeat(N)}x`)],
   ['oauth host: /:\\d*$/ over colon-digit runs', () => hostName(`${':1'.repeat(N / 2)}x`)],
+  ['host name: /^:\\d*$/ after a bracket', () => hostName(`[::1]${':1'.repeat(N / 2)}x`)],
+  ['host name: a bracket never closed', () => hostName(`[${':'.repeat(N)}`)],
+  ['sandbox control hosts: isIP and labels over colon-digit runs', () => controlRule(`${'1:'.repeat(N / 2)}x`)],
+  ['sandbox control hosts: many labels, *.localhost near miss', () => controlRule(`${'a.'.repeat(N / 2)}.localhost`)],
+  ['sandbox control hosts: bracketed near-IPv6', () => controlRule(`[${'0:'.repeat(N / 2)}]`)],
+  [
+    'sandbox control hosts: an option of many labels, then a bad character',
+    () => controlHostProblem(`${'a.'.repeat(N / 2)}!`),
+  ],
   [
     'request log: CVV_KEY /cvv|cvc|csc|security.?code/ over a long key',
     () => maskValue({ [`${'security'.repeat(N / 8)}x`]: 'a' }),
@@ -101,6 +111,9 @@ const direct: [string, () => unknown][] = [
     () => void hostVerify(`Bearer ${'a'.repeat(N)}`).catch(() => undefined),
   ],
 ];
+
+/** The sandbox controls' Host rule, with a configured name (docs/decisions/sandbox.md#sandbox-controls). */
+const controlRule = controlHostRule(['sandbox.internal']);
 
 /** A host-token verifier with a configured key (no JWKS to fetch). */
 const hostVerify = createHostVerifier(

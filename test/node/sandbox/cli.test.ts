@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { DEFAULT_CREDENTIALS } from '../../../server/sandbox/index.js';
 import { call } from '../../support/http.js';
-import { accessToken, authed, V3 } from './accounts-support.js';
+import { accessToken, authed, callWithHost, V3 } from './accounts-support.js';
 import { TEST_TLS_CERT, TEST_TLS_KEY } from './tls-fixture.js';
 
 // Runs `tessera <args>` from the sources (server/cli/main.ts through tsx), so no build is needed; the import is
@@ -101,6 +101,8 @@ describe('tessera sandbox (CLI)', () => {
       '--max-payment-tokens',
       '--max-customers',
       '--max-charges',
+      '--control-host',
+      'TESSERA_SANDBOX_CONTROL_HOSTS',
     ]) {
       assert.match(r.stdout, new RegExp(option));
     }
@@ -125,6 +127,18 @@ describe('tessera sandbox (CLI)', () => {
       [['--colour'], {}, /Unknown option '--colour'/],
       [['extra'], {}, /Unexpected argument 'extra'/],
       [['--host', '0.0.0.0', '--port', '0'], {}, /refusing to bind "0\.0\.0\.0" without TLS/],
+      [
+        ['--control-host', 'http://sandbox.internal:4010'],
+        {},
+        /--control-host "http:\/\/sandbox\.internal:4010" must be a host name without scheme, port or path; did you mean "sandbox\.internal"\?/,
+      ],
+      [['--control-host', '*.internal'], {}, /--control-host "\*\.internal" must name one host/],
+      [['--control-host='], {}, /--control-host "" must be a host name/],
+      [
+        [],
+        { TESSERA_SANDBOX_CONTROL_HOSTS: 'ok.internal, bad name' },
+        /TESSERA_SANDBOX_CONTROL_HOSTS "bad name" must be/,
+      ],
     ];
     for (const [args, env, message] of cases) {
       const r = tessera(['sandbox', ...args], env);
@@ -186,6 +200,39 @@ describe('tessera sandbox (CLI)', () => {
       assert.equal((await charge(tokens[2]!)).status, 200);
     } finally {
       assert.equal(await sb.stop('SIGTERM'), 0);
+    }
+  });
+
+  it('--control-host (else TESSERA_SANDBOX_CONTROL_HOSTS) names the hosts the controls answer at besides IP and localhost', async () => {
+    const sb = await startCli(['--port', '0', '--control-host', 'sandbox.internal', '--control-host', 'sb.test'], {
+      TESSERA_SANDBOX_CONTROL_HOSTS: 'from-env.internal',
+    });
+    try {
+      const port = new URL(sb.url).port;
+      for (const [host, status] of [
+        [`sandbox.internal:${port}`, 200],
+        ['sb.test', 200],
+        [`127.0.0.1:${port}`, 200],
+        // The flags win over the variable, as --port does over TESSERA_SANDBOX_PORT.
+        ['from-env.internal', 421],
+        [`evil.example:${port}`, 421],
+      ] as const) {
+        assert.equal((await callWithHost(`${sb.url}/_sandbox/clock`, host)).status, status, host);
+      }
+    } finally {
+      assert.equal(await sb.stop(), 0);
+    }
+    const env = await startCli(['--port', '0'], { TESSERA_SANDBOX_CONTROL_HOSTS: ' a.internal, ,b.internal ' });
+    try {
+      for (const [host, status] of [
+        ['a.internal', 200],
+        ['b.internal', 200],
+        ['c.internal', 421],
+      ] as const) {
+        assert.equal((await callWithHost(`${env.url}/_sandbox/clock`, host)).status, status, host);
+      }
+    } finally {
+      assert.equal(await env.stop(), 0);
     }
   });
 

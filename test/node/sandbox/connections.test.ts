@@ -170,6 +170,37 @@ describe('sandbox connections', () => {
     }
   });
 
+  it('answers the controls at a hostile Host with a JSON 421 naming Host, and judges an absolute-form target by its authority', async () => {
+    for (const host of [
+      'a'.repeat(15_000),
+      `${'a.'.repeat(7_000)}localhost.evil`,
+      `${':'.repeat(15_000)}x`,
+      `${':1'.repeat(7_000)}x`,
+      `${'.'.repeat(15_000)}localhost`,
+      '.localhost',
+      'foo..localhost',
+      '[::1]evil.example',
+      '[evil.example]',
+      'evil.example:80:80',
+      'ev"il\\.example<script>',
+      '\u00e9vil.example',
+      '%65vil.example',
+      'evil.example\t',
+    ]) {
+      const started = performance.now();
+      const answer = await exchange(`GET /_sandbox/requests HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+      const label = JSON.stringify(host.slice(0, 40));
+      assert.ok(performance.now() - started < 1_000, `${label} answered at once`);
+      assertRefused(answer, 421, 'control_host_refused', 'Host', label);
+      assert.ok(String(jsonOf(answer).message).length < 600, `${label}: the name is not repeated whole`);
+    }
+    // RFC 9112 §3.2.2: the authority in the target, not Host, is the name the request is for.
+    const absolute = await exchange(
+      'GET http://evil.example/_sandbox/requests HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n',
+    );
+    assertRefused(absolute, 421, 'control_host_refused', 'Host', 'absolute-form');
+  });
+
   it('answers CONNECT with a JSON 501 instead of closing the connection without a word', async () => {
     for (const target of ['127.0.0.1:443', 'tessdemo.example:443']) {
       const answer = await exchange(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`);

@@ -7,6 +7,7 @@ import { SandboxValidationError } from '../../../server/sandbox/core/errors.js';
 import { parseWith } from '../../../server/sandbox/core/validate.js';
 import { createSandboxApp, type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { call } from '../../support/http.js';
+import { callWithHost } from './accounts-support.js';
 
 /** A request exactly as given (method, request target), for what fetch will not send: HEAD bodies, absolute-form. */
 function raw(
@@ -432,6 +433,119 @@ describe('sandbox core', () => {
     assert.equal((await call(`${sb.url}/_sandbox/faults`, { method: 'DELETE' })).status, 204);
   });
 
+  it('answers the controls only at an IP address, localhost or *.localhost: a page that rebinds its own name here gets 421', async () => {
+    const port = new URL(sb.url).port;
+    const JSON_BODY = { 'content-type': 'application/json' };
+    // A page at the attacker's name, re-resolved to 127.0.0.1: same-origin with the sandbox as far as the browser
+    // knows, so it sends `Sec-Fetch-Site: same-origin` and its own origin; only Host tells it apart.
+    const page = (host: string) => ({ origin: `http://${host}`, 'sec-fetch-site': 'same-origin' });
+    const controls: [string, string, string?][] = [
+      ['POST', '/_sandbox/reset'],
+      ['POST', '/_sandbox/faults', '{"path":"/**","status":503,"count":100}'],
+      ['POST', '/_sandbox/clock/advance', '{"seconds":86400}'],
+      ['DELETE', '/_sandbox/faults'],
+      ['GET', '/_sandbox/requests'],
+      ['GET', '/_sandbox/clock'],
+      ['GET', '/_sandbox/faults'],
+      ['GET', '/_sandbox/test-cards'],
+      ['GET', '/_SANDBOX/Requests/'],
+    ];
+    // Something in the request log and the settings, to see that no refused reset or write touched them.
+    await call(`${sb.url}/nowhere-logged`);
+    await call(`${sb.url}/_sandbox/accounts/settings`, { method: 'PUT', body: { hosted_onboarding: true } });
+    const clockBefore = (await call(`${sb.url}/_sandbox/clock`)).json.now;
+    const refusedHosts = [
+      'evil.example',
+      `evil.example:${port}`,
+      // The API's prefix rule is no defence here: the attacker picks the first label.
+      `tessdemo.evil.example:${port}`,
+      `localhost.evil.example:${port}`,
+      `127.0.0.1.evil.example:${port}`,
+      `localhost:${port}.evil.example`,
+      'sandbox.internal',
+      'localhost.',
+    ];
+    for (const host of refusedHosts) {
+      for (const [method, path, body] of controls) {
+        const r = await callWithHost(`${sb.url}${path}`, host, {
+          method,
+          headers: { ...page(host), ...(body ? JSON_BODY : {}) },
+          ...(body ? { body } : {}),
+        });
+        assert.deepEqual(
+          [r.status, r.json?.errorCode, r.json?.errors?.[0]?.field],
+          [421, 'control_host_refused', 'Host'],
+          `${method} ${path} at ${host}: ${r.text}`,
+        );
+        assert.ok(!r.text.includes('"data"') && !r.text.includes('"now"'), `${host} read nothing: ${r.text}`);
+      }
+      // The Account Services controls too, in that area's shape.
+      const settings = await callWithHost(`${sb.url}/_sandbox/accounts/settings`, host, {
+        method: 'PUT',
+        headers: { ...page(host), ...JSON_BODY },
+        body: '{"hosted_onboarding":false}',
+      });
+      assert.equal(settings.status, 421, `${host}: ${settings.text}`);
+      assert.deepEqual(settings.json.error_codes, ['control_host_refused']);
+      assert.equal(settings.json.error_type, 'misdirected_request');
+    }
+    assert.equal((await call(`${sb.url}/_sandbox/faults`)).json.data.length, 0, 'no fault was added');
+    const moved = Date.parse((await call(`${sb.url}/_sandbox/clock`)).json.now) - Date.parse(clockBefore);
+    assert.ok(moved < 3_600_000, `the clock was not moved (${moved} ms)`);
+    const log = (await call(`${sb.url}/_sandbox/requests?limit=200`)).json.data as { path: string }[];
+    assert.ok(
+      log.some((e) => e.path === '/nowhere-logged'),
+      'the sandbox was not reset',
+    );
+    assert.deepEqual((await call(`${sb.url}/_sandbox/accounts/settings`)).json, { hosted_onboarding: true });
+
+    // Names no other site can point here: IP addresses, localhost and *.localhost (RFC 6761), in any case.
+    for (const host of [
+      `127.0.0.1:${port}`,
+      '127.0.0.1',
+      `localhost:${port}`,
+      `LOCALHOST:${port}`,
+      `[::1]:${port}`,
+      `foo.localhost:${port}`,
+      'tessdemo.api.localhost',
+      `10.0.0.7:${port}`,
+    ]) {
+      const clock = await callWithHost(`${sb.url}/_sandbox/clock`, host);
+      assert.equal(clock.status, 200, `${host}: ${clock.text}`);
+      const requests = await callWithHost(`${sb.url}/_sandbox/requests`, host);
+      assert.equal(requests.status, 200, `${host}: ${requests.text}`);
+      const fault = await callWithHost(`${sb.url}/_sandbox/faults`, host, {
+        method: 'POST',
+        headers: JSON_BODY,
+        body: '{"path":"/x","status":503}',
+      });
+      assert.equal(fault.status, 201, `${host}: ${fault.text}`);
+      assert.equal((await callWithHost(`${sb.url}/_sandbox/faults`, host, { method: 'DELETE' })).status, 204);
+    }
+    // The API keeps its own rule (docs/decisions/sandbox.md#host-prefix): the legacy API answers any name.
+    const token = await callWithHost(`${sb.url}/api2/v2/tokens/card`, `evil.example:${port}`, {
+      method: 'POST',
+      headers: { ...JSON_BODY, authorization: sb.credentials.publicKey },
+      body: JSON.stringify({
+        number: '4242424242424242',
+        expiryMonth: 12,
+        expiryYear: new Date().getUTCFullYear() + 1,
+        cvv: '123',
+      }),
+    });
+    assert.equal(token.status, 200, token.text);
+  });
+
+  it('keeps the 3-D Secure challenge page reachable by the name the legacy API was called by', async () => {
+    const port = new URL(sb.url).port;
+    // No such challenge (a made-up reference): 404, not the controls' 421.
+    for (const host of [`tessdemo.api.sandbox.example:${port}`, `127.0.0.1:${port}`]) {
+      const r = await callWithHost(`${sb.url}/_sandbox/3ds/pay_tok_${'a'.repeat(26)}`, host);
+      assert.equal(r.status, 404, `${host}: ${r.text}`);
+      assert.equal(r.json.errorCode, 'challenge_not_found');
+    }
+  });
+
   it('applies a fault to the next matching request only', async () => {
     const { url } = sb;
     const add = await call(`${url}/_sandbox/faults`, { body: { path: '/api2/**', status: 503 } });
@@ -503,6 +617,70 @@ describe('sandbox start options', () => {
         else process.env[k] = v;
       }
     }
+  });
+
+  it('answers the controls at the names given in controlHosts too, and refuses a bad controlHosts naming it', async () => {
+    const named = await startSandbox({ controlHosts: ['sandbox.internal', 'Tessera_SB'] });
+    try {
+      const port = new URL(named.url).port;
+      for (const [host, status] of [
+        [`sandbox.internal:${port}`, 200],
+        ['SANDBOX.Internal', 200],
+        [`tessera_sb:${port}`, 200],
+        [`127.0.0.1:${port}`, 200],
+        [`other.internal:${port}`, 421],
+        [`sandbox.internal.evil.example:${port}`, 421],
+        [`tessdemo.sandbox.internal:${port}`, 421],
+      ] as const) {
+        const r = await callWithHost(`${named.url}/_sandbox/reset`, host, {
+          method: 'POST',
+          headers: { origin: `http://${host}`, 'sec-fetch-site': 'same-origin' },
+        });
+        assert.equal(r.status, status === 200 ? 204 : 421, `${host}: ${r.text}`);
+        const read = await callWithHost(`${named.url}/_sandbox/requests`, host);
+        assert.equal(read.status, status, `${host}: ${read.text}`);
+      }
+    } finally {
+      await named.close();
+    }
+    // The request listener alone takes the option as well.
+    const { app } = createSandboxApp({ controlHosts: ['sandbox.internal'] });
+    const server = createServer(app).listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      assert.equal((await callWithHost(`${url}/_sandbox/clock`, 'sandbox.internal')).status, 200);
+      assert.equal((await callWithHost(`${url}/_sandbox/clock`, 'evil.example')).status, 421);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+    const bad: [unknown, RegExp][] = [
+      ['sandbox.internal', /option `controlHosts` must be an array of host names such as \["sandbox\.internal"\]/],
+      [[''], /option `controlHosts\.0` must be a host name without scheme, port or path, such as "sandbox\.internal"/],
+      [
+        ['http://sandbox.internal:4010/'],
+        /option `controlHosts\.0` must be a host name without scheme, port or path; did you mean "sandbox\.internal"\?; got "http:\/\/sandbox\.internal:4010\/"/,
+      ],
+      [['sandbox.internal:4010'], /controlHosts\.0` .*did you mean "sandbox\.internal"\?/],
+      [['*.internal'], /controlHosts\.0` must name one host: wildcards are not supported/],
+      [['a..b'], /controlHosts\.0` must be a host name/],
+      [[`${'a'.repeat(64)}.example`], /controlHosts\.0` must be a host name/],
+      [[42], /controlHosts\.0` must be a string/],
+      [Array.from({ length: 101 }, (_, i) => `h${i}.example`), /controlHosts` must list at most 100 host names/],
+    ];
+    for (const [controlHosts, message] of bad) {
+      await assert.rejects(
+        startSandbox({ controlHosts: controlHosts as string[] }),
+        message,
+        JSON.stringify(controlHosts),
+      );
+      assert.throws(() => createSandboxApp({ controlHosts: controlHosts as string[] }), message);
+    }
+    await assert.rejects(
+      startSandbox({ controlHost: ['sandbox.internal'] } as never),
+      /unknown option `controlHost`\. Did you mean `controlHosts`\?/,
+    );
   });
 
   it('hides the sandbox controls in production mode', async () => {
