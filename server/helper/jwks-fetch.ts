@@ -1,49 +1,56 @@
 import type { FetchImplementation } from 'jose';
-import { getGlobalDispatcher } from 'undici';
-import { AttemptAbort } from '../provider/http/attempt-abort.js';
-import { roundTrip } from '../provider/http/round-trip.js';
 
 /**
  * Largest JWKS the helper reads: 256 KiB. A real set is a few KB (a handful of keys; an `x5c` certificate adds one or
- * two KB a key); one over the cap is the issuer's fault like any other unreadable set, a 503. Past it the connection is closed
- * at once, so an endpoint streaming megabytes within `jwksTimeoutMs` costs neither memory nor parsing
+ * two KB a key); one over the cap is the issuer's fault like any other unreadable set, a 503. Past it the connection
+ * is closed at once, so an endpoint streaming megabytes within `jwksTimeoutMs` costs neither memory nor parsing
  * (docs/decisions/helper.md#helper-host-jwt).
  */
 export const JWKS_MAX_BYTES = 256 * 1024;
 
+/** A JWKS body over {@link JWKS_MAX_BYTES}, announced or counted. */
+export class JwksTooLarge extends Error {
+  constructor() {
+    super(`the JWKS is larger than ${JWKS_MAX_BYTES} bytes`);
+    this.name = 'JwksTooLarge';
+  }
+}
+
 /**
- * jose's `customFetch` for the host-auth JWKS: the provider clients' bounded reader ({@link roundTrip}) instead of
- * `fetch`, which reads a body of any size. It keeps what jose asks of `fetch`: a GET with jose's headers only (a URL
- * with a user or password is refused, as `fetch` refuses it, and nothing is sent), no redirect followed (a 3xx reaches jose as a
- * status other than 200), and the whole exchange, headers and body, stopped by jose's timeout signal, whose
- * `TimeoutError` jose reports as `JWKSTimeout`. It goes through undici's global dispatcher, which `fetch` also uses,
- * so a proxy set with `setGlobalDispatcher` still applies.
+ * jose's `customFetch` for the host-auth JWKS: jose's own request through `fetch` (its headers only, no redirect
+ * followed, its timeout signal), with the body of a 200 read up to {@link JWKS_MAX_BYTES}. A `Content-Length` over the
+ * cap is refused before the body is read; a body that grows past it is cut off there; either way the exchange is
+ * aborted, which closes the connection. Any other status is handed back with its body unread and discarded (jose
+ * reads the status only).
+ *
+ * Not the provider clients' bounded reader (`roundTrip`): that speaks the dispatch-handler API of the undici this
+ * package bundles, and `fetch` goes through the process-wide dispatcher, which is Node's built-in undici whenever the
+ * app called `fetch` before loading undici (a proxy set with `setGlobalDispatcher` would also be lost with an agent
+ * of our own).
  */
 export const boundedJwksFetch: FetchImplementation = async (url, init) => {
-  const target = new URL(url);
-  if (target.username || target.password) throw new TypeError('the JWKS URL must not include credentials');
-  const stop = new AttemptAbort();
-  const { signal } = init;
-  const forward = () => stop.abort(signal.reason);
-  if (signal.aborted) forward();
-  else signal.addEventListener('abort', forward, { once: true });
-  try {
-    const { status, text } = await roundTrip(
-      getGlobalDispatcher(),
-      {
-        origin: target.origin,
-        path: `${target.pathname}${target.search}`,
-        method: init.method,
-        headers: Object.fromEntries(init.headers),
-        body: undefined,
-      },
-      stop,
-      JWKS_MAX_BYTES,
-    );
-    // jose reads the body of a 200 only (a Response may not carry one with 204 or 304); a Response's status lies
-    // within 200–599, and anything else undici lets through (`999`) is just as much "not 200".
-    return new Response(status === 200 ? text : null, { status: Math.min(status, 599) });
-  } finally {
-    signal.removeEventListener('abort', forward);
+  const cut = new AbortController();
+  const response = await fetch(url, { ...init, signal: AbortSignal.any([init.signal, cut.signal]) });
+  if (response.status !== 200) {
+    cut.abort();
+    return response;
   }
+  if (Number(response.headers.get('content-length')) > JWKS_MAX_BYTES) {
+    cut.abort();
+    throw new JwksTooLarge();
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (response.body) {
+    // The loop ends with the body, or throws jose's timeout (it reports a `TimeoutError` as `JWKSTimeout`).
+    for await (const chunk of response.body) {
+      size += chunk.byteLength;
+      if (size > JWKS_MAX_BYTES) {
+        cut.abort();
+        throw new JwksTooLarge();
+      }
+      chunks.push(chunk);
+    }
+  }
+  return new Response(Buffer.concat(chunks, size), { status: 200 });
 };

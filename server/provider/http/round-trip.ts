@@ -2,18 +2,16 @@ import type { Dispatcher } from 'undici';
 import type { AttemptAbort } from './attempt-abort.js';
 import type { ResponseHeaders } from './response.js';
 
-/** Largest response body the clients read by default: 8 MiB, far above any provider object. */
-export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+/** Largest response body the clients read: 8 MiB, far above any provider object. */
+const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 /** A body over the limit: the core turns it into an InvalidResponseError with the answer's status and headers. */
 export class ResponseTooLarge extends Error {
   constructor(
     readonly status: number,
     readonly headers: ResponseHeaders,
-    readonly limit: number = MAX_RESPONSE_BYTES,
   ) {
-    super(`the response body is larger than ${limit} bytes`);
-    this.name = 'ResponseTooLarge';
+    super(`the response body is larger than ${MAX_RESPONSE_BYTES} bytes`);
   }
 }
 
@@ -39,20 +37,14 @@ const BOM = 0xfeff;
  * One HTTP exchange through `dispatcher`, resolved once the whole body is in. Rejects with `stop.reason` when the
  * attempt is stopped (its timeout, the caller's signal), whether waiting for the headers or for the body; with
  * undici's error when the connection fails or a body ends early; with {@link ResponseTooLarge} for a body over
- * `maxBytes` ({@link MAX_RESPONSE_BYTES} unless told), announced by `Content-Length` (refused before reading) or
- * counted as it streams, so a broken or hostile endpoint cannot fill the process's memory: the connection is closed
- * at once (docs/decisions/provider.md#client-validation). No redirect is followed: a 3xx is an answer like any other.
- * The helper reads the host-auth JWKS through it too, with a smaller cap (docs/decisions/helper.md#helper-host-jwt).
+ * {@link MAX_RESPONSE_BYTES}, announced by `Content-Length` (refused before reading) or counted as it streams, so a
+ * broken or hostile endpoint cannot fill the process's memory (docs/decisions/provider.md#client-validation). No
+ * redirect is followed: a 3xx is an answer like any other.
  *
  * A dispatch handler, not undici's `request`: `request` wraps each answer in a Node stream (a `Readable` with its
  * buffers, events and ticks) that this core only ever read whole (docs/decisions/provider.md#transport).
  */
-export function roundTrip(
-  dispatcher: Dispatcher,
-  out: Outgoing,
-  stop: AttemptAbort,
-  maxBytes: number = MAX_RESPONSE_BYTES,
-): Promise<Answer> {
+export function roundTrip(dispatcher: Dispatcher, out: Outgoing, stop: AttemptAbort): Promise<Answer> {
   // Stopped before it began (the caller's signal was already aborted): nothing is sent.
   if (stop.aborted) return Promise.reject(stop.reason);
   return new Promise((resolve, reject) => {
@@ -88,14 +80,14 @@ export function roundTrip(
         status = statusCode;
         headers = responseHeaders as ResponseHeaders;
         const length = headers['content-length'];
-        if (typeof length === 'string' && Number(length) > maxBytes) {
-          cancel(new ResponseTooLarge(status, headers, maxBytes));
+        if (typeof length === 'string' && Number(length) > MAX_RESPONSE_BYTES) {
+          cancel(new ResponseTooLarge(status, headers));
         }
       },
       onResponseData(_c, chunk) {
         if (settled) return;
         size += chunk.length;
-        if (size > maxBytes) cancel(new ResponseTooLarge(status, headers, maxBytes));
+        if (size > MAX_RESPONSE_BYTES) cancel(new ResponseTooLarge(status, headers));
         else chunks.push(chunk);
       },
       onResponseEnd() {

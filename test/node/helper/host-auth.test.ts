@@ -3,9 +3,11 @@ import { createHmac, generateKeyPairSync } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { gzipSync } from 'node:zlib';
 import { exportJWK, SignJWT, UnsecuredJWT } from 'jose';
+import { HelperHttpError } from '../../../server/helper/errors.js';
 import { createHostVerifier, type HostAuthOptions } from '../../../server/helper/host-auth.js';
-import { JWKS_MAX_BYTES } from '../../../server/helper/jwks-fetch.js';
+import { JWKS_MAX_BYTES, JwksTooLarge } from '../../../server/helper/jwks-fetch.js';
 import { VirtualClock } from '../../../server/sandbox/clock.js';
 import { type Issuer, startIssuer } from './support.js';
 
@@ -289,6 +291,27 @@ describe('host JWT verification', () => {
         await stoppedReading(announced.seen);
       } finally {
         announced.close();
+      }
+    });
+
+    it('answers 503 to a compressed JWKS that inflates past the cap, counting the inflated bytes', async () => {
+      // 64 MiB of JSON white space is 64 KiB of gzip: the cap is on what would be parsed, not on what was sent.
+      const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024, 0x20));
+      const compressed = await jwksServer((res, count) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+        res.end(bomb);
+        count(bomb.length);
+      });
+      try {
+        const verify = createHostVerifier({ ...options, jwksUrl: compressed.url, jwksTimeoutMs: 10_000 }, now);
+        const error = await verify(`Bearer ${await issuer.sign()}`).catch((e: unknown) => e);
+        assert.ok(error instanceof HelperHttpError, String(error));
+        assert.equal(error.status, 503);
+        assert.equal(error.code, 'TESSERA_HOST_AUTH_UNAVAILABLE');
+        // Refused for its size, not read whole and then found not to be JSON.
+        assert.ok(error.cause instanceof JwksTooLarge, String(error.cause));
+      } finally {
+        compressed.close();
       }
     });
 
