@@ -1,9 +1,10 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { createRemoteJWKSet, errors, type JWTVerifyGetKey, jwtVerify } from 'jose';
+import { createRemoteJWKSet, customFetch, errors, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import { z } from 'zod';
 import { integerOption, secureUrlOption } from '../common/options.js';
 import { HelperHttpError } from './errors.js';
+import { boundedJwksFetch } from './jwks-fetch.js';
 
 /** Asymmetric JWS algorithms a host token may use. HMAC and `none` are never accepted. */
 export const HOST_ALGORITHMS = [
@@ -177,8 +178,8 @@ export function isHighS(token: string): boolean {
 
 /**
  * Whether an error the JWKS lookup threw is the issuer's fault, not the token's: the JWKS could not be fetched
- * (network error, timeout), answered other than 200, sent a body that is not JSON (also a body cut off by the
- * timeout), or holds a key jose refuses. jose throws its bare `JOSEError` only for the fetch (`ERR_JOSE_GENERIC`). A
+ * (network error, timeout, a body over `JWKS_MAX_BYTES`), answered other than 200, sent a body that is not JSON (also a
+ * body cut off by the timeout), or holds a key jose refuses. jose throws its bare `JOSEError` only for the fetch (`ERR_JOSE_GENERIC`). A
  * 401 there would tell the page to drop a good token while the issuer is down. Only errors of the lookup itself are
  * asked about: anything thrown after it (WebCrypto's `DataError` for an ES384 header against a P-256 key) is the
  * token's, a 401 (docs/decisions/helper.md#helper-host-jwt).
@@ -260,6 +261,8 @@ export function createHostVerifier(options: HostAuthOptions, now: () => number) 
     ? createRemoteJWKSet(new URL(options.jwksUrl), {
         timeoutDuration: options.jwksTimeoutMs ?? 5000,
         cooldownDuration: 30_000,
+        // At most JWKS_MAX_BYTES of body, read under the same timeout (docs/decisions/helper.md#helper-host-jwt).
+        [customFetch]: boundedJwksFetch,
       })
     : undefined;
   const key: KeyObject | undefined = jwks ? undefined : importHostKey(options.key!);

@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
 import { createHmac, generateKeyPairSync } from 'node:crypto';
-import { createServer } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { gzipSync } from 'node:zlib';
 import { exportJWK, SignJWT, UnsecuredJWT } from 'jose';
+import { HelperHttpError } from '../../../server/helper/errors.js';
 import { createHostVerifier, type HostAuthOptions } from '../../../server/helper/host-auth.js';
+import { JWKS_MAX_BYTES, JwksTooLarge } from '../../../server/helper/jwks-fetch.js';
 import { VirtualClock } from '../../../server/sandbox/clock.js';
 import { type Issuer, startIssuer } from './support.js';
 
@@ -168,6 +171,8 @@ describe('host JWT verification', () => {
     const answers: Record<string, (res: import('node:http').ServerResponse) => void> = {
       '/500': (res) => res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"down"}'),
       '/404': (res) => res.writeHead(404).end(),
+      '/204': (res) => res.writeHead(204).end(),
+      '/999': (res) => res.writeHead(999).end('{"keys":[]}'),
       '/html': (res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>maintenance</html>'),
       '/truncated': (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"keys":['),
       '/not-a-set': (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"keys":5}'),
@@ -175,6 +180,8 @@ describe('host JWT verification', () => {
       '/private': (res) =>
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [privateJwk] })),
       '/stalled-body': (res) => res.writeHead(200, { 'content-type': 'application/json' }).write('{"keys":['),
+      // Not followed, though it points at the issuer's good set: a 3xx is an answer other than 200.
+      '/redirect': (res) => res.writeHead(302, { location: issuer.jwksUrl }).end(),
     };
     const jwks = createServer((req, res) => answers[req.url ?? '']?.(res) ?? res.writeHead(400).end());
     await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
@@ -193,6 +200,151 @@ describe('host JWT verification', () => {
     } finally {
       jwks.closeAllConnections();
       jwks.close();
+    }
+  });
+
+  describe('JWKS size cap', () => {
+    /** A JWKS server whose answer `serve` writes; it counts the body bytes it wrote and notes each closed answer. */
+    async function jwksServer(serve: (res: ServerResponse, count: (n: number) => void) => void) {
+      const seen = { written: 0, closed: 0, headers: [] as IncomingHttpHeaders[] };
+      const server = createServer((req, res) => {
+        seen.headers.push(req.headers);
+        res.once('close', () => seen.closed++);
+        serve(res, (n) => {
+          seen.written += n;
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as AddressInfo;
+      return {
+        seen,
+        url: `http://127.0.0.1:${port}/jwks.json`,
+        close() {
+          server.closeAllConnections();
+          server.close();
+        },
+      };
+    }
+
+    /** Writes `prefix`, then spaces in 64 KiB chunks as fast as the socket takes them, up to `total` bytes, and stalls. */
+    function flood(res: ServerResponse, count: (n: number) => void, total: number, prefix = '{"keys":[') {
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      res.write(prefix);
+      count(prefix.length);
+      let left = total;
+      const pump = () => {
+        while (left > 0 && !res.destroyed) {
+          left -= chunk.length;
+          count(chunk.length);
+          if (!res.write(chunk)) {
+            res.once('drain', pump);
+            return;
+          }
+        }
+      };
+      pump();
+    }
+
+    /**
+     * The helper closed the connection (the server's answer ends without the server ending it) when the server had
+     * written a fraction of its body: what it wrote past the cap is what the sockets' buffers held.
+     */
+    async function stoppedReading(seen: { written: number; closed: number }) {
+      const deadline = performance.now() + 3000;
+      while (seen.closed === 0 && performance.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      assert.equal(seen.closed, 1, 'the helper closed the connection');
+      assert.ok(seen.written < 16 * 1024 * 1024, `the server wrote ${seen.written} bytes before the close`);
+    }
+
+    it(`answers 503 at once to a JWKS body over ${JWKS_MAX_BYTES} bytes and stops reading it`, async () => {
+      // 64 MiB of body, then a stall: without a cap the helper buffers all of it and answers only at its timeout.
+      const endless = await jwksServer((res, count) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        flood(res, count, 64 * 1024 * 1024);
+      });
+      try {
+        const verify = createHostVerifier({ ...options, jwksUrl: endless.url, jwksTimeoutMs: 10_000 }, now);
+        const started = performance.now();
+        await refused(verify(`Bearer ${await issuer.sign()}`), 503, 'TESSERA_HOST_AUTH_UNAVAILABLE');
+        assert.ok(performance.now() - started < 3000, 'refused long before the 10 s timeout');
+        await stoppedReading(endless.seen);
+        // jose's own headers only: nothing of the merchant's, no credential.
+        const [headers] = endless.seen.headers;
+        assert.equal(headers?.authorization, undefined);
+        assert.equal(headers?.cookie, undefined);
+        assert.match(headers?.accept ?? '', /application\/json/);
+      } finally {
+        endless.close();
+      }
+    });
+
+    it('answers 503 to a JWKS that announces a Content-Length over the cap without reading its body', async () => {
+      const announced = await jwksServer((res, count) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(50 * 1024 * 1024) });
+        flood(res, count, 50 * 1024 * 1024 - 9);
+      });
+      try {
+        const verify = createHostVerifier({ ...options, jwksUrl: announced.url, jwksTimeoutMs: 10_000 }, now);
+        const started = performance.now();
+        await refused(verify(`Bearer ${await issuer.sign()}`), 503, 'TESSERA_HOST_AUTH_UNAVAILABLE');
+        assert.ok(performance.now() - started < 3000, 'refused long before the 10 s timeout');
+        await stoppedReading(announced.seen);
+      } finally {
+        announced.close();
+      }
+    });
+
+    it('answers 503 to a compressed JWKS that inflates past the cap, counting the inflated bytes', async () => {
+      // 64 MiB of JSON white space is 64 KiB of gzip: the cap is on what would be parsed, not on what was sent.
+      const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024, 0x20));
+      const compressed = await jwksServer((res, count) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+        res.end(bomb);
+        count(bomb.length);
+      });
+      try {
+        const verify = createHostVerifier({ ...options, jwksUrl: compressed.url, jwksTimeoutMs: 10_000 }, now);
+        const error = await verify(`Bearer ${await issuer.sign()}`).catch((e: unknown) => e);
+        assert.ok(error instanceof HelperHttpError, String(error));
+        assert.equal(error.status, 503);
+        assert.equal(error.code, 'TESSERA_HOST_AUTH_UNAVAILABLE');
+        // Refused for its size, not read whole and then found not to be JSON.
+        assert.ok(error.cause instanceof JwksTooLarge, String(error.cause));
+      } finally {
+        compressed.close();
+      }
+    });
+
+    for (const framing of ['content-length', 'chunked'] as const) {
+      it(`verifies with a JWKS of exactly ${JWKS_MAX_BYTES} bytes and refuses one byte more (${framing})`, async () => {
+        const jwk = { ...(await exportJWK(issuer.publicKey)), kid: 'host-1', alg: 'ES256', use: 'sig' };
+        const set = JSON.stringify({ keys: [jwk] });
+        // JSON allows trailing white space: the same set, padded to the size asked for.
+        const padded = (size: number) => set + ' '.repeat(size - set.length);
+        let size = JWKS_MAX_BYTES;
+        const server = await jwksServer((res) => {
+          const body = padded(size);
+          if (framing === 'content-length') {
+            res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+          } else {
+            res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
+            for (let i = 0; i < body.length; i += 10_000) res.write(body.slice(i, i + 10_000));
+            res.end();
+          }
+        });
+        try {
+          const token = `Bearer ${await issuer.sign()}`;
+          assert.equal((await createHostVerifier({ ...options, jwksUrl: server.url }, now)(token)).sub, 'usr_1');
+          size = JWKS_MAX_BYTES + 1;
+          await refused(
+            createHostVerifier({ ...options, jwksUrl: server.url }, now)(token),
+            503,
+            'TESSERA_HOST_AUTH_UNAVAILABLE',
+          );
+        } finally {
+          server.close();
+        }
+      });
     }
   });
 
