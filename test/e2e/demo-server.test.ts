@@ -290,6 +290,68 @@ describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
     }
   });
 
+  it('answers a wrong method on its own routes with 405 and Allow (JSON or its error page), OPTIONS with 204 and Allow, HEAD wherever GET works', async () => {
+    const routes: [string, string][] = [
+      ['/', 'GET, HEAD'],
+      ['/cart', 'POST'],
+      ['/checkout', 'POST'],
+      ['/checkout/ord_0000000000000000', 'GET, HEAD'],
+      ['/orders/ord_0000000000000000', 'GET, HEAD'],
+      ['/platform', 'GET, HEAD'],
+      ['/platform/token', 'POST'],
+      ['/sandbox', 'GET, HEAD'],
+      ['/sandbox/clock', 'POST'],
+      ['/sandbox/faults', 'POST'],
+      ['/sandbox/faults/clear', 'POST'],
+      ['/sandbox/reset', 'POST'],
+      ['/favicon.ico', 'GET, HEAD'],
+      ['/static/demo.css', 'GET, HEAD'],
+    ];
+    for (const [path, allow] of routes) {
+      const wrong = [...['PUT', 'DELETE', 'PATCH'], ...(allow === 'POST' ? ['GET', 'HEAD'] : ['POST'])];
+      for (const method of wrong) {
+        const r = await call(`${demo.url}${path}`, { method, headers: JSON_ACCEPT });
+        const label = `${method} ${path}`;
+        assert.equal(r.status, 405, label);
+        assert.equal(r.headers.get('allow'), allow, label);
+        if (method === 'HEAD') continue;
+        assert.deepEqual([r.json?.code, r.json?.field], ['DEMO_METHOD_NOT_ALLOWED', 'method'], label);
+        assert.match(r.json.message, new RegExp(`^${method} is not allowed here; use ${allow}\\.$`), label);
+      }
+      const options = await call(`${demo.url}${path}`, { method: 'OPTIONS' });
+      assert.deepEqual(
+        [options.status, options.headers.get('allow'), options.text],
+        [204, allow, ''],
+        `OPTIONS ${path}`,
+      );
+      if (allow !== 'POST') {
+        const head = await call(`${demo.url}${path}`, { method: 'HEAD', headers: JSON_ACCEPT });
+        assert.equal(head.status, path.includes('ord_') ? 404 : 200, `HEAD ${path}`);
+      }
+    }
+    // A browser that navigates with another method gets the demo's error page, as for a 404.
+    const page = await call(`${demo.url}/platform`, { method: 'DELETE', headers: { accept: 'text/html' } });
+    assert.equal(page.status, 405);
+    assert.equal(page.headers.get('allow'), 'GET, HEAD');
+    assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+    assert.match(page.text, /<h1>That did not work<\/h1><p>DELETE is not allowed here; use GET, HEAD\.<\/p>/);
+    // Paths no route takes stay 404 for every method, files under /static that do not exist included.
+    for (const [method, path] of [
+      ['PUT', '/nowhere'],
+      ['POST', '/checkout/ord_0000000000000000/pay'],
+      ['DELETE', '/static/missing.css'],
+      ['OPTIONS', '/nowhere'],
+      ['GET', '/static'],
+    ]) {
+      const r = await call(`${demo.url}${path}`, { method, headers: JSON_ACCEPT });
+      assert.deepEqual(
+        [r.status, r.json?.code, r.headers.get('allow')],
+        [404, 'DEMO_NOT_FOUND', null],
+        `${method} ${path}`,
+      );
+    }
+  });
+
   it('answers seeded random hostile requests to its own routes below 500, as JSON naming the field', async () => {
     const next = seededRandom(20261123);
     const pick = picker(next);
