@@ -1,6 +1,7 @@
-import express, { Router } from 'express';
+import { Router } from 'express';
 import { z } from 'zod';
 import type { LegacyClient } from '../server/provider/index.js';
+import { demoBody } from './body.js';
 import { type ChargeRow, type ConsoleData, consoleBody, type FaultRow, type LoggedRow } from './console-page.js';
 import { DemoError, invalid } from './errors.js';
 import { layout } from './html.js';
@@ -77,7 +78,7 @@ function parse<T>(schema: z.ZodType<T>, body: unknown): T {
  */
 export function consoleRoutes(deps: ConsoleDeps): Router {
   const router = Router();
-  const form = express.urlencoded({ extended: false, limit: '1kb', parameterLimit: 5 });
+  const form = demoBody('form', { limit: 1024, parameterLimit: 5 });
 
   async function control(method: string, path: string, body?: unknown): Promise<unknown> {
     let res: globalThis.Response;

@@ -1,5 +1,6 @@
-import express, { type Request, Router } from 'express';
+import { type Request, Router } from 'express';
 import type { AccountsClient, ReserveRule, StoredInstrument } from '../server/provider/index.js';
+import { demoBody } from './body.js';
 import { invalid } from './errors.js';
 import { DEMO_USERS, demoUser, type HostIssuer } from './host-tokens.js';
 import { layout, pageScript } from './html.js';
@@ -52,7 +53,7 @@ export function platformRoutes(deps: PlatformDeps): Router {
   // As a merchant's back end would after its own sign-in: a short-lived host token for the signed-in user.
   router
     .route('/platform/token')
-    .post(express.json({ limit: '1kb' }), async (req, res) => {
+    .post(demoBody('json', { limit: 1024 }), async (req, res) => {
       const user = demoUser((req.body as { user?: unknown } | undefined)?.user);
       if (!user) throw invalid('user', 'user must be one of the demo users');
       res.set('Cache-Control', 'no-store').json(await deps.issuer.issue(user));

@@ -1,8 +1,9 @@
-import express, { type Request, type Response, Router } from 'express';
+import { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
 import type { ChargeDetails, HelperPage } from '../server/helper/index.js';
 import type { LegacyClient } from '../server/provider/index.js';
 import { NotFoundError } from '../server/provider/index.js';
+import { demoBody } from './body.js';
 import { CAPTURE_AFTER_HOURS, PRODUCTS, THREE_DS_FROM } from './catalogue.js';
 import { DemoError, invalid } from './errors.js';
 import { layout, pageScript, Safe } from './html.js';
@@ -62,7 +63,7 @@ function ownOrder(deps: ShopDeps, req: Request, res: Response): Order {
 /** The shop: catalogue and cart (`/`, `POST /cart`), checkout (`/checkout/:id`) and the result (`/orders/:id`). */
 export function shopRoutes(deps: ShopDeps): Router {
   const router = Router();
-  const form = express.urlencoded({ extended: false, limit: '2kb', parameterLimit: 10 });
+  const form = demoBody('form', { limit: 2048, parameterLimit: 10 });
   const page = (res: Response, title: string, body: Safe, script?: { name: string; helper: HelperPage }) => {
     const nonce = String(res.locals.cspNonce);
     const head = script ? `${script.helper.scriptTag}\n${pageScript(script.name, nonce)}` : '';

@@ -352,6 +352,90 @@ describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
     }
   });
 
+  it('answers a body over its limit with 413 at once, without reading the rest, and a charset or compression it does not read with 415 naming the header', async () => {
+    const { port } = new URL(demo.url);
+    /** Sends the head and `first` bytes of a body that never ends; what came back within 3 s, and whether the demo closed the connection. */
+    const oversized = (path: string, type: string, head: string, first: string) =>
+      new Promise<{ answer: string; closed: boolean }>((resolve) => {
+        const socket = connect(Number(port), '127.0.0.1');
+        let answer = '';
+        let closed = false;
+        socket.on('data', (d) => {
+          answer += d.toString('latin1');
+        });
+        socket.on('error', () => {});
+        socket.once('close', () => {
+          closed = true;
+        });
+        const timer = setInterval(() => {
+          // Keeps sending while the demo still reads: body-parser read every byte of a body it had refused.
+          if (!socket.destroyed)
+            socket.write(head.includes('chunked') ? '400\r\n' + 'x'.repeat(1024) + '\r\n' : 'x'.repeat(1024));
+        }, 50);
+        setTimeout(() => {
+          clearInterval(timer);
+          socket.destroy();
+          resolve({ answer, closed });
+        }, 3_000);
+        socket.write(
+          `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: application/json\r\nContent-Type: ${type}\r\n${head}\r\n${first}`,
+        );
+      });
+    const form = 'application/x-www-form-urlencoded';
+    for (const [path, type, head, first] of [
+      ['/cart', form, 'Content-Length: 1000000000\r\n', 'product=mug&action=add&x='],
+      ['/platform/token', 'application/json', 'Content-Length: 1000000000\r\n', '{"user":"'],
+      ['/sandbox/clock', form, 'Content-Length: 1000000000\r\n', 'seconds=1&x='],
+      ['/cart', form, 'Transfer-Encoding: chunked\r\n', '19\r\nproduct=mug&action=add&x=\r\n'],
+      ['/platform/token', 'application/json', 'Transfer-Encoding: chunked\r\n', '9\r\n{"user":"\r\n'],
+    ] as const) {
+      const { answer, closed } = await oversized(path, type, head, first);
+      const label = `${path} ${head.trim()}`;
+      assert.match(answer, /^HTTP\/1\.1 413 /, label);
+      assert.match(answer, /"code":"DEMO_TOO_LARGE"/, label);
+      assert.match(answer, /"field":"body"/, label);
+      assert.match(answer, /\r\nConnection: close\r\n/i, label);
+      assert.ok(closed, `${label}: the demo closed the connection instead of reading on`);
+    }
+    for (const [path, headers, raw, field] of [
+      ['/cart', { ...FORM, 'content-type': `${form}; charset=utf-16` }, 'product=mug&action=add', 'content-type'],
+      ['/cart', { ...FORM, 'content-type': `${form}; charset=iso-8859-1` }, 'product=mug&action=add', 'content-type'],
+      ['/cart', { ...FORM, 'content-encoding': 'gzip' }, 'product=mug&action=add', 'content-encoding'],
+      ['/cart', { ...FORM, 'content-encoding': 'compress' }, 'product=mug&action=add', 'content-encoding'],
+      [
+        '/platform/token',
+        { 'content-type': 'application/json; charset=latin1' },
+        '{"user":"usr_demo_ada"}',
+        'content-type',
+      ],
+      ['/sandbox/faults', { ...FORM, 'content-encoding': 'br' }, 'preset=charge-unavailable', 'content-encoding'],
+    ] as const) {
+      const r = await call(`${demo.url}${path}`, { method: 'POST', headers, raw });
+      assert.deepEqual(
+        [r.status, r.json?.code, r.json?.field],
+        [415, 'DEMO_UNSUPPORTED_MEDIA_TYPE', field],
+        `${path} ${field}`,
+      );
+    }
+    // What the pages send still works: a UTF-8 form, repeated fields refused by the route, too many fields 413.
+    const ok = await call(`${demo.url}/cart`, {
+      method: 'POST',
+      headers: { ...FORM, 'content-type': `${form}; charset=UTF-8` },
+      raw: 'product=mug&action=add',
+    });
+    assert.equal(ok.status, 200, 'followed the 303 to the shop');
+    const twice = await call(`${demo.url}/cart`, {
+      method: 'POST',
+      headers: FORM,
+      raw: 'product=mug&product=mug&action=add',
+    });
+    assert.deepEqual([twice.status, twice.json?.field], [400, 'product']);
+    const many = await call(`${demo.url}/cart`, { method: 'POST', headers: FORM, raw: 'a=1&'.repeat(11) });
+    assert.deepEqual([many.status, many.json?.code, many.json?.field], [413, 'DEMO_TOO_LARGE', 'body']);
+    const token = await call(`${demo.url}/platform/token`, { body: { user: 'usr_demo_grace' } });
+    assert.equal(token.status, 200);
+  });
+
   it('answers seeded random hostile requests to its own routes below 500, as JSON naming the field', async () => {
     const next = seededRandom(20261123);
     const pick = picker(next);
