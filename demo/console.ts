@@ -1,9 +1,11 @@
-import express, { Router } from 'express';
+import { Router } from 'express';
 import { z } from 'zod';
 import type { LegacyClient } from '../server/provider/index.js';
+import { demoBody } from './body.js';
 import { type ChargeRow, type ConsoleData, consoleBody, type FaultRow, type LoggedRow } from './console-page.js';
 import { DemoError, invalid } from './errors.js';
 import { layout } from './html.js';
+import { onlyMethods } from './methods.js';
 import type { ShopState } from './state.js';
 
 /** Steps of the clock buttons. */
@@ -76,7 +78,7 @@ function parse<T>(schema: z.ZodType<T>, body: unknown): T {
  */
 export function consoleRoutes(deps: ConsoleDeps): Router {
   const router = Router();
-  const form = express.urlencoded({ extended: false, limit: '1kb', parameterLimit: 5 });
+  const form = demoBody('form', { limit: 1024, parameterLimit: 5 });
 
   async function control(method: string, path: string, body?: unknown): Promise<unknown> {
     let res: globalThis.Response;
@@ -119,62 +121,77 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
     return rows.filter((r): r is ChargeRow => r !== undefined);
   }
 
-  router.get('/sandbox', async (req, res) => {
-    const allRequests = req.query.requests === 'all';
-    // The log first: reading the charges below adds requests of its own.
-    const log = await quietly(control('GET', 'requests?limit=200') as Promise<{ data: LoggedRow[] }>);
-    // By default only what changed something (card tokens, charges, challenges, dashboard writes): the pages'
-    // own reads of charges and instruments would crowd it out.
-    const requests = log?.data
-      .filter((r) => allRequests || !['GET', 'HEAD', 'OPTIONS'].includes(r.method))
-      .slice(0, 25);
-    const [clock, faults, charges] = await Promise.all([
-      quietly(control('GET', 'clock') as Promise<{ now: string }>),
-      quietly(control('GET', 'faults') as Promise<{ data: FaultRow[] }>),
-      recentCharges(),
-    ]);
-    const data: ConsoleData = {
-      now: clock?.now,
-      charges,
-      faults: faults?.data,
-      shopFaults: deps.state.recordFaults,
-      requests,
-      allRequests,
-      presets: Object.entries(FAULT_PRESETS).map(([id, p]) => ({ id, label: p.label })),
-      steps: STEPS,
-    };
-    const nonce = String(res.locals.cspNonce);
-    res
-      .type('html')
-      .set('Cache-Control', 'no-store')
-      .send(layout({ title: 'Sandbox console', nonce, current: 'sandbox', body: consoleBody(data) }));
-  });
+  router
+    .route('/sandbox')
+    .get(async (req, res) => {
+      const allRequests = req.query.requests === 'all';
+      // The log first: reading the charges below adds requests of its own.
+      const log = await quietly(control('GET', 'requests?limit=200') as Promise<{ data: LoggedRow[] }>);
+      // By default only what changed something (card tokens, charges, challenges, dashboard writes): the pages'
+      // own reads of charges and instruments would crowd it out.
+      const requests = log?.data
+        .filter((r) => allRequests || !['GET', 'HEAD', 'OPTIONS'].includes(r.method))
+        .slice(0, 25);
+      const [clock, faults, charges] = await Promise.all([
+        quietly(control('GET', 'clock') as Promise<{ now: string }>),
+        quietly(control('GET', 'faults') as Promise<{ data: FaultRow[] }>),
+        recentCharges(),
+      ]);
+      const data: ConsoleData = {
+        now: clock?.now,
+        charges,
+        faults: faults?.data,
+        shopFaults: deps.state.recordFaults,
+        requests,
+        allRequests,
+        presets: Object.entries(FAULT_PRESETS).map(([id, p]) => ({ id, label: p.label })),
+        steps: STEPS,
+      };
+      const nonce = String(res.locals.cspNonce);
+      res
+        .type('html')
+        .set('Cache-Control', 'no-store')
+        .send(layout({ title: 'Sandbox console', nonce, current: 'sandbox', body: consoleBody(data) }));
+    })
+    .all(onlyMethods('GET'));
 
-  router.post('/sandbox/clock', form, async (req, res) => {
-    const { seconds } = parse(clockSchema, req.body);
-    await control('POST', 'clock/advance', { seconds });
-    res.redirect(303, '/sandbox#clock');
-  });
+  router
+    .route('/sandbox/clock')
+    .post(form, async (req, res) => {
+      const { seconds } = parse(clockSchema, req.body);
+      await control('POST', 'clock/advance', { seconds });
+      res.redirect(303, '/sandbox#clock');
+    })
+    .all(onlyMethods('POST'));
 
-  router.post('/sandbox/faults', form, async (req, res) => {
-    const { preset } = parse(faultSchema, req.body);
-    const chosen = FAULT_PRESETS[preset]!;
-    if ('shop' in chosen) deps.state.failRecords(chosen.shop);
-    else await control('POST', 'faults', chosen.rule);
-    res.redirect(303, '/sandbox#faults');
-  });
+  router
+    .route('/sandbox/faults')
+    .post(form, async (req, res) => {
+      const { preset } = parse(faultSchema, req.body);
+      const chosen = FAULT_PRESETS[preset]!;
+      if ('shop' in chosen) deps.state.failRecords(chosen.shop);
+      else await control('POST', 'faults', chosen.rule);
+      res.redirect(303, '/sandbox#faults');
+    })
+    .all(onlyMethods('POST'));
 
-  router.post('/sandbox/faults/clear', async (_req, res) => {
-    deps.state.failRecords(0);
-    await control('DELETE', 'faults');
-    res.redirect(303, '/sandbox#faults');
-  });
+  router
+    .route('/sandbox/faults/clear')
+    .post(async (_req, res) => {
+      deps.state.failRecords(0);
+      await control('DELETE', 'faults');
+      res.redirect(303, '/sandbox#faults');
+    })
+    .all(onlyMethods('POST'));
 
-  router.post('/sandbox/reset', async (_req, res) => {
-    deps.state.failRecords(0);
-    await control('POST', 'reset');
-    res.redirect(303, '/sandbox');
-  });
+  router
+    .route('/sandbox/reset')
+    .post(async (_req, res) => {
+      deps.state.failRecords(0);
+      await control('POST', 'reset');
+      res.redirect(303, '/sandbox');
+    })
+    .all(onlyMethods('POST'));
 
   return router;
 }

@@ -9,6 +9,8 @@ export class DemoError extends Error {
     readonly code: string,
     message: string,
     readonly field?: string,
+    /** Headers the answer carries (a 405's `Allow`). */
+    readonly headers?: Readonly<Record<string, string>>,
   ) {
     super(message);
   }
@@ -31,6 +33,7 @@ export function errorHandler(log: { error(obj: object, msg?: string): void }) {
     let field: string | undefined;
     if (err instanceof DemoError) {
       ({ status, code, message, field } = err);
+      if (err.headers) res.set(err.headers);
     } else if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
       status = e.status;
       // The router's own 400 for a path parameter that does not decode (`/checkout/%`) is about the path.

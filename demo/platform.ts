@@ -1,8 +1,10 @@
-import express, { type Request, Router } from 'express';
+import { type Request, Router } from 'express';
 import type { AccountsClient, ReserveRule, StoredInstrument } from '../server/provider/index.js';
+import { demoBody } from './body.js';
 import { invalid } from './errors.js';
 import { DEMO_USERS, demoUser, type HostIssuer } from './host-tokens.js';
 import { layout, pageScript } from './html.js';
+import { onlyMethods } from './methods.js';
 import { dashboardBody, pickUserBody } from './platform-page.js';
 
 export interface PlatformDeps {
@@ -22,35 +24,41 @@ export interface PlatformDeps {
 export function platformRoutes(deps: PlatformDeps): Router {
   const router = Router();
 
-  router.get('/platform', async (req, res) => {
-    const nonce = String(res.locals.cspNonce);
-    const wanted = req.query.user;
-    const user = wanted === undefined ? undefined : demoUser(wanted);
-    if (wanted !== undefined && !user) throw invalid('user', 'user must be one of the demo users');
-    res.set('Cache-Control', 'no-store').type('html');
-    if (!user) {
-      res.send(layout({ title: 'Platform dashboard', nonce, current: 'platform', body: pickUserBody() }));
-      return;
-    }
-    const other = DEMO_USERS.find((u) => u.entity !== user.entity)!;
-    const [rules, cards] = await Promise.all([reserveRules(deps, user.entity), savedCards(deps, user.savedCards)]);
-    res.send(
-      layout({
-        title: 'Platform dashboard',
-        nonce,
-        current: 'platform',
-        head: pageScript('platform.js', nonce),
-        body: dashboardBody({ user, other, rules, cards, nowMs: deps.now(), helperUrl: deps.helperUrl(req) }),
-      }),
-    );
-  });
+  router
+    .route('/platform')
+    .get(async (req, res) => {
+      const nonce = String(res.locals.cspNonce);
+      const wanted = req.query.user;
+      const user = wanted === undefined ? undefined : demoUser(wanted);
+      if (wanted !== undefined && !user) throw invalid('user', 'user must be one of the demo users');
+      res.set('Cache-Control', 'no-store').type('html');
+      if (!user) {
+        res.send(layout({ title: 'Platform dashboard', nonce, current: 'platform', body: pickUserBody() }));
+        return;
+      }
+      const other = DEMO_USERS.find((u) => u.entity !== user.entity)!;
+      const [rules, cards] = await Promise.all([reserveRules(deps, user.entity), savedCards(deps, user.savedCards)]);
+      res.send(
+        layout({
+          title: 'Platform dashboard',
+          nonce,
+          current: 'platform',
+          head: pageScript('platform.js', nonce),
+          body: dashboardBody({ user, other, rules, cards, nowMs: deps.now(), helperUrl: deps.helperUrl(req) }),
+        }),
+      );
+    })
+    .all(onlyMethods('GET'));
 
   // As a merchant's back end would after its own sign-in: a short-lived host token for the signed-in user.
-  router.post('/platform/token', express.json({ limit: '1kb' }), async (req, res) => {
-    const user = demoUser((req.body as { user?: unknown } | undefined)?.user);
-    if (!user) throw invalid('user', 'user must be one of the demo users');
-    res.set('Cache-Control', 'no-store').json(await deps.issuer.issue(user));
-  });
+  router
+    .route('/platform/token')
+    .post(demoBody('json', { limit: 1024 }), async (req, res) => {
+      const user = demoUser((req.body as { user?: unknown } | undefined)?.user);
+      if (!user) throw invalid('user', 'user must be one of the demo users');
+      res.set('Cache-Control', 'no-store').json(await deps.issuer.issue(user));
+    })
+    .all(onlyMethods('POST'));
 
   return router;
 }

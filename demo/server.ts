@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -17,6 +18,7 @@ import { consoleRoutes } from './console.js';
 import { DemoError, errorHandler } from './errors.js';
 import { demoFixtures, payoutInstrumentIds } from './fixtures.js';
 import { createHostIssuer, HOST_ALGORITHM, HOST_AUDIENCE, HOST_ISSUER } from './host-tokens.js';
+import { onlyMethods } from './methods.js';
 import { platformRoutes } from './platform.js';
 import { recordCharge } from './provider.js';
 import { sessionOf, sessions } from './session.js';
@@ -228,14 +230,19 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
   });
   app.use(sessions());
   app.use(helper.mountPath!, helper);
-  app.use(
-    '/static',
-    express.static(join(packageRoot(), 'demo', 'public'), { index: false, fallthrough: true, maxAge: '5m' }),
-  );
+  const publicDir = join(packageRoot(), 'demo', 'public');
+  // `redirect: false`: `/static` was a 301 to `/static/`, a folder it does not list (404).
+  app.use('/static', express.static(publicDir, { index: false, fallthrough: true, maxAge: '5m', redirect: false }));
+  // A file it serves, asked with another method, is 405 like the routes (express.static passes such a request on).
+  const files = new Set(readdirSync(publicDir).map((name) => `/${name}`));
+  app.use('/static', (req, res, next) => (files.has(req.path) ? onlyMethods('GET')(req, res, next) : next()));
   // Browsers ask every origin for /favicon.ico; a 404 there was a console error on every demo page.
-  app.get('/favicon.ico', (_req, res) => {
-    res.type('image/svg+xml').set('Cache-Control', 'public, max-age=86400').send(FAVICON);
-  });
+  app
+    .route('/favicon.ico')
+    .get((_req, res) => {
+      res.type('image/svg+xml').set('Cache-Control', 'public, max-age=86400').send(FAVICON);
+    })
+    .all(onlyMethods('GET'));
   app.use(helmet({ contentSecurityPolicy: false }), tesseraCsp({ cardTokenUrl: helper.cardTokenUrl }));
   // The demo's own forms (cart, checkout, the sandbox console) post without a preflight, so any site a visitor has
   // open could post them; the console would then reset or fault the sandbox, whose own controls refuse other sites.

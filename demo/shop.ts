@@ -1,11 +1,13 @@
-import express, { type Request, type Response, Router } from 'express';
+import { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
 import type { ChargeDetails, HelperPage } from '../server/helper/index.js';
 import type { LegacyClient } from '../server/provider/index.js';
 import { NotFoundError } from '../server/provider/index.js';
+import { demoBody } from './body.js';
 import { CAPTURE_AFTER_HOURS, PRODUCTS, THREE_DS_FROM } from './catalogue.js';
 import { DemoError, invalid } from './errors.js';
 import { layout, pageScript, Safe } from './html.js';
+import { onlyMethods } from './methods.js';
 import { checkoutBody, resultBody, shopBody, type TestCardRow } from './shop-pages.js';
 import type { Order, ShopState } from './state.js';
 
@@ -61,7 +63,7 @@ function ownOrder(deps: ShopDeps, req: Request, res: Response): Order {
 /** The shop: catalogue and cart (`/`, `POST /cart`), checkout (`/checkout/:id`) and the result (`/orders/:id`). */
 export function shopRoutes(deps: ShopDeps): Router {
   const router = Router();
-  const form = express.urlencoded({ extended: false, limit: '2kb', parameterLimit: 10 });
+  const form = demoBody('form', { limit: 2048, parameterLimit: 10 });
   const page = (res: Response, title: string, body: Safe, script?: { name: string; helper: HelperPage }) => {
     const nonce = String(res.locals.cspNonce);
     const head = script ? `${script.helper.scriptTag}\n${pageScript(script.name, nonce)}` : '';
@@ -71,54 +73,69 @@ export function shopRoutes(deps: ShopDeps): Router {
       .send(layout({ title, nonce, current: 'shop', head: new Safe(head), body }));
   };
 
-  router.get('/', async (_req, res) => {
-    page(res, 'Shop', shopBody(deps.state.cart(res.locals.session), await deps.testCards()));
-  });
+  router
+    .route('/')
+    .get(async (_req, res) => {
+      page(res, 'Shop', shopBody(deps.state.cart(res.locals.session), await deps.testCards()));
+    })
+    .all(onlyMethods('GET'));
 
-  router.post('/cart', form, (req, res) => {
-    const parsed = cartSchema.safeParse(req.body ?? {});
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      const field = String(issue.path[0] ?? 'product');
-      throw invalid(field, `${field} ${issue.message}`);
-    }
-    deps.state.change(res.locals.session, parsed.data.product, parsed.data.action);
-    res.redirect(303, '/#cart');
-  });
-
-  router.post('/checkout', (_req, res) => {
-    const order = deps.state.placeOrder(res.locals.session, deps.now());
-    res.redirect(303, order ? `/checkout/${order.id}` : '/');
-  });
-
-  router.get('/checkout/:id', async (req, res) => {
-    const order = ownOrder(deps, req, res);
-    if (order.paidBy) {
-      res.redirect(303, `/orders/${order.id}`);
-      return;
-    }
-    const helper = deps.helperPage(req, res);
-    page(res, 'Checkout', checkoutBody(order, await deps.testCards(), helper), { name: 'checkout.js', helper });
-  });
-
-  router.get('/orders/:id', async (req, res) => {
-    const order = ownOrder(deps, req, res);
-    const attempt = order.attempts.find((a) => a.id === order.paidBy) ?? order.attempts.at(-1);
-    if (!attempt) {
-      res.redirect(303, `/checkout/${order.id}`);
-      return;
-    }
-    let charge: Awaited<ReturnType<LegacyClient['charges']['retrieve']>>['data'];
-    try {
-      charge = (await deps.legacy.charges.retrieve(attempt.id)).data;
-    } catch (err) {
-      if (err instanceof NotFoundError) {
-        throw new DemoError(404, 'DEMO_NOT_FOUND', 'The sandbox no longer knows this payment (was it reset?).');
+  router
+    .route('/cart')
+    .post(form, (req, res) => {
+      const parsed = cartSchema.safeParse(req.body ?? {});
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        const field = String(issue.path[0] ?? 'product');
+        throw invalid(field, `${field} ${issue.message}`);
       }
-      throw new DemoError(502, 'DEMO_PROVIDER', 'The payment provider could not be reached; reload in a moment.');
-    }
-    page(res, 'Your order', resultBody(order, charge));
-  });
+      deps.state.change(res.locals.session, parsed.data.product, parsed.data.action);
+      res.redirect(303, '/#cart');
+    })
+    .all(onlyMethods('POST'));
+
+  router
+    .route('/checkout')
+    .post((_req, res) => {
+      const order = deps.state.placeOrder(res.locals.session, deps.now());
+      res.redirect(303, order ? `/checkout/${order.id}` : '/');
+    })
+    .all(onlyMethods('POST'));
+
+  router
+    .route('/checkout/:id')
+    .get(async (req, res) => {
+      const order = ownOrder(deps, req, res);
+      if (order.paidBy) {
+        res.redirect(303, `/orders/${order.id}`);
+        return;
+      }
+      const helper = deps.helperPage(req, res);
+      page(res, 'Checkout', checkoutBody(order, await deps.testCards(), helper), { name: 'checkout.js', helper });
+    })
+    .all(onlyMethods('GET'));
+
+  router
+    .route('/orders/:id')
+    .get(async (req, res) => {
+      const order = ownOrder(deps, req, res);
+      const attempt = order.attempts.find((a) => a.id === order.paidBy) ?? order.attempts.at(-1);
+      if (!attempt) {
+        res.redirect(303, `/checkout/${order.id}`);
+        return;
+      }
+      let charge: Awaited<ReturnType<LegacyClient['charges']['retrieve']>>['data'];
+      try {
+        charge = (await deps.legacy.charges.retrieve(attempt.id)).data;
+      } catch (err) {
+        if (err instanceof NotFoundError) {
+          throw new DemoError(404, 'DEMO_NOT_FOUND', 'The sandbox no longer knows this payment (was it reset?).');
+        }
+        throw new DemoError(502, 'DEMO_PROVIDER', 'The payment provider could not be reached; reload in a moment.');
+      }
+      page(res, 'Your order', resultBody(order, charge));
+    })
+    .all(onlyMethods('GET'));
 
   return router;
 }

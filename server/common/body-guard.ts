@@ -16,6 +16,19 @@ export function otherTransferCoding(transferEncoding: string | undefined): boole
   return transferEncoding?.split(',').some((coding) => coding.trim().toLowerCase() !== 'chunked') ?? false;
 }
 
+/**
+ * Whether a `Content-Type`'s parameters (what follows the media type, split at `;`) name no charset or UTF-8. JSON is
+ * UTF-8 (RFC 8259 §8.1), and so are the forms of a UTF-8 page: a `charset` parameter may only say so.
+ */
+export function utf8Charset(params: readonly string[]): boolean {
+  for (const param of params) {
+    const [name = '', value = ''] = param.split('=');
+    if (name.trim().toLowerCase() !== 'charset') continue;
+    if (!/^"?utf-?8"?$/i.test(value.trim())) return false;
+  }
+  return true;
+}
+
 /** Keys that could reach an object's prototype when a parsed body is merged or spread. */
 export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 

@@ -1,5 +1,11 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { type BodyReadError, collectBody, findShapeProblem, otherTransferCoding } from '../common/body-guard.js';
+import {
+  type BodyReadError,
+  collectBody,
+  findShapeProblem,
+  otherTransferCoding,
+  utf8Charset,
+} from '../common/body-guard.js';
 import { findSecurityCode } from '../common/card-fields.js';
 import { HelperHttpError } from './errors.js';
 import { containsPan, findPan, jsonMayHoldPan, jsonNumbersHoldPan, MAX_DEPTH } from './pan-guard.js';
@@ -22,16 +28,6 @@ function checkShape(value: unknown): void {
   // A security code cannot be told by its value, only by its name (docs/decisions/helper.md#helper-pan-guard).
   const securityCode = findSecurityCode(value);
   if (securityCode !== undefined) throw cardDataRefused(securityCode);
-}
-
-/** JSON is UTF-8 (RFC 8259 §8.1): a `charset` parameter may only say so, never announce another encoding. */
-function utf8Charset(params: readonly string[]): boolean {
-  for (const param of params) {
-    const [name = '', value = ''] = param.split('=');
-    if (name.trim().toLowerCase() !== 'charset') continue;
-    if (!/^"?utf-?8"?$/i.test(value.trim())) return false;
-  }
-  return true;
 }
 
 function readError(e: BodyReadError): HelperHttpError {

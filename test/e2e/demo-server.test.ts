@@ -293,6 +293,152 @@ describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
     }
   });
 
+  it('answers a wrong method on its own routes with 405 and Allow (JSON or its error page), OPTIONS with 204 and Allow, HEAD wherever GET works', async () => {
+    const routes: [string, string][] = [
+      ['/', 'GET, HEAD'],
+      ['/cart', 'POST'],
+      ['/checkout', 'POST'],
+      ['/checkout/ord_0000000000000000', 'GET, HEAD'],
+      ['/orders/ord_0000000000000000', 'GET, HEAD'],
+      ['/platform', 'GET, HEAD'],
+      ['/platform/token', 'POST'],
+      ['/sandbox', 'GET, HEAD'],
+      ['/sandbox/clock', 'POST'],
+      ['/sandbox/faults', 'POST'],
+      ['/sandbox/faults/clear', 'POST'],
+      ['/sandbox/reset', 'POST'],
+      ['/favicon.ico', 'GET, HEAD'],
+      ['/static/demo.css', 'GET, HEAD'],
+    ];
+    for (const [path, allow] of routes) {
+      const wrong = [...['PUT', 'DELETE', 'PATCH'], ...(allow === 'POST' ? ['GET', 'HEAD'] : ['POST'])];
+      for (const method of wrong) {
+        const r = await call(`${demo.url}${path}`, { method, headers: JSON_ACCEPT });
+        const label = `${method} ${path}`;
+        assert.equal(r.status, 405, label);
+        assert.equal(r.headers.get('allow'), allow, label);
+        if (method === 'HEAD') continue;
+        assert.deepEqual([r.json?.code, r.json?.field], ['DEMO_METHOD_NOT_ALLOWED', 'method'], label);
+        assert.match(r.json.message, new RegExp(`^${method} is not allowed here; use ${allow}\\.$`), label);
+      }
+      const options = await call(`${demo.url}${path}`, { method: 'OPTIONS' });
+      assert.deepEqual(
+        [options.status, options.headers.get('allow'), options.text],
+        [204, allow, ''],
+        `OPTIONS ${path}`,
+      );
+      if (allow !== 'POST') {
+        const head = await call(`${demo.url}${path}`, { method: 'HEAD', headers: JSON_ACCEPT });
+        assert.equal(head.status, path.includes('ord_') ? 404 : 200, `HEAD ${path}`);
+      }
+    }
+    // A browser that navigates with another method gets the demo's error page, as for a 404.
+    const page = await call(`${demo.url}/platform`, { method: 'DELETE', headers: { accept: 'text/html' } });
+    assert.equal(page.status, 405);
+    assert.equal(page.headers.get('allow'), 'GET, HEAD');
+    assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+    assert.match(page.text, /<h1>That did not work<\/h1><p>DELETE is not allowed here; use GET, HEAD\.<\/p>/);
+    // Paths no route takes stay 404 for every method, files under /static that do not exist included.
+    for (const [method, path] of [
+      ['PUT', '/nowhere'],
+      ['POST', '/checkout/ord_0000000000000000/pay'],
+      ['DELETE', '/static/missing.css'],
+      ['OPTIONS', '/nowhere'],
+      ['GET', '/static'],
+    ]) {
+      const r = await call(`${demo.url}${path}`, { method, headers: JSON_ACCEPT });
+      assert.deepEqual(
+        [r.status, r.json?.code, r.headers.get('allow')],
+        [404, 'DEMO_NOT_FOUND', null],
+        `${method} ${path}`,
+      );
+    }
+  });
+
+  it('answers a body over its limit with 413 at once, without reading the rest, and a charset or compression it does not read with 415 naming the header', async () => {
+    const { port } = new URL(demo.url);
+    /** Sends the head and `first` bytes of a body that never ends; what came back within 3 s, and whether the demo closed the connection. */
+    const oversized = (path: string, type: string, head: string, first: string) =>
+      new Promise<{ answer: string; closed: boolean }>((resolve) => {
+        const socket = connect(Number(port), '127.0.0.1');
+        let answer = '';
+        let closed = false;
+        socket.on('data', (d) => {
+          answer += d.toString('latin1');
+        });
+        socket.on('error', () => {});
+        socket.once('close', () => {
+          closed = true;
+        });
+        const timer = setInterval(() => {
+          // Keeps sending while the demo still reads: body-parser read every byte of a body it had refused.
+          if (!socket.destroyed)
+            socket.write(head.includes('chunked') ? '400\r\n' + 'x'.repeat(1024) + '\r\n' : 'x'.repeat(1024));
+        }, 50);
+        setTimeout(() => {
+          clearInterval(timer);
+          socket.destroy();
+          resolve({ answer, closed });
+        }, 3_000);
+        socket.write(
+          `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: application/json\r\nContent-Type: ${type}\r\n${head}\r\n${first}`,
+        );
+      });
+    const form = 'application/x-www-form-urlencoded';
+    for (const [path, type, head, first] of [
+      ['/cart', form, 'Content-Length: 1000000000\r\n', 'product=mug&action=add&x='],
+      ['/platform/token', 'application/json', 'Content-Length: 1000000000\r\n', '{"user":"'],
+      ['/sandbox/clock', form, 'Content-Length: 1000000000\r\n', 'seconds=1&x='],
+      ['/cart', form, 'Transfer-Encoding: chunked\r\n', '19\r\nproduct=mug&action=add&x=\r\n'],
+      ['/platform/token', 'application/json', 'Transfer-Encoding: chunked\r\n', '9\r\n{"user":"\r\n'],
+    ] as const) {
+      const { answer, closed } = await oversized(path, type, head, first);
+      const label = `${path} ${head.trim()}`;
+      assert.match(answer, /^HTTP\/1\.1 413 /, label);
+      assert.match(answer, /"code":"DEMO_TOO_LARGE"/, label);
+      assert.match(answer, /"field":"body"/, label);
+      assert.match(answer, /\r\nConnection: close\r\n/i, label);
+      assert.ok(closed, `${label}: the demo closed the connection instead of reading on`);
+    }
+    for (const [path, headers, raw, field] of [
+      ['/cart', { ...FORM, 'content-type': `${form}; charset=utf-16` }, 'product=mug&action=add', 'content-type'],
+      ['/cart', { ...FORM, 'content-type': `${form}; charset=iso-8859-1` }, 'product=mug&action=add', 'content-type'],
+      ['/cart', { ...FORM, 'content-encoding': 'gzip' }, 'product=mug&action=add', 'content-encoding'],
+      ['/cart', { ...FORM, 'content-encoding': 'compress' }, 'product=mug&action=add', 'content-encoding'],
+      [
+        '/platform/token',
+        { 'content-type': 'application/json; charset=latin1' },
+        '{"user":"usr_demo_ada"}',
+        'content-type',
+      ],
+      ['/sandbox/faults', { ...FORM, 'content-encoding': 'br' }, 'preset=charge-unavailable', 'content-encoding'],
+    ] as const) {
+      const r = await call(`${demo.url}${path}`, { method: 'POST', headers, raw });
+      assert.deepEqual(
+        [r.status, r.json?.code, r.json?.field],
+        [415, 'DEMO_UNSUPPORTED_MEDIA_TYPE', field],
+        `${path} ${field}`,
+      );
+    }
+    // What the pages send still works: a UTF-8 form, repeated fields refused by the route, too many fields 413.
+    const ok = await call(`${demo.url}/cart`, {
+      method: 'POST',
+      headers: { ...FORM, 'content-type': `${form}; charset=UTF-8` },
+      raw: 'product=mug&action=add',
+    });
+    assert.equal(ok.status, 200, 'followed the 303 to the shop');
+    const twice = await call(`${demo.url}/cart`, {
+      method: 'POST',
+      headers: FORM,
+      raw: 'product=mug&product=mug&action=add',
+    });
+    assert.deepEqual([twice.status, twice.json?.field], [400, 'product']);
+    const many = await call(`${demo.url}/cart`, { method: 'POST', headers: FORM, raw: 'a=1&'.repeat(11) });
+    assert.deepEqual([many.status, many.json?.code, many.json?.field], [413, 'DEMO_TOO_LARGE', 'body']);
+    const token = await call(`${demo.url}/platform/token`, { body: { user: 'usr_demo_grace' } });
+    assert.equal(token.status, 200);
+  });
+
   it('answers seeded random hostile requests to its own routes below 500, as JSON naming the field', async () => {
     const next = seededRandom(20261123);
     const pick = picker(next);
