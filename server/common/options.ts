@@ -35,14 +35,17 @@ export function optionError(factory: string, option: string, shown: string, fix:
   return new TypeError(`${factory}: option \`${option}\` ${fix}; got ${shown}`);
 }
 
-/** A value as a message may show it: JSON for ordinary values (nested secrets hidden), a secret by its length only. */
+/**
+ * A value as a message may show it: JSON for ordinary values (nested secrets hidden), a secret by its length only,
+ * and a URL's user and password (`https://user:pass@…`), wherever they are, as `[hidden]`.
+ */
 export function show(value: unknown, secret = false, secrets: ReadonlySet<string> = NO_SECRETS): string {
   if (value === undefined) return 'undefined';
   if (secret) return typeof value === 'string' ? `a string of ${value.length} characters` : typeOf(value);
   if (typeof value === 'function') return 'a function';
   if (typeof value === 'bigint') return `${value}n`;
   try {
-    const text = JSON.stringify(value, (k, v) => (secrets.has(k) ? '[hidden]' : v));
+    const text = JSON.stringify(value, (k, v) => (secrets.has(k) ? '[hidden]' : withoutUserInfo(v)));
     if (text === undefined) return String(value);
     return text.length > 160 ? `${text.slice(0, 157)}...` : text;
   } catch {
@@ -51,6 +54,27 @@ export function show(value: unknown, secret = false, secrets: ReadonlySet<string
 }
 
 const NO_SECRETS: ReadonlySet<string> = new Set();
+
+/** `v` with the user info of a URL in it hidden (`https://[hidden]@host/…`); anything else as it is. */
+function withoutUserInfo(v: unknown): unknown {
+  if (typeof v !== 'string' || !v.includes('@')) return v;
+  const scheme = v.indexOf('://');
+  if (scheme === -1) return v;
+  const authorityEnd = v.slice(scheme + 3).search(/[/?#]/);
+  const authority = authorityEnd === -1 ? v.slice(scheme + 3) : v.slice(scheme + 3, scheme + 3 + authorityEnd);
+  const at = authority.lastIndexOf('@');
+  return at === -1 ? v : `${v.slice(0, scheme + 3)}[hidden]${v.slice(scheme + 3 + at)}`;
+}
+
+/** Whether a URL option carries a user or password (a secret in a URL ends up in logs and error messages). */
+const hasUserInfo = (s: string) => {
+  try {
+    const { username, password } = new URL(s.replaceAll('{prefix}', 'prefix'));
+    return username !== '' || password !== '';
+  } catch {
+    return false;
+  }
+};
 
 function typeOf(value: unknown): string {
   if (value === null) return 'null';
@@ -145,7 +169,8 @@ export function secureUrlOption(example: string) {
     .string({ error: `must be an https:// URL such as ${JSON.stringify(example)}` })
     .refine((s) => secureUrl(s) !== undefined, {
       error: `must be an https:// URL (http:// only to loopback) such as ${JSON.stringify(example)}`,
-    });
+    })
+    .refine((s) => !hasUserInfo(s), { error: 'must not carry a user or password (pass credentials as options)' });
 }
 
 /** A base-URL template in which `{prefix}` stands for the client id's host prefix; https (or http to loopback). */
@@ -154,7 +179,8 @@ export function urlTemplateOption(example: string) {
     .string({ error: `must be an https:// URL template such as ${JSON.stringify(example)}` })
     .refine((s) => secureUrl(s.replaceAll('{prefix}', 'prefix')) !== undefined, {
       error: `must be an https:// URL template (http:// only to loopback) such as ${JSON.stringify(example)}`,
-    });
+    })
+    .refine((s) => !hasUserInfo(s), { error: 'must not carry a user or password (pass credentials as options)' });
 }
 
 /** An origin: scheme, host and optional port, nothing else (`https://shop.example`). */

@@ -212,6 +212,34 @@ describe('tesseraHelper options', () => {
     assert.ok(!nested.includes('MIIE'), nested);
   });
 
+  it('refuses a URL option that carries a user or password, and never shows them in any message', () => {
+    const clients = { clientId: 'cli_abcdefgh1234', clientSecret: 'a-long-client-secret' };
+    const hostAuth = { issuer: 'https://m.example', audience: 'a', algorithms: ['ES256'] };
+    for (const [options, option] of [
+      [{ legacyBaseUrl: 'https://user:hunter2@api.provider.example' }, 'legacyBaseUrl'],
+      [{ ...clients, accountsBaseUrl: 'https://user:hunter2@{prefix}.api.example' }, 'accountsBaseUrl'],
+      [{ publicUrl: 'https://user:hunter2@shop.example/payments' }, 'publicUrl'],
+      [
+        { ...clients, hostAuth: { ...hostAuth, jwksUrl: 'https://hunter2@auth.example/jwks.json' } },
+        'hostAuth.jwksUrl',
+      ],
+    ] as const) {
+      const message = messageOf({ ...base, ...options });
+      assert.match(message, new RegExp(`option \`${option}\` must not carry a user or password`), message);
+      assert.match(message, /got "https:\/\/\[hidden\]@/, message);
+      assert.ok(!message.includes('hunter2'), message);
+    }
+    // Errors that show the whole value around such a URL hide its user info too.
+    for (const options of [
+      { hostAuth: { ...hostAuth, jwksUrl: 'https://user:hunter2@auth.example/jwks.json' } },
+      { corsOrigins: ['https://user:hunter2@shop.example'] },
+    ]) {
+      const around = messageOf({ ...base, ...options });
+      assert.match(around, /"https:\/\/\[hidden\]@/, around);
+      assert.ok(!around.includes('hunter2'), around);
+    }
+  });
+
   it('suggests the right name for a near-miss key, also nested', () => {
     assert.match(messageOf({ ...base, secretkey: SECRET }), /unknown option `secretkey`\. Did you mean `secretKey`\?/);
     assert.match(messageOf({ ...base, resolveCharges: base.resolveCharge }), /Did you mean `resolveCharge`\?/);
