@@ -1,4 +1,4 @@
-import { hash } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
 import { z } from 'zod';
 import { integerOption } from '../common/options.js';
@@ -104,33 +104,65 @@ export interface DeclineCounter {
   readonly name: 'declinesPerIp' | 'declinesPerSession';
 }
 
+/** A decline counter reserved for one charge: `id` names its reservation, so that only it is ever given back. */
+export interface ReservedCounter extends DeclineCounter {
+  readonly id: string;
+}
+
 /** How long a charge waits for other charges' reserved declines to settle before it is refused with 429. */
 const RESERVATION_WAIT_MS = 3_000;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
+ * A charge's reservation on counter `c`: the reservation `id` added to the set `<key>:reserved` where the store
+ * holds reservations by id (both built-in stores do), else a hit of the counter `<key>:inflight`. Answers how many
+ * reservations are live, and when that count next drops.
+ */
+function take(store: TesseraStore, c: DeclineCounter, id: string): Promise<{ count: number; resetAtMs: number }> {
+  if (typeof store.reserve === 'function' && typeof store.unreserve === 'function') {
+    return store.reserve(`${c.key}:reserved`, id, c.limit.windowMs);
+  }
+  return store.hit(`${c.key}:inflight`, c.limit.windowMs);
+}
+
+/**
+ * Gives back the reservation `id` on counter `c`. By id, only that reservation is removed: one that never reached the
+ * store, has lapsed or was given back already frees nothing. Without `reserve`/`unreserve`, an `unhit` of the
+ * counter, which takes back any charge's place (docs/decisions/helper.md#helper-rate-limits).
+ */
+function giveBack(store: TesseraStore, c: DeclineCounter, id: string): Promise<void> {
+  if (typeof store.reserve === 'function' && typeof store.unreserve === 'function') {
+    return store.unreserve(`${c.key}:reserved`, id);
+  }
+  return store.unhit(`${c.key}:inflight`);
+}
+
+/**
  * The card-testing defence (docs/decisions/helper.md#helper-rate-limits): reserves one decline in each counter before the
  * provider is called, so concurrent charges cannot all pass a check made before any of them is recorded. A counter
- * is two store counters: `key` (declines known) and `key:inflight` (charges under way, each of which may be a
- * decline). A reservation is a hit of `:inflight`; it holds when known + in flight ≤ `max`. When known declines
- * reach `max`, 429 at once; when only charges under way fill it, this waits for them (at most 3 s), then 429.
- * Every reservation made here is given back before throwing.
+ * is the store counter `key` (declines known) and the charges under way, each of which may be a decline: a set of
+ * reservations, each made by one charge under an id of its own and lapsing a window after it was made. A reservation
+ * holds when known + in flight ≤ `max`. When known declines reach `max`, 429 at once; when only charges under way
+ * fill it, this waits for them (at most 3 s), then 429. Every reservation made here is given back before throwing.
  */
 export async function reserveDeclines(
   store: TesseraStore,
   counters: readonly DeclineCounter[],
   now: () => number,
-): Promise<readonly DeclineCounter[]> {
+): Promise<readonly ReservedCounter[]> {
   const deadline = Date.now() + RESERVATION_WAIT_MS;
+  // One id for the charge (its reservations on the two counters are in two sets); randomUUID draws from a cache.
+  const id = randomUUID();
+  const reserved = counters.map((c) => ({ ...c, id }));
   // The counters (per IP, per session) are reserved side by side: distinct keys, one store round trip for both.
-  const settled = await Promise.allSettled(counters.map((c) => reserveOne(store, c, deadline)));
+  const settled = await Promise.allSettled(reserved.map((c) => reserveOne(store, c, deadline)));
   const failed = settled.find((r) => r.status === 'rejected');
   const refused = settled.findIndex((r) => r.status === 'fulfilled' && r.value !== undefined);
-  if (!failed && refused < 0) return counters;
+  if (!failed && refused < 0) return reserved;
   await releaseDeclines(
     store,
-    counters.filter((_, i) => {
+    reserved.filter((_, i) => {
       const r = settled[i]!;
       return r.status === 'fulfilled' && r.value === undefined;
     }),
@@ -143,32 +175,33 @@ export async function reserveDeclines(
 }
 
 /**
- * One counter's reservation: a hit of `:inflight`, then the known count (in this order, so a decline committed in
- * between is seen in one of the two). `undefined` once reserved; when it cannot be had by `deadline`, the time its
- * window ends.
+ * One counter's reservation, then the known count (in this order, so a decline committed in between is seen in one of
+ * the two). `undefined` once reserved; when known declines fill the limit, the time their window ends; when charges
+ * under way still fill it at `deadline`, the time the first of their reservations lapses.
  */
-async function reserveOne(store: TesseraStore, c: DeclineCounter, deadline: number): Promise<number | undefined> {
+async function reserveOne(store: TesseraStore, c: ReservedCounter, deadline: number): Promise<number | undefined> {
   for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
     let inflight: { count: number; resetAtMs: number };
     try {
-      inflight = await store.hit(`${c.key}:inflight`, c.limit.windowMs);
+      inflight = await take(store, c, c.id);
     } catch (err) {
-      // A hit that timed out was still sent, and Redis runs it once it answers again: left there, it held a place in
-      // the counter for the whole window (three stalls at this step refused a shopper with no decline at all). It is
-      // given back, not awaited: sent after the hit, it runs after it (docs/decisions/helper.md#helper-rate-limits).
-      store.unhit(`${c.key}:inflight`).catch(() => {});
+      // A reservation that timed out was still sent, and Redis runs it once it answers again: left there, it held a
+      // place for the whole window (three stalls at this step refused a shopper with no decline at all). It is given
+      // back, not awaited: sent after it, it runs after it; and by its id, so when the reservation never reached the
+      // store, nothing is given back (docs/decisions/helper.md#helper-rate-limits).
+      giveBack(store, c, c.id).catch(() => {});
       throw err;
     }
     let known: { count: number; resetAtMs: number };
     try {
       known = await store.count(c.key);
     } catch (err) {
-      // The hit above holds a place: given back (if the store lets us) before the failure is answered.
-      await store.unhit(`${c.key}:inflight`).catch(() => {});
+      // The reservation above holds a place: given back (if the store lets us) before the failure is answered.
+      await giveBack(store, c, c.id).catch(() => {});
       throw err;
     }
     if (known.count + inflight.count <= c.limit.max) return undefined;
-    await store.unhit(`${c.key}:inflight`);
+    await giveBack(store, c, c.id);
     if (known.count >= c.limit.max) return known.resetAtMs;
     if (Date.now() + delay > deadline) return inflight.resetAtMs;
     await sleep(delay);
@@ -176,8 +209,8 @@ async function reserveOne(store: TesseraStore, c: DeclineCounter, deadline: numb
 }
 
 /** Gives reservations back: the charge was not a decline. */
-export async function releaseDeclines(store: TesseraStore, counters: readonly DeclineCounter[]): Promise<void> {
-  await Promise.all(counters.map((c) => store.unhit(`${c.key}:inflight`)));
+export async function releaseDeclines(store: TesseraStore, reserved: readonly ReservedCounter[]): Promise<void> {
+  await Promise.all(reserved.map((c) => giveBack(store, c, c.id)));
 }
 
 /**
@@ -185,13 +218,13 @@ export async function releaseDeclines(store: TesseraStore, counters: readonly De
  * so its sum never dips; the counters side by side. The reservation is given back also when the count failed: a count
  * that timed out still lands, and one that did not is a decline the store could not take (logged by the caller).
  */
-export async function commitDeclines(store: TesseraStore, counters: readonly DeclineCounter[]): Promise<void> {
+export async function commitDeclines(store: TesseraStore, reserved: readonly ReservedCounter[]): Promise<void> {
   await Promise.all(
-    counters.map(async (c) => {
+    reserved.map(async (c) => {
       try {
         await store.hit(c.key, c.limit.windowMs);
       } finally {
-        await store.unhit(`${c.key}:inflight`);
+        await giveBack(store, c, c.id);
       }
     }),
   );

@@ -73,11 +73,23 @@ const SET_AND_RELEASE = `redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 if redis.call('GET', KEYS[2]) == ARGV[3] then redis.call('DEL', KEYS[2]) end
 return 0`;
 
+// A reservation: a member of a sorted set scored by when it lapses (Redis's own clock, in ms). The lapsed ones are
+// dropped, this one added (or given its new lapse time), the set kept as long as its last member; answers how many
+// are live and how long until the first lapses. Only `ZREM` of its own id gives a reservation back.
+const RESERVE = `local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ttl = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])
+if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
+local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return {redis.call('ZCARD', KEYS[1]), tonumber(first[2]) - now}`;
+
 // PEXPIRE of a claim only for its owner: an owner keeping its claim while it works.
 const EXTEND = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0`;
 
-type Script = 'hit' | 'count' | 'unhit' | 'release' | 'claimAndGet' | 'setAndRelease' | 'extend';
+type Script = 'hit' | 'count' | 'unhit' | 'release' | 'claimAndGet' | 'setAndRelease' | 'extend' | 'reserve';
 const SCRIPTS: Record<Script, string> = {
   hit: HIT,
   count: COUNT,
@@ -86,6 +98,7 @@ const SCRIPTS: Record<Script, string> = {
   claimAndGet: CLAIM_AND_GET,
   setAndRelease: SET_AND_RELEASE,
   extend: EXTEND,
+  reserve: RESERVE,
 };
 const SHAS = Object.fromEntries(
   Object.entries(SCRIPTS).map(([name, source]) => [name, createHash('sha1').update(source).digest('hex')]),
@@ -247,6 +260,19 @@ export class RedisStore implements TesseraStore {
   unhit(key: string): Promise<void> {
     return this.#call(async () => {
       await this.#script('unhit', key);
+    });
+  }
+
+  reserve(key: string, id: string, ttlMs: number): Promise<{ count: number; resetAtMs: number }> {
+    return this.#call(async () => {
+      const [count, left] = (await this.#script('reserve', key, id, ttl(ttlMs))) as [number, number];
+      return { count, resetAtMs: Date.now() + left };
+    });
+  }
+
+  unreserve(key: string, id: string): Promise<void> {
+    return this.#call(async () => {
+      await this.client.zrem(this.#prefix + key, id);
     });
   }
 

@@ -92,6 +92,45 @@ export const STORE_CHECKS: readonly StoreCheck[] = [
     },
   },
   {
+    name: 'holds reservations by id: each counts once and lapses on its own, and only its own id gives it back',
+    applies: (store) => typeof store.reserve === 'function' && typeof store.unreserve === 'function',
+    async run({ store, k, advance, short }) {
+      const reserve = store.reserve!.bind(store);
+      const unreserve = store.unreserve!.bind(store);
+      const before = Date.now();
+      const first = await reserve(k('r'), 'a', 60_000);
+      assert.equal(first.count, 1);
+      assert.ok(first.resetAtMs >= before + 59_000 - 5_000 && first.resetAtMs <= Date.now() + 61_000, 'lapse time');
+      assert.equal((await reserve(k('r'), 'b', 60_000)).count, 2);
+      assert.equal((await reserve(k('r'), 'a', 60_000)).count, 2, 'the same id again counts once');
+      // A give-back of a reservation that never reached the store, or given back twice, frees no other.
+      await unreserve(k('r'), 'never-made');
+      assert.equal((await reserve(k('r'), 'c', 60_000)).count, 3, 'a give-back of an id never reserved freed one');
+      await Promise.all([unreserve(k('r'), 'c'), unreserve(k('r'), 'c')]);
+      assert.equal((await reserve(k('r'), 'd', 60_000)).count, 3, 'an id given back twice freed another');
+      await Promise.all(['a', 'b', 'd'].map((id) => unreserve(k('r'), id)));
+      assert.equal((await reserve(k('r'), 'e', 60_000)).count, 1);
+      await unreserve(k('absent'), 'a');
+      // Each lapses on its own: not a window that ends for all, and a lapsed one's give-back frees no live one.
+      await reserve(k('s'), 'x', short);
+      const two = await reserve(k('s'), 'y', 60_000);
+      assert.equal(two.count, 2);
+      assert.ok(two.resetAtMs <= Date.now() + short, 'answers when the first lapses');
+      await advance(short * 2);
+      assert.equal((await reserve(k('s'), 'z', 60_000)).count, 2, 'x lapsed, y holds');
+      await unreserve(k('s'), 'x');
+      assert.equal((await reserve(k('s'), 'z', 60_000)).count, 2, 'the give-back of a lapsed reservation freed y or z');
+      await reserve(k('t'), 'alone', short);
+      await advance(short * 2);
+      assert.equal((await reserve(k('t'), 'next', short)).count, 1, 'a set outlived its last reservation');
+      const counts = await Promise.all(Array.from({ length: 50 }, (_, i) => reserve(k('burst'), `r${i}`, 60_000)));
+      assert.deepEqual(
+        counts.map((c) => c.count).sort((a, b) => a - b),
+        Array.from({ length: 50 }, (_, i) => i + 1),
+      );
+    },
+  },
+  {
     name: 'lets exactly one of 50 concurrent claims win, and keeps the winner’s value',
     applies: always,
     async run({ store, k }) {
@@ -222,9 +261,9 @@ export interface CheckTesseraStoreOptions {
 /**
  * Checks that a {@link TesseraStore} of your own behaves as the helper relies on, with the checks this package runs
  * on `MemoryStore` and `RedisStore`: values and their TTL, fixed counter windows, 100 concurrent hits, `unhit`, one
- * winner among 50 concurrent claims, a release only by the claim's owner, and `claimAndGet`, `setAndRelease` and
- * `extend` when the store has them. Every check writes under keys of its own (`tessera-check:<random>:…`), each with a TTL, so a
- * test database will do. Resolves when every check passed; rejects with a {@link StoreCheckError} naming the first
+ * winner among 50 concurrent claims, a release only by the claim's owner, and `claimAndGet`, `setAndRelease`,
+ * `extend` and `reserve`/`unreserve` when the store has them. Every check writes under keys of its own
+ * (`tessera-check:<random>:…`), each with a TTL, so a test database will do. Resolves when every check passed; rejects with a {@link StoreCheckError} naming the first
  * that failed. Call it from your own test suite, once per release of your store.
  *
  * @example

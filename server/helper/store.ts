@@ -63,14 +63,38 @@ export interface TesseraStore {
    * between the two.
    */
   extend?(key: string, value: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Optional, with {@link unreserve}: adds the reservation `id` to the set `key`, to lapse `ttlMs` milliseconds from
+   * now (the same `id` again gets the new lapse time, and counts once), drops the reservations that have lapsed, and
+   * answers how many are live and when the first of them lapses (epoch ms), atomically (Redis: one script over a
+   * sorted set). The helper reserves a place on a decline counter this way before a provider call. A store without
+   * it gets {@link hit} and {@link unhit} of a counter, whose give-back is tied to no reservation: one that never
+   * reached the store, or that came after its window ended, takes back another charge's place
+   * (docs/decisions/helper.md#helper-rate-limits).
+   */
+  reserve?(key: string, id: string, ttlMs: number): Promise<{ count: number; resetAtMs: number }>;
+  /**
+   * Optional, with {@link reserve}: removes the reservation `id` from the set `key`; nothing when it is not there
+   * (never made, lapsed, or given back already), so a give-back frees no other reservation.
+   */
+  unreserve?(key: string, id: string): Promise<void>;
 }
 
 /** The helper's `store` option: any object with the methods of {@link TesseraStore}. */
 export const storeOption = methodsOption<TesseraStore>(
   ['get', 'set', 'hit', 'count', 'unhit', 'claim', 'release'],
   'must implement TesseraStore',
-  ['claimAndGet', 'setAndRelease', 'extend'],
-);
+  ['claimAndGet', 'setAndRelease', 'extend', 'reserve', 'unreserve'],
+).superRefine((v, ctx) => {
+  // One of the pair alone would be ignored: reservations made one way cannot be given back the other.
+  const object = v !== null && typeof v === 'object' ? (v as Partial<TesseraStore>) : undefined;
+  if (object && (typeof object.reserve === 'function') !== (typeof object.unreserve === 'function')) {
+    ctx.addIssue({
+      code: 'custom',
+      message: 'must implement TesseraStore: its optional `reserve` and `unreserve` go together',
+    });
+  }
+});
 
 /**
  * {@link TesseraStore.claimAndGet} where the store has it, else `claim` and then `get`. Not `async`: on every charge
@@ -138,6 +162,8 @@ interface Entry {
   value: string;
   count: number;
   expiresAtMs: number;
+  /** A reservation set ({@link MemoryStore.reserve}): each reservation's id and when it lapses. */
+  held?: Map<string, number>;
 }
 
 export interface MemoryStoreOptions {
@@ -217,6 +243,31 @@ export class MemoryStore implements TesseraStore {
   async unhit(key: string): Promise<void> {
     const entry = this.#live(key);
     if (entry && entry.count > 0) entry.count--;
+  }
+
+  async reserve(key: string, id: string, ttlMs: number): Promise<{ count: number; resetAtMs: number }> {
+    const now = this.#now();
+    const lapses = now + ttlMs;
+    let entry = this.#live(key);
+    if (!entry?.held) {
+      entry = { value: '', count: 0, expiresAtMs: lapses, held: new Map() };
+      this.#put(key, entry);
+    }
+    const held = entry.held as Map<string, number>;
+    held.set(id, lapses);
+    let first = lapses;
+    held.forEach((at, other) => {
+      if (at <= now) held.delete(other);
+      else if (at < first) first = at;
+    });
+    // The set lives as long as its last reservation.
+    if (lapses > entry.expiresAtMs) entry.expiresAtMs = lapses;
+    return { count: held.size, resetAtMs: first };
+  }
+
+  async unreserve(key: string, id: string): Promise<void> {
+    const held = this.#live(key)?.held;
+    if (held?.delete(id) && held.size === 0) this.#map.delete(key);
   }
 
   #claim(key: string, value: string, ttlMs: number): boolean {

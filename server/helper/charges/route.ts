@@ -322,7 +322,7 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
     // Reserved before anything else, so concurrent charges cannot overshoot; kept only for a decline, or when
     // the provider may have charged (outcome unknown). docs/decisions/helper.md#helper-rate-limits
     const counters = declineCounters(owner);
-    const reserved = counters.length === 0 ? counters : await reserveDeclines(store, counters, ctx.now);
+    const reserved = counters.length === 0 ? [] : await reserveDeclines(store, counters, ctx.now);
     let keep = false;
     let settling: Promise<void> | undefined;
     // The reservations become declines (`keep`) or are given back.

@@ -300,9 +300,10 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
     it('answers the charge and calls onCharge when the store fails to settle the decline counters after it', async () => {
       const down = Object.assign(new Error('store down'), { code: 'TESSERA_STORE_UNAVAILABLE' });
       let failing = false;
-      // The built-in store, except that `unhit` and the counters' `hit` fail once the charge is under way.
+      // The built-in store, except that the give-backs (`unreserve`) and the counters' `hit` fail once the charge is
+      // under way.
       const store = storeWith((name, args, call) => {
-        const counter = name === 'unhit' || (name === 'hit' && String(args[0]).startsWith('declines:'));
+        const counter = name === 'unreserve' || (name === 'hit' && String(args[0]).startsWith('declines:'));
         return failing && counter ? Promise.reject(down) : call();
       });
       const calls: string[] = [];

@@ -6,11 +6,14 @@ import {
   consume,
   consumeAll,
   ipKey,
+  type ReservedCounter,
   releaseDeclines,
   reserveDeclines,
 } from '../../../server/helper/rate-limit.js';
 import type { TesseraStore } from '../../../server/helper/store.js';
-import { storeContract } from './store-contract.js';
+import { reservations, storeContract } from './store-contract.js';
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** A clock that moves only when told: VirtualClock follows wall time between advances, so exact times would race. */
 function manualClock(start = Date.UTC(2026, 0, 1)) {
@@ -35,16 +38,18 @@ storeContract('MemoryStore', {
   },
 });
 
-/** `store` with its own `hit` replaced (its other methods called on it, as they use its private fields). */
-function withHit(store: MemoryStore, hit: TesseraStore['hit']): TesseraStore {
+/** `store` with its own `reserve` replaced (its other methods called on it, as they use its private fields). */
+function withReserve(store: MemoryStore, reserve: NonNullable<TesseraStore['reserve']>): TesseraStore {
   return {
     get: (key) => store.get(key),
     set: (key, value, ttlMs) => store.set(key, value, ttlMs),
-    hit,
+    hit: (key, windowMs) => store.hit(key, windowMs),
     count: (key) => store.count(key),
     unhit: (key) => store.unhit(key),
     claim: (key, value, ttlMs) => store.claim(key, value, ttlMs),
     release: (key, value) => store.release(key, value),
+    reserve,
+    unreserve: (key, id) => store.unreserve(key, id),
   };
 }
 
@@ -93,13 +98,14 @@ describe('MemoryStore and the limits built on it', () => {
     const all = await Promise.allSettled(
       Array.from({ length: 10 }, () => reserveDeclines(store, counters, clock.nowMs)),
     );
-    assert.equal(all.filter((r) => r.status === 'fulfilled').length, 3);
-    assert.equal((await store.count('d:inflight')).count, 3);
+    const held = all.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    assert.equal(held.length, 3);
+    assert.equal(await reservations(store, 'd'), 3);
     // One was approved (given back), two declined (counted): one more may try.
-    await releaseDeclines(store, counters);
-    await commitDeclines(store, counters);
-    await commitDeclines(store, counters);
-    assert.deepEqual([(await store.count('d')).count, (await store.count('d:inflight')).count], [2, 0]);
+    await releaseDeclines(store, held[0]!);
+    await commitDeclines(store, held[1]!);
+    await commitDeclines(store, held[2]!);
+    assert.deepEqual([(await store.count('d')).count, await reservations(store, 'd')], [2, 0]);
     const last = await reserveDeclines(store, counters, clock.nowMs);
     await commitDeclines(store, last);
     clock.advance(100);
@@ -115,9 +121,37 @@ describe('MemoryStore and the limits built on it', () => {
       },
     );
     assert.ok(Date.now() - started < 1000, 'known declines refuse at once, without waiting');
-    assert.equal((await store.count('d:inflight')).count, 0, 'a refused reservation is given back');
+    assert.equal(await reservations(store, 'd'), 0, 'a refused reservation is given back');
     clock.advance(500);
     await reserveDeclines(store, counters, clock.nowMs);
+  });
+
+  it('keeps the place of a charge in flight when the window of the earlier reservations ends, and gives back only its own', async () => {
+    const clock = manualClock();
+    const store = new MemoryStore({ now: () => clock.nowMs() });
+    const counters = [{ key: 'd', limit: { max: 1, windowMs: 600_000 }, name: 'declinesPerIp' as const }];
+    /** Whether `reserving` is still waiting for a place after 200 ms. */
+    const waits = async (reserving: Promise<unknown>) =>
+      (await Promise.race([reserving.then(() => false), sleep(200).then(() => true)])) as boolean;
+    // An approved charge at 0:00; charge A starts at 9:50 and is still in flight at 10:10.
+    await releaseDeclines(store, await reserveDeclines(store, counters, clock.nowMs));
+    clock.advance(590);
+    const a = await reserveDeclines(store, counters, clock.nowMs);
+    clock.advance(20);
+    // A fixed window that started at 0:00 forgot A at 10:00: B got through at once, two charges in flight on a limit
+    // of one, and A's give-back then took B's place too, letting C through.
+    const b = reserveDeclines(store, counters, clock.nowMs);
+    assert.equal(await waits(b), true, 'B got through while A was in flight');
+    await releaseDeclines(store, a);
+    const held = await b;
+    const c = reserveDeclines(store, counters, clock.nowMs);
+    assert.equal(await waits(c), true, 'C got through while B was in flight');
+    await releaseDeclines(store, held);
+    await releaseDeclines(store, await c);
+    // A reservation never given back (a store failure) holds its place a window from when it was made, then lapses.
+    await reserveDeclines(store, counters, clock.nowMs);
+    clock.advance(601);
+    await releaseDeclines(store, await reserveDeclines(store, counters, clock.nowMs));
   });
 
   it('counts a request against every budget at once and names the first one used up', async () => {
@@ -143,14 +177,14 @@ describe('MemoryStore and the limits built on it', () => {
 
   it('reserves the IP and session counters side by side, in one round trip of a pipelining store', async () => {
     const store = new MemoryStore();
-    // Every hit waits until two are pending: reserving the counters one after the other would never get there.
+    // Every reservation waits until two are pending: reserving the counters one after the other would never get there.
     const pending: (() => void)[] = [];
-    const gated = withHit(store, async (key, windowMs) => {
+    const gated = withReserve(store, async (key, id, ttlMs) => {
       await new Promise<void>((resolve) => {
         pending.push(resolve);
         if (pending.length === 2) for (const go of pending.splice(0)) go();
       });
-      return store.hit(key, windowMs);
+      return store.reserve(key, id, ttlMs);
     });
     const counters = [
       { key: 'd:ip', limit: { max: 5, windowMs: 600_000 }, name: 'declinesPerIp' as const },
@@ -160,11 +194,15 @@ describe('MemoryStore and the limits built on it', () => {
     const timeout = new Promise((_, reject) => {
       timer = setTimeout(() => reject(new Error('hits were sequential')), 2000);
     });
-    assert.deepEqual(await Promise.race([reserveDeclines(gated, counters, Date.now), timeout]), counters);
-    assert.deepEqual([(await store.count('d:ip:inflight')).count, (await store.count('d:s:inflight')).count], [1, 1]);
-    await Promise.race([commitDeclines(gated, counters), timeout]);
+    const reserved = (await Promise.race([reserveDeclines(gated, counters, Date.now), timeout])) as ReservedCounter[];
+    assert.deepEqual(
+      reserved.map(({ id: _, ...c }) => c),
+      counters,
+    );
+    assert.deepEqual([await reservations(store, 'd:ip'), await reservations(store, 'd:s')], [1, 1]);
+    await Promise.race([commitDeclines(gated, reserved), timeout]);
     assert.deepEqual([(await store.count('d:ip')).count, (await store.count('d:s')).count], [1, 1]);
-    assert.deepEqual([(await store.count('d:ip:inflight')).count, (await store.count('d:s:inflight')).count], [0, 0]);
+    assert.deepEqual([await reservations(store, 'd:ip'), await reservations(store, 'd:s')], [0, 0]);
     clearTimeout(timer);
   });
 
@@ -180,22 +218,22 @@ describe('MemoryStore and the limits built on it', () => {
       assert.equal(err.details.limit, 'declinesPerSession');
       return true;
     });
-    assert.deepEqual([(await store.count('d:ip:inflight')).count, (await store.count('d:s:inflight')).count], [0, 0]);
+    assert.deepEqual([await reservations(store, 'd:ip'), await reservations(store, 'd:s')], [0, 0]);
 
     const down = new Error('store down');
-    const failing = withHit(store, (key, windowMs) =>
-      key.startsWith('d:s') ? Promise.reject(down) : store.hit(key, windowMs),
+    const failing = withReserve(store, (key, id, ttlMs) =>
+      key.startsWith('d:s') ? Promise.reject(down) : store.reserve(key, id, ttlMs),
     );
     await assert.rejects(reserveDeclines(failing, counters, clock.nowMs), (err) => err === down);
-    assert.equal((await store.count('d:ip:inflight')).count, 0, 'the IP reservation is given back');
+    assert.equal(await reservations(store, 'd:ip'), 0, 'the IP reservation is given back');
 
-    // The store fails between a counter's in-flight hit and its known count: that hit is given back too.
+    // The store fails between a counter's reservation and its known count: that reservation is given back too.
     const countFails: TesseraStore = {
-      ...withHit(store, (key, windowMs) => store.hit(key, windowMs)),
+      ...withReserve(store, (key, id, ttlMs) => store.reserve(key, id, ttlMs)),
       count: (key) => (key === 'd:s' ? Promise.reject(down) : store.count(key)),
     };
     await assert.rejects(reserveDeclines(countFails, counters, clock.nowMs), (err) => err === down);
-    assert.deepEqual([(await store.count('d:ip:inflight')).count, (await store.count('d:s:inflight')).count], [0, 0]);
+    assert.deepEqual([await reservations(store, 'd:ip'), await reservations(store, 'd:s')], [0, 0]);
   });
 
   it('keys clients by IPv4 address and by IPv6 /64, so fresh addresses of one network share a limit', () => {

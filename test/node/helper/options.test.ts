@@ -82,6 +82,16 @@ describe('tesseraHelper options', () => {
         },
         /option `store` must implement TesseraStore: its optional `setAndRelease` must be a method when given/,
       ],
+      [
+        {
+          store: {
+            ...Object.fromEntries(
+              ['get', 'set', 'hit', 'count', 'unhit', 'claim', 'release', 'reserve'].map((m) => [m, () => {}]),
+            ),
+          },
+        },
+        /option `store` must implement TesseraStore: its optional `reserve` and `unreserve` go together/,
+      ],
       [{ onCharge: 'mark paid' }, /option `onCharge` must be a function `\(charge, context\) => void`/],
       [
         { paymentInstrumentIds: ['ppi_1'] },

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -30,6 +30,72 @@ function ping(port: number): Promise<boolean> {
       if (text.includes('\r\n')) done(text.startsWith('+PONG'));
     });
   });
+}
+
+/**
+ * A TCP relay on loopback to `port`, whose link can be cut: {@link cut} drops every connection through it and
+ * refuses new ones until {@link mend}, while the server behind it runs on (a network fault between one client and
+ * Redis: the client's commands never reach it, and other clients and the data are untouched).
+ */
+export class TcpRelay {
+  readonly port: number;
+  readonly #server: Server;
+  readonly #sockets = new Set<Socket>();
+  #cut = false;
+
+  private constructor(server: Server, port: number) {
+    this.#server = server;
+    this.port = port;
+  }
+
+  static async start(port: number): Promise<TcpRelay> {
+    let relay: TcpRelay | undefined;
+    const server = createServer((client) => relay!.#relay(client, port));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    relay = new TcpRelay(server, (server.address() as { port: number }).port);
+    return relay;
+  }
+
+  #relay(client: Socket, port: number): void {
+    if (this.#cut) {
+      client.destroy();
+      return;
+    }
+    const upstream = connect(port, '127.0.0.1');
+    const end = () => {
+      for (const s of [client, upstream]) {
+        s.destroy();
+        this.#sockets.delete(s);
+      }
+    };
+    for (const s of [client, upstream]) {
+      this.#sockets.add(s);
+      s.on('error', end);
+      s.on('close', end);
+    }
+    client.pipe(upstream);
+    upstream.pipe(client);
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  /** Drops every connection and refuses new ones. */
+  cut(): void {
+    this.#cut = true;
+    for (const s of this.#sockets) s.destroy();
+  }
+
+  /** Relays new connections again. */
+  mend(): void {
+    this.#cut = false;
+  }
+
+  async close(): Promise<void> {
+    this.cut();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
 }
 
 const running = new Set<ChildProcess>();

@@ -3,12 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { RedisStore, StoreUnavailableError } from '../../../server/helper/index.js';
-import { commitDeclines, reserveDeclines } from '../../../server/helper/rate-limit.js';
+import { commitDeclines, releaseDeclines, reserveDeclines } from '../../../server/helper/rate-limit.js';
 import { checkClusterNode, checkEviction } from '../../../server/helper/store-eviction.js';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { call } from '../../support/http.js';
-import { RedisServer } from './redis-server.js';
-import { storeContract } from './store-contract.js';
+import { RedisServer, TcpRelay } from './redis-server.js';
+import { reservations, storeContract } from './store-contract.js';
 import {
   captureLogger,
   cardToken,
@@ -227,18 +227,58 @@ describe('RedisStore against a real redis-server', () => {
       // A store that has run its scripts before.
       await store.hit('warm', 1000);
       await store.count('warm');
-      await store.unhit('warm');
-      // Three charges meet a stall while they reserve: with their hits left in place, the fourth was refused 429
-      // TESSERA_TOO_MANY_DECLINES for the rest of the window, with no decline at all.
+      await store.reserve('warm:reserved', 'w', 1000);
+      await store.unreserve('warm:reserved', 'w');
+      // Three charges meet a stall while they reserve: with their reservations left in place, the fourth was refused
+      // 429 TESSERA_TOO_MANY_DECLINES for the rest of the window, with no decline at all.
       for (let i = 0; i < 3; i++) await stalled(() => reserveDeclines(store, counters, Date.now));
-      assert.equal((await store.count('declines:session:s:inflight')).count, 0, 'no reservation left behind');
-      assert.deepEqual(await reserveDeclines(store, counters, Date.now), counters);
+      assert.equal(await reservations(store, 'declines:session:s'), 0, 'no reservation left behind');
+      const reserved = await reserveDeclines(store, counters, Date.now);
+      assert.deepEqual(
+        reserved.map(({ id: _, ...c }) => c),
+        counters,
+      );
       // A decline committed while Redis stalls: counted once Redis runs it, and its reservation given back all the same.
-      await stalled(() => commitDeclines(store, counters));
-      assert.equal((await store.count('declines:session:s:inflight')).count, 0, 'the reservation is given back');
+      await stalled(() => commitDeclines(store, reserved));
+      assert.equal(await reservations(store, 'declines:session:s'), 0, 'the reservation is given back');
       assert.equal((await store.count('declines:session:s')).count, 1);
     } finally {
       sleeper.disconnect();
+    }
+  });
+
+  it('gives back nothing of another instance’s decline reservation when its own never reached Redis', async () => {
+    // Instance B reaches Redis through a link that is cut while it reserves; instance A is linked directly.
+    const relay = await TcpRelay.start(server.port);
+    const a = open({ keyPrefix: 'cut:', timeoutMs: 1000 });
+    const b = open({ url: relay.url, keyPrefix: 'cut:', timeoutMs: 1000 });
+    const counters = [
+      { key: 'declines:ip:203.0.113.7', limit: { max: 1, windowMs: 600_000 }, name: 'declinesPerIp' as const },
+    ];
+    try {
+      // Both have charged before: Redis has their scripts.
+      for (const s of [a, b]) await releaseDeclines(s, await reserveDeclines(s, counters, Date.now));
+      const first = await reserveDeclines(a, counters, Date.now);
+      relay.cut();
+      // B's reservation waits for a link that does not come back in time, and fails unsent; the link is back while
+      // its give-back waits for it, which reached Redis and took A's place.
+      await assert.rejects(reserveDeclines(b, counters, Date.now), StoreUnavailableError);
+      relay.mend();
+      for (let i = 0; i < 100 && b.client.status !== 'ready'; i++) await sleep(20);
+      assert.equal(b.client.status, 'ready');
+      await sleep(50);
+      // The one place is still A's: a third charge, on B, waits for it instead of going through at once.
+      let third: unknown;
+      const waiting = reserveDeclines(b, counters, Date.now).then((r) => {
+        third = r;
+        return r;
+      });
+      await sleep(300);
+      assert.equal(third, undefined, 'a second charge in flight on a limit of one');
+      await releaseDeclines(a, first);
+      await releaseDeclines(b, await waiting);
+    } finally {
+      await relay.close();
     }
   });
 

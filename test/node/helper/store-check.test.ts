@@ -128,6 +128,21 @@ describe('checkTesseraStore: the checks a merchant runs on a store of its own', 
     assert.match(err.message, /another owner cannot extend it/);
   });
 
+  it('checks reserve and unreserve where a store has them: a give-back that frees any reservation fails', async () => {
+    const err = await failedCheck(
+      ownStore((memory) => ({
+        // The reservations as a counter: a give-back takes back whichever reservation, made or not.
+        reserve: (k, _id, t) => memory.hit(k, t),
+        unreserve: (k) => memory.unhit(k),
+      })),
+    );
+    assert.equal(
+      err.check,
+      'holds reservations by id: each counts once and lapses on its own, and only its own id gives it back',
+    );
+    assert.match(err.message, /the same id again counts once/);
+  });
+
   it('refuses what is not a store, and a bad shortMs, with a TypeError', async () => {
     await assert.rejects(checkTesseraStore({} as TesseraStore), {
       name: 'TypeError',
