@@ -55,16 +55,28 @@ export function show(value: unknown, secret = false, secrets: ReadonlySet<string
 
 const NO_SECRETS: ReadonlySet<string> = new Set();
 
-/** `v` with the user info of a URL in it hidden (`https://[hidden]@host/…`); anything else as it is. */
+/**
+ * `v` with the user info of a URL in it hidden (`https://[hidden]@host/…`); anything else as it is. The URL parser
+ * reads `https:/user:pass@host`, `https:\\user:pass@host` and `https:user:pass@host` as `https://user:pass@host`,
+ * so the authority starts after the scheme's `:` and any run of `/` and `\`, and ends at the next `/`, `\`, `?` or
+ * `#`; its user info ends at its last `@`. What the parser still reads user info from (a tab or line break in it,
+ * which the parser drops) is hidden whole. No regex: loops over the text.
+ */
 function withoutUserInfo(v: unknown): unknown {
   if (typeof v !== 'string' || !v.includes('@')) return v;
-  const scheme = v.indexOf('://');
-  if (scheme === -1) return v;
-  const authorityEnd = v.slice(scheme + 3).search(/[/?#]/);
-  const authority = authorityEnd === -1 ? v.slice(scheme + 3) : v.slice(scheme + 3, scheme + 3 + authorityEnd);
-  const at = authority.lastIndexOf('@');
-  return at === -1 ? v : `${v.slice(0, scheme + 3)}[hidden]${v.slice(scheme + 3 + at)}`;
+  const colon = v.indexOf(':');
+  if (colon === -1) return v;
+  let start = colon + 1;
+  while (v[start] === '/' || v[start] === '\\') start++;
+  let end = start;
+  while (end < v.length && !AUTHORITY_ENDS.has(v[end]!)) end++;
+  const at = v.lastIndexOf('@', end - 1);
+  if (at < start) return hasUserInfo(v) ? HIDDEN_URL : v;
+  return hasUserInfo(v.slice(0, start) + v.slice(at + 1)) ? HIDDEN_URL : `${v.slice(0, start)}[hidden]${v.slice(at)}`;
 }
+
+const AUTHORITY_ENDS: ReadonlySet<string> = new Set(['/', '\\', '?', '#']);
+const HIDDEN_URL = '[a URL with a user or password, hidden]';
 
 /** Whether a URL option carries a user or password (a secret in a URL ends up in logs and error messages). */
 const hasUserInfo = (s: string) => {

@@ -250,6 +250,23 @@ describe('tesseraHelper options', () => {
     }
   });
 
+  it('hides the user info of a URL the parser reads with one slash, a backslash, no slash or a tab after the scheme', () => {
+    // WHATWG URL reads each of these as https://user:hunter2@auth.example: they are refused, and the message that
+    // refuses them must not quote the password it refuses them for.
+    const hostAuth = { issuer: 'https://m.example', audience: 'a', algorithms: ['ES256'] };
+    const clients = { clientId: 'cli_abcdefgh1234', clientSecret: 'a-long-client-secret' };
+    for (const jwksUrl of [
+      'https:/user:hunter2@auth.example/jwks.json',
+      'https:\\\\user:hunter2@auth.example/jwks.json',
+      'https:user:hunter2@auth.example/jwks.json',
+      'https:/\t/user:hunter2@auth.example/jwks.json',
+    ]) {
+      const message = messageOf({ ...base, ...clients, hostAuth: { ...hostAuth, jwksUrl } });
+      assert.match(message, /option `hostAuth.jwksUrl` must not carry a user or password/, message);
+      assert.ok(!message.includes('hunter2'), message);
+    }
+  });
+
   it('suggests the right name for a near-miss key, also nested', () => {
     assert.match(messageOf({ ...base, secretkey: SECRET }), /unknown option `secretkey`\. Did you mean `secretKey`\?/);
     assert.match(messageOf({ ...base, resolveCharges: base.resolveCharge }), /Did you mean `resolveCharge`\?/);
