@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { packageRoot } from '../common/package-root.js';
 import type { SandboxMode } from './config.js';
 import type { StoreLimits } from './core/context.js';
-import { controlHostProblem } from './core/control-hosts.js';
+import { controlHostProblem, MAX_CONTROL_HOSTS } from './core/control-hosts.js';
 import { legacyPaths } from './legacy/paths.js';
 import { MAX_STORE_LIMIT, type RunningSandbox, startSandbox } from './start.js';
 
@@ -83,6 +83,9 @@ function parseControlHosts(flags: readonly string[] | undefined, env: NodeJS.Pro
   const source = fromEnv ? 'TESSERA_SANDBOX_CONTROL_HOSTS' : '--control-host';
   const names = fromEnv ? (env.TESSERA_SANDBOX_CONTROL_HOSTS ?? '').split(',').map((n) => n.trim()) : [...flags];
   const given = fromEnv ? names.filter((n) => n !== '') : names;
+  if (given.length > MAX_CONTROL_HOSTS) {
+    throw new UsageError(`${source} names ${given.length} hosts; at most ${MAX_CONTROL_HOSTS} may be given`);
+  }
   for (const name of given) {
     const problem = controlHostProblem(name);
     if (problem !== undefined) throw new UsageError(`${source} ${JSON.stringify(name.slice(0, 300))} ${problem}`);

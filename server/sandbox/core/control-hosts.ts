@@ -49,10 +49,13 @@ export function controlHostProblem(value: string): string | undefined {
   return `must be a host name without scheme, port or path${hint}`;
 }
 
+/** Most names `controlHosts` may list. */
+export const MAX_CONTROL_HOSTS = 100;
+
 /** The `controlHosts` option of `startSandbox` and `createSandboxApp` (server/common/options.ts). */
 export const controlHostsOption = z
   .array(z.string(), { error: 'must be an array of host names such as ["sandbox.internal"]' })
-  .max(100, { error: 'must list at most 100 host names' })
+  .max(MAX_CONTROL_HOSTS, { error: `must list at most ${MAX_CONTROL_HOSTS} host names` })
   .superRefine((names, ctx) => {
     names.forEach((name, i) => {
       const problem = controlHostProblem(name);

@@ -139,6 +139,17 @@ describe('tessera sandbox (CLI)', () => {
         { TESSERA_SANDBOX_CONTROL_HOSTS: 'ok.internal, bad name' },
         /TESSERA_SANDBOX_CONTROL_HOSTS "bad name" must be/,
       ],
+      // Too many names are refused under the flag's or the variable's name, not the library option's.
+      [
+        Array.from({ length: 101 }, (_, i) => ['--control-host', `h${i}.internal`]).flat(),
+        {},
+        /--control-host names 101 hosts; at most 100 may be given/,
+      ],
+      [
+        [],
+        { TESSERA_SANDBOX_CONTROL_HOSTS: Array.from({ length: 101 }, (_, i) => `h${i}.internal`).join(',') },
+        /TESSERA_SANDBOX_CONTROL_HOSTS names 101 hosts; at most 100 may be given/,
+      ],
     ];
     for (const [args, env, message] of cases) {
       const r = tessera(['sandbox', ...args], env);
