@@ -156,7 +156,7 @@ export async function reserveDeclines(
   const id = randomUUID();
   const reserved = counters.map((c) => ({ ...c, id }));
   // The counters (per IP, per session) are reserved side by side: distinct keys, one store round trip for both.
-  const settled = await Promise.allSettled(reserved.map((c) => reserveOne(store, c, deadline)));
+  const settled = await Promise.allSettled(reserved.map((c) => reserveOne(store, c, deadline, now)));
   const failed = settled.find((r) => r.status === 'rejected');
   const refused = settled.findIndex((r) => r.status === 'fulfilled' && r.value !== undefined);
   if (!failed && refused < 0) return reserved;
@@ -177,9 +177,14 @@ export async function reserveDeclines(
 /**
  * One counter's reservation, then the known count (in this order, so a decline committed in between is seen in one of
  * the two). `undefined` once reserved; when known declines fill the limit, the time their window ends; when charges
- * under way still fill it at `deadline`, the time the first of their reservations lapses.
+ * under way still fill it at `deadline`, 3 s from `now()` (or the first of their reservations' lapse, if sooner).
  */
-async function reserveOne(store: TesseraStore, c: ReservedCounter, deadline: number): Promise<number | undefined> {
+async function reserveOne(
+  store: TesseraStore,
+  c: ReservedCounter,
+  deadline: number,
+  now: () => number,
+): Promise<number | undefined> {
   for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
     let inflight: { count: number; resetAtMs: number };
     try {
@@ -203,7 +208,10 @@ async function reserveOne(store: TesseraStore, c: ReservedCounter, deadline: num
     if (known.count + inflight.count <= c.limit.max) return undefined;
     await giveBack(store, c, c.id);
     if (known.count >= c.limit.max) return known.resetAtMs;
-    if (Date.now() + delay > deadline) return inflight.resetAtMs;
+    // Only charges under way fill the limit: each settles in seconds (a decline then counts, with its own window),
+    // so the shopper is told to try again as soon as one could have settled, not when the first reservation would
+    // lapse (a whole window, ten minutes by default).
+    if (Date.now() + delay > deadline) return Math.min(inflight.resetAtMs, now() + RESERVATION_WAIT_MS);
     await sleep(delay);
   }
 }

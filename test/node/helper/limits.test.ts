@@ -100,6 +100,13 @@ describe('MemoryStore and the limits built on it', () => {
     );
     const held = all.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
     assert.equal(held.length, 3);
+    // Refused while only charges under way fill the limit: try again in the seconds one takes to settle, not when the
+    // first reservation would lapse (the whole window).
+    for (const r of all) {
+      if (r.status === 'fulfilled') continue;
+      const err = r.reason as { status: number; code: string; headers: Record<string, string> };
+      assert.deepEqual([err.status, err.code, err.headers['Retry-After']], [429, 'TESSERA_TOO_MANY_DECLINES', '3']);
+    }
     assert.equal(await reservations(store, 'd'), 3);
     // One was approved (given back), two declined (counted): one more may try.
     await releaseDeclines(store, held[0]!);
