@@ -6,7 +6,7 @@ import { type Walkable, WRAPPERS } from '../schemas/zod-walk.js';
  * strings, nested objects, and arrays only where an element repeated. Walking the schema beside the value:
  *
  * - a string where the schema wants a number becomes that number when it is a plain decimal (`"100"` → `100`,
- *   `"-0.5"` → `-0.5`; no exponent, no `+`, at most 16 digits on each side of the point);
+ *   `"-0.5"` → `-0.5`; no exponent, no `+`, at most 16 digits before the point and 400 after);
  * - `"true"`/`"false"` where it wants a boolean become booleans;
  * - a single element where it wants an array becomes a one-item array, and a missing element where it requires
  *   an array becomes `[]` (an empty array writes no element at all);
@@ -40,8 +40,10 @@ export interface CoerceOptions {
 }
 
 // Bounded and unambiguous (each part can match in one way only), so linear on any input; the old
-// `\d+\.?\d*` backtracked quadratically on a long run of digits (40,000 digits: 2 s).
-const NUMBER = /^-?[0-9]{1,16}(?:\.[0-9]{1,16})?$/;
+// `\d+\.?\d*` backtracked quadratically on a long run of digits (40,000 digits: 2 s). Up to 400 digits after the
+// point: `encodeXml` writes a number's shortest round-trip digits without an exponent (0.1 * 3 is
+// 0.30000000000000004, 5e-324 has 324 digits after the point), and every number it writes must read back.
+const NUMBER = /^-?[0-9]{1,16}(?:\.[0-9]{1,400})?$/;
 const MAX_DEPTH = 64;
 /** XML's white space (§2.3 S): space, tab, CR, LF. */
 const XML_SPACE_ONLY = /^[ \t\r\n]*$/;

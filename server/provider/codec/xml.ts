@@ -95,7 +95,26 @@ function toNodes(value: unknown): unknown {
     if (items.length > 0) out.item = items;
     return out;
   }
-  return xmlText(String(value));
+  return typeof value === 'number' ? plainNumber(value) : xmlText(String(value));
+}
+
+/**
+ * A number as a plain decimal, never in exponent form (`1e-7` is written `0.0000001`): the reader takes plain
+ * decimals only (docs/decisions/sandbox.md#legacy-xml-coercion), so what is written is always read back as the same
+ * number. The digits are `String(n)`'s (the shortest that round-trip), only the point moves.
+ */
+export function plainNumber(n: number): string {
+  const s = String(n);
+  const e = s.indexOf('e');
+  if (e < 0) return s;
+  const sign = s.startsWith('-') ? '-' : '';
+  const mantissa = s.slice(sign.length, e);
+  const dot = mantissa.indexOf('.');
+  const digits = dot < 0 ? mantissa : mantissa.slice(0, dot) + mantissa.slice(dot + 1);
+  const point = (dot < 0 ? mantissa.length : dot) + Number(s.slice(e + 1));
+  if (point <= 0) return `${sign}0.${'0'.repeat(-point)}${digits}`;
+  if (point >= digits.length) return sign + digits + '0'.repeat(point - digits.length);
+  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
 }
 
 const builder = new XMLBuilder({

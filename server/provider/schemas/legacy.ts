@@ -46,10 +46,14 @@ function integer(min: number, max: number, message: string) {
     );
 }
 
-/** A decimal sent as a JSON number or a plain decimal string (`"0.5"`). */
+/**
+ * A decimal sent as a JSON number or a plain decimal string (`"0.5"`). As many digits after the point as a number
+ * written without an exponent needs (`0.30000000000000004`, 1e-7 as `0.0000001`): XML carries every number as such
+ * text (server/provider/codec/xml.ts, `plainNumber`), and a number JSON takes must be taken in XML too.
+ */
 function decimal(min: number, max: number, message: string) {
   return z
-    .union([z.number(), z.string().regex(/^[0-9]{1,6}(\.[0-9]{1,6})?$/, { error: message })], { error: message })
+    .union([z.number(), z.string().regex(/^[0-9]{1,6}(\.[0-9]{1,400})?$/, { error: message })], { error: message })
     .transform(Number)
     .pipe(z.number({ error: message }).min(min, { error: message }).max(max, { error: message }));
 }

@@ -150,6 +150,23 @@ describe('coerceFromXml', () => {
     }
   });
 
+  it('reads back every number it writes: 17 significant digits and tiny numbers are written as plain decimals', () => {
+    // A product price computed in floating point (0.1 * 3) or an autoCapTime of 1e-7 hours is a valid JSON number.
+    // The writer used String(n) ("0.30000000000000004", "1e-7"), which the plain-decimal rule refused: the sandbox
+    // answered 400 to the client's own XML request, and the client read the sandbox's XML answer as text.
+    const numbers = z.object({ n: z.number() });
+    const cases = [0.1 * 3, 1e-7, -1.5e-10, 123.456, 1 / 3, 5e-324, Number.MAX_SAFE_INTEGER, 0.000001, -0];
+    for (const n of cases) {
+      const xml = encodeXml({ n });
+      assert.doesNotMatch(xml, /e/i.test(String(n)) ? /<n>[^<]*e/i : /^$/, `${n} is written without an exponent`);
+      for (const exact of [false, true]) {
+        const decoded = decodeXml(xml, { trim: !exact });
+        const read = numbers.parse(coerceFromXml(numbers, decoded, { exact }));
+        assert.ok(Object.is(read.n, n === 0 ? 0 : n), `${n} (exact: ${exact}) read back as ${read.n}`);
+      }
+    }
+  });
+
   it('reads text for a union that takes text by its string rule, as a JSON string is read', () => {
     // `value` is a number or a digit string: `1e3` and `1999.000` are refused like "1e3" in JSON, not charged.
     for (const value of ['1e3', '1999.000', '+1000', ' 1000x', '.5e1']) {

@@ -88,6 +88,26 @@ for (const format of ['json', 'xml'] as const) {
       assert.equal((await legacy.charges.retrieve(charge.id)).data.status, 'Expired');
     });
 
+    it('sends and reads back floating-point numbers (0.1 * 3, 1e-7) as the JSON client does', async () => {
+      const price = 0.1 * 3;
+      const created = await legacy.charges.create({
+        cardToken: await token(),
+        value: 300,
+        currency: 'EUR',
+        email: 'thirds@example.com',
+        autoCapture: 'n',
+        autoCapTime: 1e-7,
+        products: [{ name: 'Thirds', price, quantity: 3 }],
+      });
+      const charge = created.data;
+      if (isThreeDSecureRedirect(charge)) assert.fail('a non-3-D Secure charge answered with a redirect');
+      assert.equal(charge.autoCapTime, 1e-7);
+      assert.deepEqual(charge.products, [{ name: 'Thirds', price, quantity: 3 }]);
+      const read = await legacy.charges.retrieve(charge.id);
+      assert.equal(read.data.autoCapTime, 1e-7);
+      assert.equal(read.data.products[0]?.price, price);
+    });
+
     it("uses the caller's idempotency key and replays the first answer for it", async () => {
       const body = { cardToken: await token(), value: 500, currency: 'GBP', email: 'a@example.com' };
       const first = await legacy.charges.create(body, { idempotencyKey: `order-${format}-1` });

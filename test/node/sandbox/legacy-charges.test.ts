@@ -446,6 +446,31 @@ describe('legacy API: charges', () => {
     assert.equal(err.errors.field, 'value');
   });
 
+  it('takes in XML every number it takes in JSON, and answers XML that reads back as the same numbers', async () => {
+    // 0.1 * 3 is 0.30000000000000004 (17 digits after the point) and 1e-7 was written "1e-7": both were refused in
+    // XML (products.0.price_invalid, autoCapTime_invalid) though the same JSON numbers are accepted.
+    const price = 0.1 * 3;
+    const autoCapTime = 1e-7;
+    const body = await chargeBody(sb, '4242424242424242', {
+      autoCapture: 'n',
+      autoCapTime,
+      products: [{ name: 'Thirds', price, shippingCost: 2.5e-7 }],
+    });
+    const r = await call(`${sb.url}${SANDBOX}/charges/token`, {
+      method: 'POST',
+      ...xmlRequest(body),
+      headers: { 'content-type': 'application/xml', authorization: sb.credentials.secretKey },
+    });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.json.autoCapTime, autoCapTime);
+    assert.deepEqual(r.json.products, [{ name: 'Thirds', price, shippingCost: 2.5e-7 }]);
+    const xml = await getCharge(sb, r.json.id, { accept: 'application/xml' });
+    assert.doesNotMatch(xml.text, /<(price|shippingCost|autoCapTime)>[^<]*e/);
+    const read = chargeResponseSchema.parse(coerceFromXml(chargeResponseSchema, fromXml(xml.text)));
+    assert.equal(read.autoCapTime, autoCapTime);
+    assert.deepEqual(read.products, [{ name: 'Thirds', price, shippingCost: 2.5e-7 }]);
+  });
+
   it('serves /v2/charges/token with liveMode true in production mode', async () => {
     const prod = await startSandbox({ mode: 'production' });
     try {
