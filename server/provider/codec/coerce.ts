@@ -8,8 +8,8 @@ import { type Walkable, WRAPPERS } from '../schemas/zod-walk.js';
  * - a string where the schema wants a number becomes that number when it is a plain decimal (`"100"` → `100`,
  *   `"-0.5"` → `-0.5`; no exponent, no `+`, at most 16 digits before the point and 400 after);
  * - `"true"`/`"false"` where it wants a boolean become booleans;
- * - a single element where it wants an array becomes a one-item array, and a missing element where it requires
- *   an array becomes `[]` (an empty array writes no element at all);
+ * - a single element where it wants an array becomes a one-item array (an empty element too: `<products/>` is
+ *   `[{}]`), and a missing element where it requires an array becomes `[]` (an empty array writes no element at all);
  * - an empty element (`<billingDetails/>`, decoded as `""`) where it wants an object becomes `{}`;
  * - a digit string where it wants a numeric literal (`chargeMode`) becomes that number.
  *
@@ -101,7 +101,9 @@ function coerce(schema: Walkable, value: unknown, depth: number, exact: boolean)
       return hit === undefined ? value : hit;
     }
     case 'array': {
-      const items = Array.isArray(value) ? value : isEmpty(value, exact) ? [] : [value];
+      // An element is one item, an empty one too (`<products/>` is `[{}]`: an empty array writes no element);
+      // only an element of XML white space, read exactly, is a pretty-printer's layout and no item.
+      const items = Array.isArray(value) ? value : value !== '' && isEmpty(value, exact) ? [] : [value];
       return def.element ? items.map((v) => coerce(def.element!, v, depth + 1, exact)) : items;
     }
     case 'object': {

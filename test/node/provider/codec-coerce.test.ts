@@ -167,6 +167,21 @@ describe('coerceFromXml', () => {
     }
   });
 
+  it('reads an empty element where an array is wanted as one empty item, as it was written', () => {
+    // encodeXml writes no element for [] and <products/> for [{}]; the reader took <products/> for [] and the one
+    // product was lost, in the sandbox's requests and in the client's answers alike.
+    const schema = z.object({ products: z.array(z.object({ name: z.string().nullish() })), tags: z.array(z.string()) });
+    for (const value of [
+      { products: [{}], tags: [''] },
+      { products: [{}, {}], tags: ['', ''] },
+      { products: [], tags: [] },
+    ]) {
+      const xml = encodeXml(value);
+      assert.deepEqual(coerceFromXml(schema, decodeXml(xml)), value, xml);
+      assert.deepEqual(coerceFromXml(schema, decodeXml(xml, { trim: false }), { exact: true }), value, xml);
+    }
+  });
+
   it('reads text for a union that takes text by its string rule, as a JSON string is read', () => {
     // `value` is a number or a digit string: `1e3` and `1999.000` are refused like "1e3" in JSON, not charged.
     for (const value of ['1e3', '1999.000', '+1000', ' 1000x', '.5e1']) {

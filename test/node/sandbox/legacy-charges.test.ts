@@ -446,7 +446,7 @@ describe('legacy API: charges', () => {
     assert.equal(err.errors.field, 'value');
   });
 
-  it('takes in XML every number it takes in JSON, and answers XML that reads back as the same numbers', async () => {
+  it('takes in XML every number and empty product it takes in JSON, and answers XML that reads back the same', async () => {
     // 0.1 * 3 is 0.30000000000000004 (17 digits after the point) and 1e-7 was written "1e-7": both were refused in
     // XML (products.0.price_invalid, autoCapTime_invalid) though the same JSON numbers are accepted.
     const price = 0.1 * 3;
@@ -469,6 +469,14 @@ describe('legacy API: charges', () => {
     const read = chargeResponseSchema.parse(coerceFromXml(chargeResponseSchema, fromXml(xml.text)));
     assert.equal(read.autoCapTime, autoCapTime);
     assert.deepEqual(read.products, [{ name: 'Thirds', price, shippingCost: 2.5e-7 }]);
+    // One product without fields is written <products/>, which was read as no product at all.
+    const empty = await call(`${sb.url}${SANDBOX}/charges/token`, {
+      method: 'POST',
+      ...xmlRequest(await chargeBody(sb, '4242424242424242', { products: [{}] })),
+      headers: { 'content-type': 'application/xml', authorization: sb.credentials.secretKey },
+    });
+    assert.equal(empty.status, 200, empty.text);
+    assert.deepEqual(empty.json.products, [{}]);
   });
 
   it('serves /v2/charges/token with liveMode true in production mode', async () => {
