@@ -494,6 +494,23 @@ describe('Account Services idempotent POSTs', () => {
       assert.equal(retried.status, 201, retried.text);
       assert.equal(retried.json.id, first.json.id);
       assert.equal(retried.headers.get('idempotent-replayed'), 'true');
+      // The schema_version is part of the request: the same key and body asking for 2.0 is another request (the
+      // first 3.0 answer was replayed in its 3.0 form), and one without schema_version is 400 as ever (it was a
+      // replayed 201).
+      const as2 = await post('/accounts/entities', requests.individualGb('idem-1'), 'key-1', V2);
+      assert.equal(as2.status, 422, as2.text);
+      assert.deepEqual(as2.json.error_codes, ['idempotency_key_reused']);
+      const noVersion = await post('/accounts/entities', requests.individualGb('idem-1'), 'key-1', 'application/json');
+      assert.equal(noVersion.status, 400, noVersion.text);
+      assert.deepEqual(noVersion.json.error_codes, ['schema_version_required']);
+      const sameVersion = await post(
+        '/accounts/entities',
+        requests.individualGb('idem-1'),
+        'key-1',
+        `${V3}, */*;q=0.1`,
+      );
+      assert.equal(sameVersion.status, 201, 'the same version however Accept spells it replays');
+      assert.equal(sameVersion.json.id, first.json.id);
       const bad = await post('/accounts/entities', requests.individualGb('idem-3'), 'k\u00e9y');
       assert.equal(bad.status, 400);
       assert.deepEqual(bad.json.error_codes, ['idempotency_key_invalid']);
