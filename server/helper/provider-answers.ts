@@ -3,7 +3,7 @@ import type { AccountUpdaterResult, PaymentInstrument } from '../provider/accoun
 import { InvalidResponseError } from '../provider/errors.js';
 import type { ProviderResult } from '../provider/http/result.js';
 import type { Charge, ThreeDSecureRedirect } from '../provider/legacy/client.js';
-import { ACCOUNT_UPDATE_STATUSES } from '../provider/schemas/accounts/index.js';
+import { ACCOUNT_UPDATE_STATUSES, CARD_CARRYING_STATUSES } from '../provider/schemas/accounts/index.js';
 import { chargeStatusSchema } from '../provider/schemas/legacy.js';
 
 /**
@@ -77,7 +77,9 @@ function updaterFault(data: unknown): string | undefined {
   const code = data.account_update_failure_code;
   if (code !== undefined && typeof code !== 'string') return 'account_update_failure_code';
   const card = data.card;
-  if (card === undefined) return undefined;
+  // Spec: the card is present for CARD_UPDATED and CARD_EXPIRY_UPDATED; without it, `onCardUpdated` would tell the
+  // merchant a card changed and not what it changed to.
+  if (card === undefined) return CARD_CARRYING_STATUSES.includes(data.account_update_status) ? 'card' : undefined;
   if (!isObject(card)) return 'card';
   if (!isBin(card.bin)) return 'card.bin';
   if (!isLast4(card.last4)) return 'card.last4';

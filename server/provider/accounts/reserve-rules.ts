@@ -53,6 +53,14 @@ export interface ReserveRules {
   ): Promise<ProviderResult<ReserveRuleWriteResult>>;
 }
 
+/**
+ * What can be sent as `If-Match` (RFC 9110 §5.5 field value: visible characters, spaces and tabs, obs-text), with
+ * something visible in it. A control character (NUL, DEL, U+2028) or a character above U+00FF is refused by the HTTP
+ * stack only when the request is dispatched, which read as a network failure with the outcome unknown, retried.
+ */
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]+$/;
+const sendableIfMatch = (v: unknown): v is string => typeof v === 'string' && FIELD_VALUE.test(v) && v.trim() !== '';
+
 /** The writable part of a rule read back: everything but `id` and `_links`. */
 function writable(rule: ReserveRuleRequest & { id?: unknown; _links?: unknown }): ReserveRuleRequest {
   const { id: _id, _links, ...rest } = rule;
@@ -77,7 +85,7 @@ export function reserveRules(core: AccountsCore): ReserveRules {
     async update(entityId, id, body, options) {
       const name = 'reserveRules.update';
       const ifMatch = (options as UpdateReserveRuleOptions | undefined)?.ifMatch;
-      if (typeof ifMatch !== 'string' || ifMatch.length === 0 || /[\r\n]/.test(ifMatch)) {
+      if (!sendableIfMatch(ifMatch)) {
         throw new TypeError(
           `${name}: \`options.ifMatch\` must be the rule's ETag from reserveRules.retrieve (result.etag); got ${JSON.stringify(ifMatch)}. To read and write in one step use reserveRules.modify`,
         );

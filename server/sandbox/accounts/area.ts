@@ -37,7 +37,8 @@ export function accountsArea(ctx: SandboxContext): SandboxArea {
   load();
   ctx.onReset(load);
 
-  const deps: AccountsDeps = { ctx, store, postBody: createIdempotency(ctx).wrap(parseBody(['json'])) };
+  const idempotency = createIdempotency(ctx);
+  const deps: AccountsDeps = { ctx, store, idempotency, postBody: idempotency.wrap(parseBody(['json'])) };
   const router = new Router();
   const hostRule = hostPrefixRule(ctx);
   router.use(svcVersion, (req: Request, res: Response, next: NextFunction) =>

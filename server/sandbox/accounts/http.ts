@@ -2,6 +2,7 @@ import type { AccountScope } from '../../provider/schemas/accounts/index.js';
 import type { SandboxContext } from '../core/context.js';
 import { SandboxError } from '../core/errors.js';
 import type { Request, RequestHandler, Response } from '../core/http.js';
+import type { Idempotency } from '../core/idempotency.js';
 import type { AuthRule } from '../oauth/auth.js';
 import type { AccountsStore, EntityRecord } from './store.js';
 
@@ -14,6 +15,8 @@ export interface AccountsDeps {
    * the same key and body replay the first answer, another body is 422, a twin in flight 409.
    */
   readonly postBody: readonly RequestHandler[];
+  /** The area's one `Idempotency-Key` record, for a route whose answer depends on more than its body. */
+  readonly idempotency: Idempotency;
 }
 
 const rule = (scopes: AccountScope[], secretKey: boolean): AuthRule => ({ scopes, secretKey });

@@ -24,9 +24,11 @@ import { onRespond, respond } from './respond.js';
 export interface Idempotency {
   /**
    * Surrounds a body parser: reserves the key before the body is read (so a twin request arriving meanwhile
-   * gets 409), then, once it is parsed, replays a finished answer or refuses another body.
+   * gets 409), then, once it is parsed, replays a finished answer or refuses another body. `variant` names what
+   * else of the request decides its answer (the entity endpoints' `schema_version`): the same key with the same body
+   * but another variant is refused like another body, never answered with the first variant's answer.
    */
-  wrap(parse: RequestHandler): RequestHandler[];
+  wrap(parse: RequestHandler, variant?: (req: Request) => string): RequestHandler[];
   /** Keys currently held (in flight or finished, not yet expired). */
   size(): number;
 }
@@ -153,28 +155,30 @@ export function createIdempotency(ctx: SandboxContext, options: IdempotencyOptio
     next();
   };
 
-  const check: RequestHandler = (req: Request, res: Response, next: NextFunction) => {
-    const held = res.locals.idempotency as Held | undefined;
-    if (!held) return next();
-    const fingerprint = sha256(canonical(req.body));
-    if (held.own) {
-      held.entry.fingerprint = fingerprint;
-      return next();
-    }
-    if (held.entry.fingerprint !== fingerprint) {
-      throw new SandboxError(
-        422,
-        'idempotency_key_reused',
-        `this ${header} was used with a different request body; use a new key for a new request`,
-        { field: header },
-      );
-    }
-    const first = held.entry.response!;
-    respond(res, first.status, first.body, { ...first.headers, 'Idempotent-Replayed': 'true' });
-  };
+  const checkOf =
+    (variant?: (req: Request) => string): RequestHandler =>
+    (req: Request, res: Response, next: NextFunction) => {
+      const held = res.locals.idempotency as Held | undefined;
+      if (!held) return next();
+      const fingerprint = sha256(variant ? `${variant(req)}\n${canonical(req.body)}` : canonical(req.body));
+      if (held.own) {
+        held.entry.fingerprint = fingerprint;
+        return next();
+      }
+      if (held.entry.fingerprint !== fingerprint) {
+        throw new SandboxError(
+          422,
+          'idempotency_key_reused',
+          `this ${header} was used with a different request${variant ? '' : ' body'}; use a new key for a new request`,
+          { field: header },
+        );
+      }
+      const first = held.entry.response!;
+      respond(res, first.status, first.body, { ...first.headers, 'Idempotent-Replayed': 'true' });
+    };
 
   return {
-    wrap: (parse) => [reserve, parse, check],
+    wrap: (parse, variant) => [reserve, parse, checkOf(variant)],
     size: () => entries.size,
   };
 }

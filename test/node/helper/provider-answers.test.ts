@@ -253,6 +253,9 @@ describe('the provider answers 2xx without what the helper reads', () => {
       '{}',
       '{"account_update_status":"SOMETHING_NEW"}',
       '{"account_update_status":"CARD_UPDATED","card":{"bin":"424242","last4":4242}}',
+      // The spec has the card present with these two outcomes: an update that does not say what changed.
+      '{"account_update_status":"CARD_UPDATED"}',
+      '{"account_update_status":"CARD_EXPIRY_UPDATED"}',
       'null',
       // More of the card number than the first six (or eight) and last four digits: never passed on to the page.
       '{"account_update_status":"CARD_UPDATED","card":{"bin":"4000000000001000","last4":"1000","expiry_month":1,"expiry_year":2030}}',

@@ -296,6 +296,25 @@ describe('Account Services client against the sandbox', () => {
       );
     });
 
+    it('refuses an ifMatch that cannot be sent as a header with a TypeError, sending nothing', async () => {
+      const id = await entity();
+      const created = await accounts.reserveRules.create(id, RULE);
+      wire.sent.length = 0;
+      // The HTTP stack refuses these only when dispatching: that used to surface as a NetworkError with the outcome
+      // unknown, after two retries, for a PUT that was never sent.
+      for (const ifMatch of ['"a\u0000b"', '"a\u007fb"', '"a\u2028b"', '"\ud83d\ude00"', ' \t ']) {
+        await assert.rejects(
+          accounts.reserveRules.update(id, created.data.id, RULE, { ifMatch }),
+          (e: unknown) => e instanceof TypeError && /`options\.ifMatch` must be the rule's ETag/.test(e.message),
+          JSON.stringify(ifMatch),
+        );
+      }
+      assert.deepEqual(
+        wire.sent.filter((s) => s.method === 'PUT'),
+        [],
+      );
+    });
+
     it('refuses to change a rule that has become active (422 on the sandbox clock)', async () => {
       const id = await entity();
       const { data } = await accounts.reserveRules.create(id, RULE);

@@ -121,6 +121,20 @@ describe('Account Services answers match the shared schemas', () => {
       });
       conforms(accountUpdaterResponseSchema, body, `updater ${number}`);
     }
+    // The spec's rule, which the schema holds the sandbox to: card with CARD_UPDATED and CARD_EXPIRY_UPDATED only,
+    // a failure code with UPDATE_FAILED.
+    const card = { encrypted_card_number: 'x', bin: '400000', last4: '1000', expiry_month: 1, expiry_year: 2030 };
+    const updated = { ...card, fingerprint: 'F' };
+    for (const wrong of [
+      { account_update_status: 'CARD_UPDATED' },
+      { account_update_status: 'CARD_EXPIRY_UPDATED' },
+      { account_update_status: 'CARD_CLOSED', card: updated },
+      { account_update_status: 'UPDATE_FAILED', account_update_failure_code: 'UP_TO_DATE', card: updated },
+      { account_update_status: 'UPDATE_FAILED' },
+    ]) {
+      assert.equal(accountUpdaterResponseSchema.safeParse(wrong).success, false, JSON.stringify(wrong));
+    }
+    assert.ok(accountUpdaterResponseSchema.safeParse({ account_update_status: 'CARD_CLOSED' }).success);
     conforms(storedInstrumentSchema, await get('/instruments/src_fixture_card'), 'stored card');
     const pi = await get(`${a}/payment-instruments/ppi_verified_1`);
     conforms(storedBankAccountSchema, await get(`/instruments/${pi.instrument_id}`), 'stored bank account');

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { entityV3Schema } from '../../../server/provider/schemas/accounts/index.js';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { call } from '../../support/http.js';
 import { fastestMs } from '../../support/timing.js';
@@ -58,6 +59,35 @@ describe('Account Services entities', () => {
     const wrong = await onboard(requests.individualGb('ref-v3-as-v2'), V2);
     assert.equal(wrong.status, 422);
     assert.ok(wrong.json.error_codes.includes('individual.date_of_birth_invalid'), wrong.text);
+  });
+
+  it('takes in 2.0 only the dates 3.0 takes, so every entity reads back in both forms', async () => {
+    // 2.0 took any YYYY-MM-DD: an entity onboarded with 1850 then answered a 3.0 GET whose year 3.0 itself refuses.
+    const person = (reference: string, date: string) => {
+      const b = clone(requests.individualGb(reference)) as Body & { individual: Body };
+      b.individual.date_of_birth = date;
+      return b;
+    };
+    const old = await onboard(person('ref-1850', '1850-01-01'), V2);
+    assert.equal(old.status, 422, old.text);
+    assert.deepEqual(old.json.error_codes, ['individual.date_of_birth_invalid']);
+    const asV3 = await onboard({
+      ...requests.individualGb('ref-1850-v3'),
+      individual: { ...requests.individualGb().individual, date_of_birth: { day: 1, month: 1, year: 1850 } },
+    });
+    assert.equal(asV3.status, 422, 'and 3.0 refuses the same date');
+    const co = clone(requests.companyUs('ref-co-1899')) as Body & { company: Body & { representatives: Body[] } };
+    co.company.date_of_incorporation = '1899-12-31';
+    for (const r of co.company.representatives) r.date_of_birth = '1976-12-09';
+    const company = await onboard(co, V2);
+    assert.equal(company.status, 422, company.text);
+    assert.deepEqual(company.json.error_codes, ['company.date_of_incorporation_invalid']);
+
+    const first = await onboard(person('ref-1900', '1900-01-01'), V2);
+    assert.equal(first.status, 201, first.text);
+    const read3 = await read(first.json.id, V3);
+    assert.deepEqual(read3.json.individual.date_of_birth, { day: 1, month: 1, year: 1900 });
+    assert.ok(entityV3Schema.safeParse(read3.json).success, read3.text);
   });
 
   it('serves the lite variants in 2.0 only, with requirements due', async () => {
@@ -464,6 +494,23 @@ describe('Account Services idempotent POSTs', () => {
       assert.equal(retried.status, 201, retried.text);
       assert.equal(retried.json.id, first.json.id);
       assert.equal(retried.headers.get('idempotent-replayed'), 'true');
+      // The schema_version is part of the request: the same key and body asking for 2.0 is another request (the
+      // first 3.0 answer was replayed in its 3.0 form), and one without schema_version is 400 as ever (it was a
+      // replayed 201).
+      const as2 = await post('/accounts/entities', requests.individualGb('idem-1'), 'key-1', V2);
+      assert.equal(as2.status, 422, as2.text);
+      assert.deepEqual(as2.json.error_codes, ['idempotency_key_reused']);
+      const noVersion = await post('/accounts/entities', requests.individualGb('idem-1'), 'key-1', 'application/json');
+      assert.equal(noVersion.status, 400, noVersion.text);
+      assert.deepEqual(noVersion.json.error_codes, ['schema_version_required']);
+      const sameVersion = await post(
+        '/accounts/entities',
+        requests.individualGb('idem-1'),
+        'key-1',
+        `${V3}, */*;q=0.1`,
+      );
+      assert.equal(sameVersion.status, 201, 'the same version however Accept spells it replays');
+      assert.equal(sameVersion.json.id, first.json.id);
       const bad = await post('/accounts/entities', requests.individualGb('idem-3'), 'k\u00e9y');
       assert.equal(bad.status, 400);
       assert.deepEqual(bad.json.error_codes, ['idempotency_key_invalid']);

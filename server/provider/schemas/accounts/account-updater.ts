@@ -47,12 +47,36 @@ export const updatedCardSchema = z.object({
 });
 export type UpdatedCard = z.infer<typeof updatedCardSchema>;
 
-/** 200 of POST /account-updater/cards: `card` only with CARD_UPDATED and CARD_EXPIRY_UPDATED. */
-export const accountUpdaterResponseSchema = z.object({
-  account_update_status: z.enum(ACCOUNT_UPDATE_STATUSES),
-  account_update_failure_code: z.string().optional(),
-  card: updatedCardSchema.optional(),
-});
+/** The outcomes that carry the updated `card` (spec: present for these two, absent for the others). */
+export const CARD_CARRYING_STATUSES: readonly string[] = ['CARD_UPDATED', 'CARD_EXPIRY_UPDATED'];
+
+/**
+ * 200 of POST /account-updater/cards: `card` with CARD_UPDATED and CARD_EXPIRY_UPDATED and only with them, and
+ * `account_update_failure_code` with UPDATE_FAILED (spec: Resources › Updated card credentials).
+ */
+export const accountUpdaterResponseSchema = z
+  .object({
+    account_update_status: z.enum(ACCOUNT_UPDATE_STATUSES),
+    account_update_failure_code: z.string().optional(),
+    card: updatedCardSchema.optional(),
+  })
+  .superRefine((r, ctx) => {
+    const carries = CARD_CARRYING_STATUSES.includes(r.account_update_status);
+    if (carries !== (r.card !== undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['card'],
+        message: `${carries ? 'is required' : 'must be absent'} with ${r.account_update_status}`,
+      });
+    }
+    if (r.account_update_status === 'UPDATE_FAILED' && r.account_update_failure_code === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['account_update_failure_code'],
+        message: 'is required with UPDATE_FAILED',
+      });
+    }
+  });
 export type AccountUpdaterResponse = z.infer<typeof accountUpdaterResponseSchema>;
 
 /** Extension: POST /instruments stores a card from a single-use card token (docs/decisions/sandbox.md#stored-instruments). */

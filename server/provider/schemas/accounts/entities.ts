@@ -32,10 +32,23 @@ export const profileSchema = z.object({
     .max(10),
 });
 
+/** The years an entity date may fall in, in either version's form. */
+const FIRST_YEAR = 1900;
+const LAST_YEAR = 2100;
 /** Version 3.0 date: `{day, month, year}` integers (spec table). */
-export const dateV3Schema = z.object({ day: int(1, 31), month: int(1, 12), year: int(1900, 2100) });
-/** Version 2.0 date: `YYYY-MM-DD` (docs/decisions/sandbox.md#entity-versions). */
-export const dateV2Schema = z.iso.date();
+export const dateV3Schema = z.object({ day: int(1, 31), month: int(1, 12), year: int(FIRST_YEAR, LAST_YEAR) });
+/**
+ * Version 2.0 date: `YYYY-MM-DD` (docs/decisions/sandbox.md#entity-versions), in the years 3.0 allows: the two
+ * versions carry the same entity, so a date one of them takes must be one the other can answer.
+ */
+export const dateV2Schema = z.iso.date().refine(
+  (s) => {
+    const year = Number(s.slice(0, 4));
+    // A string that is no date at all has its issue from z.iso.date() already.
+    return !Number.isInteger(year) || (year >= FIRST_YEAR && year <= LAST_YEAR);
+  },
+  { message: `must be a date in the years ${FIRST_YEAR} to ${LAST_YEAR}` },
+);
 
 export const identificationSchema = z.object({
   national_id_number: text(50).optional(),

@@ -1,5 +1,6 @@
+import { parseBody } from '../../core/body.js';
 import { SandboxError } from '../../core/errors.js';
-import type { Request, Response, Router } from '../../core/http.js';
+import type { NextFunction, Request, Response, Router } from '../../core/http.js';
 import { respond } from '../../core/respond.js';
 import { requireAuth } from '../../oauth/auth.js';
 import { type AccountsDeps, AUTH, entityOf, href } from '../http.js';
@@ -21,8 +22,16 @@ export function initialStatus(level: EntityRecord['level']): EntityRecord['statu
 export function entityRoutes(router: Router, deps: AccountsDeps): void {
   const { ctx, store } = deps;
   const auth = requireAuth(ctx, AUTH.entities);
+  // Accept is checked before an Idempotency-Key is looked up, and its schema_version is part of the request the key
+  // stands for: a retry without it is 400 like any request without it, and one asking for the other version is
+  // refused (422 idempotency_key_reused), not answered with the first version's form.
+  const versionChecked = (req: Request, _res: Response, next: NextFunction) => {
+    schemaVersion(req);
+    next();
+  };
+  const body = deps.idempotency.wrap(parseBody(['json']), (req) => schemaVersion(req));
 
-  router.post('/accounts/entities', auth, ...deps.postBody, (req: Request, res: Response) => {
+  router.post('/accounts/entities', auth, versionChecked, ...body, (req: Request, res: Response) => {
     const version = schemaVersion(req);
     const valid = validateOnboarding(req.body, version, ctx.clock.now());
     if (valid.level === 'invitation' && !store.hostedOnboarding) {
