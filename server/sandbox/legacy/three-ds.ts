@@ -18,10 +18,19 @@ import type { ChargeRecord, LegacyStore } from './store.js';
 
 const outcomeSchema = z.object({ outcome: z.enum(['pass', 'fail'], { error: 'must be "pass" or "fail"' }) });
 
+/**
+ * What a CSP source may be made of: a URL's host may hold `;`, `,` or `'` (the WHATWG parser, and so the charge
+ * schema, takes them), which in the header would start a directive (`https://x;sandbox`) or a policy of its own.
+ * One class per part, parted by characters the classes cannot hold: linear (docs/decisions/sandbox.md#legacy-3ds).
+ */
+const CSP_ORIGIN = /^https?:\/\/(?:[A-Za-z0-9._-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::[0-9]{1,5})?$/;
+
+/** The URL's origin as a CSP source, or undefined (no such host resolves; form-action then keeps the page's own). */
 function originOf(url: string | null | undefined): string | undefined {
   if (!url) return undefined;
   try {
-    return new URL(url).origin;
+    const { origin } = new URL(url);
+    return CSP_ORIGIN.test(origin) ? origin : undefined;
   } catch {
     return undefined;
   }

@@ -59,6 +59,23 @@ describe('legacy API: 3-D Secure', () => {
     assert.doesNotMatch(page.text, /4242424242424242/);
   });
 
+  it('keeps a successUrl or failUrl whose host holds ";", "," or "\'" out of the challenge page’s CSP (no directive or policy injected)', async () => {
+    // WHATWG URLs (and so the charge schema) take these in a host: its origin put in the header as it was made
+    // `;sandbox` a directive of its own (the page's form could no longer submit) and `,` a second policy.
+    for (const [successUrl, failUrl] of [
+      ['https://x;sandbox/', 'https://shop.example/failed'],
+      ['https://shop.example/paid', 'https://x,frame-ancestors/'],
+      ["https://x'none'/", 'https://shop.example/failed'],
+    ]) {
+      const token = await start3ds('4242424242424242', { successUrl, failUrl });
+      const page = await call(token.redirectUrl!, { headers: { accept: 'text/html' } });
+      assert.equal(page.status, 200);
+      const csp = page.headers.get('content-security-policy') ?? '';
+      assert.doesNotMatch(csp, /sandbox|,|'none'\//, `${successUrl} ${failUrl}: ${csp}`);
+      assert.match(csp, /; form-action 'self'(?: https:\/\/shop\.example)?; base-uri 'none'; frame-ancestors \*$/, csp);
+    }
+  });
+
   it('gives the challenge page an inline icon that its CSP allows (no /favicon.ico request refused by the CSP)', async () => {
     const token = await start3ds();
     const page = await call(token.redirectUrl!, { headers: { accept: 'text/html' } });
