@@ -75,7 +75,18 @@ const sources = z.array(z.unknown(), { error: 'must be an array of origins' }).s
 
 /** The options of {@link tesseraCsp}, each with its check (server/common/options.ts). */
 const CSP_OPTIONS = {
-  cardTokenUrl: httpUrl('must be an http(s) URL: `helper.cardTokenUrl`'),
+  // Its origin goes into connect-src as written: a host may hold `;`, `,` or `'` (URLs take them), which would start
+  // another directive (`https://x;form-action`) or policy, like a connectSrc entry that holds one.
+  cardTokenUrl: httpUrl('must be an http(s) URL: `helper.cardTokenUrl`').refine(
+    (s) => {
+      const { origin } = new URL(s);
+      return SOURCE.test(origin) && !SOURCE_STOP.test(origin);
+    },
+    {
+      error:
+        'must be an http(s) URL whose host is ASCII without ";", "," or "\'" (an international host in its xn-- form)',
+    },
+  ),
   strictDynamic: booleanOption().optional(),
   connectSrc: sources.optional(),
   frameAncestors: sources.optional(),

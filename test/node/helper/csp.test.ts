@@ -84,6 +84,14 @@ describe('tesseraCsp', () => {
 
   it('refuses bad options and being mounted uncalled, naming the option', () => {
     assert.throws(() => tesseraCsp({ cardTokenUrl: 'ftp://x' }), /option `cardTokenUrl` must be an http\(s\) URL/);
+    // URLs take these in a host; in the header the origin would start another directive or policy.
+    for (const cardTokenUrl of ['https://x;form-action/tokens', 'https://x,sandbox/tokens', "https://x'none'/t"]) {
+      assert.throws(
+        () => tesseraCsp({ cardTokenUrl }),
+        /option `cardTokenUrl` must be an http\(s\) URL whose host is ASCII without/,
+        cardTokenUrl,
+      );
+    }
     assert.throws(
       () => tesseraCsp({ cardTokenUrl: 'https://a.example', connectSrc: ["'unsafe-inline'"] }),
       /option `connectSrc` holds "'unsafe-inline'"/,
