@@ -26,7 +26,7 @@ const outcomeSchema = z.object({ outcome: z.enum(['pass', 'fail'], { error: 'mus
 const CSP_ORIGIN = /^https?:\/\/(?:[A-Za-z0-9._-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::[0-9]{1,5})?$/;
 
 /** The URL's origin as a CSP source, or undefined (no such host resolves; form-action then keeps the page's own). */
-function originOf(url: string | null | undefined): string | undefined {
+export function cspOriginOf(url: string | null | undefined): string | undefined {
   if (!url) return undefined;
   try {
     const { origin } = new URL(url);
@@ -43,7 +43,9 @@ const ICON =
 function sendPage(res: Response, status: number, title: string, content: string, charge: ChargeRecord): void {
   const nonce = randomBytes(16).toString('base64');
   // form-action also governs where the form's redirect may lead, so it names the merchant's URLs.
-  const targets = [originOf(charge.request.successUrl), originOf(charge.request.failUrl)].filter(Boolean).join(' ');
+  const targets = [cspOriginOf(charge.request.successUrl), cspOriginOf(charge.request.failUrl)]
+    .filter(Boolean)
+    .join(' ');
   res.locals.responseBody = { page: title };
   res.writeHead(status, {
     'Content-Type': 'text/html; charset=utf-8',

@@ -18,6 +18,7 @@ import { resolveBaseUrl, trimTrailingSlashes } from '../../../server/provider/ur
 import { controlHostProblem, controlHostRule } from '../../../server/sandbox/core/control-hosts.js';
 import { maskText, maskValue } from '../../../server/sandbox/core/mask.js';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
+import { cspOriginOf } from '../../../server/sandbox/legacy/three-ds.js';
 import { hostName } from '../../../server/sandbox/oauth/host.js';
 import { toAsciiDigits } from '../../../shared/card/format.js';
 import { isLoopbackHost } from '../../../shared/url.js';
@@ -68,6 +69,14 @@ const direct: [string, () => unknown][] = [
   [
     'accounts error code: field from code, near-miss problems at every underscore',
     () => assert.equal(fieldFromCode(`${'a_not_in_futur'.repeat(N / 14)}_invalid`).length > 0, true),
+  ],
+  [
+    '3-D Secure page: CSP origin, a long host with a ";" at the end',
+    () => assert.equal(cspOriginOf(`https://${'a'.repeat(N)};x/`), undefined),
+  ],
+  [
+    '3-D Secure page: CSP origin, a long host of dots and dashes',
+    () => assert.equal(cspOriginOf(`https://${'a.-'.repeat(N / 3)}'/`), undefined),
   ],
   ['oauth host: /:\\d*$/ over colons', () => hostName(`${':'.repeat(N)}x`)],
   ['oauth host: /:\\d*$/ over colon-digit runs', () => hostName(`${':1'.repeat(N / 2)}x`)],
