@@ -134,8 +134,8 @@ export const TesseraCardForm: React.ForwardRefExoticComponent<TesseraCardFormPro
     const now: Handlers = {};
     const rest: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(props)) {
-      if (key in events) now[key as EventProp] = value as Handlers[EventProp];
-      else if (key in defaults) given.add(key);
+      if (Object.hasOwn(events, key)) now[key as EventProp] = value as Handlers[EventProp];
+      else if (Object.hasOwn(defaults, key)) given.add(key);
       else if (key !== 'ref') rest[key] = value;
     }
     for (const key of given) rest[key] = props[key as keyof typeof defaults] ?? defaults[key as keyof typeof defaults];
