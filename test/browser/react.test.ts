@@ -7,6 +7,7 @@ import React from 'react';
 import ReactDOM from 'react-dom';
 import ReactDOMClient from 'react-dom/client';
 import { TesseraCardForm, type TesseraCardFormElement } from '../../react/index.js';
+import type { BrandId } from '../../shared/card/brands.js';
 import type { CardErrorDetail, CardField, CardToken } from '../../widget/card-form/events.js';
 
 const { createElement: h } = React;
@@ -292,5 +293,197 @@ describe('tessera/react <TesseraCardForm>', () => {
     const token = await el.tokenize();
     expect(later.map((t) => t.token)).to.deep.equal([token.token]);
     expect(received.tokens).to.deep.equal([]);
+  });
+});
+
+describe('tessera/react <TesseraCardForm> as an app uses it', () => {
+  let roots: ReactDOMClient.Root[] = [];
+  const hosts: HTMLElement[] = [];
+  afterEach(async () => {
+    for (const r of roots.splice(0)) ReactDOM.flushSync(() => r.unmount());
+    for (const h of hosts.splice(0)) h.remove();
+    await executeServerCommand('sandbox-reset');
+  });
+
+  /** A root of its own in a new host element. */
+  function newRoot(): { root: ReactDOMClient.Root; host: HTMLElement } {
+    const host = document.createElement('div');
+    document.body.append(host);
+    const root = ReactDOMClient.createRoot(host);
+    roots.push(root);
+    hosts.push(host);
+    return { root, host };
+  }
+
+  async function typeCard(el: TesseraCardFormElement): Promise<void> {
+    await typeInto(el, 'number', '4242424242424242');
+    await typeInto(el, 'expiry', futureExpiry());
+    await typeInto(el, 'cvv', '123');
+  }
+
+  it('an unmounted wrapper calls none of its props: its listeners leave with it', async () => {
+    const { publicKey, tokenUrl } = await sandbox();
+    const { root, host } = newRoot();
+    const calls: string[] = [];
+    ReactDOM.flushSync(() =>
+      root.render(
+        h(TesseraCardForm, {
+          publicKey,
+          tokenUrl,
+          hideName: true,
+          onTesseraToken: () => calls.push('token'),
+          onTesseraChange: () => calls.push('change'),
+          onTesseraError: () => calls.push('error'),
+          onChange: () => calls.push('native change'),
+        }),
+      ),
+    );
+    const el = host.querySelector('tessera-card-form')!;
+    await el.updateComplete;
+    await typeCard(el);
+    // The checkout unmounts (the shopper navigates away) while the card is being tokenized.
+    const pending = el.tokenize();
+    calls.length = 0;
+    ReactDOM.flushSync(() => root.unmount());
+    roots = roots.filter((r) => r !== root);
+    const token = await pending;
+    expect(token.token).to.match(/^card_tok_/);
+    el.dispatchEvent(new Event('change'));
+    el.dispatchEvent(new CustomEvent('tessera-error', { detail: {} }));
+    expect(calls).to.deep.equal([]);
+  });
+
+  it('a name prop that is undefined, or no longer given, leaves the default field name cardToken', async () => {
+    const { publicKey, tokenUrl } = await sandbox();
+    const { root, host } = newRoot();
+    const app = (props: Partial<React.ComponentProps<typeof TesseraCardForm>>) =>
+      h('form', null, h(TesseraCardForm, { publicKey, tokenUrl, hideName: true, ...props }));
+    ReactDOM.flushSync(() => root.render(app({ name: undefined })));
+    const el = host.querySelector('tessera-card-form')!;
+    expect(el.name).to.equal('cardToken');
+    await el.updateComplete;
+    await typeCard(el);
+    const { token } = await el.tokenize();
+    expect([...new FormData(el.closest('form')!).entries()]).to.deep.equal([['cardToken', token]]);
+    ReactDOM.flushSync(() => root.render(app({ name: 'payToken' })));
+    await el.updateComplete;
+    expect([...new FormData(el.closest('form')!).entries()]).to.deep.equal([['payToken', token]]);
+    // Props no longer given go back to the element's defaults, as an attribute React no longer renders would.
+    ReactDOM.flushSync(() => root.render(app({ publicKey: undefined, tokenUrl: undefined, hideName: undefined })));
+    await el.updateComplete;
+    expect(el.name).to.equal('cardToken');
+    expect(el.publicKey).to.equal('');
+    expect(el.hideName).to.equal(false);
+  });
+
+  it('re-renders with equal acceptedBrands (a new array, or a string) while tokenizing keep the token', async () => {
+    const { publicKey, tokenUrl } = await sandbox();
+    const { root, host } = newRoot();
+    const tokens: string[] = [];
+    const app = (acceptedBrands: string | readonly BrandId[]) =>
+      h(TesseraCardForm, {
+        publicKey,
+        tokenUrl,
+        hideName: true,
+        acceptedBrands,
+        onTesseraToken: (e) => tokens.push(e.detail.token),
+      });
+    ReactDOM.flushSync(() => root.render(app(['visa', 'mastercard'])));
+    const el = host.querySelector('tessera-card-form')!;
+    await el.updateComplete;
+    await typeCard(el);
+    const pending = el.tokenize();
+    for (const brands of [['visa', 'mastercard'], 'visa mastercard', ['visa', 'mastercard']] as const) {
+      ReactDOM.flushSync(() => root.render(app(brands)));
+      await el.updateComplete;
+    }
+    const { token } = await pending;
+    expect(tokens).to.deep.equal([token]);
+    // Held: the same token again, no second request.
+    ReactDOM.flushSync(() => root.render(app(['visa', 'mastercard'])));
+    await el.updateComplete;
+    expect((await el.tokenize()).token).to.equal(token);
+    expect(tokens).to.deep.equal([token]);
+  });
+
+  it('under StrictMode: one listener per event, one token per submit, nothing logged', async () => {
+    const { publicKey, tokenUrl } = await sandbox();
+    const logged: unknown[][] = [];
+    const { error, warn } = console;
+    console.error = (...args: unknown[]) => logged.push(args);
+    console.warn = (...args: unknown[]) => logged.push(args);
+    try {
+      const { root, host } = newRoot();
+      const tokens: string[] = [];
+      let probes = 0;
+      let resolveToken: () => void = () => {};
+      const got = new Promise<void>((resolve) => {
+        resolveToken = resolve;
+      });
+      const app = (n: number) =>
+        h(
+          React.StrictMode,
+          null,
+          h(
+            'form',
+            { onSubmit: (e: React.FormEvent) => e.preventDefault() },
+            h(TesseraCardForm, {
+              publicKey,
+              tokenUrl,
+              hideName: true,
+              locale: 'en',
+              acceptedBrands: ['visa'],
+              onTesseraChange: (e) => {
+                if ((e.detail as unknown as { probe?: number }).probe === n) probes++;
+              },
+              onTesseraToken: (e) => {
+                tokens.push(e.detail.token);
+                resolveToken();
+              },
+            }),
+            h('button', { type: 'submit' }, 'Pay'),
+          ),
+        );
+      ReactDOM.flushSync(() => root.render(app(1)));
+      const el = host.querySelector('tessera-card-form')!;
+      await el.updateComplete;
+      el.dispatchEvent(new CustomEvent('tessera-change', { detail: { probe: 1 } }));
+      ReactDOM.flushSync(() => root.render(app(2)));
+      el.dispatchEvent(new CustomEvent('tessera-change', { detail: { probe: 2 } }));
+      expect(probes).to.equal(2);
+      await typeCard(el);
+      host.querySelector('button')!.click();
+      await got;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(tokens).to.have.length(1);
+    } finally {
+      console.error = error;
+      console.warn = warn;
+    }
+    expect(logged).to.deep.equal([]);
+  });
+
+  it('two wrappers on a page: each has its own element, props and events', async () => {
+    const { publicKey, tokenUrl } = await sandbox();
+    const { root, host } = newRoot();
+    const got: string[] = [];
+    ReactDOM.flushSync(() =>
+      root.render(
+        h(
+          React.Fragment,
+          null,
+          h(TesseraCardForm, { publicKey, tokenUrl, hideName: true, onTesseraToken: () => got.push('a') }),
+          h(TesseraCardForm, { publicKey, tokenUrl, name: 'second', onTesseraToken: () => got.push('b') }),
+        ),
+      ),
+    );
+    const [a, b] = [...host.querySelectorAll('tessera-card-form')];
+    await Promise.all([a!.updateComplete, b!.updateComplete]);
+    expect(a!.hideName).to.equal(true);
+    expect(b!.hideName).to.equal(false);
+    expect(b!.name).to.equal('second');
+    await typeCard(b!);
+    await b!.tokenize();
+    expect(got).to.deep.equal(['b']);
   });
 });
