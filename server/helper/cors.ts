@@ -3,6 +3,8 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 /**
  * CORS for an explicit allowlist of origins (off when the list is empty):
  * allowed origins get `Access-Control-Allow-Origin` echoed, `Vary: Origin`,
+ * `Access-Control-Expose-Headers: Retry-After, X-Request-Id` (neither is a CORS-safelisted response header, so a page
+ * on a listed origin could not read when to retry a 429 or 503, nor the request id, without it),
  * and preflights for GET/POST/PATCH with `Authorization` and `Content-Type`.
  * No credentials mode: the dashboard routes use a bearer token, not cookies.
  * A preflight from any other origin gets 204 without CORS headers, so the
@@ -14,7 +16,10 @@ export function cors(origins: readonly string[]): RequestHandler {
     res.vary('Origin');
     const origin = req.headers.origin;
     const ok = typeof origin === 'string' && allowed.has(origin);
-    if (ok) res.setHeader('Access-Control-Allow-Origin', origin);
+    if (ok) {
+      res.setHeader('Access-Control-Allow-Origin', origin);
+      res.setHeader('Access-Control-Expose-Headers', 'Retry-After, X-Request-Id');
+    }
     if (req.method === 'OPTIONS' && req.headers['access-control-request-method']) {
       if (ok) {
         res.setHeader('Access-Control-Allow-Methods', 'GET, POST, PATCH');

@@ -7,7 +7,7 @@ import express from 'express';
 import { loadWidgetAsset, redactingLogger, tesseraHelper, widgetVersion } from '../../../server/helper/index.js';
 import { containsPan, findPan } from '../../../server/helper/pan-guard.js';
 import { call } from '../../support/http.js';
-import { captureLogger, type RunningHelper, startHelper } from './support.js';
+import { captureLogger, NO_RATE_LIMITS, type RunningHelper, startHelper } from './support.js';
 
 const options = {
   publicKey: 'pk_sbox_tessera0demo0public0key0000001',
@@ -202,6 +202,7 @@ describe('helper basics over HTTP', () => {
     assert.match(allowed.headers.get('vary') ?? '', /Origin/);
     const other = await call(`${h.url}/config`, { headers: { origin: 'https://evil.example' } });
     assert.equal(other.headers.get('access-control-allow-origin'), null);
+    assert.equal(other.headers.get('access-control-expose-headers'), null);
     const preflight = await call(`${h.url}/charges`, {
       method: 'OPTIONS',
       headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST' },
@@ -219,6 +220,27 @@ describe('helper basics over HTTP', () => {
     });
     assert.equal(refused.json.code, 'TESSERA_CARD_DATA_REFUSED');
     assert.equal(refused.headers.get('access-control-allow-origin'), 'https://shop.example');
+  });
+
+  it('lets a listed origin read Retry-After and X-Request-Id, which are not CORS-safelisted response headers', async () => {
+    const limited = await startHelper({
+      ...options,
+      rateLimits: { ...NO_RATE_LIMITS, requestsPerIp: { max: 1, windowMs: 60_000 } },
+    });
+    try {
+      const headers = { origin: 'https://shop.example' };
+      await call(`${limited.url}/charges`, { headers, body: {} });
+      const r = await call(`${limited.url}/charges`, { headers, body: {} });
+      assert.equal(r.status, 429);
+      assert.ok(r.headers.get('retry-after'));
+      assert.equal(r.headers.get('access-control-allow-origin'), 'https://shop.example');
+      // Without this a browser hides both headers from the page's script (Fetch standard, CORS-safelisted names).
+      const exposed = (r.headers.get('access-control-expose-headers') ?? '').toLowerCase().split(/\s*,\s*/);
+      assert.ok(exposed.includes('retry-after'), String(exposed));
+      assert.ok(exposed.includes('x-request-id'), String(exposed));
+    } finally {
+      await limited.close();
+    }
   });
 
   it('sends no CORS headers at all when no allowlist is configured', async () => {
