@@ -318,7 +318,10 @@ export function createHostVerifier(options: HostAuthOptions, now: () => number) 
       );
     } catch (err) {
       if (err !== null && typeof err === 'object' && sourceFaults.has(err)) {
+        // Checked before the body is read and the provider called: nothing was done, and the same request may be sent
+        // again (an upstream fault says whether its outcome is known, docs/decisions/helper.md#helper-host-jwt).
         throw new HelperHttpError(503, 'TESSERA_HOST_AUTH_UNAVAILABLE', 'the host token cannot be checked right now', {
+          outcomeKnown: true,
           cause: err,
         });
       }

@@ -147,6 +147,14 @@ describe('host JWT verification', () => {
     await refused(verify(`Bearer ${await issuer.sign()}`), 503, 'TESSERA_HOST_AUTH_UNAVAILABLE');
   });
 
+  it('says outcomeKnown: true on the 503 of an unreadable JWKS: nothing was done, the same request may be sent again', async () => {
+    const verify = createHostVerifier({ ...options, jwksUrl: 'http://127.0.0.1:9/jwks.json' }, now);
+    const error = await verify(`Bearer ${await issuer.sign()}`).catch((e: unknown) => e);
+    assert.ok(error instanceof HelperHttpError, String(error));
+    assert.equal(error.code, 'TESSERA_HOST_AUTH_UNAVAILABLE');
+    assert.equal(error.outcomeKnown, true);
+  });
+
   it('answers 503 in bounded time when the JWKS accepts the connection but never answers', async () => {
     const silent = createServer(() => {});
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
