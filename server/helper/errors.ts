@@ -52,6 +52,14 @@ export interface HelperErrorBody {
   /** The limit a 429 hit (`declinesPerSession`) and the option that sets it (`rateLimits.declinesPerSession`). */
   readonly limit?: string;
   readonly option?: string;
+  /** The declined charge of a 402 `TESSERA_CARD_DECLINED` (`charge_…`), with its card's brand and last four digits. */
+  readonly id?: string;
+  readonly status?: 'Declined';
+  readonly approved?: false;
+  readonly brand?: string;
+  readonly last4?: string;
+  /** The issuer's response code of a decline, only with the helper option `exposeDeclineCodes`. */
+  readonly responseCode?: string;
   readonly requestId: string;
 }
 

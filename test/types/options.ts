@@ -6,6 +6,7 @@ import express from 'express';
 import {
   type ChargeDetails,
   type CurrencyCode,
+  type HelperErrorBody,
   type HelperErrorCode,
   HelperHttpError,
   isCurrencyCode,
@@ -67,4 +68,10 @@ export function codes(err: unknown): string {
   // A merchant's own code from resolveCharge is allowed.
   const own = new HelperHttpError(409, 'ORDER_CLOSED', 'this order is closed');
   return `${helperCode} ${old} ${own.code}`;
+}
+
+/** A 402 `TESSERA_CARD_DECLINED` is an error answer, and `HelperErrorBody` types what it carries besides the code. */
+export function declineBody(body: HelperErrorBody): string | undefined {
+  if (body.code === 'TESSERA_CARD_DECLINED' && body.approved === false) return `${body.id} ${body.brand} ${body.last4}`;
+  return body.responseCode;
 }
