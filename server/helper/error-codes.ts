@@ -84,7 +84,7 @@ export const HELPER_ERROR_CODES = {
   TESSERA_INSTRUMENT_IDS_FAILED: {
     status: 500,
     meaning:
-      '`paymentInstrumentIds` threw or answered something other than a list of `ppi_…` ids; the cause is logged.',
+      '`paymentInstrumentIds` threw (or threw a `HelperHttpError` whose status is outside 400–599 or whose headers cannot be sent) or answered something other than a list of `ppi_…` ids; the cause is logged.',
   },
   TESSERA_INTERNAL: { status: 500, meaning: 'The helper failed unexpectedly; the cause is logged.' },
   TESSERA_LIST_NOT_CONFIGURED: {

@@ -7,7 +7,7 @@ import { errorCodesOf } from '../../provider/http/response.js';
 import { instrumentLabelSchema } from '../../provider/schemas/accounts/index.js';
 import { jsonBody } from '../body.js';
 import type { HelperContext } from '../context.js';
-import { badRequest, HelperHttpError } from '../errors.js';
+import { answerable, badRequest, HelperHttpError } from '../errors.js';
 import { hookTimeout, LATE, thrownError, withinHookTime } from '../hooks.js';
 import { forbidden, type HostClaims, requireHost } from '../host-auth.js';
 import type { CardUpdatedEvent } from '../options.js';
@@ -213,7 +213,14 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
         'the page was answered 503 TESSERA_HOOK_TIMEOUT; its late answer is ignored',
       );
     } catch (err) {
-      if (err instanceof HelperHttpError) throw err;
+      if (err instanceof HelperHttpError) {
+        if (answerable(err)) throw err;
+        // Its status is no error status, or Node refuses a header of it: the hook's failure, as for `resolveCharge`.
+        throw idsFailed(
+          `paymentInstrumentIds threw a HelperHttpError (${err.code}) with status ${err.status} or a header that cannot be sent (use a status from 400 to 599)`,
+          { entityId },
+        );
+      }
       const cause = thrownError(err);
       throw idsFailed(`paymentInstrumentIds threw: ${cause.message}`, {
         cause: { type: cause.name, message: cause.message, stack: cause.stack },

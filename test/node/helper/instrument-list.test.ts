@@ -250,19 +250,27 @@ describe('listing payout instruments', () => {
     assert.equal(r.json.field, 'entityId');
   });
 
-  it('answers a HelperHttpError the hook throws with a status Node refuses as a 500 JSON error, never a stack trace', async () => {
+  it('answers a HelperHttpError the hook throws with a status that cannot be answered as 500 TESSERA_INSTRUMENT_IDS_FAILED, never a stack trace', async () => {
     const { HelperHttpError } = await import('../../../server/helper/index.js');
     const h = await named();
-    answer = () => {
-      throw new HelperHttpError(1000, 'PLATFORM_DOWN', 'no payouts now');
-    };
-    const r = await list(h);
-    assert.equal(r.status, 500, r.text);
-    assert.equal(r.json.code, 'TESSERA_INTERNAL', r.text);
-    assert.ok(!/RangeError|at /.test(r.text), r.text);
-    const line = h.log.lines.find((l) => l.event === 'tessera.error.unanswerable');
-    assert.equal(line?.code, 'PLATFORM_DOWN');
-    assert.equal(line?.status, '1000');
+    for (const [status, headers] of [
+      [1000, {}],
+      [200, {}],
+      [503, { 'Retry-After': 'a\nb' }],
+    ] as const) {
+      answer = () => {
+        throw new HelperHttpError(status, 'PLATFORM_DOWN', 'no payouts now', { headers });
+      };
+      const r = await list(h);
+      // The hook threw: the catalogue's code for that (as `resolveCharge`'s is TESSERA_RESOLVE_CHARGE_FAILED), not
+      // TESSERA_INTERNAL, which says the helper itself failed.
+      assert.equal(r.status, 500, r.text);
+      assert.equal(r.json.code, 'TESSERA_INSTRUMENT_IDS_FAILED', r.text);
+      assert.ok(!/RangeError|TypeError|at /.test(r.text), r.text);
+    }
+    const lines = h.log.lines.filter((l) => l.event === 'tessera.payment_instrument_ids.failed');
+    assert.equal(lines.length, 3);
+    assert.match(String(lines[0]?.msg), /PLATFORM_DOWN.*1000/);
   });
 
   it('answers a provider fault on one read with 502/503 and outcomeKnown', async () => {
