@@ -17,6 +17,7 @@ import { createProvider } from './provider.js';
 import { securityHeaders, sendJson } from './respond.js';
 import { MemoryStore } from './store.js';
 import { checkClusterNode, checkEviction } from './store-eviction.js';
+import { guardStore } from './store-guard.js';
 import { widgetLoader, widgetRoutes } from './widget-routes.js';
 
 /** The router `tesseraHelper` returns, with what a page template needs. */
@@ -120,7 +121,7 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
     environment,
     publicKey: o.publicKey!,
     cardTokenUrl: provider.cardTokenUrl,
-    store: o.store ?? new MemoryStore({ now }),
+    store: o.store ? guardStore(o.store) : new MemoryStore({ now }),
     log,
     limits,
     now,

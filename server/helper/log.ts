@@ -47,9 +47,19 @@ export function redactingLogger(logger: HelperLogger, secrets: readonly string[]
   };
   const scrub = (value: unknown, depth: number): unknown => {
     if (typeof value === 'string') return scrubText(value);
-    if (depth > 8 || value === null || typeof value !== 'object') return value;
+    if (value === null || typeof value !== 'object') return value;
+    // Deeper than any line the helper writes: cut, never passed on unscrubbed.
+    if (depth > 8) return '[too deep]';
     if (value instanceof Error) {
-      return { type: value.name, message: scrubText(value.message), code: (value as { code?: unknown }).code };
+      // The cause too (a store's driver error under the helper's 503, a connection refused under a provider error),
+      // cleaned the same way, so an operator can tell one failure from another.
+      const { cause } = value as { cause?: unknown };
+      return {
+        type: value.name,
+        message: scrubText(value.message),
+        code: (value as { code?: unknown }).code,
+        ...(cause === undefined ? {} : { cause: scrub(cause, depth + 1) }),
+      };
     }
     if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1));
     const out: Record<string, unknown> = {};

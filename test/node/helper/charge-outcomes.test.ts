@@ -787,6 +787,39 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
       assert.equal(await memory.get(`oncharge:${calls[0]}:claim`), undefined, 'the delivery’s claim given back');
     });
 
+    it('a store of the merchant’s own that throws its own error: 503 TESSERA_STORE_UNAVAILABLE, nothing charged, never the helper’s 500', async () => {
+      const memory = new MemoryStore({ now: () => sb.clock.nowMs() });
+      let down = true;
+      const fails = <T>(call: () => Promise<T>): Promise<T> =>
+        down ? Promise.reject(new Error('ECONNRESET from our database driver')) : call();
+      const store: TesseraStore = {
+        get: (k) => memory.get(k),
+        set: (k, v, t) => memory.set(k, v, t),
+        hit: (k, w) => fails(() => memory.hit(k, w)),
+        count: (k) => memory.count(k),
+        unhit: (k) => memory.unhit(k),
+        // A synchronous throw, as a careless store may.
+        claim: (k, v, t) => {
+          if (down) throw new TypeError('our driver is not connected');
+          return memory.claim(k, v, t);
+        },
+        release: (k, v) => memory.release(k, v),
+      };
+      const h = await helper({ store });
+      const body = await order();
+      const made = (await sandboxCharges(sb)).length;
+      const refused = await pay(h, body);
+      assert.equal(refused.status, 503, refused.text);
+      assert.deepEqual([refused.json.code, refused.json.outcomeKnown], ['TESSERA_STORE_UNAVAILABLE', true]);
+      assert.equal(refused.headers.get('retry-after'), '1');
+      assert.ok(!refused.text.includes('ECONNRESET'), 'the driver’s message stays in the log');
+      assert.equal((await sandboxCharges(sb)).length, made, 'nothing charged');
+      assert.ok(h.log.text().includes('ECONNRESET'), 'the cause is logged');
+      down = false;
+      const charged = await pay(h, body);
+      assert.equal(charged.status, 201, charged.text);
+    });
+
     it('a new charge and its onCharge take four calls of the built-in store; a replay two, and leaves no claim behind', async () => {
       const memory = new MemoryStore({ now: () => sb.clock.nowMs() });
       const used: string[] = [];

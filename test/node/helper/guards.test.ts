@@ -359,6 +359,24 @@ describe('redactingLogger', () => {
     assert.ok(!log.text().includes(secret) && !log.text().includes('4242 4242'), log.text());
   });
 
+  it('writes an Error’s cause chain, cleaned like the rest, and cuts what is nested too deep instead of passing it on', () => {
+    const { logger, log } = captureLogger();
+    const secret = 'sk_sbox_tessera0demo0secret0key0000001';
+    const driver = Object.assign(new Error(`ECONNRESET while sending ${secret}`), { code: 'ECONNRESET' });
+    const err = new Error('the store could not be used', { cause: new Error('pool exhausted', { cause: driver }) });
+    let deep: Record<string, unknown> = { leaf: `4242 4242 4242 4242 ${secret}` };
+    for (let i = 0; i < 12; i++) deep = { deep };
+    redactingLogger(logger, [secret]).error({ event: 'tessera.error', err, deep }, 'failed');
+    // pino's `err` serializer writes the chain into one message (another logger gets the nested causes).
+    assert.equal(
+      (log.lines[0]!.err as { message?: unknown }).message,
+      'the store could not be used: pool exhausted: ECONNRESET while sending [redacted]',
+    );
+    // Before, a value nested deeper than the walk went to the log as it was.
+    assert.ok(log.text().includes('[too deep]'), log.text());
+    assert.ok(!log.text().includes(secret) && !log.text().includes('4242 4242'), log.text());
+  });
+
   it('hides the value of a field named like a security code, under any of its usual names', () => {
     const { logger, log } = captureLogger();
     redactingLogger(logger, []).info({
