@@ -49,6 +49,20 @@ describe('RedisStore against a real redis-server', () => {
     owned.push(store);
     return store;
   };
+  /**
+   * Waits until a new store answers: its client connects on its own time, and on a busy machine that can take longer
+   * than a test's short `timeoutMs`, so the first call of a test would time out for that reason, not the one tested.
+   */
+  const ready = async (store: RedisStore) => {
+    for (let i = 0; ; i++) {
+      try {
+        return void (await store.get('ready'));
+      } catch (err) {
+        if (i >= 100) throw err;
+        await sleep(50);
+      }
+    }
+  };
 
   before(async () => {
     // DEBUG SLEEP (a Redis that answers slowly) is refused unless enabled, and then only from loopback.
@@ -180,7 +194,8 @@ describe('RedisStore against a real redis-server', () => {
     const admin = new Redis(server.url);
     const sleeper = new Redis(server.url);
     try {
-      // A helper that has charged before: Redis has its scripts.
+      // A helper that has charged before: connected, and Redis has its scripts.
+      await ready(store);
       await store.claimAndGet('warm:claim', 'me', 1000, 'warm');
       await store.release('warm:claim', 'me');
       const body = { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@shop.example' };
@@ -224,7 +239,8 @@ describe('RedisStore against a real redis-server', () => {
       await sleep(30);
     };
     try {
-      // A store that has run its scripts before.
+      // A store that is connected and has run its scripts before.
+      await ready(store);
       await store.hit('warm', 1000);
       await store.count('warm');
       await store.reserve('warm:reserved', 'w', 1000);
