@@ -107,9 +107,24 @@ describe('the script-tag bundle’s locale loader', () => {
   });
 
   it('does not fetch anything for English', async () => {
-    const [code, strings] = await fetchLocale(new URL('/__locales/', location.href), await manifestSri(), 'en-GB');
-    expect(code).to.equal('en');
-    expect(strings.numberLabel).to.equal('Card number');
+    const sri = await manifestSri();
+    const fetched: string[] = [];
+    const realFetch = window.fetch;
+    window.fetch = (url, init) => {
+      fetched.push(String(url));
+      return realFetch(url, init);
+    };
+    try {
+      // A folder that serves nothing: an English page (the default) needs no locale files at all.
+      for (const tag of ['en-GB', 'en', 'EN_us']) {
+        const [code, strings] = await fetchLocale(new URL('/__no-locales/', location.href), sri, tag);
+        expect(code, tag).to.equal('en');
+        expect(strings.numberLabel, tag).to.equal('Card number');
+      }
+    } finally {
+      window.fetch = realFetch;
+    }
+    expect(fetched).to.deep.equal([]);
   });
 
   it('refuses a locale file that does not match its hash', async () => {

@@ -31,6 +31,8 @@ export async function fetchLocale(
   manifestIntegrity: string,
   tag: string,
 ): Promise<readonly [string, Strings]> {
+  // English is in the bundle: an English page (the default) fetches nothing, not even the manifest.
+  if (/^en($|[-_])/i.test(tag)) return ['en', en];
   const key = base.href + manifestIntegrity;
   let manifest = manifests.get(key);
   if (!manifest) {
