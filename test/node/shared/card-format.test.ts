@@ -205,6 +205,16 @@ describe('locales', () => {
       }
     });
   }
+  it('words the security code length right for 3 and 4 digits, where a language inflects by number', () => {
+    // Czech and Ukrainian take the form for 2 to 4 (číslice, цифри), not the one for 5 and more (číslic, цифр).
+    const read = (code: string, n: number) => LAZY_LOCALES[code]!.cvvInvalid.replace('{n}', String(n));
+    for (const n of [3, 4]) {
+      assert.equal(read('cs', n), `Bezpečnostní kód musí mít ${n} číslice.`);
+      assert.equal(read('uk', n), `Код безпеки має містити ${n} цифри.`);
+      assert.equal(read('pl', n), `Kod bezpieczeństwa musi mieć ${n} cyfry.`);
+      assert.equal(read('ru', n), `Код безопасности должен состоять из ${n} цифр.`);
+    }
+  });
   it('matches tags to shipped locales', () => {
     const available = ['en', ...codes];
     assert.equal(matchLocale('pt-BR', available), 'pt');
