@@ -52,6 +52,18 @@ describe('<tessera-card-form> locales', () => {
     }
   });
 
+  it('renders Chinese of Taiwan and Hong Kong in Traditional characters, of China in Simplified', async () => {
+    for (const [locale, lang, label] of [
+      ['zh-TW', 'zh-hant', '卡號'],
+      ['zh-Hant-HK', 'zh-hant', '卡號'],
+      ['zh-CN', 'zh', '卡号'],
+    ] as const) {
+      const el = await fixture<TesseraCardForm>(html`<tessera-card-form locale=${locale}></tessera-card-form>`);
+      expect(root(el).lang, locale).to.equal(lang);
+      expect(input(el, 'number').labels![0]!.textContent, locale).to.equal(label);
+    }
+  });
+
   it('falls back to English for a language it does not ship', async () => {
     const el = await fixture<TesseraCardForm>(html`<tessera-card-form locale="xx-YY"></tessera-card-form>`);
     expect(root(el).lang).to.equal('en');
@@ -104,6 +116,14 @@ describe('the script-tag bundle’s locale loader', () => {
     expect(code).to.equal('ar');
     expect(strings.dir).to.equal('rtl');
     expect(strings.numberLabel).to.equal('رقم البطاقة');
+  });
+
+  it('fetches Traditional Chinese for a zh-Hant or zh-TW tag', async () => {
+    for (const tag of ['zh-Hant-TW', 'zh_TW']) {
+      const [code, strings] = await fetchLocale(new URL('/__locales/', location.href), await manifestSri(), tag);
+      expect(code, tag).to.equal('zh-hant');
+      expect(strings.numberLabel, tag).to.equal('卡號');
+    }
   });
 
   it('does not fetch anything for English', async () => {

@@ -25,6 +25,7 @@ import sv from './locales/sv.js';
 import tr from './locales/tr.js';
 import uk from './locales/uk.js';
 import zh from './locales/zh.js';
+import zhHant from './locales/zh-hant.js';
 import type { Strings } from './strings.js';
 
 /** The locales loaded on demand, by code (English, built in, is not among them). */
@@ -51,4 +52,5 @@ export const LAZY_LOCALES: Readonly<Record<string, Strings>> = {
   tr,
   uk,
   zh,
+  'zh-hant': zhHant,
 };

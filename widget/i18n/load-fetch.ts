@@ -32,7 +32,7 @@ export async function fetchLocale(
   tag: string,
 ): Promise<readonly [string, Strings]> {
   // English is in the bundle: an English page (the default) fetches nothing, not even the manifest.
-  if (/^en($|[-_])/i.test(tag)) return ['en', en];
+  if (matchLocale(tag, ['en'])) return ['en', en];
   const key = base.href + manifestIntegrity;
   let manifest = manifests.get(key);
   if (!manifest) {
@@ -41,9 +41,8 @@ export async function fetchLocale(
     manifest.catch(() => manifests.delete(key));
   }
   const hashes = await manifest;
-  const code = matchLocale(tag, ['en', ...Object.keys(hashes)]);
-  if (code === 'en') return ['en', en];
-  return [code, await getJson<Strings>(new URL(`${code}.json`, base), hashes[code]!)];
+  const code = matchLocale(tag, Object.keys(hashes));
+  return code ? [code, await getJson<Strings>(new URL(`${code}.json`, base), hashes[code]!)] : ['en', en];
 }
 
 /** Same contract as ./load.ts: the bundle's folder `locales/` next to the bundle file. */

@@ -222,7 +222,22 @@ describe('locales', () => {
     assert.equal(matchLocale('iw', available), 'he');
     assert.equal(matchLocale('no', available), 'nb');
     assert.equal(matchLocale('ZH-hans', available), 'zh');
-    assert.equal(matchLocale('xx', available), 'en');
-    assert.equal(matchLocale('', available), 'en');
+    assert.equal(matchLocale('zh-CN', available), 'zh');
+    assert.equal(matchLocale('zh-Hans-HK', available), 'zh');
+    // Traditional Chinese by script, or by a region that writes it (Taiwan, Hong Kong, Macau): not Simplified.
+    for (const tag of ['zh-Hant', 'zh-Hant-TW', 'zh_Hant_HK', 'zh-TW', 'zh-hk', 'ZH-MO', 'zh-TW-u-nu-hanidec']) {
+      assert.equal(matchLocale(tag, available), 'zh-hant', tag);
+    }
+    assert.equal(matchLocale('pt-BR-x-private', available), 'pt');
+    assert.equal(matchLocale('sr-Latn-RS', available), undefined);
+    assert.equal(matchLocale('iw-IL', available), 'he');
+    assert.equal(matchLocale('in_ID', available), 'id');
+    assert.equal(matchLocale('nn-NO', available), 'nb');
+    for (const tag of ['__proto__', 'constructor', 'x-__proto__', '../ar', 'ar/../../x', 'ar?x', '-', '']) {
+      assert.equal(matchLocale(tag, available), undefined, tag);
+    }
+    assert.equal(matchLocale('xx', available), undefined);
+    assert.equal(matchLocale('', available), undefined);
+    assert.equal(matchLocale('en-GB', available), 'en');
   });
 });
