@@ -64,6 +64,19 @@ describe('<tessera-card-form> locales', () => {
     }
   });
 
+  it('renders Brazilian Portuguese for pt-BR, European for pt-PT', async () => {
+    for (const [locale, lang, message] of [
+      ['pt-BR', 'pt-br', 'Este cartão está vencido.'],
+      ['pt-PT', 'pt', 'Este cartão expirou.'],
+    ] as const) {
+      const el = await fixture<TesseraCardForm>(html`<tessera-card-form locale=${locale}></tessera-card-form>`);
+      await type(el, 'expiry', '0120');
+      await leave(el, 'expiry');
+      expect(root(el).lang, locale).to.equal(lang);
+      expect(el.shadowRoot!.querySelector('#expiry-error')!.textContent, locale).to.equal(message);
+    }
+  });
+
   it('falls back to English for a language it does not ship', async () => {
     const el = await fixture<TesseraCardForm>(html`<tessera-card-form locale="xx-YY"></tessera-card-form>`);
     expect(root(el).lang).to.equal('en');

@@ -20,6 +20,7 @@ import nb from './locales/nb.js';
 import nl from './locales/nl.js';
 import pl from './locales/pl.js';
 import pt from './locales/pt.js';
+import ptBr from './locales/pt-br.js';
 import ru from './locales/ru.js';
 import sv from './locales/sv.js';
 import tr from './locales/tr.js';
@@ -47,6 +48,7 @@ export const LAZY_LOCALES: Readonly<Record<string, Strings>> = {
   nl,
   pl,
   pt,
+  'pt-br': ptBr,
   ru,
   sv,
   tr,

@@ -29,6 +29,7 @@ const LOADERS: Readonly<Record<string, Loader>> = {
   nl: () => import('./locales/nl.js'),
   pl: () => import('./locales/pl.js'),
   pt: () => import('./locales/pt.js'),
+  'pt-br': () => import('./locales/pt-br.js'),
   ru: () => import('./locales/ru.js'),
   sv: () => import('./locales/sv.js'),
   tr: () => import('./locales/tr.js'),

@@ -217,7 +217,12 @@ describe('locales', () => {
   });
   it('matches tags to shipped locales', () => {
     const available = ['en', ...codes];
-    assert.equal(matchLocale('pt-BR', available), 'pt');
+    // Brazil reads Brazilian Portuguese ("Digite", "aceitos"), not European ("Introduza", "aceites").
+    assert.equal(matchLocale('pt-BR', available), 'pt-br');
+    assert.equal(LAZY_LOCALES[matchLocale('pt_br', available)!]!.numberRequired, 'Digite o número do cartão.');
+    assert.equal(matchLocale('pt-PT', available), 'pt');
+    assert.equal(matchLocale('pt-AO', available), 'pt');
+    assert.equal(matchLocale('pt', available), 'pt');
     assert.equal(matchLocale('he_IL', available), 'he');
     assert.equal(matchLocale('iw', available), 'he');
     assert.equal(matchLocale('no', available), 'nb');
@@ -228,7 +233,7 @@ describe('locales', () => {
     for (const tag of ['zh-Hant', 'zh-Hant-TW', 'zh_Hant_HK', 'zh-TW', 'zh-hk', 'ZH-MO', 'zh-TW-u-nu-hanidec']) {
       assert.equal(matchLocale(tag, available), 'zh-hant', tag);
     }
-    assert.equal(matchLocale('pt-BR-x-private', available), 'pt');
+    assert.equal(matchLocale('pt-BR-x-private', available), 'pt-br');
     assert.equal(matchLocale('sr-Latn-RS', available), undefined);
     assert.equal(matchLocale('iw-IL', available), 'he');
     assert.equal(matchLocale('in_ID', available), 'id');
