@@ -235,7 +235,12 @@ export class TesseraCardForm extends ReactiveElement {
     const want = this.#want();
     let load = locales.get(want);
     if (!load) {
-      load = loadLocale(want).catch(() => ['en', en] as const);
+      // A locale that failed (offline for a moment, a file refused) shows English, and is asked for again by the
+      // next render that wants it (another form later on the page) instead of English for good.
+      load = loadLocale(want).catch(() => {
+        locales.delete(want);
+        return ['en', en] as const;
+      });
       locales.set(want, load);
     }
     [this.#code, this.#strings] = await load;
