@@ -32,17 +32,19 @@ export async function fetchLocale(
   tag: string,
 ): Promise<readonly [string, Strings]> {
   // English is in the bundle: an English page (the default) fetches nothing, not even the manifest.
-  if (matchLocale(tag, ['en'])) return ['en', en];
-  const key = base.href + manifestIntegrity;
-  let manifest = manifests.get(key);
-  if (!manifest) {
-    manifest = getJson<Record<string, string>>(new URL('manifest.json', base), manifestIntegrity);
-    manifests.set(key, manifest);
-    manifest.catch(() => manifests.delete(key));
+  if (!matchLocale(tag, ['en'])) {
+    const key = base.href + manifestIntegrity;
+    let manifest = manifests.get(key);
+    if (!manifest) {
+      manifest = getJson<Record<string, string>>(new URL('manifest.json', base), manifestIntegrity);
+      manifests.set(key, manifest);
+      manifest.catch(() => manifests.delete(key));
+    }
+    const hashes = await manifest;
+    const code = matchLocale(tag, Object.keys(hashes));
+    if (code) return [code, await getJson<Strings>(new URL(`${code}.json`, base), hashes[code]!)];
   }
-  const hashes = await manifest;
-  const code = matchLocale(tag, Object.keys(hashes));
-  return code ? [code, await getJson<Strings>(new URL(`${code}.json`, base), hashes[code]!)] : ['en', en];
+  return ['en', en];
 }
 
 /** Same contract as ./load.ts: the bundle's folder `locales/` next to the bundle file. */
