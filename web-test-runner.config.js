@@ -109,7 +109,7 @@ function localesPlugin() {
       files.set('manifest.sri', sri(manifest));
     },
     serve(context) {
-      const m = /^\/__locales(-tampered)?\/([a-z.]+)$/.exec(context.path);
+      const m = /^\/__locales(-tampered)?\/([a-z.-]+)$/.exec(context.path);
       const name = m?.[2] ?? '';
       let body = files.get(name);
       if (body === undefined) return undefined;

@@ -52,6 +52,31 @@ describe('<tessera-card-form> locales', () => {
     }
   });
 
+  it('renders Chinese of Taiwan and Hong Kong in Traditional characters, of China in Simplified', async () => {
+    for (const [locale, lang, label] of [
+      ['zh-TW', 'zh-hant', '卡號'],
+      ['zh-Hant-HK', 'zh-hant', '卡號'],
+      ['zh-CN', 'zh', '卡号'],
+    ] as const) {
+      const el = await fixture<TesseraCardForm>(html`<tessera-card-form locale=${locale}></tessera-card-form>`);
+      expect(root(el).lang, locale).to.equal(lang);
+      expect(input(el, 'number').labels![0]!.textContent, locale).to.equal(label);
+    }
+  });
+
+  it('renders Brazilian Portuguese for pt-BR, European for pt-PT', async () => {
+    for (const [locale, lang, message] of [
+      ['pt-BR', 'pt-br', 'Este cartão está vencido.'],
+      ['pt-PT', 'pt', 'Este cartão expirou.'],
+    ] as const) {
+      const el = await fixture<TesseraCardForm>(html`<tessera-card-form locale=${locale}></tessera-card-form>`);
+      await type(el, 'expiry', '0120');
+      await leave(el, 'expiry');
+      expect(root(el).lang, locale).to.equal(lang);
+      expect(el.shadowRoot!.querySelector('#expiry-error')!.textContent, locale).to.equal(message);
+    }
+  });
+
   it('falls back to English for a language it does not ship', async () => {
     const el = await fixture<TesseraCardForm>(html`<tessera-card-form locale="xx-YY"></tessera-card-form>`);
     expect(root(el).lang).to.equal('en');
@@ -106,10 +131,33 @@ describe('the script-tag bundle’s locale loader', () => {
     expect(strings.numberLabel).to.equal('رقم البطاقة');
   });
 
+  it('fetches Traditional Chinese for a zh-Hant or zh-TW tag', async () => {
+    for (const tag of ['zh-Hant-TW', 'zh_TW']) {
+      const [code, strings] = await fetchLocale(new URL('/__locales/', location.href), await manifestSri(), tag);
+      expect(code, tag).to.equal('zh-hant');
+      expect(strings.numberLabel, tag).to.equal('卡號');
+    }
+  });
+
   it('does not fetch anything for English', async () => {
-    const [code, strings] = await fetchLocale(new URL('/__locales/', location.href), await manifestSri(), 'en-GB');
-    expect(code).to.equal('en');
-    expect(strings.numberLabel).to.equal('Card number');
+    const sri = await manifestSri();
+    const fetched: string[] = [];
+    const realFetch = window.fetch;
+    window.fetch = (url, init) => {
+      fetched.push(String(url));
+      return realFetch(url, init);
+    };
+    try {
+      // A folder that serves nothing: an English page (the default) needs no locale files at all.
+      for (const tag of ['en-GB', 'en', 'EN_us']) {
+        const [code, strings] = await fetchLocale(new URL('/__no-locales/', location.href), sri, tag);
+        expect(code, tag).to.equal('en');
+        expect(strings.numberLabel, tag).to.equal('Card number');
+      }
+    } finally {
+      window.fetch = realFetch;
+    }
+    expect(fetched).to.deep.equal([]);
   });
 
   it('refuses a locale file that does not match its hash', async () => {

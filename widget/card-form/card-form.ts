@@ -230,17 +230,23 @@ export class TesseraCardForm extends ReactiveElement {
   }
 
   // The first render waits for the locale, so the shopper never sees English flash by. A locale set while
-  // the previous one was loading is loaded too before rendering (no stale language wins the race).
+  // the previous one was loading is loaded too before rendering (no stale language wins the race). A locale that
+  // failed (offline for a moment, a file refused) shows English, and is asked for again by the next form that
+  // wants it, not by every update of this one.
   protected override async scheduleUpdate(): Promise<void> {
     const want = this.#want();
-    let load = locales.get(want);
-    if (!load) {
-      load = loadLocale(want).catch(() => ['en', en] as const);
+    if (want !== this.#loaded) {
+      const load =
+        locales.get(want) ??
+        loadLocale(want).catch(() => {
+          locales.delete(want);
+          return ['en', en] as const;
+        });
       locales.set(want, load);
+      [this.#code, this.#strings] = await load;
+      if (want !== this.#want()) return this.scheduleUpdate();
+      this.#loaded = want;
     }
-    [this.#code, this.#strings] = await load;
-    if (want !== this.#want()) return this.scheduleUpdate();
-    this.#loaded = want;
     super.scheduleUpdate();
   }
 

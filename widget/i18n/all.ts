@@ -20,11 +20,13 @@ import nb from './locales/nb.js';
 import nl from './locales/nl.js';
 import pl from './locales/pl.js';
 import pt from './locales/pt.js';
+import ptBr from './locales/pt-br.js';
 import ru from './locales/ru.js';
 import sv from './locales/sv.js';
 import tr from './locales/tr.js';
 import uk from './locales/uk.js';
 import zh from './locales/zh.js';
+import zhHant from './locales/zh-hant.js';
 import type { Strings } from './strings.js';
 
 /** The locales loaded on demand, by code (English, built in, is not among them). */
@@ -46,9 +48,11 @@ export const LAZY_LOCALES: Readonly<Record<string, Strings>> = {
   nl,
   pl,
   pt,
+  'pt-br': ptBr,
   ru,
   sv,
   tr,
   uk,
   zh,
+  'zh-hant': zhHant,
 };

@@ -31,17 +31,20 @@ export async function fetchLocale(
   manifestIntegrity: string,
   tag: string,
 ): Promise<readonly [string, Strings]> {
-  const key = base.href + manifestIntegrity;
-  let manifest = manifests.get(key);
-  if (!manifest) {
-    manifest = getJson<Record<string, string>>(new URL('manifest.json', base), manifestIntegrity);
-    manifests.set(key, manifest);
-    manifest.catch(() => manifests.delete(key));
+  // English is in the bundle: an English page (the default) fetches nothing, not even the manifest.
+  if (!matchLocale(tag, ['en'])) {
+    const key = base.href + manifestIntegrity;
+    let manifest = manifests.get(key);
+    if (!manifest) {
+      manifest = getJson<Record<string, string>>(new URL('manifest.json', base), manifestIntegrity);
+      manifests.set(key, manifest);
+      manifest.catch(() => manifests.delete(key));
+    }
+    const hashes = await manifest;
+    const code = matchLocale(tag, Object.keys(hashes));
+    if (code) return [code, await getJson<Strings>(new URL(`${code}.json`, base), hashes[code]!)];
   }
-  const hashes = await manifest;
-  const code = matchLocale(tag, ['en', ...Object.keys(hashes)]);
-  if (code === 'en') return ['en', en];
-  return [code, await getJson<Strings>(new URL(`${code}.json`, base), hashes[code]!)];
+  return ['en', en];
 }
 
 /** Same contract as ./load.ts: the bundle's folder `locales/` next to the bundle file. */

@@ -29,11 +29,13 @@ const LOADERS: Readonly<Record<string, Loader>> = {
   nl: () => import('./locales/nl.js'),
   pl: () => import('./locales/pl.js'),
   pt: () => import('./locales/pt.js'),
+  'pt-br': () => import('./locales/pt-br.js'),
   ru: () => import('./locales/ru.js'),
   sv: () => import('./locales/sv.js'),
   tr: () => import('./locales/tr.js'),
   uk: () => import('./locales/uk.js'),
   zh: () => import('./locales/zh.js'),
+  'zh-hant': () => import('./locales/zh-hant.js'),
 };
 
 /** Every locale the widget ships, English first. */
@@ -42,6 +44,6 @@ export const LOCALE_CODES: readonly string[] = ['en', ...Object.keys(LOADERS)];
 /** Resolves a BCP 47 tag to the best shipped locale and its strings (English when none fits). */
 export async function loadLocale(tag: string): Promise<readonly [string, Strings]> {
   const code = matchLocale(tag, LOCALE_CODES);
-  const load = LOADERS[code];
+  const load = code && LOADERS[code];
   return load ? [code, (await load()).default] : ['en', en];
 }

@@ -205,14 +205,44 @@ describe('locales', () => {
       }
     });
   }
+  it('words the security code length right for 3 and 4 digits, where a language inflects by number', () => {
+    // Czech and Ukrainian take the form for 2 to 4 (číslice, цифри), not the one for 5 and more (číslic, цифр).
+    const read = (code: string, n: number) => LAZY_LOCALES[code]!.cvvInvalid.replace('{n}', String(n));
+    for (const n of [3, 4]) {
+      assert.equal(read('cs', n), `Bezpečnostní kód musí mít ${n} číslice.`);
+      assert.equal(read('uk', n), `Код безпеки має містити ${n} цифри.`);
+      assert.equal(read('pl', n), `Kod bezpieczeństwa musi mieć ${n} cyfry.`);
+      assert.equal(read('ru', n), `Код безопасности должен состоять из ${n} цифр.`);
+    }
+  });
   it('matches tags to shipped locales', () => {
     const available = ['en', ...codes];
-    assert.equal(matchLocale('pt-BR', available), 'pt');
+    // Brazil reads Brazilian Portuguese ("Digite", "aceitos"), not European ("Introduza", "aceites").
+    assert.equal(matchLocale('pt-BR', available), 'pt-br');
+    assert.equal(LAZY_LOCALES[matchLocale('pt_br', available)!]!.numberRequired, 'Digite o número do cartão.');
+    assert.equal(matchLocale('pt-PT', available), 'pt');
+    assert.equal(matchLocale('pt-AO', available), 'pt');
+    assert.equal(matchLocale('pt', available), 'pt');
     assert.equal(matchLocale('he_IL', available), 'he');
     assert.equal(matchLocale('iw', available), 'he');
     assert.equal(matchLocale('no', available), 'nb');
     assert.equal(matchLocale('ZH-hans', available), 'zh');
-    assert.equal(matchLocale('xx', available), 'en');
-    assert.equal(matchLocale('', available), 'en');
+    assert.equal(matchLocale('zh-CN', available), 'zh');
+    assert.equal(matchLocale('zh-Hans-HK', available), 'zh');
+    // Traditional Chinese by script, or by a region that writes it (Taiwan, Hong Kong, Macau): not Simplified.
+    for (const tag of ['zh-Hant', 'zh-Hant-TW', 'zh_Hant_HK', 'zh-TW', 'zh-hk', 'ZH-MO', 'zh-TW-u-nu-hanidec']) {
+      assert.equal(matchLocale(tag, available), 'zh-hant', tag);
+    }
+    assert.equal(matchLocale('pt-BR-x-private', available), 'pt-br');
+    assert.equal(matchLocale('sr-Latn-RS', available), undefined);
+    assert.equal(matchLocale('iw-IL', available), 'he');
+    assert.equal(matchLocale('in_ID', available), 'id');
+    assert.equal(matchLocale('nn-NO', available), 'nb');
+    for (const tag of ['__proto__', 'constructor', 'x-__proto__', '../ar', 'ar/../../x', 'ar?x', '-', '']) {
+      assert.equal(matchLocale(tag, available), undefined, tag);
+    }
+    assert.equal(matchLocale('xx', available), undefined);
+    assert.equal(matchLocale('', available), undefined);
+    assert.equal(matchLocale('en-GB', available), 'en');
   });
 });

@@ -16,7 +16,7 @@ const strings: Strings = {
   expiryPast: 'Platnost této karty vypršela.',
   expiryTooFar: 'Rok platnosti je příliš daleko v budoucnosti.',
   cvvRequired: 'Zadejte bezpečnostní kód.',
-  cvvInvalid: 'Bezpečnostní kód musí mít {n} číslic.',
+  cvvInvalid: 'Bezpečnostní kód musí mít {n} číslice.',
   nameInvalid: 'Zkontrolujte jméno na kartě.',
   network: 'Platební službu se nepodařilo kontaktovat. Zkontrolujte připojení a zkuste to znovu.',
   declined: 'Údaje karty nebyly přijaty. Zkontrolujte je a zkuste to znovu.',

@@ -1,4 +1,4 @@
-// Widget strings: pt. Same keys as the English strings in ../strings.ts.
+// Widget strings: pt (European Portuguese; Brazil is pt-br). Same keys as the English strings in ../strings.ts.
 import type { Strings } from '../strings.js';
 
 const strings: Strings = {

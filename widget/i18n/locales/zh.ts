@@ -1,4 +1,4 @@
-// Widget strings: zh. Same keys as the English strings in ../strings.ts.
+// Widget strings: zh (Simplified Chinese; Traditional is zh-hant). Same keys as the English strings in ../strings.ts.
 import type { Strings } from '../strings.js';
 
 const strings: Strings = {
