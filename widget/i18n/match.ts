@@ -3,9 +3,9 @@ const ALIASES: Readonly<Record<string, string>> = { no: 'nb', nn: 'nb', iw: 'he'
 
 /**
  * Picks the best of the `available` locale codes for a BCP 47 tag: the whole tag (`pt-br`), then its first two
- * subtags (`zh-hant` for `zh-Hant-TW`), then its language (`pt`); undefined when none is available (the caller shows English). Case and `_` are
- * forgiven. Chinese
- * of Taiwan, Hong Kong and Macau without a script (`zh-TW`) is Traditional (`zh-Hant-TW`).
+ * subtags (`zh-hant` for `zh-Hant-TW`), then its language (`pt`); undefined when none is available (the caller shows
+ * English). Case and `_` are forgiven. Chinese of Taiwan, Hong Kong and Macau without a script (`zh-TW`) is
+ * Traditional (`zh-Hant-TW`).
  *
  * @example matchLocale('he-IL', ['en', 'he']) // 'he'
  */
