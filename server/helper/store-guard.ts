@@ -1,21 +1,8 @@
 import { HelperHttpError } from './errors.js';
 import { RedisStore, StoreUnavailableError } from './redis-store.js';
-import { MemoryStore, type TesseraStore } from './store.js';
+import { MemoryStore, OPTIONAL_STORE_METHODS, STORE_METHODS, type TesseraStore } from './store.js';
 
-const METHODS = [
-  'get',
-  'set',
-  'hit',
-  'count',
-  'unhit',
-  'claim',
-  'release',
-  'claimAndGet',
-  'setAndRelease',
-  'extend',
-  'reserve',
-  'unreserve',
-] as const satisfies readonly (keyof TesseraStore)[];
+const METHODS = [...STORE_METHODS, ...OPTIONAL_STORE_METHODS] as const;
 
 /**
  * A store of the merchant's own whose failures are answered as the built-in stores' are: whatever one of its methods

@@ -80,11 +80,16 @@ export interface TesseraStore {
   unreserve?(key: string, id: string): Promise<void>;
 }
 
+/** The methods every {@link TesseraStore} has. */
+export const STORE_METHODS = ['get', 'set', 'hit', 'count', 'unhit', 'claim', 'release'] as const;
+/** The optional methods of {@link TesseraStore}. */
+export const OPTIONAL_STORE_METHODS = ['claimAndGet', 'setAndRelease', 'extend', 'reserve', 'unreserve'] as const;
+
 /** The helper's `store` option: any object with the methods of {@link TesseraStore}. */
 export const storeOption = methodsOption<TesseraStore>(
-  ['get', 'set', 'hit', 'count', 'unhit', 'claim', 'release'],
+  STORE_METHODS,
   'must implement TesseraStore',
-  ['claimAndGet', 'setAndRelease', 'extend', 'reserve', 'unreserve'],
+  OPTIONAL_STORE_METHODS,
 ).superRefine((v, ctx) => {
   // One of the pair alone would be ignored: reservations made one way cannot be given back the other.
   const object = v !== null && typeof v === 'object' ? (v as Partial<TesseraStore>) : undefined;

@@ -93,6 +93,7 @@ describe('docs/frameworks.md', () => {
         join(dir, 'tsconfig.svelte.json'),
         JSON.stringify({ compilerOptions, files: ['svelte.d.ts', 'use-svelte.ts'] }),
       );
+      writeFileSync(join(dir, 'tsconfig.props.json'), JSON.stringify({ compilerOptions, files: ['props.tsx'] }));
     });
     after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -108,6 +109,32 @@ describe('docs/frameworks.md', () => {
         () => tsc('tsconfig.json'),
         (e: { stdout?: string }) => /intrinsic\.tsx.*TS2322/s.test(e.stdout ?? ''),
       );
+    });
+
+    it('the React wrapper takes acceptedBrands as an array, a readonly array or a string, and rejects wrong props', () => {
+      // Each `@ts-expect-error` line must fail to compile, or tsc reports the directive as unused.
+      writeFileSync(
+        join(dir, 'props.tsx'),
+        `import { TesseraCardForm, type TesseraCardFormProps } from 'tessera/react';
+const BRANDS = ['visa', 'mastercard'] as const;
+export const asString = <TesseraCardForm acceptedBrands="visa mastercard" />;
+export const asReadonly = <TesseraCardForm acceptedBrands={BRANDS} />;
+export const asArray = <TesseraCardForm acceptedBrands={['visa']} />;
+export const optional = ({ name }: { name?: string }) => <TesseraCardForm name={name} />;
+export const props: TesseraCardFormProps = { acceptedBrands: 'amex', hideName: true };
+// @ts-expect-error not a brand id
+export const badBrand = <TesseraCardForm acceptedBrands={['vissa']} />;
+// @ts-expect-error a number
+export const badBrands = <TesseraCardForm acceptedBrands={42} />;
+// @ts-expect-error a method, not a prop
+export const method = <TesseraCardForm tokenize={() => {}} />;
+// @ts-expect-error a boolean
+export const badBoolean = <TesseraCardForm hideName="yes" />;
+// @ts-expect-error the token event's detail has no such field
+export const badDetail = <TesseraCardForm onTesseraToken={(e) => e.detail.nope} />;
+`,
+      );
+      tsc('tsconfig.props.json');
     });
 
     it('the Svelte typings compile and type the element in svelte/elements', () => {
