@@ -34,7 +34,8 @@ describe('<tessera-card-form> validation', () => {
     ['month 13', 'expiry', `13${year2(1)}`, 'Enter the expiry date as MM / YY.'],
     ['an expiry in the past', 'expiry', `01${year2(-1)}`, 'This card has expired.'],
     ['an expiry more than 20 years ahead', 'expiry', `01${year2(21)}`, 'The expiry year is too far ahead.'],
-    ['a short CVV', 'cvv', '12', 'The security code must be 3 digits.'],
+    // No brand yet: both lengths are taken, so the message names both.
+    ['a short CVV before the number', 'cvv', '12', 'The security code must be 3-4 digits.'],
     ['digits in the name', 'name', 'Ada 4242', 'Check the name on the card.'],
   ];
   for (const [what, field, text, message] of cases) {
@@ -53,6 +54,11 @@ describe('<tessera-card-form> validation', () => {
       expect(el.matches(':state(user-invalid)')).to.equal(true);
     });
   }
+
+  it('asks for a 3-digit security code on Visa', async () => {
+    await type(el, 'number', '4242424242424242');
+    expect(await messageAfter(el, 'cvv', '12')).to.equal('The security code must be 3 digits.');
+  });
 
   it('asks for a 4-digit security code on American Express', async () => {
     await type(el, 'number', '378282246310005');

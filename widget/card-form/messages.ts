@@ -19,7 +19,7 @@ export const fill = (template: string, value: string | number) => template.repla
 
 /** A field's generic "invalid" message (also for a field the provider refused after the rules passed it). */
 export const refusedMessage = (s: Strings, f: CardField, brand: Brand | undefined) =>
-  fill(s[`${f}Invalid`], brand?.cvvLength ?? 3);
+  fill(s[`${f}Invalid`], brand?.cvvLength ?? '3-4');
 
 /**
  * Every current problem, in field order. `digits`, `expiry` (MMYY) and `cvv` are the fields' digits, `holder` the
