@@ -32,6 +32,15 @@ export interface Attempted {
   readonly earlierUnknown: boolean;
 }
 
+/**
+ * Whether undici refused the request before sending a byte of it (`UND_ERR_INVALID_ARG`: a header value it cannot
+ * send, from a dispatcher's interceptor say). Nothing happened, and every new attempt would be refused the same, so
+ * the core does not retry it.
+ */
+export function refusedBeforeSending(error: unknown): boolean {
+  return causeCode(error) === 'UND_ERR_INVALID_ARG';
+}
+
 /** Raised by the core when one attempt ran out of time (body included). */
 export class AttemptTimeout extends Error {}
 
@@ -124,6 +133,14 @@ export function transportError(http: HttpContext, ex: Exchange, error: unknown, 
       outcomeKnown: at.read || !at.earlierUnknown,
       phase: 'connect',
       timeoutMs: http.config.connectTimeoutMs,
+      cause: error,
+    });
+  }
+  if (code === 'UND_ERR_INVALID_ARG') {
+    const reason = error instanceof Error ? `: ${http.redact.text(error.message)}` : '';
+    return new NetworkError(`${ex.operation} was not sent: the HTTP client refused the request (${code})${reason}`, {
+      ...common,
+      outcomeKnown: at.read || !at.earlierUnknown,
       cause: error,
     });
   }

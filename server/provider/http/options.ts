@@ -85,7 +85,9 @@ export const httpOptionShape = {
     .optional(),
   logger: loggerOption<ProviderLogger>().optional(),
   logBodies: booleanOption().optional(),
-  userAgent: patternOption(/^[^\r\n]+$/, 'must be a non-empty single-line string').optional(),
+  // What undici sends as a header value, printable ASCII: a control or non-Latin-1 character passed this check before
+  // and had every call refused at dispatch.
+  userAgent: patternOption(/^[\x20-\x7e]+$/, 'must be printable ASCII on one line').optional(),
 } satisfies OptionShape;
 
 /** The rule between the HTTP options: the backoff cap is not below its base. */

@@ -2,7 +2,7 @@ import { InvalidResponseError, type ProviderError } from '../errors.js';
 import { AttemptAbort } from './attempt-abort.js';
 import { backoffDelay, MAX_RETRY_AFTER_MS, parseRetryAfter, sleep } from './backoff.js';
 import type { Exchange, HttpContext } from './exchange.js';
-import { AttemptTimeout, responseError, transportError } from './failure.js';
+import { AttemptTimeout, refusedBeforeSending, responseError, transportError } from './failure.js';
 import type { HttpConfig } from './options.js';
 import { header, headersObject, type ResponseHeaders } from './response.js';
 import type { ProviderResult } from './result.js';
@@ -100,7 +100,7 @@ export async function send<T>(http: HttpContext, ex: Exchange): Promise<Provider
         });
       }
       const failure = transportError(http, ex, error, { read, attempts, earlierUnknown });
-      const canRetry = safe && retries < config.maxRetries;
+      const canRetry = safe && retries < config.maxRetries && !refusedBeforeSending(error);
       if (logger) logFailure(http, ex, failure, attempts, canRetry);
       if (!canRetry) throw failure;
       if (!failure.outcomeKnown) earlierUnknown = true;

@@ -257,6 +257,34 @@ describe('HTTP core: retries, timeouts and outcomes against sandbox faults', () 
     await offline.close();
   });
 
+  it('does not retry a request undici refuses before sending, and says its outcome is known', async () => {
+    // A merchant's dispatcher whose interceptor adds a header value undici cannot send: refused at dispatch, before
+    // a byte leaves. Nothing was charged and every attempt would be refused the same.
+    const agent = new Agent();
+    const traced = agent.compose(
+      (dispatch) => (opts, handler) =>
+        dispatch(
+          { ...opts, headers: { ...(opts.headers as Record<string, string>), 'x-trace': 'caf\u00e9 \u2603' } },
+          handler,
+        ),
+    );
+    const client = createLegacyClient({
+      secretKey: sb.credentials.secretKey,
+      baseUrl: sb.url,
+      dispatcher: traced,
+      maxRetries: 2,
+    });
+    const body = await chargeBody();
+    const error = await client.charges.create(body, { idempotencyKey: 'refused-1' }).catch((e: unknown) => e);
+    assert.ok(error instanceof NetworkError, String(error));
+    assert.equal(error.outcomeKnown, true);
+    assert.equal(error.attempts, 1, 'not retried');
+    assert.match(error.message, /was not sent: the HTTP client refused the request \(UND_ERR_INVALID_ARG\)/);
+    assert.equal((await requests(sb, CHARGES)).length, 0, 'the sandbox saw no charge');
+    await client.close();
+    await agent.close();
+  });
+
   it('times out a connection that is never established (TLS handshake unanswered) on time', async () => {
     const sockets: Socket[] = [];
     const silent = createServer((socket) => sockets.push(socket));

@@ -62,6 +62,15 @@ describe('provider client options', () => {
         /option `idempotencyHeader` must be an HTTP header name; got "Bad Header"/,
       ],
       [
+        // A header value undici cannot send: taken before, every call then failed at dispatch.
+        () => createLegacyClient({ secretKey: SECRET, userAgent: 'shop ☃' }),
+        /option `userAgent` must be printable ASCII on one line; got "shop ☃"/,
+      ],
+      [
+        () => createLegacyClient({ secretKey: SECRET, userAgent: 'shop\u0001' }),
+        /option `userAgent` must be printable ASCII on one line/,
+      ],
+      [
         () => createLegacyClient({ secretKey: SECRET, dispatcher: {} as never }),
         /option `dispatcher` must be an undici Dispatcher/,
       ],
