@@ -88,6 +88,24 @@ for (const format of ['json', 'xml'] as const) {
       assert.equal((await legacy.charges.retrieve(charge.id)).data.status, 'Expired');
     });
 
+    it('reads back autoCapture in the case it was sent ("Y" stays "Y")', async () => {
+      const created = await legacy.charges.create({
+        cardToken: await token(),
+        value: 500,
+        currency: 'EUR',
+        email: 'upper@example.com',
+        autoCapture: 'Y',
+        autoCapTime: 1,
+      });
+      const charge = created.data;
+      if (isThreeDSecureRedirect(charge)) assert.fail('a non-3-D Secure charge answered with a redirect');
+      assert.equal(charge.autoCapture, 'Y');
+      assert.equal(charge.status, 'Authorised');
+      sb.clock.advance(3600);
+      const read = await legacy.charges.retrieve(charge.id);
+      assert.deepEqual([read.data.autoCapture, read.data.status], ['Y', 'Captured']);
+    });
+
     it('sends and reads back floating-point numbers (0.1 * 3, 1e-7) as the JSON client does', async () => {
       const price = 0.1 * 3;
       const created = await legacy.charges.create({
