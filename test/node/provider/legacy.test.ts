@@ -299,6 +299,37 @@ describe('legacy client reading a hostile XML answer', () => {
   });
 });
 
+describe('legacy client reading an XML answer in another encoding', () => {
+  it('refuses it with InvalidResponseError naming the encoding instead of reading Latin-1 bytes as UTF-8', async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/xml' });
+      res.end(
+        Buffer.from(
+          '<?xml version="1.0" encoding="ISO-8859-1"?><data><id>charge_abc</id><description>caf\u00e9</description></data>',
+          'latin1',
+        ),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const legacy = createLegacyClient({
+      secretKey: 'sk_sbox_latin1_upstream',
+      baseUrl: `http://127.0.0.1:${port}`,
+      format: 'xml',
+      maxRetries: 0,
+    });
+    try {
+      await assert.rejects(
+        legacy.charges.retrieve('charge_abc'),
+        (e: unknown) => e instanceof InvalidResponseError && /"ISO-8859-1"/.test(e.message),
+      );
+    } finally {
+      await legacy.close();
+      server.close();
+    }
+  });
+});
+
 describe('legacy client validating a charge answer (validateResponses)', () => {
   it('refuses a charge that breaks the charge schema instead of reading it as a bare payment token', async () => {
     const sb = await sandbox();
