@@ -39,6 +39,7 @@ export class XmlCodecError extends Error {
   readonly code:
     | 'forbidden_key'
     | 'xml_doctype'
+    | 'xml_encoding'
     | 'xml_malformed'
     | 'xml_root'
     | 'xml_too_deep'
@@ -54,6 +55,12 @@ export class XmlCodecError extends Error {
 }
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
+
+/**
+ * Encoding names read as UTF-8 (lower case), in an XML declaration or a `charset` parameter: UTF-8 itself and
+ * US-ASCII, its subset. Any other is refused, never misread (docs/decisions/sandbox.md#xml-encoding).
+ */
+export const UTF8_ENCODING_NAMES: ReadonlySet<string> = new Set(['utf-8', 'utf8', 'us-ascii']);
 
 /** Encodes a plain object as the legacy API's XML document. */
 export function encodeXml(value: Record<string, unknown>): string {
@@ -200,6 +207,7 @@ export function decodeXml(text: string, options: DecodeXmlOptions = {}): Record<
   if (/<!DOCTYPE/i.test(text) || /<!ENTITY/i.test(text)) {
     throw new XmlCodecError('xml_doctype', 'XML documents with a DOCTYPE or entity declarations are not accepted');
   }
+  refuseEncoding(declaredEncoding(text));
   preScan(text);
   let doc: Record<string, unknown>;
   try {
@@ -307,6 +315,95 @@ function preScan(text: string): void {
     i = text.indexOf('<', gt + 1);
     checkReferences(gt + 1, i < 0 ? n : i);
   }
+}
+
+function refuseEncoding(encoding: string | undefined): void {
+  if (encoding !== undefined && !UTF8_ENCODING_NAMES.has(encoding.toLowerCase())) {
+    throw new XmlCodecError(
+      'xml_encoding',
+      `the XML declaration names the encoding ${JSON.stringify(encoding)}; the document must be UTF-8`,
+    );
+  }
+}
+
+/**
+ * Throws `xml_encoding` when the XML declaration at the start of `text` names an encoding other than UTF-8 or
+ * US-ASCII; says nothing of anything else (a missing or unreadable declaration is {@link decodeXml}'s to judge). For
+ * bytes that are not UTF-8, read as Latin-1: a declaration is ASCII in any ASCII-compatible encoding, so a body that
+ * declares `ISO-8859-1` is told so, not merely "not valid UTF-8".
+ */
+export function checkXmlEncoding(text: string): void {
+  let encoding: string | undefined;
+  try {
+    encoding = declaredEncoding(text);
+  } catch {
+    return;
+  }
+  refuseEncoding(encoding);
+}
+
+/** XML's white space (§2.3 S). */
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;
+}
+
+const VERSION_NUM = /^1\.[0-9]+$/;
+const ENC_NAME = /^[A-Za-z][A-Za-z0-9._-]*$/;
+
+/**
+ * The encoding the document's XML declaration names, or undefined when it names none or there is no declaration.
+ * A document that starts with `<?xml` and white space (after a byte order mark, if the caller kept one) starts with
+ * an XML declaration, read by XML 1.0 §2.8's XMLDecl: `version`, then optionally `encoding` and `standalone`, in that
+ * order, each `name = "value"`; one that does not fit (`<?xml foo?>`, `encoding` before `version`) is
+ * `xml_malformed`, so an encoding cannot hide in a declaration the parser would skip. Hand-written and forward-only:
+ * the declaration is read once (fast-xml-parser's validator checks none of it).
+ */
+function declaredEncoding(text: string): string | undefined {
+  const start = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  if (!text.startsWith('<?xml', start)) return undefined;
+  const after = text.charCodeAt(start + 5);
+  if (!isSpace(after) && after !== QUESTION) return undefined; // another processing instruction (`<?xml-stylesheet`)
+  const end = text.indexOf('?>', start + 5);
+  if (end < 0) malformed();
+  let i = start + 5;
+  const space = (): boolean => {
+    const from = i;
+    while (i < end && isSpace(text.charCodeAt(i))) i++;
+    return i > from;
+  };
+  /** `name Eq quoted-value` at `i`, its value; undefined when `name` is not there. */
+  const pseudo = (name: string): string | undefined => {
+    if (!text.startsWith(name, i)) return undefined;
+    i += name.length;
+    space();
+    if (text.charCodeAt(i) !== 0x3d /* = */) malformed();
+    i++;
+    space();
+    const quote = text.charCodeAt(i);
+    if (quote !== DQUOTE && quote !== SQUOTE) malformed();
+    const close = text.indexOf(quote === DQUOTE ? '"' : "'", i + 1);
+    if (close < 0 || close > end) malformed();
+    const value = text.slice(i + 1, close);
+    i = close + 1;
+    return value;
+  };
+  if (!space()) malformed();
+  const version = pseudo('version');
+  if (version === undefined || !VERSION_NUM.test(version)) malformed();
+  let spaced = space();
+  let encoding: string | undefined;
+  if (spaced && text.startsWith('encoding', i)) {
+    encoding = pseudo('encoding');
+    if (encoding === undefined || !ENC_NAME.test(encoding)) malformed();
+    spaced = space();
+  }
+  if (spaced && text.startsWith('standalone', i)) {
+    const standalone = pseudo('standalone');
+    if (standalone !== 'yes' && standalone !== 'no') malformed();
+    space();
+  }
+  if (i !== end) malformed();
+  return encoding;
 }
 
 const HASH = 0x23;

@@ -253,6 +253,15 @@ const url = z
   .url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' })
   .max(2048, { error: 'must be at most 2048 characters' });
 
+/** The values of the Y/N flag `autoCapture`: the spec's "y or n", in either case. */
+const AUTO_CAPTURE = ['y', 'n', 'Y', 'N'] as const;
+export type AutoCapture = (typeof AUTO_CAPTURE)[number];
+
+/** Whether an `autoCapture` value, in whichever case it was sent, turns automatic capture on. */
+export function autoCaptureOn(flag: AutoCapture): boolean {
+  return flag === 'y' || flag === 'Y';
+}
+
 export const chargeRequestSchema = z
   .object({
     cardToken: z
@@ -270,10 +279,11 @@ export const chargeRequestSchema = z
       .string({ error: 'must be a customer id (cust_…)' })
       .regex(/^cust_[A-Za-z0-9]{1,64}$/, { error: 'must be a customer id (cust_…)' })
       .nullish(),
+    // "y or n", read in either case and kept as sent: the answer echoes it "as requested"
+    // (docs/decisions/sandbox.md#legacy-validation); compare with `autoCaptureOn`.
     autoCapture: z
       .string({ error: 'must be "y" or "n"' })
-      .transform((s) => s.toLowerCase())
-      .pipe(z.enum(['y', 'n'], { error: 'must be "y" or "n"' }))
+      .pipe(z.enum(AUTO_CAPTURE, { error: 'must be "y" or "n"' }))
       .optional(),
     autoCapTime: decimal(0, 168, 'must be a number of hours from 0 to 168').optional(),
     billingDetails: addressSchema.nullish(),
@@ -302,7 +312,7 @@ export const chargeRequestSchema = z
     }
     // "required if autoCapture enabled": enforced when autoCapture is sent as "y"; omitted, it is enabled with
     // autoCapTime 0 (docs/decisions/sandbox.md#legacy-auto-capture).
-    if (req.autoCapture === 'y' && req.autoCapTime === undefined) {
+    if (req.autoCapture !== undefined && autoCaptureOn(req.autoCapture) && req.autoCapTime === undefined) {
       ctx.addIssue({ code: 'custom', path: ['autoCapTime'], message: 'is required when autoCapture is "y"' });
     }
   });
@@ -343,7 +353,8 @@ export const chargeResponseSchema = z.object({
   customerIp: z.string().nullable(),
   chargeMode: z.number(),
   transactionIndicator: z.number(),
-  autoCapture: z.enum(['y', 'n']),
+  /** As requested: `y`/`n` in the case the request used (`y` when it sent none). */
+  autoCapture: z.enum(AUTO_CAPTURE),
   autoCapTime: z.number(),
   responseMessage: z.string(),
   responseAdvancedInfo: z.string(),

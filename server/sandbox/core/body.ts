@@ -1,5 +1,5 @@
 import { type BodyReadError, collectBody, findShapeProblem } from '../../common/body-guard.js';
-import { decodeXml, XmlCodecError } from '../../provider/codec/xml.js';
+import { checkXmlEncoding, decodeXml, UTF8_ENCODING_NAMES, XmlCodecError } from '../../provider/codec/xml.js';
 import { SandboxError } from './errors.js';
 import type { BodyFormat, NextFunction, Request, RequestHandler, Response } from './exchange.js';
 
@@ -22,9 +22,6 @@ function charsetOf(req: Request): string | undefined {
   const m = /;\s*charset\s*=\s*("?)([^";\s]*)\1/i.exec(req.headers['content-type'] ?? '');
   return m ? m[2]!.toLowerCase() : undefined;
 }
-
-/** Bodies are read as UTF-8 (ASCII is a subset); a body declared in another charset is refused, not misread. */
-const UTF8_CHARSETS = new Set(['utf-8', 'utf8', 'us-ascii']);
 
 function formatOf(type: string): BodyFormat | undefined {
   if (type === 'application/json' || type.endsWith('+json')) return 'json';
@@ -50,7 +47,8 @@ function readError(e: BodyReadError): SandboxError {
 /**
  * Parses the request body in one of `formats` (chosen by Content-Type) into
  * `req.body`: JSON, the legacy XML mapping, or form-encoded. Answers 413 over
- * `limit`, 415 for another Content-Type, a charset other than UTF-8 or a `Content-Encoding`, 400 for malformed input, invalid
+ * `limit`, 415 for another Content-Type, a charset other than UTF-8 (in Content-Type, a UTF-16 byte order mark or an
+ * XML declaration) or a `Content-Encoding`, 400 for malformed input, invalid
  * UTF-8, a DOCTYPE, `__proto__`-style keys, deep nesting or a form parameter sent twice. An empty body is `{}`.
  */
 export function parseBody(formats: readonly BodyFormat[], limit = MAX_BODY_BYTES): RequestHandler {
@@ -94,16 +92,34 @@ function parseRaw(formats: readonly BodyFormat[], req: Request, res: Response, r
     });
   }
   const charset = charsetOf(req);
-  if (charset !== undefined && !UTF8_CHARSETS.has(charset)) {
+  // Bodies are read as UTF-8 (ASCII is a subset); a body declared in another charset is refused, not misread.
+  if (charset !== undefined && !UTF8_ENCODING_NAMES.has(charset)) {
     throw new SandboxError(415, 'charset_unsupported', `the body must be UTF-8, not ${JSON.stringify(charset)}`, {
       field: 'Content-Type',
     });
+  }
+  // A UTF-16 (or UTF-32) byte order mark: the body is in another encoding, not broken UTF-8
+  // (docs/decisions/sandbox.md#xml-encoding).
+  if (raw.length >= 2 && ((raw[0] === 0xff && raw[1] === 0xfe) || (raw[0] === 0xfe && raw[1] === 0xff))) {
+    throw new SandboxError(
+      415,
+      'charset_unsupported',
+      'the body starts with a UTF-16 byte order mark; it must be UTF-8',
+      { field: 'body' },
+    );
   }
   res.locals.bodyFormat = format;
   let text: string;
   try {
     text = utf8.decode(raw);
   } catch {
+    if (format === 'xml') {
+      try {
+        checkXmlEncoding(raw.toString('latin1'));
+      } catch (e) {
+        throw xmlError(e);
+      }
+    }
     throw new SandboxError(400, 'body_encoding', 'the body is not valid UTF-8', { field: 'body' });
   }
   let body: unknown;
@@ -118,9 +134,7 @@ function parseRaw(formats: readonly BodyFormat[], req: Request, res: Response, r
       // Text exactly as written: `<value> 1999</value>` is the string " 1999", as in JSON (legacy-xml-coercion).
       body = decodeXml(text, { trim: false });
     } catch (e) {
-      // `forbidden_key` names its path as a JSON body's would (`metadata.constructor`); the rest are about the body.
-      if (e instanceof XmlCodecError) throw new SandboxError(400, e.code, e.message, { field: e.field ?? 'body' });
-      throw e;
+      throw xmlError(e);
     }
   } else {
     body = parseForm(text);
@@ -130,6 +144,15 @@ function parseRaw(formats: readonly BodyFormat[], req: Request, res: Response, r
   }
   checkShape(body);
   return body;
+}
+
+/** The SandboxError for what `decodeXml` refused. */
+function xmlError(e: unknown): unknown {
+  if (!(e instanceof XmlCodecError)) return e;
+  // A declared encoding other than UTF-8 is refused like a `charset` parameter naming it, on the body.
+  if (e.code === 'xml_encoding') return new SandboxError(415, 'charset_unsupported', e.message, { field: 'body' });
+  // `forbidden_key` names its path as a JSON body's would (`metadata.constructor`); the rest are about the body.
+  return new SandboxError(400, e.code, e.message, { field: e.field ?? 'body' });
 }
 
 /** A form body; a parameter sent twice is refused (RFC 6749 §3.1). */

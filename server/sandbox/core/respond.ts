@@ -16,16 +16,17 @@ const CONTENT_TYPES: Readonly<Record<ResponseFormat, string>> = {
 /**
  * `Accept` reduced to what format negotiation needs: each range's type and weight. A structured-syntax suffix type
  * stands for its syntax (`application/vnd.provider+json` is a JSON media type, RFC 6838 §4.2.8, as Account Services'
- * "a JSON media type with parameter schema_version" reads), and media-type parameters (`schema_version=3.0`) are
- * dropped: the negotiator would only match a range with parameters to a type with the same ones. Routes that read a
- * parameter read it from the header themselves (accounts/entities/accept.ts).
+ * "a JSON media type with parameter schema_version" reads), `text/xml` for `application/xml` (a request body may be
+ * `text/xml` too; the answer is still `application/xml`: docs/decisions/sandbox.md#text-xml), and media-type
+ * parameters (`schema_version=3.0`) are dropped: the negotiator would only match a range with parameters to a type
+ * with the same ones. Routes that read a parameter read it from the header themselves (accounts/entities/accept.ts).
  */
 function formatRanges(accept: string): string {
   const out: string[] = [];
   for (const range of parseAccept(accept)) {
     const type = range.subtype.endsWith('+json')
       ? 'application/json'
-      : range.subtype.endsWith('+xml')
+      : range.subtype.endsWith('+xml') || (range.type === 'text' && range.subtype === 'xml')
         ? 'application/xml'
         : `${range.type}/${range.subtype}`;
     out.push(`${type};q=${range.q}`);

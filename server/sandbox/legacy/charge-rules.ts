@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import { autoCaptureOn } from '../../provider/schemas/legacy.js';
 import type { VaultCard } from '../core/context.js';
 import type { ChargeOutcome, ChargeRecord } from './store.js';
 import { RESPONSE_CODES, testCard } from './test-cards.js';
@@ -72,7 +73,7 @@ export function abandonedChallenge(): ChargeOutcome {
 /** Sets an approved charge's status at authorisation: Captured at once when autoCapTime is 0 and autoCapture on. */
 export function authorise(charge: ChargeRecord, nowMs: number): void {
   charge.authorisedMs = nowMs;
-  if (charge.status === 'Authorised' && charge.autoCapture === 'y' && charge.autoCapTime === 0) {
+  if (charge.status === 'Authorised' && autoCaptureOn(charge.autoCapture) && charge.autoCapTime === 0) {
     charge.status = 'Captured';
   }
 }
@@ -89,7 +90,7 @@ export function settle(charge: ChargeRecord, nowMs: number): ChargeRecord {
     return charge;
   }
   if (charge.status !== 'Authorised' || charge.authorisedMs === undefined) return charge;
-  const captureAt = charge.autoCapture === 'y' ? charge.authorisedMs + charge.autoCapTime * 3600_000 : Infinity;
+  const captureAt = autoCaptureOn(charge.autoCapture) ? charge.authorisedMs + charge.autoCapTime * 3600_000 : Infinity;
   const expireAt = charge.authorisedMs + AUTHORISATION_LIFETIME_MS;
   // autoCapTime is at most 168 hours, so a capture due at the very end of the lifetime still happens.
   if (nowMs >= captureAt) charge.status = 'Captured';

@@ -1,4 +1,10 @@
-import type { Address, ChargeStatus, ParsedChargeRequest, Product } from '../../provider/schemas/legacy.js';
+import type {
+  Address,
+  AutoCapture,
+  ChargeStatus,
+  ParsedChargeRequest,
+  Product,
+} from '../../provider/schemas/legacy.js';
 import type { StoreLimits, VaultCard } from '../core/context.js';
 
 /** A `card_tok_`: the card behind it (never its CVV), and whether it was used. */
@@ -45,7 +51,8 @@ export interface ChargeRecord extends ChargeOutcome {
   /** When the authorisation was given (3-D Secure: when the challenge passed). */
   authorisedMs: number | undefined;
   readonly request: Omit<ParsedChargeRequest, 'cardToken'>;
-  readonly autoCapture: 'y' | 'n';
+  /** As the request sent it (either case), for the answer; test it with `autoCaptureOn`. */
+  readonly autoCapture: AutoCapture;
   readonly autoCapTime: number;
   readonly chargeMode: number;
   readonly transactionIndicator: number;

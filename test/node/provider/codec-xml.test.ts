@@ -205,6 +205,54 @@ describe('XML codec: encodeXml / decodeXml', () => {
     refuses('<data><a>1</a>&#xFFFF;</data>', 'xml_malformed');
   });
 
+  it('refuses a declared encoding other than UTF-8 or US-ASCII instead of reading the text as UTF-8', () => {
+    for (const name of ['UTF-16', 'utf-16le', 'ISO-8859-1', 'latin1', 'windows-1252', 'Shift_JIS', 'UTF-32']) {
+      for (const decl of [
+        `<?xml version="1.0" encoding="${name}"?>`,
+        `<?xml version='1.0' encoding='${name}' standalone='yes'?>`,
+        `<?xml\tversion = "1.0"\r\n encoding = "${name}" ?>`,
+        `\ufeff<?xml version="1.0" encoding="${name}"?>`,
+      ]) {
+        assert.throws(
+          () => decodeXml(`${decl}<data><a>1</a></data>`),
+          (e: unknown) => e instanceof XmlCodecError && e.code === 'xml_encoding' && e.message.includes(name),
+          decl,
+        );
+      }
+    }
+    for (const decl of [
+      '<?xml version="1.0" encoding="UTF-8"?>',
+      "<?xml version='1.0' encoding='utf-8'?>",
+      '<?xml version="1.0" encoding="US-ASCII" standalone="no"?>',
+      '<?xml version="1.0" standalone="yes"?>',
+      '<?xml version="1.0"?>',
+      '<?xml version="1.1" encoding="utf8" ?>',
+      '<?xml-stylesheet href="a.xsl" type="text/xsl"?>',
+    ]) {
+      assert.deepEqual(decodeXml(`${decl}<data><a>1</a></data>`), { a: '1' }, decl);
+    }
+  });
+
+  it('refuses an XML declaration that does not follow XML 1.0 §2.8, so no encoding can hide in it', () => {
+    for (const decl of [
+      '<?xml?>',
+      '<?xml ?>',
+      '<?xml foo?>',
+      '<?xml encoding="UTF-16"?>',
+      '<?xml version="1.0" standalone="yes" encoding="UTF-16"?>',
+      '<?xml version="1.0"encoding="UTF-16"?>',
+      '<?xml version="1.0" encoding=UTF-16?>',
+      '<?xml version="1.0" encoding="UTF-16\'?>',
+      '<?xml version="1.0" encoding=""?>',
+      '<?xml version="2.0"?>',
+      '<?xml version="1.0" standalone="maybe"?>',
+      '<?xml version="1.0" other="x"?>',
+      '<?xml version="1.0"',
+    ]) {
+      refuses(`${decl}<data><a>1</a></data>`, 'xml_malformed');
+    }
+  });
+
   it('decodes in linear time: 1 MB of each hostile shape is refused in well under a second', () => {
     const MB = 1 << 20;
     const fill = (head: string, unit: string) => head + unit.repeat(Math.ceil((MB - head.length) / unit.length));
@@ -247,6 +295,13 @@ describe('XML codec: encodeXml / decodeXml', () => {
       ],
       ['ampersands', `<data><a b="${'&'.repeat(MB)}"/></data>`, 'xml_malformed'],
       ['CDATA of references', `<data><a><![CDATA[${'&#1'.repeat(MB / 3)}]]></a>&#0;</data>`, 'xml_malformed'],
+      // The XML declaration is read by hand, its two patterns anchored over one class each.
+      ['an XML declaration that never ends', fill('<?xml version="1.0" ', ' '), 'xml_malformed'],
+      ['white space in an XML declaration', `${fill('<?xml ', ' ')}?><data/>`, 'xml_malformed'],
+      ['a long version, then junk', `${fill('<?xml version="1.', '0')}x"?><data/>`, 'xml_malformed'],
+      ['a long encoding name', `${fill('<?xml version="1.0" encoding="a', 'a')}"?><data/>`, 'xml_encoding'],
+      ['a long bad encoding name', `${fill('<?xml version="1.0" encoding="a', 'a')}!"?><data/>`, 'xml_malformed'],
+      ['an unclosed encoding', fill('<?xml version="1.0" encoding="', 'a'), 'xml_malformed'],
     ];
     for (const [name, text, code] of shapes) {
       const ms = fastestMsSync(

@@ -88,6 +88,24 @@ for (const format of ['json', 'xml'] as const) {
       assert.equal((await legacy.charges.retrieve(charge.id)).data.status, 'Expired');
     });
 
+    it('reads back autoCapture in the case it was sent ("Y" stays "Y")', async () => {
+      const created = await legacy.charges.create({
+        cardToken: await token(),
+        value: 500,
+        currency: 'EUR',
+        email: 'upper@example.com',
+        autoCapture: 'Y',
+        autoCapTime: 1,
+      });
+      const charge = created.data;
+      if (isThreeDSecureRedirect(charge)) assert.fail('a non-3-D Secure charge answered with a redirect');
+      assert.equal(charge.autoCapture, 'Y');
+      assert.equal(charge.status, 'Authorised');
+      sb.clock.advance(3600);
+      const read = await legacy.charges.retrieve(charge.id);
+      assert.deepEqual([read.data.autoCapture, read.data.status], ['Y', 'Captured']);
+    });
+
     it('sends and reads back floating-point numbers (0.1 * 3, 1e-7) as the JSON client does', async () => {
       const price = 0.1 * 3;
       const created = await legacy.charges.create({
@@ -274,6 +292,37 @@ describe('legacy client reading a hostile XML answer', () => {
       const started = performance.now();
       await assert.rejects(legacy.charges.retrieve('pay_tok_abc'), InvalidResponseError);
       assert.ok(performance.now() - started < 1000, 'answered in well under a second');
+    } finally {
+      await legacy.close();
+      server.close();
+    }
+  });
+});
+
+describe('legacy client reading an XML answer in another encoding', () => {
+  it('refuses it with InvalidResponseError naming the encoding instead of reading Latin-1 bytes as UTF-8', async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/xml' });
+      res.end(
+        Buffer.from(
+          '<?xml version="1.0" encoding="ISO-8859-1"?><data><id>charge_abc</id><description>caf\u00e9</description></data>',
+          'latin1',
+        ),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const legacy = createLegacyClient({
+      secretKey: 'sk_sbox_latin1_upstream',
+      baseUrl: `http://127.0.0.1:${port}`,
+      format: 'xml',
+      maxRetries: 0,
+    });
+    try {
+      await assert.rejects(
+        legacy.charges.retrieve('charge_abc'),
+        (e: unknown) => e instanceof InvalidResponseError && /"ISO-8859-1"/.test(e.message),
+      );
     } finally {
       await legacy.close();
       server.close();

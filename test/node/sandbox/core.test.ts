@@ -338,6 +338,19 @@ describe('sandbox core', () => {
     });
     assert.equal(xml.status, 404);
     assert.match(xml.headers.get('content-type') ?? '', /^application\/xml/);
+    // text/xml is taken for a request body, so it is taken in Accept too; the answer is the spec's application/xml.
+    for (const accept of ['text/xml', 'text/xml; charset=utf-8', 'application/json;q=0.5, text/xml']) {
+      const asked = await call(`${sb.url}/api2/v2/charges/charge_x`, { headers: { ...key, accept } });
+      assert.equal(asked.status, 404, `${accept}: ${asked.text}`);
+      assert.match(asked.headers.get('content-type') ?? '', /^application\/xml/, accept);
+      assert.match(asked.text, /<errorCode>charge_not_found<\/errorCode>/, accept);
+    }
+    const jsonFirst = await call(`${sb.url}/api2/v2/charges/charge_x`, {
+      headers: { ...key, accept: 'text/xml;q=0.5, application/json' },
+    });
+    assert.match(jsonFirst.headers.get('content-type') ?? '', /^application\/json/);
+    const jsonOnly = await call(`${sb.url}/_sandbox/clock`, { headers: { accept: 'text/xml' } });
+    assert.equal(jsonOnly.status, 406, 'an area that answers JSON only still refuses text/xml');
     const long = await call(`${sb.url}/_sandbox/clock`, {
       headers: { accept: `application/json${', a/b'.repeat(1000)}` },
     });

@@ -526,6 +526,29 @@ describe('legacy API: charge states on the sandbox clock', () => {
     assert.equal(await status(c.id), 'Captured', 'a captured charge does not expire');
   });
 
+  it('answers autoCapture as requested, in either case, and acts on it the same (JSON and XML)', async () => {
+    // legacy-card-api.md: autoCapture is "y or n"; the answer's autoCapture is "as requested".
+    const upper = await charge(sb, '4242424242424242', { autoCapture: 'Y', autoCapTime: 1 });
+    assert.deepEqual([upper.autoCapture, upper.status], ['Y', 'Authorised']);
+    const off = await charge(sb, '4242424242424242', { autoCapture: 'N' });
+    assert.deepEqual([off.autoCapture, off.status], ['N', 'Authorised']);
+    const now = await charge(sb, '4242424242424242', { autoCapture: 'Y', autoCapTime: 0 });
+    assert.deepEqual([now.autoCapture, now.status], ['Y', 'Captured']);
+    const lower = await charge(sb, '4242424242424242', { autoCapture: 'y', autoCapTime: 1 });
+    assert.equal(lower.autoCapture, 'y');
+    const xml = await postCharge(sb, await chargeBody(sb, '4242424242424242', { autoCapture: 'N' }), {
+      accept: 'application/xml',
+    });
+    assert.match(xml.text, /<autoCapture>N<\/autoCapture>/);
+    const missing = await postCharge(sb, await chargeBody(sb, '4242424242424242', { autoCapture: 'Y' }));
+    assert.equal(missing.status, 400, 'autoCapTime is required with "Y" as with "y"');
+    assert.equal(missing.json.errorCode, 'autoCapTime_required');
+    await advance(sb, HOUR);
+    const read = await getCharge(sb, upper.id);
+    assert.deepEqual([read.json.autoCapture, read.json.status], ['Y', 'Captured']);
+    assert.deepEqual([(await getCharge(sb, off.id)).json.status], ['Authorised']);
+  });
+
   it('captures at 168 hours rather than expiring when autoCapTime is the maximum', async () => {
     const c = await charge(sb, '4242424242424242', { autoCapture: 'Y', autoCapTime: '168' });
     await advance(sb, 168 * HOUR);

@@ -291,6 +291,64 @@ describe('legacy API: hostile and malformed input', () => {
     assert.deepEqual(ok.json.products, [{ name: 'Book', price: 1.5 }]);
   });
 
+  it('refuses an XML body in another encoding with 415 charset_unsupported on the body, never reading it as UTF-8', async () => {
+    const post = (raw: string | Buffer, type = XML_TYPE) =>
+      call(`${sb.url}${SANDBOX}/charges/token`, {
+        raw,
+        headers: { 'content-type': type, authorization: sb.credentials.secretKey },
+      });
+    const body = encodeXml(valid).replace(/^<\?xml[^?]*\?>/, '');
+    const cases: [name: string, raw: string | Buffer, type: string, message: RegExp][] = [
+      // ASCII only, so it also decodes as UTF-8: it was charged.
+      ['declared UTF-16', `<?xml version="1.0" encoding="UTF-16"?>${body}`, XML_TYPE, /"UTF-16"/],
+      ['declared UTF-16, as text/xml', `<?xml version="1.0" encoding="utf-16"?>${body}`, 'text/xml', /"utf-16"/],
+      ['declared ISO-8859-1', `<?xml version='1.0' encoding='ISO-8859-1'?>${body}`, XML_TYPE, /"ISO-8859-1"/],
+      // Latin-1 bytes are not UTF-8: the answer names the declaration, not only "not valid UTF-8".
+      [
+        'declared and written in Latin-1',
+        Buffer.from(
+          `<?xml version="1.0" encoding="latin1"?>${body.replace('</data>', '<udf1>caf\u00e9</udf1></data>')}`,
+          'latin1',
+        ),
+        XML_TYPE,
+        /"latin1"/,
+      ],
+      [
+        'UTF-16LE with a byte order mark',
+        Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(body, 'utf16le')]),
+        XML_TYPE,
+        /UTF-16 byte order mark/,
+      ],
+      [
+        'UTF-16BE with a byte order mark',
+        Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(body, 'utf16le').swap16()]),
+        XML_TYPE,
+        /UTF-16 byte order mark/,
+      ],
+      [
+        'UTF-16 JSON with a byte order mark',
+        Buffer.from(`\ufeff${JSON.stringify(valid)}`, 'utf16le'),
+        JSON_TYPE,
+        /byte order mark/,
+      ],
+    ];
+    for (const [name, raw, type, message] of cases) {
+      const r = await post(raw, type);
+      assert.equal(r.status, 415, `${name}: ${r.text}`);
+      assert.equal(r.json.errorCode, 'charset_unsupported', name);
+      assert.equal(r.json.errors[0].field, 'body', name);
+      assert.match(r.json.message, message, name);
+    }
+    for (const decl of [
+      '<?xml version="1.0" encoding="UTF-8"?>',
+      '<?xml version="1.0" encoding="us-ascii"?>',
+      '\ufeff',
+    ]) {
+      const r = await post(`${decl}${encodeXml(await chargeBody(sb)).replace(/^<\?xml[^?]*\?>/, '')}`);
+      assert.equal(r.status, 200, `${decl}: ${r.text}`);
+    }
+  });
+
   it('refuses an Accept it cannot serve with 406, and hostile card-token bodies with 4xx', async () => {
     const notAcceptable = await call(`${sb.url}${SANDBOX}/charges/token`, {
       body: valid,
