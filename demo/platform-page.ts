@@ -30,12 +30,15 @@ function reserveSection(rules: readonly ReserveRule[] | undefined, nowMs: number
   if (!rules) return html`<p>The reserve rules could not be read from the provider just now.</p>`;
   if (rules.length === 0) return html`<p>No reserve rule.</p>`;
   return html`${rules.map((r) => {
+    // The spec says only "ISO 8601 UTC timestamp": a spelling Date.parse cannot read (the basic format,
+    // `20270101T000000Z`) is shown as the provider wrote it; `new Date(NaN).toISOString()` threw, a 500.
     const from = Date.parse(r.valid_from);
-    const active = from <= nowMs;
+    const known = Number.isFinite(from);
+    const active = known && from <= nowMs;
     return html`<dl class="facts" data-rule="${r.id}">
 <dt>Rule</dt><dd><code>${r.id}</code> (${r.type})</dd>
 <dt>Reserve</dt><dd>${holding(r)}</dd>
-<dt>${active ? 'Active since' : 'Starts on'}</dt><dd>${new Date(from).toISOString().slice(0, 10)}${active ? '' : ' (not active yet: it can still be changed)'}</dd>
+<dt>${!known ? 'Valid from' : active ? 'Active since' : 'Starts on'}</dt><dd>${known ? new Date(from).toISOString().slice(0, 10) : String(r.valid_from)}${known && !active ? ' (not active yet: it can still be changed)' : ''}</dd>
 </dl>`;
   })}`;
 }
