@@ -145,7 +145,7 @@ async function change(p, patch) {
     await load();
     if (hadFocus) {
       /** @type {HTMLElement | null} */ (
-        list.querySelector(`tr[data-instrument="${p.id}"] button[type="submit"]`)
+        list.querySelector(`tr[data-instrument="${CSS.escape(p.id)}"] button[type="submit"]`)
       )?.focus();
     }
   } else if (r.answer.code === 'TESSERA_INSTRUMENT_NOT_VERIFIED') {
