@@ -521,6 +521,42 @@ describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
       [400, 'TESSERA_UNKNOWN_ORDER', 'orderReference'],
     );
   });
+
+  it('keeps a bounded number of open orders per session: the next checkout is 429 and keeps the cart, until one is paid or abandoned', async () => {
+    const cookie = (await call(`${demo.url}/`)).headers.get('set-cookie')!.split(';')[0]!;
+    const checkout = async () => {
+      await call(`${demo.url}/cart`, { method: 'POST', headers: { ...FORM, cookie }, raw: 'product=mug&action=add' });
+      return fetch(`${demo.url}/checkout`, { method: 'POST', headers: { ...JSON_ACCEPT, cookie }, redirect: 'manual' });
+    };
+    for (let i = 0; i < 20; i++) assert.equal((await checkout()).status, 303, `order ${i + 1}`);
+    const refused = await checkout();
+    const body = (await refused.json()) as Record<string, unknown>;
+    assert.deepEqual([refused.status, body.code, body.field], [429, 'DEMO_TOO_MANY_ORDERS', 'session']);
+    assert.equal(refused.headers.get('retry-after'), '3600');
+    assert.doesNotMatch((await call(`${demo.url}/`, { headers: { cookie } })).text, /Your cart is empty\./);
+    // Another visitor is not held back by it.
+    const other = (await call(`${demo.url}/`)).headers.get('set-cookie')!.split(';')[0]!;
+    await call(`${demo.url}/cart`, {
+      method: 'POST',
+      headers: { ...FORM, cookie: other },
+      raw: 'product=mug&action=add',
+    });
+    const theirs = await fetch(`${demo.url}/checkout`, {
+      method: 'POST',
+      headers: { cookie: other },
+      redirect: 'manual',
+    });
+    assert.equal(theirs.status, 303);
+    // An hour on (sandbox clock), the unpaid orders are abandoned: the cart can be checked out.
+    await call(`${demo.sandbox.url}/_sandbox/clock/advance`, { body: { seconds: 3600 } });
+    try {
+      const later = await fetch(`${demo.url}/checkout`, { method: 'POST', headers: { cookie }, redirect: 'manual' });
+      assert.equal(later.status, 303);
+      assert.match(later.headers.get('location')!, /^\/checkout\/ord_/);
+    } finally {
+      await call(`${demo.sandbox.url}/_sandbox/reset`, { method: 'POST' });
+    }
+  });
 });
 
 describe('the demo with TESSERA_REDIS_URL (RedisStore)', { timeout: 60_000 }, () => {
