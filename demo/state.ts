@@ -18,7 +18,8 @@ export interface Attempt {
 export interface Order {
   /** `ord_…`: unguessable, used as the helper's `orderReference` and the charge's `trackId`. */
   readonly id: string;
-  readonly session: string;
+  /** The session that may see and pay it; follows the session to its new id on sign-in. */
+  session: string;
   readonly lines: readonly Line[];
   readonly total: number;
   readonly currency: CurrencyCode;
@@ -151,6 +152,16 @@ export class ShopState {
     };
     this.#orders.set(order.id, order);
     return order;
+  }
+
+  /** Gives what session `from` owns (its cart, its orders) to session `to`: the session's id changed at sign-in. */
+  moveSession(from: string, to: string): void {
+    const cart = this.#carts.get(from);
+    if (cart) {
+      this.#carts.delete(from);
+      this.#carts.set(to, cart);
+    }
+    for (const order of this.#orders.values()) if (order.session === from) order.session = to;
   }
 
   order(id: string): Order | undefined {

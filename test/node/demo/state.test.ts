@@ -53,4 +53,13 @@ describe('the demo shop’s order store (demo/state.ts)', () => {
     assert.throws(() => order(state, 's', 0), OrderRefused);
     assert.ok(state.placeOrder('s', HOUR), 'abandoned orders no longer count');
   });
+
+  it('gives a session’s cart and orders to its new id (sign-in)', () => {
+    const state = new ShopState();
+    const placed = order(state, 'old', 0)!;
+    state.change('old', 'mug', 'add');
+    state.moveSession('old', 'new');
+    assert.equal(state.order(placed.id)?.session, 'new');
+    assert.deepEqual([state.cart('old').length, state.cart('new').map((l) => l.product.id)], [0, ['mug']]);
+  });
 });
