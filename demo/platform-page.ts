@@ -6,7 +6,7 @@ export function pickUserBody(): Safe {
   return html`<h1>Platform dashboard</h1>
 <p>This is the dashboard a platform gives its sub-merchants. Sign in as a demo user: the demo server (standing in
 for your back end) issues a short-lived host token for that user, and the page calls the helper with it.</p>
-<form method="get" action="/platform" class="pick">
+<form method="post" action="/platform/sign-in" class="pick">
 <fieldset><legend>Demo user</legend>
 ${DEMO_USERS.map(
   (u, i) =>
@@ -30,12 +30,15 @@ function reserveSection(rules: readonly ReserveRule[] | undefined, nowMs: number
   if (!rules) return html`<p>The reserve rules could not be read from the provider just now.</p>`;
   if (rules.length === 0) return html`<p>No reserve rule.</p>`;
   return html`${rules.map((r) => {
+    // The spec says only "ISO 8601 UTC timestamp": a spelling Date.parse cannot read (the basic format,
+    // `20270101T000000Z`) is shown as the provider wrote it; `new Date(NaN).toISOString()` threw, a 500.
     const from = Date.parse(r.valid_from);
-    const active = from <= nowMs;
+    const known = Number.isFinite(from);
+    const active = known && from <= nowMs;
     return html`<dl class="facts" data-rule="${r.id}">
 <dt>Rule</dt><dd><code>${r.id}</code> (${r.type})</dd>
 <dt>Reserve</dt><dd>${holding(r)}</dd>
-<dt>${active ? 'Active since' : 'Starts on'}</dt><dd>${new Date(from).toISOString().slice(0, 10)}${active ? '' : ' (not active yet: it can still be changed)'}</dd>
+<dt>${!known ? 'Valid from' : active ? 'Active since' : 'Starts on'}</dt><dd>${known ? new Date(from).toISOString().slice(0, 10) : String(r.valid_from)}${known && !active ? ' (not active yet: it can still be changed)' : ''}</dd>
 </dl>`;
   })}`;
 }
@@ -66,7 +69,7 @@ export interface DashboardData {
 
 export function dashboardBody(d: DashboardData): Safe {
   return html`<h1>Platform dashboard</h1>
-<p class="whoami">Signed in as <strong>${d.user.name}</strong> (<code>${d.user.id}</code>), managing ${d.user.entityLabel} (<code>${d.user.entity}</code>). <a href="/platform">Switch user</a></p>
+<p class="whoami">Signed in as <strong>${d.user.name}</strong> (<code>${d.user.id}</code>), managing ${d.user.entityLabel} (<code>${d.user.entity}</code>). <a href="/platform/sign-in">Switch user</a></p>
 <div id="dashboard" class="dashboard" data-user="${d.user.id}" data-entity="${d.user.entity}" data-other-entity="${d.other.entity}" data-helper-url="${d.helperUrl}">
 <section aria-labelledby="instruments-title" class="wide"><h2 id="instruments-title">Payout instruments</h2>
 <p>Read and changed through the helper (<code>${d.helperUrl}/entities/${d.user.entity}/payment-instruments</code>) with this user's host token.</p>

@@ -1,61 +1,113 @@
-import { type Request, Router } from 'express';
+import { type Request, type Response, Router } from 'express';
+import { z } from 'zod';
 import type { AccountsClient, ReserveRule, StoredInstrument } from '../server/provider/index.js';
 import { demoBody } from './body.js';
-import { invalid } from './errors.js';
+import { DemoError, invalid } from './errors.js';
 import { DEMO_USERS, demoUser, type HostIssuer } from './host-tokens.js';
 import { layout, pageScript } from './html.js';
 import { onlyMethods } from './methods.js';
 import { dashboardBody, pickUserBody } from './platform-page.js';
+import type { DemoSessions } from './session.js';
 
 export interface PlatformDeps {
   readonly accounts: AccountsClient;
   readonly issuer: HostIssuer;
+  /** The demo's sessions: the signed-in user is kept there, on the server. */
+  readonly sessions: DemoSessions;
   readonly now: () => number;
   readonly log: { warn(obj: object, msg?: string): void };
   /** Where the helper answers for this request (`helper.page(req).baseUrl`). */
   readonly helperUrl: (req: Request) => string;
 }
 
+const signInSchema = z.object({
+  user: z.enum(
+    DEMO_USERS.map((u) => u.id),
+    { error: 'must be one of the demo users' },
+  ),
+});
+
 /**
- * The platform dashboard. `GET /platform?user=…` renders the page for a demo user; what only the merchant's back
- * end may read (the reserve rule, the saved cards' summaries) is read here with the accounts client, and the
- * page's script uses the helper's dashboard routes with a host token from `POST /platform/token`.
+ * The platform dashboard. Picking a demo user (`POST /platform/sign-in`) stands in for the merchant's own sign-in:
+ * the session gets a new id and remembers the user on the server. `GET /platform` renders the dashboard of the
+ * session's user; what only the merchant's back end may read (the reserve rule, the saved cards' summaries) is
+ * read here with the accounts client, and the page's script uses the helper's dashboard routes with a host token
+ * from `POST /platform/token`, which is issued for the session's user only (docs/decisions/demo.md#demo-host-tokens).
  */
 export function platformRoutes(deps: PlatformDeps): Router {
   const router = Router();
+  const pick = (res: Response) => {
+    res
+      .set('Cache-Control', 'no-store')
+      .type('html')
+      .send(
+        layout({
+          title: 'Platform dashboard',
+          nonce: String(res.locals.cspNonce),
+          current: 'platform',
+          body: pickUserBody(),
+        }),
+      );
+  };
 
   router
     .route('/platform')
     .get(async (req, res) => {
-      const nonce = String(res.locals.cspNonce);
-      const wanted = req.query.user;
-      const user = wanted === undefined ? undefined : demoUser(wanted);
-      if (wanted !== undefined && !user) throw invalid('user', 'user must be one of the demo users');
-      res.set('Cache-Control', 'no-store').type('html');
+      const user = demoUser(deps.sessions.user(req));
       if (!user) {
-        res.send(layout({ title: 'Platform dashboard', nonce, current: 'platform', body: pickUserBody() }));
+        pick(res);
         return;
       }
+      const nonce = String(res.locals.cspNonce);
       const other = DEMO_USERS.find((u) => u.entity !== user.entity)!;
       const [rules, cards] = await Promise.all([reserveRules(deps, user.entity), savedCards(deps, user.savedCards)]);
-      res.send(
-        layout({
-          title: 'Platform dashboard',
-          nonce,
-          current: 'platform',
-          head: pageScript('platform.js', nonce),
-          body: dashboardBody({ user, other, rules, cards, nowMs: deps.now(), helperUrl: deps.helperUrl(req) }),
-        }),
-      );
+      res
+        .set('Cache-Control', 'no-store')
+        .type('html')
+        .send(
+          layout({
+            title: 'Platform dashboard',
+            nonce,
+            current: 'platform',
+            head: pageScript('platform.js', nonce),
+            body: dashboardBody({ user, other, rules, cards, nowMs: deps.now(), helperUrl: deps.helperUrl(req) }),
+          }),
+        );
     })
     .all(onlyMethods('GET'));
 
-  // As a merchant's back end would after its own sign-in: a short-lived host token for the signed-in user.
+  // The sign-in form (`GET`, "Switch user") and the sign-in itself: a form post, so another site's page cannot sign a
+  // visitor in as someone else (the cross-site rule refuses it), and a new session id, so an id known before the
+  // sign-in does not name the signed-in session.
+  router
+    .route('/platform/sign-in')
+    .get((_req, res) => pick(res))
+    .post(demoBody('form', { limit: 1024, parameterLimit: 5 }), (req, res) => {
+      const parsed = signInSchema.safeParse(req.body ?? {});
+      if (!parsed.success) throw invalid('user', 'user must be one of the demo users');
+      deps.sessions.signIn(req, res, parsed.data.user);
+      res.redirect(303, '/platform');
+    })
+    .all(onlyMethods('GET', 'POST'));
+
+  // As a merchant's back end would after its own sign-in: a short-lived host token for the signed-in user. The body
+  // names the user the page was drawn for, so a page left open after signing in as someone else is told so.
   router
     .route('/platform/token')
     .post(demoBody('json', { limit: 1024 }), async (req, res) => {
       const user = demoUser((req.body as { user?: unknown } | undefined)?.user);
       if (!user) throw invalid('user', 'user must be one of the demo users');
+      const signedIn = deps.sessions.user(req);
+      if (signedIn !== user.id) {
+        throw new DemoError(
+          403,
+          'DEMO_NOT_SIGNED_IN',
+          signedIn === undefined
+            ? `Sign in as ${user.id} on /platform first: this session is not signed in.`
+            : `This session is signed in as ${signedIn}, not ${user.id}: reload the dashboard.`,
+          'user',
+        );
+      }
       res.set('Cache-Control', 'no-store').json(await deps.issuer.issue(user));
     })
     .all(onlyMethods('POST'));

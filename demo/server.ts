@@ -21,7 +21,7 @@ import { createHostIssuer, HOST_ALGORITHM, HOST_AUDIENCE, HOST_ISSUER } from './
 import { onlyMethods } from './methods.js';
 import { platformRoutes } from './platform.js';
 import { recordCharge } from './provider.js';
-import { sessionOf, sessions } from './session.js';
+import { DemoSessions } from './session.js';
 import { resolveCharge, shopRoutes } from './shop.js';
 import type { TestCardRow } from './shop-pages.js';
 import { ShopState } from './state.js';
@@ -125,6 +125,9 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
   );
   const now = () => sandbox.clock.nowMs();
   const state = new ShopState();
+  // What a session owns (cart, orders) follows it to the new id its sign-in gives it.
+  const sessions = new DemoSessions({ onRotate: (from, to) => state.moveSession(from, to) });
+  const { sessionOf } = sessions;
   const legacy = createLegacyClient({ secretKey: creds.secretKey, baseUrl: sandbox.url, logger: log });
   // The demo back end's own reads (reserve rules, saved cards): what a merchant's server reads for its pages.
   const accounts = createAccountsClient({
@@ -228,7 +231,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
       ),
     );
   });
-  app.use(sessions());
+  app.use(sessions.middleware());
   app.use(helper.mountPath!, helper);
   const publicDir = join(packageRoot(), 'demo', 'public');
   // `redirect: false`: `/static` was a 301 to `/static/`, a folder it does not list (404).
@@ -261,7 +264,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
       helperPage: helper.page,
     }),
   );
-  app.use(platformRoutes({ accounts, issuer, now, log, helperUrl: (req) => helper.page(req).baseUrl }));
+  app.use(platformRoutes({ accounts, issuer, sessions, now, log, helperUrl: (req) => helper.page(req).baseUrl }));
   app.use(consoleRoutes({ sandboxUrl: sandbox.url, state, legacy }));
   app.use((_req, _res, next) => next(new DemoError(404, 'DEMO_NOT_FOUND', 'There is no page here.')));
   app.use(errorHandler(log));

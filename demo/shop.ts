@@ -9,7 +9,7 @@ import { DemoError, invalid } from './errors.js';
 import { layout, pageScript, Safe } from './html.js';
 import { onlyMethods } from './methods.js';
 import { checkoutBody, resultBody, shopBody, type TestCardRow } from './shop-pages.js';
-import type { Order, ShopState } from './state.js';
+import { type Order, OrderRefused, type ShopState } from './state.js';
 
 const ORDER_ID = /^ord_[A-Za-z0-9]{16}$/;
 
@@ -97,7 +97,29 @@ export function shopRoutes(deps: ShopDeps): Router {
   router
     .route('/checkout')
     .post((_req, res) => {
-      const order = deps.state.placeOrder(res.locals.session, deps.now());
+      const { maxOpenPerSession, abandonedAfterMs } = deps.state.limits;
+      let order: Order | undefined;
+      try {
+        order = deps.state.placeOrder(res.locals.session, deps.now());
+      } catch (err) {
+        if (!(err instanceof OrderRefused)) throw err;
+        // The cart is kept: paying one of the open orders, or waiting, lets the shopper check out again.
+        throw err.reason === 'session'
+          ? new DemoError(
+              429,
+              'DEMO_TOO_MANY_ORDERS',
+              `This session has ${maxOpenPerSession} unpaid orders: pay one of them, or check out again later.`,
+              'session',
+              { 'Retry-After': String(Math.ceil(abandonedAfterMs / 1000)) },
+            )
+          : new DemoError(
+              503,
+              'DEMO_BUSY',
+              'The shop cannot take more orders just now; try again in a few minutes.',
+              undefined,
+              { 'Retry-After': '300' },
+            );
+      }
       res.redirect(303, order ? `/checkout/${order.id}` : '/');
     })
     .all(onlyMethods('POST'));

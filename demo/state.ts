@@ -18,7 +18,8 @@ export interface Attempt {
 export interface Order {
   /** `ord_…`: unguessable, used as the helper's `orderReference` and the charge's `trackId`. */
   readonly id: string;
-  readonly session: string;
+  /** The session that may see and pay it; follows the session to its new id on sign-in. */
+  session: string;
   readonly lines: readonly Line[];
   readonly total: number;
   readonly currency: CurrencyCode;
@@ -30,16 +31,49 @@ export interface Order {
 }
 
 const MAX_SESSIONS = 10_000;
-const MAX_ORDERS = 10_000;
+
+/** How many orders the shop keeps, and what it may forget (docs/decisions/demo.md#demo-order-bounds). */
+export interface OrderLimits {
+  /** Most orders kept at once. */
+  readonly maxOrders: number;
+  /** Most open orders (not paid, not abandoned) one session may have. */
+  readonly maxOpenPerSession: number;
+  /** An order not paid this long after it was placed (sandbox clock) is abandoned: it may be forgotten. */
+  readonly abandonedAfterMs: number;
+}
+
+export const ORDER_LIMITS: OrderLimits = Object.freeze({
+  maxOrders: 10_000,
+  maxOpenPerSession: 20,
+  abandonedAfterMs: 3_600_000,
+});
+
+/** Why an order could not be placed: the session has too many open ones, or the shop is full of open ones. */
+export class OrderRefused extends Error {
+  override name = 'OrderRefused';
+  constructor(readonly reason: 'session' | 'full') {
+    super(reason === 'session' ? 'too many open orders in this session' : 'the order store is full');
+  }
+}
 
 /**
  * The demo shop's state, in memory: carts by session and orders. A real shop keeps these in its database; the
- * sizes are bounded so a flood of sessions cannot exhaust memory.
+ * sizes are bounded so a flood of sessions or checkouts cannot exhaust memory, and a flood cannot push out an
+ * order someone is still paying: only paid and abandoned orders are forgotten to make room.
  */
 export class ShopState {
   readonly #carts = new Map<string, Map<string, number>>();
   readonly #orders = new Map<string, Order>();
+  readonly #limits: OrderLimits;
   #recordFaults = 0;
+
+  constructor(limits: Partial<OrderLimits> = {}) {
+    this.#limits = Object.freeze({ ...ORDER_LIMITS, ...limits });
+  }
+
+  get limits(): OrderLimits {
+    return this.#limits;
+  }
 
   /** How many of the next payments the shop will fail to record (the sandbox console's shop fault). */
   get recordFaults(): number {
@@ -80,10 +114,31 @@ export class ShopState {
     else cart.set(productId, Math.min(MAX_QUANTITY, (cart.get(productId) ?? 0) + 1));
   }
 
-  /** Turns the session's cart into an order (the cart is emptied); undefined when the cart is empty. */
+  /** An order that may be forgotten to make room: paid, or not paid long after it was placed. */
+  #finished(order: Order, nowMs: number): boolean {
+    return order.paidBy !== undefined || nowMs - order.createdMs >= this.#limits.abandonedAfterMs;
+  }
+
+  /**
+   * Turns the session's cart into an order (the cart is emptied); undefined when the cart is empty. Throws
+   * {@link OrderRefused} (the cart is kept) when the session already has `maxOpenPerSession` open orders, or when
+   * the shop holds `maxOrders` and none of them is paid or abandoned; otherwise the oldest of those makes room.
+   */
   placeOrder(session: string, nowMs: number): Order | undefined {
     const lines = this.cart(session);
     if (lines.length === 0) return undefined;
+    let open = 0;
+    let room: string | undefined;
+    for (const order of this.#orders.values()) {
+      const finished = this.#finished(order, nowMs);
+      if (!finished && order.session === session) open++;
+      if (finished && room === undefined) room = order.id;
+    }
+    if (open >= this.#limits.maxOpenPerSession) throw new OrderRefused('session');
+    if (this.#orders.size >= this.#limits.maxOrders) {
+      if (room === undefined) throw new OrderRefused('full');
+      this.#orders.delete(room);
+    }
     this.#carts.delete(session);
     const order: Order = {
       id: ShopState.newId('ord_'),
@@ -95,9 +150,18 @@ export class ShopState {
       createdMs: nowMs,
       attempts: [],
     };
-    if (this.#orders.size >= MAX_ORDERS) this.#orders.delete(this.#orders.keys().next().value as string);
     this.#orders.set(order.id, order);
     return order;
+  }
+
+  /** Gives what session `from` owns (its cart, its orders) to session `to`: the session's id changed at sign-in. */
+  moveSession(from: string, to: string): void {
+    const cart = this.#carts.get(from);
+    if (cart) {
+      this.#carts.delete(from);
+      this.#carts.set(to, cart);
+    }
+    for (const order of this.#orders.values()) if (order.session === from) order.session = to;
   }
 
   order(id: string): Order | undefined {

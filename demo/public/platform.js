@@ -21,8 +21,10 @@ function hostToken(fresh = false) {
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ user }),
     }).then(async (res) => {
-      if (!res.ok) throw new Error('The demo back end did not issue a host token.');
-      return (await res.json()).token;
+      const answer = await res.json().catch(() => ({}));
+      // 403 DEMO_NOT_SIGNED_IN: this session signed in as someone else since the page was drawn (another tab).
+      if (!res.ok) throw new Error(answer.message ?? 'The demo back end did not issue a host token.');
+      return answer.token;
     });
     token.catch(() => {
       token = undefined;
@@ -145,7 +147,7 @@ async function change(p, patch) {
     await load();
     if (hadFocus) {
       /** @type {HTMLElement | null} */ (
-        list.querySelector(`tr[data-instrument="${p.id}"] button[type="submit"]`)
+        list.querySelector(`tr[data-instrument="${CSS.escape(p.id)}"] button[type="submit"]`)
       )?.focus();
     }
   } else if (r.answer.code === 'TESSERA_INSTRUMENT_NOT_VERIFIED') {
@@ -205,4 +207,6 @@ document.getElementById('try-other')?.addEventListener('click', async () => {
   else say(other, `Refused by the helper: ${refusal(r)}`, 'ok');
 });
 
-load().catch(() => list.replaceChildren(el('p', {}, ['The payout instruments could not be loaded.'])));
+load().catch((/** @type {Error} */ err) =>
+  list.replaceChildren(el('p', {}, [`The payout instruments could not be loaded. ${err.message}`])),
+);

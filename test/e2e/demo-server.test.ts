@@ -14,8 +14,21 @@ import { call } from '../support/http.js';
 import { ODD_VALUES, picker, seededRandom, urlEncoded } from '../support/random.js';
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+
 const FORM = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
 const JSON_ACCEPT = { accept: 'application/json' };
+
+/** Signs in as a demo user (the session given, or a new one): the session cookie the sign-in answers with. */
+async function signIn(demo: RunningDemo, cookie: string | undefined, user: string): Promise<string> {
+  const res = await fetch(`${demo.url}/platform/sign-in`, {
+    method: 'POST',
+    headers: { ...FORM, ...(cookie ? { cookie } : {}) },
+    body: `user=${user}`,
+    redirect: 'manual',
+  });
+  assert.deepEqual([res.status, res.headers.get('location')], [303, '/platform']);
+  return res.headers.get('set-cookie')!.split(';')[0]!;
+}
 
 describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
   let demo: RunningDemo;
@@ -47,6 +60,7 @@ describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
       ['/cart', 'product=mug&action=add'],
       ['/checkout', ''],
       ['/platform/token', '{"user":"usr_demo_ada"}'],
+      ['/platform/sign-in', 'user=usr_demo_ada'],
     ];
     const strangers: Record<string, string>[] = [
       { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
@@ -221,8 +235,15 @@ describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
     await call(`${demo.url}/cart`, { method: 'POST', headers: { ...FORM, cookie }, raw: 'product=mug&action=add' });
     const placed = await fetch(`${demo.url}/checkout`, { method: 'POST', headers: { cookie }, redirect: 'manual' });
     const checkout = await call(`${demo.url}${placed.headers.get('location')}`, { headers: { cookie } });
-    for (const path of ['/', '/platform', '/platform?user=usr_demo_grace', '/sandbox']) {
-      const page = await call(`${demo.url}${path}`);
+    const grace = await signIn(demo, cookie, 'usr_demo_grace');
+    for (const [path, headers] of [
+      ['/', {}],
+      ['/platform', {}],
+      ['/platform/sign-in', {}],
+      ['/platform', { cookie: grace }],
+      ['/sandbox', {}],
+    ] as const) {
+      const page = await call(`${demo.url}${path}`, { headers });
       const csp = page.headers.get('content-security-policy') ?? '';
       assert.match(csp, /script-src 'nonce-[^']+'(;|$)/, path);
       assert.match(csp, /require-trusted-types-for 'script'/, path);
@@ -269,8 +290,9 @@ describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
       ['POST', '/platform/token', { 'content-type': 'application/json' }, '{"user":', 400, 'DEMO_MALFORMED', 'body'],
       ['POST', '/platform/token', { 'content-type': 'application/json' }, '[1,2]', 400, 'DEMO_INVALID', 'user'],
       ['POST', '/platform/token', { 'content-type': 'text/plain' }, 'usr_demo_ada', 400, 'DEMO_INVALID', 'user'],
-      ['GET', '/platform?user=usr_root', JSON_ACCEPT, undefined, 400, 'DEMO_INVALID', 'user'],
-      ['GET', '/platform?user=a&user=b', JSON_ACCEPT, undefined, 400, 'DEMO_INVALID', 'user'],
+      ['POST', '/platform/sign-in', FORM, 'user=usr_root', 400, 'DEMO_INVALID', 'user'],
+      ['POST', '/platform/sign-in', FORM, 'user=usr_demo_ada&user=usr_demo_grace', 400, 'DEMO_INVALID', 'user'],
+      ['POST', '/platform/sign-in', JSON_ACCEPT, undefined, 400, 'DEMO_INVALID', 'user'],
       ['POST', '/sandbox/clock', FORM, 'seconds=-5', 400, 'DEMO_INVALID', 'seconds'],
       ['POST', '/sandbox/clock', FORM, 'seconds=soon', 400, 'DEMO_INVALID', 'seconds'],
       ['POST', '/sandbox/clock', FORM, 'seconds=1e12', 400, 'DEMO_INVALID', 'seconds'],
@@ -302,6 +324,7 @@ describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
       ['/orders/ord_0000000000000000', 'GET, HEAD'],
       ['/platform', 'GET, HEAD'],
       ['/platform/token', 'POST'],
+      ['/platform/sign-in', 'GET, HEAD, POST'],
       ['/sandbox', 'GET, HEAD'],
       ['/sandbox/clock', 'POST'],
       ['/sandbox/faults', 'POST'],
@@ -311,7 +334,10 @@ describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
       ['/static/demo.css', 'GET, HEAD'],
     ];
     for (const [path, allow] of routes) {
-      const wrong = [...['PUT', 'DELETE', 'PATCH'], ...(allow === 'POST' ? ['GET', 'HEAD'] : ['POST'])];
+      const wrong = [
+        ...['PUT', 'DELETE', 'PATCH'],
+        ...(allow === 'POST' ? ['GET', 'HEAD'] : allow.includes('POST') ? [] : ['POST']),
+      ];
       for (const method of wrong) {
         const r = await call(`${demo.url}${path}`, { method, headers: JSON_ACCEPT });
         const label = `${method} ${path}`;
@@ -435,7 +461,8 @@ describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
     assert.deepEqual([twice.status, twice.json?.field], [400, 'product']);
     const many = await call(`${demo.url}/cart`, { method: 'POST', headers: FORM, raw: 'a=1&'.repeat(11) });
     assert.deepEqual([many.status, many.json?.code, many.json?.field], [413, 'DEMO_TOO_LARGE', 'body']);
-    const token = await call(`${demo.url}/platform/token`, { body: { user: 'usr_demo_grace' } });
+    const cookie = await signIn(demo, undefined, 'usr_demo_grace');
+    const token = await call(`${demo.url}/platform/token`, { body: { user: 'usr_demo_grace' }, headers: { cookie } });
     assert.equal(token.status, 200);
   });
 
@@ -461,7 +488,7 @@ describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
         { 'content-type': 'application/json' },
         pick(['{', '[]', 'null', '"x"', '{"user":{"$gt":""}}']),
       ],
-      () => ['GET', `/platform?user=${odd()}${next() < 0.3 ? `&user=${odd()}` : ''}`, JSON_ACCEPT, undefined],
+      () => ['POST', '/platform/sign-in', FORM, `user=${odd()}${next() < 0.3 ? `&user=${odd()}` : ''}`],
       () => ['POST', '/sandbox/clock', FORM, `seconds=${odd()}`],
       () => ['POST', '/sandbox/faults', FORM, `preset=${odd()}`],
       () => ['GET', `/checkout/${odd()}`, JSON_ACCEPT, undefined],
@@ -520,6 +547,105 @@ describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
       [charge.status, charge.json.code, charge.json.field],
       [400, 'TESSERA_UNKNOWN_ORDER', 'orderReference'],
     );
+  });
+
+  it('adopts no session id it did not issue (session fixation): a planted one gets a fresh id, and sign-in another', async () => {
+    const idOf = (setCookie: string | null) => /^tessera_demo=([^;]+);/.exec(setCookie ?? '')?.[1];
+    // Well-formed ids a visitor's browser could have been given by someone else: the old shape, and the new one with a forged MAC.
+    for (const planted of ['AAAAAAAAAAAAAAAAAAAAAA', `${'A'.repeat(22)}.${'B'.repeat(22)}`]) {
+      const cookie = `tessera_demo=${planted}`;
+      const first = await call(`${demo.url}/`, { headers: { cookie } });
+      const issued = idOf(first.headers.get('set-cookie'));
+      assert.ok(issued && issued !== planted, `${planted}: a fresh id was issued (${first.headers.get('set-cookie')})`);
+      assert.match(first.headers.get('set-cookie')!, /; Path=\/; HttpOnly; SameSite=Lax$/);
+      // What a request with the planted id does is not kept under it.
+      await call(`${demo.url}/cart`, { method: 'POST', headers: { ...FORM, cookie }, raw: 'product=mug&action=add' });
+      const again = await call(`${demo.url}/`, { headers: { cookie } });
+      assert.match(again.text, /Your cart is empty\./, planted);
+      assert.notEqual(idOf(again.headers.get('set-cookie')), planted);
+    }
+    // An id it issued is kept, and carries the cart.
+    const mine = (await call(`${demo.url}/`)).headers.get('set-cookie')!.split(';')[0]!;
+    await call(`${demo.url}/cart`, {
+      method: 'POST',
+      headers: { ...FORM, cookie: mine },
+      raw: 'product=mug&action=add',
+    });
+    const kept = await call(`${demo.url}/`, { headers: { cookie: mine } });
+    assert.equal(kept.headers.get('set-cookie'), null);
+    assert.doesNotMatch(kept.text, /Your cart is empty\./);
+    const placed = await fetch(`${demo.url}/checkout`, {
+      method: 'POST',
+      headers: { cookie: mine },
+      redirect: 'manual',
+    });
+    const order = placed.headers.get('location')!;
+    // Signing in gives the session a new id; the cart and orders follow it, the old id no longer names them.
+    const signedIn = await signIn(demo, mine, 'usr_demo_ada');
+    assert.notEqual(signedIn, mine);
+    assert.equal((await call(`${demo.url}${order}`, { headers: { ...JSON_ACCEPT, cookie: signedIn } })).status, 200);
+    assert.equal((await call(`${demo.url}${order}`, { headers: { ...JSON_ACCEPT, cookie: mine } })).status, 404);
+    assert.match((await call(`${demo.url}/platform`, { headers: { cookie: signedIn } })).text, /id="dashboard"/);
+    assert.doesNotMatch((await call(`${demo.url}/platform`, { headers: { cookie: mine } })).text, /id="dashboard"/);
+  });
+
+  it('issues a host token only for the user the session signed in as', async () => {
+    const token = (cookie: string | undefined, user: string) =>
+      call(`${demo.url}/platform/token`, { body: { user }, headers: cookie ? { cookie } : {} });
+    const refused = (r: Awaited<ReturnType<typeof token>>) => [r.status, r.json?.code, r.json?.field];
+    const NOT = [403, 'DEMO_NOT_SIGNED_IN', 'user'];
+    assert.deepEqual(refused(await token(undefined, 'usr_demo_ada')), NOT, 'no session');
+    const visitor = (await call(`${demo.url}/`)).headers.get('set-cookie')!.split(';')[0]!;
+    assert.deepEqual(refused(await token(visitor, 'usr_demo_ada')), NOT, 'a session that did not sign in');
+    const grace = await signIn(demo, visitor, 'usr_demo_grace');
+    const issued = await token(grace, 'usr_demo_grace');
+    assert.equal(issued.status, 200, issued.text);
+    const claims = JSON.parse(Buffer.from(String(issued.json.token).split('.')[1]!, 'base64url').toString());
+    assert.deepEqual([claims.sub, claims.entities], ['usr_demo_grace', ['ent_demo_b']]);
+    const other = await token(grace, 'usr_demo_ada');
+    assert.deepEqual(refused(other), NOT, 'another user than the one signed in');
+    assert.match(other.json.message, /signed in as usr_demo_grace, not usr_demo_ada/);
+    // Switching user signs in again: the new session's user only.
+    const ada = await signIn(demo, grace, 'usr_demo_ada');
+    assert.equal((await token(ada, 'usr_demo_ada')).status, 200);
+    assert.deepEqual(refused(await token(ada, 'usr_demo_grace')), NOT);
+    assert.deepEqual(refused(await token(grace, 'usr_demo_grace')), NOT, 'the id before the switch');
+  });
+
+  it('keeps a bounded number of open orders per session: the next checkout is 429 and keeps the cart, until one is paid or abandoned', async () => {
+    const cookie = (await call(`${demo.url}/`)).headers.get('set-cookie')!.split(';')[0]!;
+    const checkout = async () => {
+      await call(`${demo.url}/cart`, { method: 'POST', headers: { ...FORM, cookie }, raw: 'product=mug&action=add' });
+      return fetch(`${demo.url}/checkout`, { method: 'POST', headers: { ...JSON_ACCEPT, cookie }, redirect: 'manual' });
+    };
+    for (let i = 0; i < 20; i++) assert.equal((await checkout()).status, 303, `order ${i + 1}`);
+    const refused = await checkout();
+    const body = (await refused.json()) as Record<string, unknown>;
+    assert.deepEqual([refused.status, body.code, body.field], [429, 'DEMO_TOO_MANY_ORDERS', 'session']);
+    assert.equal(refused.headers.get('retry-after'), '3600');
+    assert.doesNotMatch((await call(`${demo.url}/`, { headers: { cookie } })).text, /Your cart is empty\./);
+    // Another visitor is not held back by it.
+    const other = (await call(`${demo.url}/`)).headers.get('set-cookie')!.split(';')[0]!;
+    await call(`${demo.url}/cart`, {
+      method: 'POST',
+      headers: { ...FORM, cookie: other },
+      raw: 'product=mug&action=add',
+    });
+    const theirs = await fetch(`${demo.url}/checkout`, {
+      method: 'POST',
+      headers: { cookie: other },
+      redirect: 'manual',
+    });
+    assert.equal(theirs.status, 303);
+    // An hour on (sandbox clock), the unpaid orders are abandoned: the cart can be checked out.
+    await call(`${demo.sandbox.url}/_sandbox/clock/advance`, { body: { seconds: 3600 } });
+    try {
+      const later = await fetch(`${demo.url}/checkout`, { method: 'POST', headers: { cookie }, redirect: 'manual' });
+      assert.equal(later.status, 303);
+      assert.match(later.headers.get('location')!, /^\/checkout\/ord_/);
+    } finally {
+      await call(`${demo.sandbox.url}/_sandbox/reset`, { method: 'POST' });
+    }
   });
 });
 

@@ -33,7 +33,8 @@ async function eachPage(env: Env, page: Page, visit: (name: string) => Promise<v
   await visit('result');
   await page.goto(`${env.demo.url}/platform`);
   await visit('platform: pick a user');
-  await page.goto(`${env.demo.url}/platform?user=usr_demo_ada`);
+  await page.getByLabel(/^Ada Lovelace/).check();
+  await page.getByRole('button', { name: 'Sign in' }).click();
   await page.locator('#instruments table').waitFor();
   await visit('platform dashboard');
   await page.goto(`${env.demo.url}/sandbox`);
