@@ -103,7 +103,8 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
       attempts.map(async ({ order, attempt }): Promise<ChargeRow | undefined> => {
         try {
           const c = (await deps.legacy.charges.retrieve(attempt.id)).data;
-          const capture = c.autoCapture === 'y' ? `after ${c.autoCapTime} h` : 'manual (pre-order)';
+          // As requested, in either case (a charge made outside the helper may say "Y").
+          const capture = c.autoCapture.toLowerCase() === 'y' ? `after ${c.autoCapTime} h` : 'manual (pre-order)';
           return {
             id: c.id,
             order: order.id,
