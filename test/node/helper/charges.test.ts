@@ -574,10 +574,17 @@ describe('POST /charges against the sandbox', () => {
     };
     const r = await pay(h, body);
     assert.equal(r.status, 202, r.text);
+    assert.deepEqual(Object.keys(r.json).sort(), ['message', 'redirectUrl', 'requestId', 'status']);
     assert.equal(r.json.status, 'Pending');
     assert.ok(r.json.redirectUrl);
+    // Like every other answer, it has a message a page can show (the README's examples print `message`).
+    assert.equal(
+      r.json.message,
+      'The card issuer asks the shopper to confirm this payment (3-D Secure): continue at redirectUrl.',
+    );
     const again = await pay(h, body);
     assert.equal(again.status, 202);
+    assert.equal(again.json.message, r.json.message);
     // The shopper passes the challenge; the sandbox sends the browser to the helper's return URL.
     const returnUrl = await answerChallenge(sb, r.json.redirectUrl);
     assert.ok(returnUrl.startsWith(`${h.url}/charges/3ds-return?cko-payment-token=pay_tok_`), returnUrl);
