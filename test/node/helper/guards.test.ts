@@ -3,8 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { createServer, get } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import express from 'express';
+import express, { type Request, type Response } from 'express';
 import { loadWidgetAsset, redactingLogger, tesseraHelper, widgetVersion } from '../../../server/helper/index.js';
+import { allowedMethods } from '../../../server/helper/methods.js';
 import { containsPan, findPan } from '../../../server/helper/pan-guard.js';
 import { call } from '../../support/http.js';
 import { captureLogger, NO_RATE_LIMITS, type RunningHelper, startHelper } from './support.js';
@@ -159,6 +160,74 @@ describe('helper basics over HTTP', () => {
     assert.equal(missing.status, 404);
     assert.equal(missing.json.code, 'TESSERA_ROUTE_NOT_FOUND');
     assert.equal(missing.json.requestId, missing.headers.get('x-request-id'));
+  });
+
+  it('answers a known path asked with another method 405 with the Allow its routes take; an unknown path stays 404', async () => {
+    const wrong: [string, string, string][] = [
+      ['GET', '/charges', 'POST'],
+      ['DELETE', '/charges', 'POST'],
+      ['PUT', '/charges/', 'POST'],
+      ['HEAD', '/charges', 'POST'],
+      ['POST', '/config', 'GET, HEAD'],
+      ['DELETE', '/widget.js', 'GET, HEAD'],
+      ['POST', '/charges/3ds-return?cko-payment-token=pay_tok_x', 'GET, HEAD'],
+      ['PATCH', '/locales/de.json', 'GET, HEAD'],
+    ];
+    for (const [method, path, allow] of wrong) {
+      const r = await call(`${h.url}${path}`, { method });
+      assert.equal(r.status, 405, `${method} ${path}: ${r.text}`);
+      assert.equal(r.headers.get('allow'), allow, `${method} ${path}`);
+      if (method === 'HEAD') continue;
+      assert.deepEqual(r.json, {
+        code: 'TESSERA_METHOD_NOT_ALLOWED',
+        message: `${method} is not allowed here; use ${allow}`,
+        field: 'method',
+        requestId: r.headers.get('x-request-id'),
+      });
+    }
+    // No route takes these paths for any method (the dashboard routes need `clientId`, which this helper lacks); a
+    // route that took the method and passed the request on (an unknown locale) is no wrong method either.
+    for (const [method, path] of [
+      ['GET', '/nowhere'],
+      ['DELETE', '/nowhere'],
+      ['GET', '/charges/elsewhere'],
+      ['GET', '/entities/ent_a/payment-instruments'],
+      ['PUT', '/entities/ent_a/payment-instruments/ppi_a'],
+      ['POST', '/account-updater'],
+      ['GET', '/locales/xx.json'],
+      ['HEAD', '/locales/xx.json'],
+    ]) {
+      const r = await call(`${h.url}${path}`, { method });
+      assert.equal(r.status, 404, `${method} ${path}: ${r.text}`);
+      assert.equal(r.headers.get('allow'), null, `${method} ${path}`);
+      if (method !== 'HEAD') assert.equal(r.json.code, 'TESSERA_ROUTE_NOT_FOUND', `${method} ${path}`);
+    }
+    // OPTIONS is as it was: a listed origin's preflight is 204 with CORS headers; any other OPTIONS is 404.
+    const plain = await call(`${h.url}/charges`, { method: 'OPTIONS' });
+    assert.equal(plain.status, 404);
+    assert.equal(plain.headers.get('allow'), null);
+    const preflight = await call(`${h.url}/charges`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST' },
+    });
+    assert.equal(preflight.status, 204);
+    assert.equal(preflight.headers.get('allow'), null);
+  });
+
+  it('takes Allow from the routes a router has, on the Express it runs on', () => {
+    const router = express.Router();
+    const ok = (_req: Request, res: Response) => res.end();
+    router.get('/a', ok);
+    router.post('/a', ok);
+    router.patch('/a/:id', ok);
+    router.delete('/a/:id', ok);
+    router.all('/any', ok);
+    assert.deepEqual(allowedMethods(router, '/a'), ['GET', 'HEAD', 'POST']);
+    assert.deepEqual(allowedMethods(router, '/a/'), ['GET', 'HEAD', 'POST']);
+    assert.deepEqual(allowedMethods(router, '/a/1'), ['DELETE', 'PATCH']);
+    assert.deepEqual(allowedMethods(router, '/b'), []);
+    // A route that takes every method has nothing to refuse.
+    assert.deepEqual(allowedMethods(router, '/any'), []);
   });
 
   it('refuses a card number in the query before any route, and does not log it', async () => {
