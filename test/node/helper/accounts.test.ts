@@ -220,6 +220,40 @@ describe('dashboard routes against the sandbox', () => {
     }
   });
 
+  it("keeps every dashboard answer out of any cache: one user's data, a request id of its own", async () => {
+    const token = await tokenA();
+    const answers: [string, Answer][] = [
+      ['list', await ask('/entities/ent_fixture_a/payment-instruments', token)],
+      ['read', await ask('/entities/ent_fixture_a/payment-instruments/ppi_verified_1', token)],
+      [
+        'update',
+        await ask('/entities/ent_fixture_a/payment-instruments/ppi_verified_1', token, {
+          method: 'PATCH',
+          body: { label: 'Main' },
+        }),
+      ],
+      [
+        'account updater',
+        await ask('/account-updater', token, { method: 'POST', body: { instrumentId: 'src_updated' } }),
+      ],
+      ['401', await ask('/entities/ent_fixture_a/payment-instruments', undefined)],
+      ['403', await ask('/entities/ent_other/payment-instruments', token)],
+    ];
+    for (const [what, r] of answers) {
+      assert.ok(r.status < 300 || r.status >= 400, `${what}: ${r.status}`);
+      assert.equal(r.headers.get('cache-control'), 'no-store', what);
+      // Express's ETag hashed a body that holds its own request id: it never matched twice, so none is sent.
+      assert.equal(r.headers.get('etag'), null, what);
+    }
+    const head = await call(`${h.url}/entities/ent_fixture_a/payment-instruments/ppi_verified_1`, {
+      method: 'HEAD',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers.get('cache-control'), 'no-store');
+    assert.equal(head.text, '');
+  });
+
   it('answers a dashboard path asked with another method 405 with Allow, with or without a host token', async () => {
     const token = await tokenA();
     const logged = async () => (await call(`${sb.url}/_sandbox/requests?limit=200`)).json.data.length;

@@ -97,6 +97,30 @@ describe('POST /charges against the sandbox', () => {
     assert.equal(charge.customerIp, '127.0.0.1');
   });
 
+  it("keeps every charge answer out of any cache: 201, 202, 402 and errors hold one shopper's payment", async () => {
+    // A helper of its own: the decline test counts the 402 lines in the shared helper's log.
+    const own = await helper();
+    const answers: [string, Answer][] = [];
+    for (const [what, number, orderReference] of [
+      ['201', '4242424242424242', 'order-1'],
+      ['202', '4000000000003220', 'order-3ds'],
+      ['402', '4000000000000002', 'order-1'],
+    ] as const) {
+      answers.push([
+        what,
+        await pay(own, { cardToken: await cardToken(sb, number), orderReference, email: 'a@shop.example' }),
+      ]);
+    }
+    answers.push([
+      '400',
+      await pay(own, { cardToken: 'card_tok_', orderReference: 'order-1', email: 'a@shop.example' }),
+    ]);
+    for (const [what, r] of answers) {
+      assert.equal(String(r.status), what, r.text);
+      assert.equal(r.headers.get('cache-control'), 'no-store', what);
+    }
+  });
+
   it('works with a ready legacy client instead of the secret key', async () => {
     const legacyClient = createLegacyClient({ secretKey: sb.credentials.secretKey, baseUrl: sb.url, maxRetries: 0 });
     const ready = await helper({ secretKey: undefined, legacyClient });

@@ -177,6 +177,7 @@ describe('helper basics over HTTP', () => {
       const r = await call(`${h.url}${path}`, { method });
       assert.equal(r.status, 405, `${method} ${path}: ${r.text}`);
       assert.equal(r.headers.get('allow'), allow, `${method} ${path}`);
+      assert.equal(r.headers.get('cache-control'), 'no-store', `${method} ${path}`);
       if (method === 'HEAD') continue;
       assert.deepEqual(r.json, {
         code: 'TESSERA_METHOD_NOT_ALLOWED',
