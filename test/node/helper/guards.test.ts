@@ -8,6 +8,7 @@ import { loadWidgetAsset, redactingLogger, tesseraHelper, widgetVersion } from '
 import { allowedMethods } from '../../../server/helper/methods.js';
 import { containsPan, findPan } from '../../../server/helper/pan-guard.js';
 import { call } from '../../support/http.js';
+import { fastestMsSync } from '../../support/timing.js';
 import { captureLogger, NO_RATE_LIMITS, type RunningHelper, startHelper } from './support.js';
 
 const options = {
@@ -413,6 +414,55 @@ describe('redactingLogger', () => {
     assert.equal(line!.note, 'got [redacted-jwt]');
     assert.equal(line!.orderReference, 'order-1');
     assert.equal(line!.msg, 'charge for [redacted-card]');
+  });
+
+  it('cuts the password of a URL with user info out of free text and keeps the rest of the URL', () => {
+    const { logger, log } = captureLogger();
+    const redacting = redactingLogger(logger, []);
+    const cases: [string, string][] = [
+      [
+        'connect ECONNREFUSED redis://default:hunter2hunter2@redis.example:6379/0',
+        'connect ECONNREFUSED redis://default:[redacted]@redis.example:6379/0',
+      ],
+      [
+        'proxy https://alice:s3cr3t@proxy.example:8080/ failed',
+        'proxy https://alice:[redacted]@proxy.example:8080/ failed',
+      ],
+      ['redis://:pw@h', 'redis://:[redacted]@h'],
+      ['rediss://u:p@ss:w@rd@cache.example', 'rediss://u:[redacted]@cache.example'],
+      [
+        '{"url":"https://u:p@a.example","mail":"x@y.example"}',
+        '{"url":"https://u:[redacted]@a.example","mail":"x@y.example"}',
+      ],
+      [
+        'a https://a.example:8080/p?q=u:p@x and b http://b.example:1@',
+        'a https://a.example:8080/p?q=u:p@x and b http://b.example:[redacted]@',
+      ],
+      [
+        'no password https://user@host.example/ or a port https://host.example:443/',
+        'no password https://user@host.example/ or a port https://host.example:443/',
+      ],
+    ];
+    for (const [text] of cases) redacting.info({ text, err: new Error(text) }, text);
+    for (const [i, [text, cut]] of cases.entries()) {
+      const line = log.lines[i]!;
+      assert.equal(line.text, cut, text);
+      assert.equal(line.msg, cut, text);
+      assert.equal((line.err as { message: string }).message, cut, text);
+    }
+  });
+
+  it('cuts URL passwords in linear time on long hostile text', () => {
+    const redacting = redactingLogger({ debug() {}, info() {}, warn() {}, error() {} }, []);
+    for (const unit of ['a', '://', '://a', '://a:', '://:', 'a:', '@', '://a:@', 'a://b:c@', ':/', 'https://']) {
+      for (const text of [
+        unit.repeat(Math.ceil(65_536 / unit.length)),
+        `://a:${unit.repeat(Math.ceil(65_536 / unit.length))}`,
+      ]) {
+        const ms = fastestMsSync(() => redacting.info({ text }, text), 1000);
+        assert.ok(ms < 1000, `${unit}: ${ms.toFixed(0)} ms`);
+      }
+    }
   });
 
   it('cleans the message of an Error it is given, as it cleans any other text', () => {
