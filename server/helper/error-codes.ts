@@ -40,6 +40,10 @@ export const HELPER_ERROR_CODES = {
   TESSERA_ROUTE_NOT_FOUND: { status: 404, meaning: 'The helper has no route for this method and path.' },
   TESSERA_NOT_FOUND: { status: 404, meaning: 'The provider has no such object; `field` names the path parameter.' },
   TESSERA_UNKNOWN_PAYMENT: { status: 404, meaning: 'A 3-D Secure return names no payment this helper started.' },
+  TESSERA_METHOD_NOT_ALLOWED: {
+    status: 405,
+    meaning: 'The helper has a route for this path, but not for this method; `Allow` lists the methods it takes.',
+  },
   TESSERA_CARD_TOKEN_USED: {
     status: 409,
     meaning:

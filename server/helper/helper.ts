@@ -10,6 +10,7 @@ import { answerable, type ErrorPage, errorBody, HelperHttpError } from './errors
 import { createHostVerifier } from './host-auth.js';
 import type { KeyCheckResult } from './key-check.js';
 import { defaultLogger, redactingLogger } from './log.js';
+import { noRoute } from './methods.js';
 import { type TesseraHelperOptions, validateOptions } from './options.js';
 import { type HelperPage, pageBuilder } from './page.js';
 import { containsPan } from './pan-guard.js';
@@ -182,9 +183,8 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
   widgetRoutes(ctx, router);
   provider.mount(router, ctx);
 
-  router.use((req: Request, _res: Response, next: NextFunction) => {
-    next(new HelperHttpError(404, 'TESSERA_ROUTE_NOT_FOUND', `no route for ${req.method} ${req.path}`));
-  });
+  // 405 with `Allow` for a path some route takes, read from this router's own routes; 404 for anything else.
+  router.use(noRoute(router));
   router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     let known =
       err instanceof HelperHttpError

@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { isSecurityCodeName } from '../common/card-fields.js';
 import { replaceJwts } from '../common/jwt-text.js';
+import { cutUrlPasswords } from '../common/url-password.js';
 import { maskPans } from './pan-guard.js';
 
 /** The part of a pino logger the helper uses; any pino-compatible logger fits. */
@@ -21,7 +22,8 @@ const REQUEST_ID = /^hreq_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-
 /**
  * Wraps `logger` so nothing it is given can leak: the values of keys that name a secret,
  * token or card field (a security code under any of its usual names included) are replaced by `[redacted]`, JWT-shaped strings and the
- * configured secret values are cut out of every string, and anything the card-number
+ * configured secret values and the password of any URL with user info (`https://user:password@host`) are cut out of
+ * every string, and anything the card-number
  * guard takes for a card number (any script, any separator it knows) is replaced; ids are left exactly as they are.
  * The helper only ever logs fields it chose (route, status, codes, ids), so this is the second line, not the first.
  * Exported so a merchant can wrap the logger of its own routes the same way.
@@ -38,9 +40,10 @@ export function redactingLogger(logger: HelperLogger, secrets: readonly string[]
   const scrubText = (text: string): string => {
     // The helper's own request ids (every log line has one) hold nothing to redact: hex words are no card number.
     if (REQUEST_ID.test(text)) return text;
+    // A URL's password (`redis://user:pw@host`, in a driver's error message) is cut, the rest of the URL kept.
+    let out = cutUrlPasswords(text, '[redacted]');
     // Too short for a secret or a JWT, not for a card number written with two-digit characters (`㊷`).
-    if (text.length < shortest) return maskPans(text, redactedCard);
-    let out = text;
+    if (out.length < shortest) return maskPans(out, redactedCard);
     for (const s of known) if (out.includes(s)) out = out.split(s).join('[redacted]');
     out = replaceJwts(out, '[redacted-jwt]');
     return maskPans(out, redactedCard);

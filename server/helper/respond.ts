@@ -2,12 +2,15 @@ import type { Response } from 'express';
 import helmet from 'helmet';
 
 /**
- * Answers `body` as JSON with `status`. Express's `res.json` would also hash every body into an ETag; the answers
- * sent this way (charges, 3-D Secure returns, errors) are never cached or revalidated, so that work is skipped.
+ * Answers `body` as JSON with `status` and `Cache-Control: no-store`: the answers sent this way (charges, 3-D Secure
+ * returns, the dashboard's reads and writes, errors) hold one shopper's or one user's data and a request id of their
+ * own, so no cache may keep them (docs/decisions/helper.md#helper-caching). Express's `res.json` would also hash every
+ * body into an ETag that, with the request id in the body, never matches twice: that work is skipped.
  */
 export function sendJson(res: Response, status: number, body: unknown): void {
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Cache-Control', 'no-store');
   res.end(JSON.stringify(body));
 }
 

@@ -13,6 +13,7 @@ import { forbidden, type HostClaims, requireHost } from '../host-auth.js';
 import type { CardUpdatedEvent } from '../options.js';
 import { instrumentRead, instrumentsListed, updaterAnswered } from '../provider-answers.js';
 import { consume } from '../rate-limit.js';
+import { sendJson } from '../respond.js';
 import { isTokenRequestError, upstreamError } from '../upstream.js';
 import { parseBody } from '../validate.js';
 
@@ -183,7 +184,7 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
       }
     }
     ctx.log.info({ event: 'tessera.account-updater', status: result.account_update_status }, 'account updater');
-    res.json({
+    sendJson(res, 200, {
       instrumentId,
       status: result.account_update_status,
       ...(result.account_update_failure_code ? { failureCode: result.account_update_failure_code } : {}),
@@ -199,7 +200,7 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
     const listed = ctx.options.paymentInstrumentIds
       ? await readEach(entityId, await instrumentIdsOf(req, res, entityId))
       : await sandboxList(entityId);
-    res.json({ data: listed.map(safeInstrument), requestId: res.locals.tesseraRequestId });
+    sendJson(res, 200, { data: listed.map(safeInstrument), requestId: res.locals.tesseraRequestId });
   });
 
   /** The ids the platform's `paymentInstrumentIds` gives for `entityId`, checked, without repeats. */
@@ -293,7 +294,7 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
     const id = pathParam(req, 'id', PAYMENT_INSTRUMENT_ID, 'a payment instrument id (ppi_…)');
     try {
       const data = instrumentRead(await accounts.paymentInstruments.retrieve(entityId, id));
-      res.json({ ...safeInstrument(data), requestId: res.locals.tesseraRequestId });
+      sendJson(res, 200, { ...safeInstrument(data), requestId: res.locals.tesseraRequestId });
     } catch (err) {
       throw accountsError(err, 'id');
     }
@@ -321,7 +322,7 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
         // (docs/decisions/helper.md#helper-provider-answers).
         throw upstreamError(err, true);
       }
-      res.json({ ...safeInstrument(data), requestId: res.locals.tesseraRequestId });
+      sendJson(res, 200, { ...safeInstrument(data), requestId: res.locals.tesseraRequestId });
     },
   );
 

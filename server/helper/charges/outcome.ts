@@ -31,6 +31,10 @@ export interface ChargeOutcome {
 
 const APPROVED = new Set(['Authorised', 'Captured', 'Flagged']);
 
+/** The message of the 202: the charge waits for the shopper's 3-D Secure challenge at `redirectUrl`. */
+export const PENDING_MESSAGE =
+  'The card issuer asks the shopper to confirm this payment (3-D Secure): continue at redirectUrl.';
+
 /** The message a shopper may see; deliberately the same for every decline reason. */
 export const DECLINED_MESSAGE = 'The payment was declined. Check the card details or use another card.';
 
@@ -90,12 +94,15 @@ export function outcomeOf(charge: Charge, orderReference: string, owner?: Result
  * (docs/decisions/helper.md#helper-charges). The code stays in the log line and in `onCharge`.
  */
 export function answerBody(outcome: ChargeOutcome, exposeDeclineCodes: boolean): Record<string, unknown> {
+  // A 202 stored by a helper before the 202 had a message (kept 24 h) is answered with one all the same.
+  if (outcome.status === 202 && outcome.body.message === undefined)
+    return { ...outcome.body, message: PENDING_MESSAGE };
   if (outcome.status !== 402 || exposeDeclineCodes) return { ...outcome.body };
   const { responseCode: _hidden, ...rest } = outcome.body;
   return rest;
 }
 
-/** The 202 answer of a charge waiting for the shopper's 3-D Secure challenge. */
+/** The 202 answer of a charge waiting for the shopper's 3-D Secure challenge: `{status, redirectUrl, message}`. */
 export function pendingOutcome(
   redirectUrl: string,
   paymentToken: string,
@@ -107,7 +114,7 @@ export function pendingOutcome(
     orderReference,
     paymentToken,
     ...(owner ? { owner } : {}),
-    body: { status: 'Pending', redirectUrl },
+    body: { status: 'Pending', redirectUrl, message: PENDING_MESSAGE },
   };
 }
 

@@ -220,6 +220,72 @@ describe('dashboard routes against the sandbox', () => {
     }
   });
 
+  it("keeps every dashboard answer out of any cache: one user's data, a request id of its own", async () => {
+    const token = await tokenA();
+    const answers: [string, Answer][] = [
+      ['list', await ask('/entities/ent_fixture_a/payment-instruments', token)],
+      ['read', await ask('/entities/ent_fixture_a/payment-instruments/ppi_verified_1', token)],
+      [
+        'update',
+        await ask('/entities/ent_fixture_a/payment-instruments/ppi_verified_1', token, {
+          method: 'PATCH',
+          body: { label: 'Main' },
+        }),
+      ],
+      [
+        'account updater',
+        await ask('/account-updater', token, { method: 'POST', body: { instrumentId: 'src_updated' } }),
+      ],
+      ['401', await ask('/entities/ent_fixture_a/payment-instruments', undefined)],
+      ['403', await ask('/entities/ent_other/payment-instruments', token)],
+    ];
+    for (const [what, r] of answers) {
+      assert.ok(r.status < 300 || r.status >= 400, `${what}: ${r.status}`);
+      assert.equal(r.headers.get('cache-control'), 'no-store', what);
+      // Express's ETag hashed a body that holds its own request id: it never matched twice, so none is sent.
+      assert.equal(r.headers.get('etag'), null, what);
+    }
+    const head = await call(`${h.url}/entities/ent_fixture_a/payment-instruments/ppi_verified_1`, {
+      method: 'HEAD',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers.get('cache-control'), 'no-store');
+    assert.equal(head.text, '');
+  });
+
+  it('answers a dashboard path asked with another method 405 with Allow, with or without a host token', async () => {
+    const token = await tokenA();
+    const logged = async () => (await call(`${sb.url}/_sandbox/requests?limit=200`)).json.data.length;
+    const before = await logged();
+    const one = '/entities/ent_fixture_a/payment-instruments/ppi_verified_1';
+    const wrong: [string, string, string][] = [
+      ['PUT', one, 'GET, HEAD, PATCH'],
+      ['DELETE', one, 'GET, HEAD, PATCH'],
+      ['POST', one, 'GET, HEAD, PATCH'],
+      ['POST', '/entities/ent_fixture_a/payment-instruments', 'GET, HEAD'],
+      ['GET', '/account-updater', 'POST'],
+      // The entity is not the token's: the method is refused before the claims are read, as before the token is.
+      ['DELETE', '/entities/ent_other/payment-instruments/ppi_verified_1', 'GET, HEAD, PATCH'],
+    ];
+    // The routes are in the README and the right method without a token is 401, not 404: a 401 here would hide no
+    // route, and a 405 tells the caller what to fix without a token check (docs/decisions/helper.md#helper-wrong-method).
+    for (const bearer of [undefined, token, 'not-a-jwt']) {
+      for (const [method, path, allow] of wrong) {
+        const r = await ask(path, bearer, method === 'GET' ? { method } : { method, body: {} });
+        assert.equal(r.status, 405, `${method} ${path} ${bearer ? 'with' : 'without'} a token: ${r.text}`);
+        assert.equal(r.headers.get('allow'), allow, `${method} ${path}`);
+        assert.equal(r.json.code, 'TESSERA_METHOD_NOT_ALLOWED');
+        assert.equal(r.json.field, 'method');
+        assert.equal(r.headers.get('www-authenticate'), null);
+      }
+    }
+    assert.equal(await logged(), before, 'a wrong method never reaches the provider');
+    // The right method without a token is still 401, and a path no route takes still 404.
+    assert.equal((await ask(one, undefined)).status, 401);
+    assert.equal((await ask('/entities/ent_fixture_a/instruments', token)).status, 404);
+  });
+
   it('runs the account updater for a stored card the token names and tells the merchant', async () => {
     const token = await tokenA();
     const updated = await ask('/account-updater', token, { method: 'POST', body: { instrumentId: 'src_updated' } });

@@ -97,6 +97,30 @@ describe('POST /charges against the sandbox', () => {
     assert.equal(charge.customerIp, '127.0.0.1');
   });
 
+  it("keeps every charge answer out of any cache: 201, 202, 402 and errors hold one shopper's payment", async () => {
+    // A helper of its own: the decline test counts the 402 lines in the shared helper's log.
+    const own = await helper();
+    const answers: [string, Answer][] = [];
+    for (const [what, number, orderReference] of [
+      ['201', '4242424242424242', 'order-1'],
+      ['202', '4000000000003220', 'order-3ds'],
+      ['402', '4000000000000002', 'order-1'],
+    ] as const) {
+      answers.push([
+        what,
+        await pay(own, { cardToken: await cardToken(sb, number), orderReference, email: 'a@shop.example' }),
+      ]);
+    }
+    answers.push([
+      '400',
+      await pay(own, { cardToken: 'card_tok_', orderReference: 'order-1', email: 'a@shop.example' }),
+    ]);
+    for (const [what, r] of answers) {
+      assert.equal(String(r.status), what, r.text);
+      assert.equal(r.headers.get('cache-control'), 'no-store', what);
+    }
+  });
+
   it('works with a ready legacy client instead of the secret key', async () => {
     const legacyClient = createLegacyClient({ secretKey: sb.credentials.secretKey, baseUrl: sb.url, maxRetries: 0 });
     const ready = await helper({ secretKey: undefined, legacyClient });
@@ -574,10 +598,17 @@ describe('POST /charges against the sandbox', () => {
     };
     const r = await pay(h, body);
     assert.equal(r.status, 202, r.text);
+    assert.deepEqual(Object.keys(r.json).sort(), ['message', 'redirectUrl', 'requestId', 'status']);
     assert.equal(r.json.status, 'Pending');
     assert.ok(r.json.redirectUrl);
+    // Like every other answer, it has a message a page can show (the README's examples print `message`).
+    assert.equal(
+      r.json.message,
+      'The card issuer asks the shopper to confirm this payment (3-D Secure): continue at redirectUrl.',
+    );
     const again = await pay(h, body);
     assert.equal(again.status, 202);
+    assert.equal(again.json.message, r.json.message);
     // The shopper passes the challenge; the sandbox sends the browser to the helper's return URL.
     const returnUrl = await answerChallenge(sb, r.json.redirectUrl);
     assert.ok(returnUrl.startsWith(`${h.url}/charges/3ds-return?cko-payment-token=pay_tok_`), returnUrl);

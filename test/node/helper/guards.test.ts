@@ -3,10 +3,12 @@ import { randomUUID } from 'node:crypto';
 import { createServer, get } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import express from 'express';
+import express, { type Request, type Response } from 'express';
 import { loadWidgetAsset, redactingLogger, tesseraHelper, widgetVersion } from '../../../server/helper/index.js';
+import { allowedMethods } from '../../../server/helper/methods.js';
 import { containsPan, findPan } from '../../../server/helper/pan-guard.js';
 import { call } from '../../support/http.js';
+import { fastestMsSync } from '../../support/timing.js';
 import { captureLogger, NO_RATE_LIMITS, type RunningHelper, startHelper } from './support.js';
 
 const options = {
@@ -159,6 +161,75 @@ describe('helper basics over HTTP', () => {
     assert.equal(missing.status, 404);
     assert.equal(missing.json.code, 'TESSERA_ROUTE_NOT_FOUND');
     assert.equal(missing.json.requestId, missing.headers.get('x-request-id'));
+  });
+
+  it('answers a known path asked with another method 405 with the Allow its routes take; an unknown path stays 404', async () => {
+    const wrong: [string, string, string][] = [
+      ['GET', '/charges', 'POST'],
+      ['DELETE', '/charges', 'POST'],
+      ['PUT', '/charges/', 'POST'],
+      ['HEAD', '/charges', 'POST'],
+      ['POST', '/config', 'GET, HEAD'],
+      ['DELETE', '/widget.js', 'GET, HEAD'],
+      ['POST', '/charges/3ds-return?cko-payment-token=pay_tok_x', 'GET, HEAD'],
+      ['PATCH', '/locales/de.json', 'GET, HEAD'],
+    ];
+    for (const [method, path, allow] of wrong) {
+      const r = await call(`${h.url}${path}`, { method });
+      assert.equal(r.status, 405, `${method} ${path}: ${r.text}`);
+      assert.equal(r.headers.get('allow'), allow, `${method} ${path}`);
+      assert.equal(r.headers.get('cache-control'), 'no-store', `${method} ${path}`);
+      if (method === 'HEAD') continue;
+      assert.deepEqual(r.json, {
+        code: 'TESSERA_METHOD_NOT_ALLOWED',
+        message: `${method} is not allowed here; use ${allow}`,
+        field: 'method',
+        requestId: r.headers.get('x-request-id'),
+      });
+    }
+    // No route takes these paths for any method (the dashboard routes need `clientId`, which this helper lacks); a
+    // route that took the method and passed the request on (an unknown locale) is no wrong method either.
+    for (const [method, path] of [
+      ['GET', '/nowhere'],
+      ['DELETE', '/nowhere'],
+      ['GET', '/charges/elsewhere'],
+      ['GET', '/entities/ent_a/payment-instruments'],
+      ['PUT', '/entities/ent_a/payment-instruments/ppi_a'],
+      ['POST', '/account-updater'],
+      ['GET', '/locales/xx.json'],
+      ['HEAD', '/locales/xx.json'],
+    ]) {
+      const r = await call(`${h.url}${path}`, { method });
+      assert.equal(r.status, 404, `${method} ${path}: ${r.text}`);
+      assert.equal(r.headers.get('allow'), null, `${method} ${path}`);
+      if (method !== 'HEAD') assert.equal(r.json.code, 'TESSERA_ROUTE_NOT_FOUND', `${method} ${path}`);
+    }
+    // OPTIONS is as it was: a listed origin's preflight is 204 with CORS headers; any other OPTIONS is 404.
+    const plain = await call(`${h.url}/charges`, { method: 'OPTIONS' });
+    assert.equal(plain.status, 404);
+    assert.equal(plain.headers.get('allow'), null);
+    const preflight = await call(`${h.url}/charges`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST' },
+    });
+    assert.equal(preflight.status, 204);
+    assert.equal(preflight.headers.get('allow'), null);
+  });
+
+  it('takes Allow from the routes a router has, on the Express it runs on', () => {
+    const router = express.Router();
+    const ok = (_req: Request, res: Response) => res.end();
+    router.get('/a', ok);
+    router.post('/a', ok);
+    router.patch('/a/:id', ok);
+    router.delete('/a/:id', ok);
+    router.all('/any', ok);
+    assert.deepEqual(allowedMethods(router, '/a'), ['GET', 'HEAD', 'POST']);
+    assert.deepEqual(allowedMethods(router, '/a/'), ['GET', 'HEAD', 'POST']);
+    assert.deepEqual(allowedMethods(router, '/a/1'), ['DELETE', 'PATCH']);
+    assert.deepEqual(allowedMethods(router, '/b'), []);
+    // A route that takes every method has nothing to refuse.
+    assert.deepEqual(allowedMethods(router, '/any'), []);
   });
 
   it('refuses a card number in the query before any route, and does not log it', async () => {
@@ -343,6 +414,55 @@ describe('redactingLogger', () => {
     assert.equal(line!.note, 'got [redacted-jwt]');
     assert.equal(line!.orderReference, 'order-1');
     assert.equal(line!.msg, 'charge for [redacted-card]');
+  });
+
+  it('cuts the password of a URL with user info out of free text and keeps the rest of the URL', () => {
+    const { logger, log } = captureLogger();
+    const redacting = redactingLogger(logger, []);
+    const cases: [string, string][] = [
+      [
+        'connect ECONNREFUSED redis://default:hunter2hunter2@redis.example:6379/0',
+        'connect ECONNREFUSED redis://default:[redacted]@redis.example:6379/0',
+      ],
+      [
+        'proxy https://alice:s3cr3t@proxy.example:8080/ failed',
+        'proxy https://alice:[redacted]@proxy.example:8080/ failed',
+      ],
+      ['redis://:pw@h', 'redis://:[redacted]@h'],
+      ['rediss://u:p@ss:w@rd@cache.example', 'rediss://u:[redacted]@cache.example'],
+      [
+        '{"url":"https://u:p@a.example","mail":"x@y.example"}',
+        '{"url":"https://u:[redacted]@a.example","mail":"x@y.example"}',
+      ],
+      [
+        'a https://a.example:8080/p?q=u:p@x and b http://b.example:1@',
+        'a https://a.example:8080/p?q=u:p@x and b http://b.example:[redacted]@',
+      ],
+      [
+        'no password https://user@host.example/ or a port https://host.example:443/',
+        'no password https://user@host.example/ or a port https://host.example:443/',
+      ],
+    ];
+    for (const [text] of cases) redacting.info({ text, err: new Error(text) }, text);
+    for (const [i, [text, cut]] of cases.entries()) {
+      const line = log.lines[i]!;
+      assert.equal(line.text, cut, text);
+      assert.equal(line.msg, cut, text);
+      assert.equal((line.err as { message: string }).message, cut, text);
+    }
+  });
+
+  it('cuts URL passwords in linear time on long hostile text', () => {
+    const redacting = redactingLogger({ debug() {}, info() {}, warn() {}, error() {} }, []);
+    for (const unit of ['a', '://', '://a', '://a:', '://:', 'a:', '@', '://a:@', 'a://b:c@', ':/', 'https://']) {
+      for (const text of [
+        unit.repeat(Math.ceil(65_536 / unit.length)),
+        `://a:${unit.repeat(Math.ceil(65_536 / unit.length))}`,
+      ]) {
+        const ms = fastestMsSync(() => redacting.info({ text }, text), 1000);
+        assert.ok(ms < 1000, `${unit}: ${ms.toFixed(0)} ms`);
+      }
+    }
   });
 
   it('cleans the message of an Error it is given, as it cleans any other text', () => {
