@@ -37,7 +37,7 @@ export const HELPER_ERROR_CODES = {
     meaning:
       'A browser sent this write from another site (`Sec-Fetch-Site`, or an `Origin` that is not this host); list the page’s origin in `corsOrigins` if it is yours.',
   },
-  TESSERA_ROUTE_NOT_FOUND: { status: 404, meaning: 'The helper has no route for this method and path.' },
+  TESSERA_ROUTE_NOT_FOUND: { status: 404, meaning: 'The helper has no route for this path.' },
   TESSERA_NOT_FOUND: { status: 404, meaning: 'The provider has no such object; `field` names the path parameter.' },
   TESSERA_UNKNOWN_PAYMENT: { status: 404, meaning: 'A 3-D Secure return names no payment this helper started.' },
   TESSERA_METHOD_NOT_ALLOWED: {
