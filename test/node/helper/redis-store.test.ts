@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { RedisStore, StoreUnavailableError } from '../../../server/helper/index.js';
@@ -495,6 +498,51 @@ describe('RedisStore against a real redis-server', () => {
       await sb.close();
       await own.stop();
       await primary.stop();
+    }
+  });
+
+  it('answers 503 within its bound while a restarted Redis loads its data (LOADING), and charges once it is loaded', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tessera-redis-loading-'));
+    // Each key loads in 0.5 ms (a debug setting of redis-server): 4,000 keys take about 2 s to load.
+    const own = await RedisServer.start(['--dir', dir, '--key-load-delay', '500']);
+    const sb = await startSandbox();
+    const store = new RedisStore({ url: own.url, timeoutMs: 300 });
+    const h = await startHelper({
+      ...legacyHelperOptions(sb),
+      store,
+      resolveCharge: () => ({ amount: 2500, currency: 'EUR' }),
+    });
+    try {
+      const admin = new Redis(own.url);
+      await admin.eval("for i = 1, 4000 do redis.call('SET', 'filler:' .. i, 'x') end", 0);
+      await admin.save();
+      admin.disconnect();
+      await ready(store);
+      const body = { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@shop.example' };
+      await own.kill();
+      // restart() waits for PING to answer, which it does only once the data is loaded.
+      const restarted = own.restart();
+      await sleep(300);
+      const started = Date.now();
+      const loading = await call(`${h.url}/charges`, { body });
+      assert.equal(loading.status, 503, loading.text);
+      assert.equal(loading.json.code, 'TESSERA_STORE_UNAVAILABLE');
+      assert.equal(loading.json.outcomeKnown, true);
+      assert.ok(Date.now() - started < 1200, `answered in ${Date.now() - started} ms`);
+      await restarted;
+      let again = await call(`${h.url}/charges`, { body });
+      for (let i = 0; i < 40 && again.status === 503; i++) {
+        await sleep(100);
+        again = await call(`${h.url}/charges`, { body });
+      }
+      assert.equal(again.status, 201, again.text);
+      assert.equal((await sandboxCharges(sb)).length, 1);
+    } finally {
+      await h.close();
+      await store.close();
+      await sb.close();
+      await own.stop();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
