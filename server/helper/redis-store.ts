@@ -129,6 +129,8 @@ export class RedisStore implements TesseraStore {
   /** Whether the client bounds every command by itself within `timeoutMs` (its `commandTimeout`). */
   readonly #bounded: boolean;
   #waiting: Promise<void> | undefined;
+  /** Why the client last failed to connect or get ready, until it is ready again (message and code only). */
+  #lastError: Error | undefined;
 
   constructor(options: RedisStoreOptions) {
     const o = checkOptions('RedisStore', options, REDIS_STORE_OPTIONS, {
@@ -157,9 +159,14 @@ export class RedisStore implements TesseraStore {
       };
       this.client = new Redis(o.url as string, settings);
       this.#owned = true;
-      // Errors surface on the calls that meet them; without a listener ioredis would print each reconnect failure.
-      this.client.on('error', () => {});
     }
+    // A client that cannot get ready (a wrong password, Redis at `maxclients`, refused connections) says why only in
+    // its `error` events: the last one is kept as the cause of the 503s it leads to, so the log names it. Without a
+    // listener ioredis would also print each reconnect failure of the store's own client.
+    this.client.on('error', this.#connectionError);
+    this.client.on('ready', () => {
+      this.#lastError = undefined;
+    });
     this.#cluster = this.client instanceof Cluster;
     const own =
       this.client instanceof Cluster
@@ -172,6 +179,18 @@ export class RedisStore implements TesseraStore {
   async close(): Promise<void> {
     if (this.#owned) this.client.disconnect();
   }
+
+  /**
+   * Keeps a client error as a new `Error` with only its message and code: ioredis puts the failed command on its
+   * errors, and a refused `AUTH` or `HELLO` holds the password of the store's URL in its arguments.
+   */
+  readonly #connectionError = (err: unknown): void => {
+    const message = err instanceof Error ? err.message : String(err);
+    const kept = new Error(`Redis connection: ${message}`);
+    const code = (err as { code?: unknown } | undefined)?.code;
+    if (typeof code === 'string') Object.assign(kept, { code });
+    this.#lastError = kept;
+  };
 
   /** Any failure of a store call, as the one error the helper answers 503 for. */
   readonly #unavailable = (err: unknown): never => {
@@ -198,8 +217,20 @@ export class RedisStore implements TesseraStore {
     });
     try {
       // A new or reconnecting client refuses commands (no offline queue) until it is ready: wait for that, within the
-      // same bound, so a store used right after construction or during a reconnect does not fail needlessly.
-      if (this.client.status !== 'ready') await Promise.race([this.#ready(), late]);
+      // same bound, so a store used right after construction or during a reconnect does not fail needlessly. When it
+      // does not get ready in time, the answer says so, with the client's last error (a refused password, say) as the
+      // cause that the log shows.
+      if (this.client.status !== 'ready') {
+        await Promise.race([
+          this.#ready(),
+          late.catch(() => {
+            throw new StoreUnavailableError(
+              `the shared store is not connected (waited ${this.#timeoutMs} ms); nothing was done, try again`,
+              this.#lastError,
+            );
+          }),
+        ]);
+      }
       return await Promise.race([run(), late]);
     } catch (err) {
       return this.#unavailable(err);

@@ -13,6 +13,7 @@ import {
   type TesseraStore,
   tesseraHelper,
 } from '../../../server/helper/index.js';
+import { STORE_CALL_TIMEOUT_MS } from '../../../server/helper/store-guard.js';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { type Answer, call } from '../../support/http.js';
 import {
@@ -818,6 +819,42 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
       down = false;
       const charged = await pay(h, body);
       assert.equal(charged.status, 201, charged.text);
+    });
+
+    it('a store of the merchant’s own that does not answer: 503 TESSERA_STORE_UNAVAILABLE within its bound, never a request left open', async () => {
+      const memory = new MemoryStore({ now: () => sb.clock.nowMs() });
+      // A driver with no timeout of its own: the token's claim is taken 6 s later, after the request was answered.
+      let slow = true;
+      let landed: Promise<unknown> | undefined;
+      const store = requiredMethods(memory, {
+        claim: (k, v, t) => {
+          if (!slow) return memory.claim(k, v, t);
+          const late = new Promise((resolve) => setTimeout(resolve, STORE_CALL_TIMEOUT_MS + 1000)).then(() =>
+            memory.claim(k, v, t),
+          );
+          landed = late;
+          return late;
+        },
+      });
+      const h = await helper({ store });
+      const body = await order();
+      const made = (await sandboxCharges(sb)).length;
+      const started = Date.now();
+      const refused = await pay(h, body);
+      const took = Date.now() - started;
+      assert.equal(refused.status, 503, refused.text);
+      assert.deepEqual([refused.json.code, refused.json.outcomeKnown], ['TESSERA_STORE_UNAVAILABLE', true]);
+      assert.ok(took >= STORE_CALL_TIMEOUT_MS - 100 && took < STORE_CALL_TIMEOUT_MS + 900, `answered in ${took} ms`);
+      assert.equal((await sandboxCharges(sb)).length, made, 'nothing charged');
+      assert.match(JSON.stringify(h.log.lines.find((l) => l.event === 'tessera.error')), /did not answer within/);
+      // The claim it took when it landed is given back: the shopper's retry is charged at once, not 10 s later.
+      slow = false;
+      await landed;
+      await new Promise((r) => setImmediate(r));
+      const retried = Date.now();
+      const charged = await pay(h, body);
+      assert.equal(charged.status, 201, charged.text);
+      assert.ok(Date.now() - retried < 2000, `answered in ${Date.now() - retried} ms`);
     });
 
     it('a new charge and its onCharge take four calls of the built-in store; a replay two, and leaves no claim behind', async () => {

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { RedisStore, StoreUnavailableError } from '../../../server/helper/index.js';
@@ -330,6 +333,275 @@ describe('RedisStore against a real redis-server', () => {
       for (const store of stores) await store.close();
       await sb.close();
       await own.stop();
+    }
+  });
+
+  it('answers 503 naming the cause in the log when Redis refuses the password, never the password, and recovers by itself', async () => {
+    const admin = new Redis(server.url);
+    const sb = await startSandbox();
+    const password = 'wrong-pass-6f1c2e9d';
+    const store = open({
+      url: `redis://shop:${password}@127.0.0.1:${server.port}`,
+      keyPrefix: 'auth:',
+      timeoutMs: 300,
+    });
+    const h = await startHelper({
+      ...legacyHelperOptions(sb),
+      store,
+      resolveCharge: () => ({ amount: 2500, currency: 'EUR' }),
+    });
+    try {
+      await admin.call('ACL', 'SETUSER', 'shop', 'on', '>right-pass-0a9b8c7d', '~*', '+@all');
+      const body = { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@shop.example' };
+      const started = Date.now();
+      const refused = await call(`${h.url}/charges`, { body });
+      assert.equal(refused.status, 503, refused.text);
+      assert.equal(refused.json.code, 'TESSERA_STORE_UNAVAILABLE');
+      assert.equal(refused.json.outcomeKnown, true);
+      assert.ok(Date.now() - started < 2000, `answered in ${Date.now() - started} ms`);
+      assert.ok(!refused.text.includes(password), 'no password in the answer');
+      assert.equal((await sandboxCharges(sb)).length, 0, 'no provider call without a claim');
+      // The log says why (a timeout alone sent the operator looking for a slow Redis), and never the password that
+      // ioredis keeps in the refused command's arguments.
+      const errors = h.log.lines.filter((l) => l.event === 'tessera.error');
+      assert.equal(errors.length, 1, 'logged once');
+      assert.match(JSON.stringify(errors[0]), /WRONGPASS/);
+      assert.ok(!h.log.text().includes(password), 'no password in the log');
+      // The operator gives the user that password: the store reconnects by itself and charges again.
+      await admin.call('ACL', 'SETUSER', 'shop', `>${password}`);
+      let again = await call(`${h.url}/charges`, { body });
+      for (let i = 0; i < 40 && again.status === 503; i++) {
+        await sleep(100);
+        again = await call(`${h.url}/charges`, { body });
+      }
+      assert.equal(again.status, 201, again.text);
+      assert.equal((await sandboxCharges(sb)).length, 1);
+    } finally {
+      await admin.call('ACL', 'DELUSER', 'shop');
+      admin.disconnect();
+      await h.close();
+      await sb.close();
+    }
+  });
+
+  it('answers 503 while Redis is at maxclients, naming the failed connection, and charges once a connection is free', async () => {
+    const own = await RedisServer.start(['--maxclients', '1']);
+    const sb = await startSandbox();
+    // The one connection Redis allows is another client's.
+    const hog = new Redis(own.url);
+    await hog.ping();
+    const store = new RedisStore({ url: own.url, timeoutMs: 300 });
+    const h = await startHelper({
+      ...legacyHelperOptions(sb),
+      store,
+      resolveCharge: () => ({ amount: 2500, currency: 'EUR' }),
+    });
+    try {
+      const body = { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@shop.example' };
+      const started = Date.now();
+      const refused = await call(`${h.url}/charges`, { body });
+      assert.equal(refused.status, 503, refused.text);
+      assert.equal(refused.json.code, 'TESSERA_STORE_UNAVAILABLE');
+      assert.equal(refused.json.outcomeKnown, true);
+      assert.ok(Date.now() - started < 2000, `answered in ${Date.now() - started} ms`);
+      const errors = h.log.lines.filter((l) => l.event === 'tessera.error');
+      assert.equal(errors.length, 1, 'logged once');
+      assert.match(JSON.stringify(errors[0]), /Redis connection: /, 'the log names the failed connection');
+      hog.disconnect();
+      let again = await call(`${h.url}/charges`, { body });
+      for (let i = 0; i < 40 && again.status === 503; i++) {
+        await sleep(100);
+        again = await call(`${h.url}/charges`, { body });
+      }
+      assert.equal(again.status, 201, again.text);
+      assert.equal((await sandboxCharges(sb)).length, 1);
+    } finally {
+      hog.disconnect();
+      await h.close();
+      await store.close();
+      await sb.close();
+      await own.stop();
+    }
+  });
+
+  it('answers the error replies of a full, read-only or restricted Redis with 503 before any provider call, and charges again', async () => {
+    const own = await RedisServer.start();
+    const primary = await RedisServer.start();
+    const admin = new Redis(own.url);
+    const sb = await startSandbox();
+    await admin.call('ACL', 'SETUSER', 'shop', 'on', '>shop-pass-5d4e3f2a', '~tessera:*', '+@all');
+    const store = new RedisStore({ url: `redis://shop:shop-pass-5d4e3f2a@127.0.0.1:${own.port}`, timeoutMs: 300 });
+    const h = await startHelper({
+      ...legacyHelperOptions(sb),
+      store,
+      resolveCharge: () => ({ amount: 2500, currency: 'EUR' }),
+    });
+    const charge = async () =>
+      call(`${h.url}/charges`, {
+        body: { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@shop.example' },
+      });
+    /** Redis refuses the store's writes with `reply` while `refuse` holds, then `allow` lifts it: 503, then 201. */
+    const refusedThenCharged = async (reply: RegExp, refuse: () => Promise<unknown>, allow: () => Promise<unknown>) => {
+      const before = (await sandboxCharges(sb)).length;
+      const logged = h.log.lines.filter((l) => l.event === 'tessera.error').length;
+      await refuse();
+      try {
+        const r = await charge();
+        assert.equal(r.status, 503, r.text);
+        assert.equal(r.json.code, 'TESSERA_STORE_UNAVAILABLE');
+        assert.equal(r.json.outcomeKnown, true);
+        assert.equal((await sandboxCharges(sb)).length, before, 'no provider call without a claim');
+        const errors = h.log.lines.filter((l) => l.event === 'tessera.error').slice(logged);
+        assert.equal(errors.length, 1, 'logged once');
+        assert.match(JSON.stringify(errors[0]), reply);
+      } finally {
+        await allow();
+      }
+      const r = await charge();
+      assert.equal(r.status, 201, r.text);
+    };
+    try {
+      assert.equal((await charge()).status, 201);
+      // maxmemory reached with noeviction.
+      await refusedThenCharged(
+        /OOM command not allowed/,
+        () => admin.config('SET', 'maxmemory', '1'),
+        () => admin.config('SET', 'maxmemory', '0'),
+      );
+      // A user without a command the store needs, then without its key pattern.
+      await refusedThenCharged(
+        /NOPERM/,
+        () => admin.call('ACL', 'SETUSER', 'shop', '-evalsha'),
+        () => admin.call('ACL', 'SETUSER', 'shop', '+evalsha'),
+      );
+      await refusedThenCharged(
+        /NOPERM/,
+        () => admin.call('ACL', 'SETUSER', 'shop', 'resetkeys', '~other:*'),
+        () => admin.call('ACL', 'SETUSER', 'shop', 'resetkeys', '~tessera:*'),
+      );
+      // A replica (a failover that left the store on the old primary).
+      await refusedThenCharged(
+        /READONLY/,
+        async () => {
+          await admin.call('REPLICAOF', '127.0.0.1', String(primary.port));
+          for (let i = 0; i < 100 && !(await admin.info('replication')).includes('master_link_status:up'); i++) {
+            await sleep(20);
+          }
+        },
+        () => admin.call('REPLICAOF', 'NO', 'ONE'),
+      );
+      assert.ok(!h.log.text().includes('shop-pass-5d4e3f2a'), 'no password in the log');
+    } finally {
+      admin.disconnect();
+      await h.close();
+      await store.close();
+      await sb.close();
+      await own.stop();
+      await primary.stop();
+    }
+  });
+
+  it('answers 503 within its bound while a restarted Redis loads its data (LOADING), and charges once it is loaded', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tessera-redis-loading-'));
+    // Each key loads in 0.5 ms (a debug setting of redis-server): 4,000 keys take about 2 s to load.
+    const own = await RedisServer.start(['--dir', dir, '--key-load-delay', '500']);
+    const sb = await startSandbox();
+    const store = new RedisStore({ url: own.url, timeoutMs: 300 });
+    const h = await startHelper({
+      ...legacyHelperOptions(sb),
+      store,
+      resolveCharge: () => ({ amount: 2500, currency: 'EUR' }),
+    });
+    try {
+      const admin = new Redis(own.url);
+      await admin.eval("for i = 1, 4000 do redis.call('SET', 'filler:' .. i, 'x') end", 0);
+      await admin.save();
+      admin.disconnect();
+      await ready(store);
+      const body = { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@shop.example' };
+      await own.kill();
+      // restart() waits for PING to answer, which it does only once the data is loaded.
+      const restarted = own.restart();
+      await sleep(300);
+      const started = Date.now();
+      const loading = await call(`${h.url}/charges`, { body });
+      assert.equal(loading.status, 503, loading.text);
+      assert.equal(loading.json.code, 'TESSERA_STORE_UNAVAILABLE');
+      assert.equal(loading.json.outcomeKnown, true);
+      assert.ok(Date.now() - started < 1200, `answered in ${Date.now() - started} ms`);
+      await restarted;
+      let again = await call(`${h.url}/charges`, { body });
+      for (let i = 0; i < 40 && again.status === 503; i++) {
+        await sleep(100);
+        again = await call(`${h.url}/charges`, { body });
+      }
+      assert.equal(again.status, 201, again.text);
+      assert.equal((await sandboxCharges(sb)).length, 1);
+    } finally {
+      await h.close();
+      await store.close();
+      await sb.close();
+      await own.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps charging without a 503 when Redis forgot its scripts between two charges (SCRIPT FLUSH)', async () => {
+    const sb = await startSandbox();
+    const store = open({ keyPrefix: 'flush:' });
+    const admin = new Redis(server.url);
+    const h = await startHelper({
+      ...legacyHelperOptions(sb),
+      store,
+      resolveCharge: () => ({ amount: 2500, currency: 'EUR' }),
+    });
+    try {
+      for (let i = 0; i < 2; i++) {
+        const r = await call(`${h.url}/charges`, {
+          body: { cardToken: await cardToken(sb), orderReference: `order-${i}`, email: 'a@shop.example' },
+        });
+        assert.equal(r.status, 201, r.text);
+        // EVALSHA of every script now answers NOSCRIPT: the store sends the script itself (EVAL).
+        await admin.call('SCRIPT', 'FLUSH');
+      }
+      assert.equal((await sandboxCharges(sb)).length, 2);
+    } finally {
+      admin.disconnect();
+      await h.close();
+      await sb.close();
+    }
+  });
+
+  it('answers 503 within its bound while Redis pauses writes for longer, and charges the same token after', async () => {
+    const sb = await startSandbox();
+    const store = open({ keyPrefix: 'pause:', timeoutMs: 300 });
+    const admin = new Redis(server.url);
+    const h = await startHelper({
+      ...legacyHelperOptions(sb),
+      store,
+      resolveCharge: () => ({ amount: 2500, currency: 'EUR' }),
+    });
+    try {
+      await ready(store);
+      const body = { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@shop.example' };
+      await admin.call('CLIENT', 'PAUSE', '1500', 'WRITE');
+      const started = Date.now();
+      const paused = await call(`${h.url}/charges`, { body });
+      assert.equal(paused.status, 503, paused.text);
+      assert.equal(paused.json.code, 'TESSERA_STORE_UNAVAILABLE');
+      assert.equal(paused.json.outcomeKnown, true);
+      assert.ok(Date.now() - started < 1200, `answered in ${Date.now() - started} ms`);
+      assert.equal((await sandboxCharges(sb)).length, 0, 'no provider call without a claim');
+      await sleep(1500 - (Date.now() - started) + 100);
+      // The paused claim ran when the pause ended, and its release after it: the token is free again.
+      const retry = await call(`${h.url}/charges`, { body });
+      assert.equal(retry.status, 201, retry.text);
+      assert.equal((await sandboxCharges(sb)).length, 1);
+    } finally {
+      await admin.call('CLIENT', 'UNPAUSE');
+      admin.disconnect();
+      await h.close();
+      await sb.close();
     }
   });
 
