@@ -20,10 +20,12 @@ export type LimitName =
   | 'declinesPerSession'
   | 'hostRequestsPerUser';
 
-const limitOption = z.union([
-  z.strictObject({ max: integerOption(1, 1_000_000), windowMs: integerOption(1000, 86_400_000) }),
-  z.literal(false),
-]);
+// One message for a value that is neither a limit nor `false` (zod's own was "Invalid input"); a limit with a bad
+// field is still named down to that field (`rateLimits.chargesPerIp.max`).
+const limitOption = z.union(
+  [z.strictObject({ max: integerOption(1, 1_000_000), windowMs: integerOption(1000, 86_400_000) }), z.literal(false)],
+  { error: 'must be { max, windowMs } (integers) or false' },
+);
 
 /** The `rateLimits` option of the helper: each limit `{ max, windowMs }` or `false`. */
 export const rateLimitsOption = z.strictObject({

@@ -103,6 +103,16 @@ describe('tesseraHelper options', () => {
       ],
       [{ exposeDeclineCodes: 'yes' }, /option `exposeDeclineCodes` must be a boolean/],
       [{ rateLimits: { requestsPerIp: { max: 0, windowMs: 60_000 } } }, /option `rateLimits.requestsPerIp.max`/],
+      // zod's own message for a value that is no limit at all was "Invalid input".
+      [
+        { rateLimits: { chargesPerIp: { max: '50', windowMs: 60_000 } } },
+        /option `rateLimits.chargesPerIp` must be \{ max, windowMs \} \(integers\) or false; got \{"max":"50"/,
+      ],
+      [
+        { rateLimits: { chargesPerIp: 'off' } },
+        /option `rateLimits.chargesPerIp` must be \{ max, windowMs \}.*; got "off"/,
+      ],
+      [{ rateLimits: { declinesPerIp: { max: 5 } } }, /option `rateLimits.declinesPerIp` must be \{ max, windowMs \}/],
       [{ clientId: 'cli_abcdefgh1234' }, /option `clientSecret` is required with the other OAuth option/],
       [
         { clientId: 'cli_abcdefgh1234', clientSecret: 'a-long-client-secret' },
