@@ -13,6 +13,8 @@ export interface ResolvedLimits {
   readonly chargesPerSession: Limit | undefined;
   readonly declinesPerIp: Limit | undefined;
   readonly declinesPerSession: Limit | undefined;
+  /** Off unless set (docs/decisions/helper.md#helper-declines-total). */
+  readonly declinesTotal: Limit | undefined;
   readonly hostRequestsPerUser: Limit | undefined;
 }
 
@@ -23,6 +25,7 @@ export const DEFAULT_LIMITS: ResolvedLimits = Object.freeze({
   chargesPerSession: { max: 10, windowMs: 10 * 60_000 },
   declinesPerIp: { max: 5, windowMs: 10 * 60_000 },
   declinesPerSession: { max: 3, windowMs: 10 * 60_000 },
+  declinesTotal: undefined,
   hostRequestsPerUser: { max: 120, windowMs: 60_000 },
 });
 

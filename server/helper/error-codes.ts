@@ -74,7 +74,8 @@ export const HELPER_ERROR_CODES = {
   },
   TESSERA_TOO_MANY_DECLINES: {
     status: 429,
-    meaning: 'Too many declined payments from this shopper or address; `limit` and `option` name the limit.',
+    meaning:
+      'Too many declined payments from this shopper or address, or at the whole shop (`declinesTotal`); `limit` and `option` name the limit.',
   },
   TESSERA_RESOLVE_CHARGE_FAILED: {
     status: 500,

@@ -190,6 +190,12 @@ export interface TesseraHelperSettings {
     readonly chargesPerSession?: Limit | false;
     readonly declinesPerIp?: Limit | false;
     readonly declinesPerSession?: Limit | false;
+    /**
+     * Every declined charge of the shop (every instance sharing the store): at `max` in `windowMs`, every charge is
+     * refused with 429 until the window ends. Off (`false`) by default: whoever can make declines can then pause the
+     * shop's sales for a window. docs/decisions/helper.md#helper-declines-total
+     */
+    readonly declinesTotal?: Limit | false;
     readonly hostRequestsPerUser?: Limit | false;
   };
   /** The shopper's session id for per-session limits (default: `req.sessionID` of express-session, if any). */

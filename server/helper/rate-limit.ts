@@ -18,12 +18,15 @@ export type LimitName =
   | 'chargesPerSession'
   | 'declinesPerIp'
   | 'declinesPerSession'
+  | 'declinesTotal'
   | 'hostRequestsPerUser';
 
-const limitOption = z.union([
-  z.strictObject({ max: integerOption(1, 1_000_000), windowMs: integerOption(1000, 86_400_000) }),
-  z.literal(false),
-]);
+// One message for a value that is neither a limit nor `false` (zod's own was "Invalid input"); a limit with a bad
+// field is still named down to that field (`rateLimits.chargesPerIp.max`).
+const limitOption = z.union(
+  [z.strictObject({ max: integerOption(1, 1_000_000), windowMs: integerOption(1000, 86_400_000) }), z.literal(false)],
+  { error: 'must be { max, windowMs } (integers) or false' },
+);
 
 /** The `rateLimits` option of the helper: each limit `{ max, windowMs }` or `false`. */
 export const rateLimitsOption = z.strictObject({
@@ -32,6 +35,7 @@ export const rateLimitsOption = z.strictObject({
   chargesPerSession: limitOption.optional(),
   declinesPerIp: limitOption.optional(),
   declinesPerSession: limitOption.optional(),
+  declinesTotal: limitOption.optional(),
   hostRequestsPerUser: limitOption.optional(),
 });
 
@@ -241,6 +245,23 @@ export async function commitDeclines(store: TesseraStore, reserved: readonly Res
 /** Records one declined charge in each counter (a decline learned later, through 3-D Secure). */
 export async function recordDeclines(store: TesseraStore, counters: readonly DeclineCounter[]): Promise<void> {
   await Promise.all(counters.map((c) => store.hit(c.key, c.limit.windowMs)));
+}
+
+/** The store key of the shop-wide decline counter (`rateLimits.declinesTotal`), shared by every instance on the store. */
+export const DECLINES_TOTAL_KEY = 'declines:total';
+
+/**
+ * The shop-wide decline limit (docs/decisions/helper.md#helper-declines-total): 429 once the declines known in the
+ * window reached `max`. One store read and no reservation, unlike the per-IP and per-session limits: a shop-wide
+ * reservation would make every shopper's charge wait on every other's, so charges in flight may pass `max` by as many
+ * as there are.
+ */
+export async function checkDeclinesTotal(store: TesseraStore, limit: Limit, now: () => number): Promise<void> {
+  const { count, resetAtMs } = await store.count(DECLINES_TOTAL_KEY);
+  if (count >= limit.max) {
+    const message = 'too many declined payments at this shop; try again later';
+    throw tooMany('TESSERA_TOO_MANY_DECLINES', message, 'declinesTotal', resetAtMs, now());
+  }
 }
 
 /**

@@ -43,6 +43,16 @@ export function mounting(): void {
   void path;
 }
 
+export function rateLimits(): void {
+  const keys = { publicKey: 'pk_sbox_x', secretKey: 'sk_sbox_x', resolveCharge };
+  tesseraHelper({ ...keys, rateLimits: { declinesTotal: { max: 50, windowMs: 600_000 } } });
+  tesseraHelper({ ...keys, rateLimits: { declinesTotal: false } });
+  // @ts-expect-error a limit is `{ max, windowMs }` or `false`, never `true`.
+  tesseraHelper({ ...keys, rateLimits: { declinesTotal: true } });
+  // @ts-expect-error a limit needs its window.
+  tesseraHelper({ ...keys, rateLimits: { declinesTotal: { max: 50 } } });
+}
+
 export function clientKeys(): void {
   createLegacyClient({ publicKey: 'pk_sbox_x' });
   // @ts-expect-error a legacy client with no key at all.

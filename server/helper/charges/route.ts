@@ -17,11 +17,15 @@ import type { ChargeRequestBody } from '../options.js';
 import { chargeRead, checkChargeCreated } from '../provider-answers.js';
 import {
   type Budget,
+  checkDeclinesTotal,
   commitDeclines,
   consume,
   consumeAll,
+  DECLINES_TOTAL_KEY,
   type DeclineCounter,
   ipKey,
+  type Limit,
+  type ReservedCounter,
   recordDeclines,
   releaseDeclines,
   reserveDeclines,
@@ -187,6 +191,49 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
   }
 
   /**
+   * The caller's decline reservations (per IP, per session) and, with `declinesTotal`, the shop-wide count read beside
+   * them (one store round trip for all): refused with 429 when either is full, after the reservations are given back.
+   * A store that failed is answered as such (503) before any limit, and a per-IP or per-session 429 before the
+   * shop-wide one (docs/decisions/helper.md#helper-declines-total).
+   */
+  async function reserveOrRefuse(
+    counters: readonly DeclineCounter[],
+    total: Limit,
+  ): Promise<readonly ReservedCounter[]> {
+    const [reserving, checked] = await Promise.allSettled([
+      counters.length === 0 ? [] : reserveDeclines(store, counters, ctx.now),
+      checkDeclinesTotal(store, total, ctx.now),
+    ]);
+    if (reserving.status === 'fulfilled' && checked.status === 'fulfilled') return reserving.value;
+    if (reserving.status === 'fulfilled') await releaseDeclines(store, reserving.value);
+    const errors = [reserving, checked].flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+    throw errors.find((e) => !(e instanceof HelperHttpError && e.status === 429)) ?? errors[0];
+  }
+
+  /**
+   * Counts one decline of the shop in `declinesTotal` (when set), and logs one warning when that count reaches the
+   * limit: the store's count is atomic, so one decline per window, on one instance, sees it reach `max` exactly.
+   */
+  async function countTotal(): Promise<void> {
+    const total = limits.declinesTotal;
+    if (!total) return;
+    const { count, resetAtMs } = await store.hit(DECLINES_TOTAL_KEY, total.windowMs);
+    if (count !== total.max) return;
+    log.warn(
+      {
+        event: 'tessera.declines_total_reached',
+        limit: 'declinesTotal',
+        count,
+        max: total.max,
+        windowMs: total.windowMs,
+        resetAt: new Date(resetAtMs).toISOString(),
+      },
+      `the shop had ${count} declined payments in this window of ${total.windowMs} ms: every charge is refused ` +
+        '(429 TESSERA_TOO_MANY_DECLINES) until it ends, a sign of card testing; see rateLimits.declinesTotal',
+    );
+  }
+
+  /**
    * Stores the final outcome of a 3-D Secure charge and, for a decline, counts it once against the limits of the
    * shopper who started it, whichever of the return and a later `POST /charges` learns it first: the first to
    * claim the token's `:declined` marker counts it, on every instance sharing the store.
@@ -200,7 +247,7 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
       const owner = pending.owner ?? ownerOf(pending.ip, pending.session);
       const count = async () => {
         if (await store.claim(`${pending.resultKey}:declined`, '1', RESULT_TTL_MS)) {
-          await recordDeclines(store, declineCounters(owner));
+          await Promise.all([recordDeclines(store, declineCounters(owner)), countTotal()]);
         }
       };
       await settled(count(), true);
@@ -321,12 +368,24 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
     const { ip, owner } = t.caller;
     // Reserved before anything else, so concurrent charges cannot overshoot; kept only for a decline, or when
     // the provider may have charged (outcome unknown). docs/decisions/helper.md#helper-rate-limits
+    // Without `declinesTotal` (the default), as before it: nothing more on the way of a charge.
     const counters = declineCounters(owner);
-    const reserved = counters.length === 0 ? [] : await reserveDeclines(store, counters, ctx.now);
+    const reserved = limits.declinesTotal
+      ? await reserveOrRefuse(counters, limits.declinesTotal)
+      : counters.length === 0
+        ? []
+        : await reserveDeclines(store, counters, ctx.now);
     let keep = false;
     let settling: Promise<void> | undefined;
-    // The reservations become declines (`keep`) or are given back.
+    // The reservations become declines (`keep`), counted in the shop's total too, or are given back.
     const settleDeclines = async () => {
+      if (keep && limits.declinesTotal) {
+        await settled(
+          Promise.all([commitDeclines(store, reserved), countTotal()]).then(() => undefined),
+          keep,
+        );
+        return;
+      }
       if (reserved.length === 0) return;
       await settled(keep ? commitDeclines(store, reserved) : releaseDeclines(store, reserved), keep);
     };

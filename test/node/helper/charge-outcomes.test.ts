@@ -232,6 +232,163 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
       assert.match(String(warnings[0]!.msg), /X-Forwarded-For is ignored/);
     });
 
+    describe('declinesTotal, the shop-wide decline limit', () => {
+      const WINDOW = 600_000;
+      /** A client of its own: an address (behind `trust proxy` 1) and a session no other request shares. */
+      const from = (i: number) => ({ 'x-forwarded-for': `198.51.100.${i}`, 'x-session': `bot-${i}` });
+
+      it('refuses every charge once the shop has max declines, from addresses and sessions each under their own limits, until the window ends', async () => {
+        const app = await proxied(1, {
+          rateLimits: {
+            chargesPerIp: false,
+            declinesPerIp: { max: 2, windowMs: WINDOW },
+            declinesPerSession: { max: 2, windowMs: WINDOW },
+            declinesTotal: { max: 4, windowMs: WINDOW },
+          },
+        });
+        // A botnet testing cards: each decline from an address and a session of its own, each one under its limit.
+        for (let i = 0; i < 4; i++) {
+          const r = await pay(app, await order(DECLINED), from(i));
+          assert.equal(r.status, 402, r.text);
+        }
+        // The shop has had 4: every further charge is refused before the provider, fresh address, session and card.
+        for (let i = 4; i < 9; i++) {
+          const r = await pay(app, await order(), from(i));
+          assert.equal(r.status, 429, r.text);
+          assert.equal(r.json.code, 'TESSERA_TOO_MANY_DECLINES');
+          assert.equal(r.json.limit, 'declinesTotal');
+          assert.equal(r.json.option, 'rateLimits.declinesTotal');
+          assert.match(r.json.message, /rateLimits\.declinesTotal/);
+          // To the end of the window, which started with the first decline (the sandbox clock follows wall time).
+          const retryAfter = Number(r.headers.get('retry-after'));
+          assert.ok(retryAfter > 590 && retryAfter <= 600, `Retry-After: ${retryAfter}`);
+        }
+        assert.equal((await sandboxCharges(sb)).length, 4, 'the refused charges never reached the provider');
+        // One warning when the count reached the limit, not one per refused request; counts only, no card data.
+        const warnings = app.log.lines.filter((l) => l.event === 'tessera.declines_total_reached');
+        assert.equal(warnings.length, 1, JSON.stringify(warnings));
+        const { level, count, max, windowMs, limit, resetAt } = warnings[0]!;
+        assert.deepEqual(
+          { level, count, max, windowMs, limit },
+          { level: 40, count: 4, max: 4, windowMs: WINDOW, limit: 'declinesTotal' },
+        );
+        assert.equal(Date.parse(String(resetAt)) > sb.clock.nowMs(), true);
+        assert.deepEqual(
+          Object.keys(warnings[0]!)
+            .filter((k) => !['time', 'pid', 'hostname', 'name', 'msg'].includes(k))
+            .sort(),
+          ['count', 'event', 'level', 'limit', 'max', 'resetAt', 'windowMs'],
+        );
+        // The window ends: charges pass again.
+        sb.clock.advance(WINDOW / 1000);
+        const again = await pay(app, await order(), from(9));
+        assert.equal(again.status, 201, again.text);
+        const declined = await pay(app, await order(DECLINED), from(10));
+        assert.equal(declined.status, 402, declined.text);
+      });
+
+      it('counts declines learned through 3-D Secure and charges whose outcome is unknown, as the per-IP limits do', async () => {
+        const h = await helper({
+          rateLimits: { chargesPerIp: false, declinesPerIp: false, declinesTotal: { max: 2, windowMs: WINDOW } },
+        });
+        const started = await pay(h, await order(THREE_DS, 'order-3ds'));
+        assert.equal(started.status, 202, started.text);
+        const accept = { accept: 'application/json' };
+        const returned = await call(await challenge(started.json.redirectUrl, 'fail'), { headers: accept });
+        assert.equal(returned.status, 402, returned.text);
+        // The provider charged, then its answer was lost: may be a decline.
+        await fault(sb, { method: 'POST', path: '/api2/v2/charges/token', status: 503, phase: 'after', count: 1 });
+        const unknown = await pay(h, await order());
+        assert.equal(unknown.json.outcomeKnown, false, unknown.text);
+        const refused = await pay(h, await order());
+        assert.equal(refused.status, 429, refused.text);
+        assert.equal(refused.json.limit, 'declinesTotal');
+      });
+
+      it('reserves no place: concurrent charges do not wait on each other, and may pass max by those in flight', async () => {
+        // Each charge is held in resolveCharge (after the limits) until all six are there: a limit that made them wait
+        // on each other would never let the sixth in.
+        const all = gate();
+        let arrived = 0;
+        const h = await helper({
+          rateLimits: { chargesPerIp: false, declinesPerIp: false, declinesTotal: { max: 1, windowMs: WINDOW } },
+          resolveCharge: async (_req, { orderReference }) => {
+            if (++arrived === 6) all.open();
+            await all.opened;
+            return ORDERS[orderReference] as never;
+          },
+        });
+        const bodies = await Promise.all(Array.from({ length: 6 }, () => order(DECLINED)));
+        const answers = await Promise.all(bodies.map((b) => pay(h, b)));
+        // All were under way before any was counted: the documented overshoot, at most the charges in flight.
+        assert.deepEqual(
+          answers.map((r) => r.status),
+          [402, 402, 402, 402, 402, 402],
+        );
+        assert.equal((await pay(h, await order())).status, 429);
+        assert.equal(h.log.lines.filter((l) => l.event === 'tessera.declines_total_reached').length, 1);
+      });
+
+      it('is off by default: the store is never asked for it, and a charge makes the same store calls as without it', async () => {
+        /** The store calls of one approved charge through a helper with these limits, by method and shop-wide or not. */
+        const callsOfOneCharge = async (rateLimits: TesseraHelperOptions['rateLimits']) => {
+          const calls: string[] = [];
+          const store = storeWith((name, args, call) => {
+            calls.push(String(args[0]).startsWith('declines:total') ? `${name} declines:total` : name);
+            return call();
+          });
+          // The default limits (per IP on), not this file's.
+          const h = await helper({ store, rateLimits });
+          const r = await pay(h, await order());
+          assert.equal(r.status, 201, r.text);
+          return calls.sort();
+        };
+        const defaults = await callsOfOneCharge({});
+        assert.equal(defaults.filter((c) => c.includes('declines:total')).length, 0, defaults.join());
+        assert.deepEqual(await callsOfOneCharge({ declinesTotal: false }), defaults);
+        const on = await callsOfOneCharge({ declinesTotal: { max: 100, windowMs: WINDOW } });
+        assert.deepEqual(on, [...defaults, 'count declines:total'].sort(), 'one store read more with it on');
+        // Off, a botnet's declines pass as before (each address under its own limit).
+        const app = await proxied(1, {
+          rateLimits: { chargesPerIp: false, declinesPerIp: { max: 1, windowMs: WINDOW } },
+        });
+        for (let i = 0; i < 6; i++) assert.equal((await pay(app, await order(DECLINED), from(i))).status, 402);
+        assert.equal((await pay(app, await order(), from(6))).status, 201);
+        assert.equal(app.log.lines.filter((l) => l.event === 'tessera.declines_total_reached').length, 0);
+      });
+
+      it('fails closed when the count cannot be read: 503 before the provider, and the per-IP reservation given back', async () => {
+        let down = true;
+        const store = storeWith((name, args, call) =>
+          down && name === 'count' && args[0] === 'declines:total'
+            ? Promise.reject(new StoreUnavailableError('the shared store cannot be reached; nothing was done'))
+            : call(),
+        );
+        const h = await helper({
+          store,
+          rateLimits: {
+            chargesPerIp: false,
+            declinesPerIp: { max: 1, windowMs: WINDOW },
+            declinesTotal: { max: 10, windowMs: WINDOW },
+          },
+        });
+        for (let i = 0; i < 3; i++) {
+          const r = await pay(h, await order());
+          assert.equal(r.status, 503, r.text);
+          assert.equal(r.json.code, 'TESSERA_STORE_UNAVAILABLE');
+          assert.equal(r.json.outcomeKnown, true);
+          assert.equal(r.headers.get('retry-after'), '1');
+        }
+        assert.equal((await sandboxCharges(sb)).length, 0, 'nothing reached the provider');
+        down = false;
+        // Three refused charges held no place in the per-IP limit of 1: a decline still goes through, then 429.
+        assert.equal((await pay(h, await order(DECLINED))).status, 402);
+        const blocked = await pay(h, await order());
+        assert.equal(blocked.status, 429, blocked.text);
+        assert.equal(blocked.json.limit, 'declinesPerIp', "the shopper's own limit is named before the shop's");
+      });
+    });
+
     it('warns once when trust proxy is true, since any client then chooses its own IP', async () => {
       const app = await proxied(true);
       for (let i = 0; i < 3; i++) await pay(app, {}, { 'x-forwarded-for': `198.51.100.${i}` });

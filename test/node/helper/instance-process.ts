@@ -21,11 +21,12 @@ process.on('exit', () => {
 
 /**
  * Starts one helper process on `sb` and waits for the URL it prints. `store` is where it keeps its state: a Redis
- * URL, or the ports of a Redis Cluster's nodes.
+ * URL, or the ports of a Redis Cluster's nodes; `env` adds settings (TESSERA_RATE_LIMITS, TESSERA_TRUST_PROXY).
  */
 export async function startInstance(
   sb: RunningSandbox,
   store: { url: string } | { clusterPorts: readonly number[] },
+  env: Record<string, string> = {},
 ): Promise<Instance> {
   const child = spawn(process.execPath, ['--import', 'tsx', INSTANCE], {
     env: {
@@ -34,6 +35,7 @@ export async function startInstance(
       TESSERA_PUBLIC_KEY: sb.credentials.publicKey,
       TESSERA_SECRET_KEY: sb.credentials.secretKey,
       ...('url' in store ? { TESSERA_REDIS_URL: store.url } : { TESSERA_REDIS_CLUSTER: store.clusterPorts.join(',') }),
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

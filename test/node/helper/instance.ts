@@ -1,7 +1,8 @@
 // One helper instance for the multi-process tests: Express + tesseraHelper with a RedisStore, on a free loopback
 // port; prints `{"url": …}` on one line once it listens. Settings come from the environment:
 // TESSERA_SANDBOX_URL, TESSERA_PUBLIC_KEY, TESSERA_SECRET_KEY, and TESSERA_REDIS_URL or TESSERA_REDIS_CLUSTER (the
-// loopback ports of a Redis Cluster's nodes, comma-separated). Its onCharge pushes
+// loopback ports of a Redis Cluster's nodes, comma-separated); optionally TESSERA_RATE_LIMITS (JSON, replaces the
+// `rateLimits` below) and TESSERA_TRUST_PROXY (Express's `trust proxy`, a number of hops). Its onCharge pushes
 // `<pid> <charge id>` onto the Redis list `test:oncharge`, so a test sees which instance recorded which charge.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -31,6 +32,10 @@ const store = cluster
     })
   : new RedisStore({ url: env('TESSERA_REDIS_URL'), timeoutMs: 1000 });
 const app = express();
+if (process.env.TESSERA_TRUST_PROXY) app.set('trust proxy', Number(process.env.TESSERA_TRUST_PROXY));
+const rateLimits = process.env.TESSERA_RATE_LIMITS
+  ? JSON.parse(process.env.TESSERA_RATE_LIMITS)
+  : { chargesPerIp: { max: 10_000, windowMs: 60_000 }, declinesPerIp: { max: 3, windowMs: 600_000 } };
 app.use(
   '/payments',
   tesseraHelper({
@@ -47,10 +52,7 @@ app.use(
     onCharge: async (charge) => {
       await store.client.rpush('test:oncharge', `${process.pid} ${charge.id}`);
     },
-    rateLimits: {
-      chargesPerIp: { max: 10_000, windowMs: 60_000 },
-      declinesPerIp: { max: 3, windowMs: 600_000 },
-    },
+    rateLimits,
   }),
 );
 const server = createServer(app);

@@ -2,9 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MemoryStore } from '../../../server/helper/index.js';
 import {
+  checkDeclinesTotal,
   commitDeclines,
   consume,
   consumeAll,
+  DECLINES_TOTAL_KEY,
   ipKey,
   type ReservedCounter,
   releaseDeclines,
@@ -131,6 +133,33 @@ describe('MemoryStore and the limits built on it', () => {
     assert.equal(await reservations(store, 'd'), 0, 'a refused reservation is given back');
     clock.advance(500);
     await reserveDeclines(store, counters, clock.nowMs);
+  });
+
+  it('refuses with the shop-wide declinesTotal once its known count reached max, without counting anything itself', async () => {
+    const clock = manualClock();
+    const store = new MemoryStore({ now: () => clock.nowMs() });
+    const limit = { max: 2, windowMs: 600_000 };
+    // Checks count nothing: a hundred of them leave the counter untouched.
+    for (let i = 0; i < 100; i++) await checkDeclinesTotal(store, limit, clock.nowMs);
+    assert.equal((await store.count(DECLINES_TOTAL_KEY)).count, 0);
+    await store.hit(DECLINES_TOTAL_KEY, limit.windowMs);
+    clock.advance(100);
+    await checkDeclinesTotal(store, limit, clock.nowMs);
+    await store.hit(DECLINES_TOTAL_KEY, limit.windowMs);
+    await assert.rejects(
+      checkDeclinesTotal(store, limit, clock.nowMs),
+      (err: { status: number; code: string; headers: Record<string, string>; details: Record<string, string> }) => {
+        assert.deepEqual(
+          [err.status, err.code, err.headers['Retry-After']],
+          [429, 'TESSERA_TOO_MANY_DECLINES', '500'],
+          'until the end of the window that started with the first decline',
+        );
+        assert.deepEqual(err.details, { limit: 'declinesTotal', option: 'rateLimits.declinesTotal' });
+        return true;
+      },
+    );
+    clock.advance(500);
+    await checkDeclinesTotal(store, limit, clock.nowMs);
   });
 
   it('keeps the place of a charge in flight when the window of the earlier reservations ends, and gives back only its own', async () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
-import type { Answer } from '../../support/http.js';
+import { type Answer, call } from '../../support/http.js';
 import {
   type Fleet,
   type Instance,
@@ -76,6 +76,42 @@ describe('several helper processes sharing one Redis and one sandbox', () => {
       assert.equal(blocked.json.code, 'TESSERA_TOO_MANY_DECLINES');
     }
     assert.equal((await sandboxCharges(sb)).length, 3, 'the blocked charges never reached the provider');
+  });
+
+  it('counts the shop-wide declinesTotal across instances: declines from many addresses, each under its limit, reach it together', async () => {
+    // Two more instances, behind one proxy (trust proxy 1), with the shop-wide limit on.
+    const env = {
+      TESSERA_TRUST_PROXY: '1',
+      TESSERA_RATE_LIMITS: JSON.stringify({
+        chargesPerIp: false,
+        declinesPerIp: { max: 2, windowMs: 600_000 },
+        declinesTotal: { max: 4, windowMs: 600_000 },
+      }),
+    };
+    const shop = await Promise.all([0, 1].map(() => startInstance(sb, { url: redis.url }, env)));
+    try {
+      const payFrom = async (i: number, number?: string) =>
+        call(`${shop[i % 2]!.url}/charges`, {
+          body: { cardToken: await cardToken(sb, number), orderReference: 'order-1', email: 'a@shop.example' },
+          headers: { 'x-forwarded-for': `198.51.100.${i}` },
+        });
+      for (let i = 0; i < 4; i++) {
+        const declined = await payFrom(i, '4000000000000002');
+        assert.equal(declined.status, 402, declined.text);
+      }
+      for (let i = 4; i < 6; i++) {
+        const blocked = await payFrom(i);
+        assert.equal(blocked.status, 429, blocked.text);
+        assert.equal(blocked.json.code, 'TESSERA_TOO_MANY_DECLINES');
+        assert.equal(blocked.json.limit, 'declinesTotal');
+        const retryAfter = Number(blocked.headers.get('retry-after'));
+        assert.ok(retryAfter > 590 && retryAfter <= 600, `Retry-After: ${retryAfter}`);
+      }
+      assert.equal((await sandboxCharges(sb)).length, 4, 'the blocked charges never reached the provider');
+      assert.equal(await admin.get('tessera:declines:total'), '4');
+    } finally {
+      for (const instance of shop) await stopInstance(instance);
+    }
   });
 
   it('answers the outcome on another instance after one is killed in the middle of a charge, never charging twice', async () => {

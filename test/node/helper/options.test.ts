@@ -32,6 +32,12 @@ describe('tesseraHelper options', () => {
     assert.match(helper.cardTokenUrl, /^http:\/\/127\.0\.0\.1:4010\/api2\/v2\/tokens\/card$/);
   });
 
+  it('accepts the shop-wide decline limit, off or as a limit', () => {
+    for (const declinesTotal of [false, { max: 50, windowMs: 600_000 }] as const) {
+      assert.equal(typeof tesseraHelper({ ...base, rateLimits: { declinesTotal } }), 'function');
+    }
+  });
+
   it('names the option, shows the bad value and the fix for each bad option', () => {
     const cases: [Record<string, unknown>, RegExp][] = [
       [{ environment: 'live' }, /option `environment` .*; got "live"/],
@@ -103,6 +109,26 @@ describe('tesseraHelper options', () => {
       ],
       [{ exposeDeclineCodes: 'yes' }, /option `exposeDeclineCodes` must be a boolean/],
       [{ rateLimits: { requestsPerIp: { max: 0, windowMs: 60_000 } } }, /option `rateLimits.requestsPerIp.max`/],
+      [{ rateLimits: { declinesTotal: { max: 0, windowMs: 60_000 } } }, /option `rateLimits.declinesTotal.max`/],
+      [{ rateLimits: { declinesTotal: { max: 50, windowMs: 999 } } }, /option `rateLimits.declinesTotal.windowMs`/],
+      // zod's own message for a value that is no limit at all was "Invalid input".
+      [
+        { rateLimits: { declinesTotal: { max: '50', windowMs: 60_000 } } },
+        /option `rateLimits.declinesTotal` must be \{ max, windowMs \} \(integers\) or false; got \{"max":"50"/,
+      ],
+      [
+        { rateLimits: { declinesTotal: true } },
+        /option `rateLimits.declinesTotal` must be \{ max, windowMs \}.*; got true/,
+      ],
+      [
+        { rateLimits: { chargesPerIp: 'off' } },
+        /option `rateLimits.chargesPerIp` must be \{ max, windowMs \}.*; got "off"/,
+      ],
+      [{ rateLimits: { declinesTotal: { max: 50 } } }, /option `rateLimits.declinesTotal` must be \{ max, windowMs \}/],
+      [
+        { rateLimits: { declinesTotal: { max: 50, windowMs: 60_000, perIp: true } } },
+        /unknown option `rateLimits.declinesTotal.perIp`/,
+      ],
       [{ clientId: 'cli_abcdefgh1234' }, /option `clientSecret` is required with the other OAuth option/],
       [
         { clientId: 'cli_abcdefgh1234', clientSecret: 'a-long-client-secret' },
@@ -273,6 +299,10 @@ describe('tesseraHelper options', () => {
     assert.match(
       messageOf({ ...base, rateLimits: { chargesPerIP: false } }),
       /unknown option `rateLimits.chargesPerIP`\. Did you mean `rateLimits.chargesPerIp`\?/,
+    );
+    assert.match(
+      messageOf({ ...base, rateLimits: { declineTotal: { max: 50, windowMs: 600_000 } } }),
+      /unknown option `rateLimits.declineTotal`\. Did you mean `rateLimits.declinesTotal`\?/,
     );
     assert.match(
       messageOf({ ...base, zzzzzzzz: 1 }),
