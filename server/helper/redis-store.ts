@@ -34,11 +34,39 @@ export interface RedisStoreOptions {
   readonly timeoutMs?: number;
 }
 
+/** What the store calls on its client (and a `Cluster`'s `nodes`, for the eviction check). */
+const CLIENT_METHODS = ['get', 'set', 'eval', 'evalsha', 'zrem', 'info', 'on', 'once', 'disconnect'] as const;
+
+/**
+ * An ioredis client, known by what every ioredis client has (`isCluster`, `status`, `options` and the commands the
+ * store sends) rather than by `instanceof` alone: a project whose own ioredis is another version (5, say) or another
+ * copy than Tessera's hands over a client of classes Tessera never loaded
+ * (docs/decisions/helper.md#helper-store-redis).
+ */
+function isIoredisClient(value: unknown): value is Redis | Cluster {
+  if (value instanceof Redis || value instanceof Cluster) return true;
+  if (typeof value !== 'object' || value === null) return false;
+  const c = value as Record<string, unknown>;
+  return (
+    typeof c.isCluster === 'boolean' &&
+    typeof c.status === 'string' &&
+    typeof c.options === 'object' &&
+    c.options !== null &&
+    CLIENT_METHODS.every((m) => typeof c[m] === 'function') &&
+    (c.isCluster === false || typeof c.nodes === 'function')
+  );
+}
+
+/** Whether an ioredis client is a `Cluster`, from any copy of ioredis (see {@link isIoredisClient}). */
+export function isClusterClient(client: Redis | Cluster): client is Cluster {
+  return client instanceof Cluster || (client as { isCluster?: unknown }).isCluster === true;
+}
+
 /** The options of {@link RedisStore}, each with its check (server/common/options.ts). */
 const REDIS_STORE_OPTIONS = {
   url: patternOption(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
   client: z
-    .custom<Redis | Cluster>((v) => v instanceof Redis || v instanceof Cluster, {
+    .custom<Redis | Cluster>(isIoredisClient, {
       error: 'must be an ioredis client (`new Redis(…)` or `new Cluster(…)`)',
     })
     .optional(),
@@ -167,11 +195,10 @@ export class RedisStore implements TesseraStore {
     this.client.on('ready', () => {
       this.#lastError = undefined;
     });
-    this.#cluster = this.client instanceof Cluster;
-    const own =
-      this.client instanceof Cluster
-        ? this.client.options.redisOptions?.commandTimeout
-        : this.client.options.commandTimeout;
+    this.#cluster = isClusterClient(this.client);
+    const own = isClusterClient(this.client)
+      ? this.client.options.redisOptions?.commandTimeout
+      : this.client.options.commandTimeout;
     this.#bounded = own !== undefined && own > 0 && own <= this.#timeoutMs;
   }
 

@@ -1,6 +1,5 @@
-import { Cluster } from 'ioredis';
 import type { HelperLogger } from './log.js';
-import { RedisStore } from './redis-store.js';
+import { isClusterClient, RedisStore } from './redis-store.js';
 import type { TesseraStore } from './store.js';
 
 /** What Redis says of its memory limit and of what it drops to stay under it (`INFO memory`). */
@@ -45,7 +44,7 @@ export async function checkEviction(store: TesseraStore, log: HelperLogger): Pro
   let settings: EvictionSettings | undefined;
   try {
     // A Redis Cluster's masters each hold a share of the keys: the first one that may evict is the one to warn of.
-    const servers = client instanceof Cluster ? client.nodes('master') : [client];
+    const servers = isClusterClient(client) ? client.nodes('master') : [client];
     for (const server of servers) {
       settings = parseInfo(await server.info('memory'));
       if (!settings || mayEvict(settings)) break;
@@ -76,7 +75,7 @@ export async function checkEviction(store: TesseraStore, log: HelperLogger): Pro
 export async function checkClusterNode(store: TesseraStore, log: HelperLogger): Promise<boolean | undefined> {
   if (!(store instanceof RedisStore)) return undefined;
   const { client } = store;
-  if (client instanceof Cluster) return undefined;
+  if (isClusterClient(client)) return undefined;
   if (client.status !== 'ready') {
     client.once('ready', () => void checkClusterNode(store, log));
     return undefined;

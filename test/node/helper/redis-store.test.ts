@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { RedisStore, StoreUnavailableError } from '../../../server/helper/index.js';
@@ -23,6 +24,24 @@ import {
 } from './support.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A second copy of ioredis, with classes of its own: what a project hands the store when its own ioredis is another
+ * version (npm then installs Tessera's beside it) or another copy. ioredis is CommonJS: its modules are loaded again
+ * past the require cache, which is then put back as it was.
+ */
+function otherIoredis(): typeof import('ioredis') {
+  const require = createRequire(import.meta.url);
+  const root = dirname(require.resolve('ioredis/package.json')) + sep;
+  const saved = Object.entries(require.cache).filter(([path]) => path.startsWith(root));
+  for (const [path] of saved) delete require.cache[path];
+  try {
+    return require('ioredis');
+  } finally {
+    for (const path of Object.keys(require.cache)) if (path.startsWith(root)) delete require.cache[path];
+    for (const [path, module] of saved) require.cache[path] = module;
+  }
+}
 
 let redis: RedisServer | undefined;
 const stores: RedisStore[] = [];
@@ -93,6 +112,26 @@ describe('RedisStore against a real redis-server', () => {
     } finally {
       client.disconnect();
     }
+  });
+
+  it('uses a client of another copy of ioredis (a project whose own ioredis is another version), not refusing it', async () => {
+    const other = otherIoredis();
+    assert.notEqual(other.Redis, Redis, 'not a second copy');
+    const client = new other.Redis(server.url);
+    try {
+      const store = new RedisStore({ client, keyPrefix: 'copy:' });
+      await store.set('k', 'v', 60_000);
+      assert.equal(await store.claim('c', 'me', 60_000), true);
+      assert.equal(await store.claim('c', 'you', 60_000), false);
+      assert.deepEqual(await store.claimAndGet('c2', 'me', 60_000, 'k'), { claimed: true, value: 'v' });
+      assert.equal(await client.get('copy:k'), 'v');
+      await store.close();
+      assert.equal(await client.ping(), 'PONG');
+    } finally {
+      client.disconnect();
+    }
+    // Anything else is still refused.
+    assert.throws(() => new RedisStore({ client: { isCluster: false } as never }), /must be an ioredis client/);
   });
 
   it('warns once at startup when Redis may evict the helper keys (a memory limit with any policy but noeviction)', async () => {

@@ -341,6 +341,13 @@ export const B = () => <tessera-card-form public-key={42} />;
     assert.match(out, /bad-react\.tsx\(3,\d+\): error TS2322/);
   });
 
+  it('ships the demo pages’ scripts once, where the demo serves them (demo/public), and no compiled copy of them', () => {
+    const root = join(scratch, 'node_modules', 'tessera');
+    assert.ok(existsSync(join(root, 'demo', 'public', 'checkout.js')));
+    // tsc copied these browser scripts (and declarations of them) into dist/demo/public: nothing loads them.
+    assert.equal(existsSync(join(root, 'dist', 'demo', 'public')), false, 'dist/demo/public is in the package');
+  });
+
   it('ships no source map that points at a file it does not ship, and no reference to a missing map', () => {
     const root = join(scratch, 'node_modules', 'tessera');
     const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).map((f) => join(root, f));

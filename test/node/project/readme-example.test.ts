@@ -34,6 +34,7 @@ function start(args: string[], cwd: string, env: Record<string, string>) {
   return {
     child,
     output: () => out,
+    errors: () => err,
     waitFor: (pattern: RegExp) =>
       new Promise<RegExpExecArray>((resolve, reject) => {
         const check = () => {
@@ -160,6 +161,18 @@ describe('the README example', { timeout: 300_000 }, () => {
 
     // onCharge ran on the server, once, before the answer.
     assert.equal(server!.output().split(`${orderReference}: ${stored.status} ${answer.id}`).length - 1, 1);
+  });
+
+  it('stops with Node’s own EADDRINUSE error when its port is taken, not a TypeError of its own', async () => {
+    // Express 5, which `npm install tessera express` installs, calls app.listen's callback with the error.
+    const port = new URL(shopUrl).port;
+    const second = start(['server.mjs'], scratch!, { PORT: port, PROVIDER_URL: sandboxUrl });
+    // 'close': the process has exited and its stderr is read to the end.
+    const code = await new Promise<number | null>((resolve) => second.child.once('close', resolve));
+    const stderr = second.errors();
+    assert.notEqual(code, 0, stderr);
+    assert.match(stderr, /EADDRINUSE/);
+    assert.doesNotMatch(stderr, /TypeError/);
   });
 
   it('refuses an order the server does not know, naming the field', async () => {
