@@ -192,9 +192,7 @@ export class RedisStore implements TesseraStore {
     // its `error` events: the last one is kept as the cause of the 503s it leads to, so the log names it. Without a
     // listener ioredis would also print each reconnect failure of the store's own client.
     this.client.on('error', this.#connectionError);
-    this.client.on('ready', () => {
-      this.#lastError = undefined;
-    });
+    this.client.on('ready', this.#connected);
     this.#cluster = isClusterClient(this.client);
     const own = isClusterClient(this.client)
       ? this.client.options.redisOptions?.commandTimeout
@@ -202,10 +200,23 @@ export class RedisStore implements TesseraStore {
     this.#bounded = own !== undefined && own > 0 && own <= this.#timeoutMs;
   }
 
-  /** Closes the client the store opened from `url` (a client passed in is left to its owner). */
+  /**
+   * Closes the client the store opened from `url`. A client passed in is left to its owner as the store found it:
+   * open, and without the store's listeners, which would otherwise keep the closed store alive and swallow the
+   * client's `error` events (a store made per test or per tenant on one client added two listeners each).
+   */
   async close(): Promise<void> {
-    if (this.#owned) this.client.disconnect();
+    if (this.#owned) {
+      this.client.disconnect();
+      return;
+    }
+    this.client.off('error', this.#connectionError);
+    this.client.off('ready', this.#connected);
   }
+
+  readonly #connected = (): void => {
+    this.#lastError = undefined;
+  };
 
   /**
    * Keeps a client error as a new `Error` with only its message and code: ioredis puts the failed command on its

@@ -114,6 +114,32 @@ describe('RedisStore against a real redis-server', () => {
     }
   });
 
+  it('leaves a client it is given without listeners of its own once closed, however many stores used it', async () => {
+    const client = new Redis(server.url);
+    const warnings: Error[] = [];
+    const warned = (w: Error) => warnings.push(w);
+    process.on('warning', warned);
+    try {
+      const before = { error: client.listenerCount('error'), ready: client.listenerCount('ready') };
+      // A store per test, or per tenant, on the project's one client: each closed before the next.
+      for (let i = 0; i < 12; i++) {
+        const store = new RedisStore({ client, keyPrefix: `each${i}:` });
+        await store.set('k', 'v', 60_000);
+        await store.close();
+      }
+      assert.deepEqual({ error: client.listenerCount('error'), ready: client.listenerCount('ready') }, before);
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(
+        warnings.filter((w) => w.name === 'MaxListenersExceededWarning').map((w) => w.message),
+        [],
+      );
+      assert.equal(await client.ping(), 'PONG');
+    } finally {
+      process.off('warning', warned);
+      client.disconnect();
+    }
+  });
+
   it('uses a client of another copy of ioredis (a project whose own ioredis is another version), not refusing it', async () => {
     const other = otherIoredis();
     assert.notEqual(other.Redis, Redis, 'not a second copy');
