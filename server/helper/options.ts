@@ -347,6 +347,16 @@ export function validateOptions(options: unknown): ValidatedOptions {
       const production = o.environment === 'production';
       const sandboxDefault = 'is required when `environment` is "production" (the default is the local sandbox)';
       if (production && o.legacyBaseUrl === undefined) problem(sandboxDefault, 'legacyBaseUrl');
+      // Without it the 3-D Secure return URL given to the provider is built from the charge request's Host, which its
+      // sender chooses: the provider's own challenge page then sends the shopper to that host
+      // (docs/decisions/helper.md#helper-3ds).
+      if (production && o.publicUrl === undefined) {
+        problem(
+          'is required when `environment` is "production": the provider sends shoppers back to it after 3-D Secure, ' +
+            'and without it that URL would come from each request’s Host header, which the sender chooses',
+          'publicUrl',
+        );
+      }
       if (production && o.clientId !== undefined && o.accountsBaseUrl === undefined) {
         problem(sandboxDefault, 'accountsBaseUrl');
       } else if (production && o.clientId !== undefined && o.authBaseUrl === undefined) {

@@ -72,13 +72,32 @@ function findChallenge(ctx: SandboxContext, store: LegacyStore, reference: strin
   return settle(charge, ctx.clock.nowMs());
 }
 
-/** A challenge that already ended (passed, failed or timed out) answers 409 with its outcome. */
+/**
+ * Where a settled challenge sends the shopper: successUrl (approved or flagged) or failUrl (declined), with
+ * `cko-payment-token` added to its query; undefined when the charge has no such URL.
+ */
+function returnTarget(charge: ChargeRecord): URL | undefined {
+  const target = charge.status !== 'Declined' ? charge.request.successUrl : charge.request.failUrl;
+  if (!target) return undefined;
+  const url = new URL(target);
+  url.searchParams.set('cko-payment-token', charge.reference!);
+  return url;
+}
+
+/**
+ * A challenge that already ended (passed, failed or timed out) answers 409 with its outcome, and a link to the
+ * merchant's URL for that outcome: a double-clicked Pass (the browser shows the second answer), the Back button or a
+ * challenge left open past its 15 minutes would otherwise leave the shopper on this page, and the merchant would never
+ * see the return (docs/decisions/sandbox.md#legacy-3ds).
+ */
 function sendClosed(res: Response, charge: ChargeRecord): void {
+  const target = returnTarget(charge);
+  const back = target ? `<p><a href="${escapeHtml(target.href)}">Return to the shop</a></p>` : '';
   sendPage(
     res,
     409,
     'Challenge closed',
-    `<p>This payment is ${escapeHtml(charge.status)}: ${escapeHtml(charge.responseAdvancedInfo)}.</p>`,
+    `<p>This payment is ${escapeHtml(charge.status)}: ${escapeHtml(charge.responseAdvancedInfo)}.</p>${back}`,
     charge,
   );
 }
@@ -118,10 +137,8 @@ export function completeChallenge(ctx: SandboxContext, store: LegacyStore) {
     Object.assign(charge, result);
     if (result.status === 'Authorised') authorise(charge, ctx.clock.nowMs());
     const succeeded = result.status !== 'Declined';
-    const target = succeeded ? charge.request.successUrl : charge.request.failUrl;
-    if (target) {
-      const url = new URL(target);
-      url.searchParams.set('cko-payment-token', charge.reference!);
+    const url = returnTarget(charge);
+    if (url) {
       res.locals.responseBody = { redirect: url.origin };
       res.writeHead(303, { Location: url.href, 'Content-Type': 'text/plain; charset=utf-8' });
       res.end(`See Other: ${url.href}`);

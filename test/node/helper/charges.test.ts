@@ -675,6 +675,38 @@ describe('POST /charges against the sandbox', () => {
     assert.match(failBack.headers.get('location')!, /^\/evil\.example\/phish\?chargeId=charge_/);
   });
 
+  it('with publicUrl, a forged Host cannot choose where the provider sends the shopper after the challenge', async () => {
+    // Without publicUrl (allowed only outside production) the provider is given a return URL on the Host the charge
+    // request named: a challenge link minted with `Host: evil.example` would send whoever opens it there.
+    const target = await helper({ publicUrl: 'https://shop.example/payments' });
+    const r = await request(`${target.url}/charges`, {
+      method: 'POST',
+      headers: { host: 'evil.example', 'x-forwarded-host': 'evil.example', 'content-type': 'application/json' },
+      body: JSON.stringify({
+        cardToken: await cardToken(sb, '4000000000003220'),
+        orderReference: 'order-3ds',
+        email: 'a@shop.example',
+      }),
+    });
+    const json = (await r.body.json()) as Record<string, string>;
+    assert.equal(r.statusCode, 202, JSON.stringify(json));
+    for (const outcome of ['pass', 'fail'] as const) {
+      const redirectUrl =
+        outcome === 'pass'
+          ? json.redirectUrl!
+          : (
+              await pay(target, {
+                cardToken: await cardToken(sb, '4000000000003220'),
+                orderReference: 'order-3ds',
+                email: 'a@shop.example',
+              })
+            ).json.redirectUrl;
+      const back = new URL(await answerChallenge(sb, redirectUrl, outcome));
+      assert.equal(back.origin, 'https://shop.example');
+      assert.equal(back.pathname, '/payments/charges/3ds-return');
+    }
+  });
+
   it('answers a Host header that names no host with 400 naming it, where it was a 500 or a provider error', async () => {
     // Without publicUrl the helper's URL (own-origin return targets, the 3-D Secure return URL) comes from Host.
     // Its own helper: the requests below would spend the shared one's requestsPerIp.

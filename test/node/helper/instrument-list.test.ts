@@ -330,6 +330,7 @@ describe('listing payout instruments', () => {
     const h = await helper({
       environment: 'production',
       publicKey: 'pk_live_0000000000000001',
+      publicUrl: 'https://shop.example/payments',
       startupKeyCheck: false,
     });
     const r = await list(h);

@@ -135,7 +135,11 @@ describe('tesseraHelper options', () => {
         /option `hostAuth` is required with the Account Services client/,
       ],
       [
-        { environment: 'production', legacyBaseUrl: 'https://api.provider.example' },
+        {
+          environment: 'production',
+          legacyBaseUrl: 'https://api.provider.example',
+          publicUrl: 'https://shop.example/payments',
+        },
         /option `publicKey` is a sandbox key but `environment` is "production"/,
       ],
     ];
@@ -215,8 +219,27 @@ describe('tesseraHelper options', () => {
   it('needs real provider URLs in production', () => {
     const live = { ...base, publicKey: 'pk_live_0000000000000001', environment: 'production' as const };
     assert.match(messageOf(live), /option `legacyBaseUrl` is required when `environment` is "production"/);
-    const helper = tesseraHelper({ ...live, legacyBaseUrl: 'https://api.provider.example' });
+    const helper = tesseraHelper({
+      ...live,
+      legacyBaseUrl: 'https://api.provider.example',
+      publicUrl: 'https://shop.example/payments',
+    });
     assert.equal(helper.cardTokenUrl, 'https://api.provider.example/v2/tokens/card');
+  });
+
+  it('needs publicUrl in production: the 3-D Secure return URL must not come from a Host header its sender chose', () => {
+    const live = {
+      ...base,
+      publicKey: 'pk_live_0000000000000001',
+      environment: 'production' as const,
+      legacyBaseUrl: 'https://api.provider.example',
+    };
+    const message = messageOf(live);
+    assert.match(message, /option `publicUrl` is required when `environment` is "production"/);
+    assert.match(message, /Host header/);
+    assert.doesNotThrow(() => tesseraHelper({ ...live, publicUrl: 'https://shop.example/payments' }));
+    // The sandbox environment (the demo, local development) still takes the URL from each request.
+    assert.doesNotThrow(() => tesseraHelper(base));
   });
 
   it('requires the keys and resolveCharge', () => {

@@ -102,6 +102,45 @@ describe('legacy API: 3-D Secure', () => {
     assert.equal((await getCharge(sb, token.id)).json.status, 'Captured');
   });
 
+  it('offers the way back to the shop on a closed challenge: a double-clicked Pass, the Back button, a lapsed one', async () => {
+    const link = (text: string) => {
+      const href = /<a href="([^"<>]{1,4096})">Return to the shop<\/a>/.exec(text)?.[1];
+      return href === undefined ? undefined : new URL(href.replaceAll('&amp;', '&'));
+    };
+    // A double click submits the form twice and the browser shows the second answer: it must lead somewhere.
+    const token = await start3ds();
+    const [first, second] = await Promise.all([
+      complete(token.redirectUrl!, 'pass'),
+      complete(token.redirectUrl!, 'pass'),
+    ]);
+    const answers = [first, second].sort((a, b) => a.status - b.status);
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [303, 409],
+    );
+    const back = link(answers[1]!.text);
+    assert.ok(back, answers[1]!.text);
+    assert.equal(back.href, answers[0]!.location, 'the same URL the first answer redirected to');
+    // The Back button to the page of a challenge that passed.
+    const page = await call(token.redirectUrl!, { headers: { accept: 'text/html' } });
+    assert.equal(page.status, 409);
+    assert.equal(link(page.text)?.href, answers[0]!.location);
+    // A challenge left open past its 15 minutes declined by itself: the way back is to failUrl.
+    const lapsed = await start3ds();
+    sb.clock.advance(15 * 60);
+    const closed = await call(lapsed.redirectUrl!, { headers: { accept: 'text/html' } });
+    assert.equal(closed.status, 409);
+    const failed = link(closed.text);
+    assert.equal(`${failed?.origin}${failed?.pathname}`, 'https://shop.example/failed');
+    assert.equal(failed?.searchParams.get('cko-payment-token'), lapsed.id);
+    // Without URLs there is nowhere to go back to: no link.
+    const bare = await postCharge(sb, await chargeBody(sb, '4242424242424242', { chargeMode: 2 }));
+    await complete(bare.json.redirectUrl, 'pass');
+    const none = await complete(bare.json.redirectUrl, 'pass');
+    assert.equal(none.status, 409);
+    assert.equal(link(none.text), undefined);
+  });
+
   it('failing redirects to failUrl and declines the charge with 20151', async () => {
     const token = await start3ds();
     const done = await complete(token.redirectUrl!, 'fail');
