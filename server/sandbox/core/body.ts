@@ -98,7 +98,7 @@ function parseRaw(formats: readonly BodyFormat[], req: Request, res: Response, r
       field: 'Content-Type',
     });
   }
-  // A UTF-16 (or UTF-32) byte order mark: the body is in another encoding, not broken UTF-8
+  // A UTF-16 byte order mark (UTF-32LE's starts the same): the body is in another encoding, not broken UTF-8
   // (docs/decisions/sandbox.md#xml-encoding).
   if (raw.length >= 2 && ((raw[0] === 0xff && raw[1] === 0xfe) || (raw[0] === 0xfe && raw[1] === 0xff))) {
     throw new SandboxError(
