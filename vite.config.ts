@@ -214,7 +214,13 @@ export default defineConfig({
     rolldownOptions: {
       // Lit's modules each carry a short BSD-3-Clause notice; the full license texts go beside the bundle instead
       // (thirdPartyLicenses below), as webpack's extractComments does (docs/decisions/widget.md#widget-bundle-size).
-      output: { minify: true, comments: { annotation: false, jsdoc: false, legal: false } },
+      // Lit's cross-version internals (`_$AH`, `_$litType$`, …) keep their names in Lit's own build so that templates
+      // and parts of two Lit copies can meet; in this bundle Lit is private (nothing outside renders with it or hands it
+      // a template), so they are mangled like any other name (docs/decisions/widget.md#widget-bundle-size).
+      output: {
+        minify: { compress: true, mangle: true, codegen: true, mangleProps: { include: /^_\$/ } },
+        comments: { annotation: false, jsdoc: false, legal: false },
+      },
       // `lit` re-exports LitElement, whose module only registers itself (version list, hydration
       // hooks); the element extends ReactiveElement, so that module can go (docs/decisions/widget.md#widget-reactive-element).
       treeshake: { moduleSideEffects: (id: string) => !/[/\\]lit-element[/\\]/.test(id) },
