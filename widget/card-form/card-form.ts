@@ -419,28 +419,40 @@ export class TesseraCardForm extends ReactiveElement {
     this.dispatchEvent(new Event('change', { bubbles: true }));
   };
 
-  #handleSubmit = (e: SubmitEvent) => {
-    if (e.target !== this.#internals.form || this.#token || this.matches(':disabled')) return;
-    // Hold the submission until the card is a token; the page's own submit listeners see only the second one.
+  // Every card form of the form that has no token yet holds the submission (two payment methods in one form, say):
+  // the first of their listeners speaks for all of them, since it stops the event before the others' listeners. Each
+  // is checked and tokenized as it would be alone, showing its own messages; the form is submitted again once all
+  // of them hold a token (docs/decisions/widget.md#widget-submit).
+  #handleSubmit = async (e: SubmitEvent) => {
+    const form = e.target as HTMLFormElement;
+    const held = [...form.elements].filter(
+      (el): el is TesseraCardForm => el instanceof TesseraCardForm && !el.#token && !el.matches(':disabled'),
+    );
+    if (form !== this.#internals.form || !held[0]) return;
+    // Hold the submission until the cards are tokens; the page's own submit listeners see only the second one.
     e.preventDefault();
     e.stopImmediatePropagation();
     // A second submit while the first is tokenizing (double click) is dropped: one token, one submission.
-    if (this.#pending) return;
-    const form = e.target as HTMLFormElement;
-    this.tokenize().then(
-      () => {
-        // Taken out of this form meanwhile (removed, moved to another): it is not submitted without the card.
-        if (this.#form !== form) return;
-        try {
-          form.requestSubmit(e.submitter);
-        } catch {
-          form.requestSubmit();
-        }
-      },
-      // Already reported (messages under the fields, a tessera-error event); the browser moves focus to the
-      // first invalid field only when it validates the form itself, so a `novalidate` form gets it here.
-      (error: TesseraCardError) => this.#input(error.field)?.focus(),
+    if (held.some((el) => el.#pending)) return;
+    // Each failure is already reported (messages under the fields, a tessera-error event); the browser moves focus to
+    // the first invalid field only when it validates the form itself, so a `novalidate` form gets it here.
+    const failed = await Promise.all(
+      held.map((el) =>
+        el.tokenize().then(
+          () => undefined,
+          (error: TesseraCardError) => el.#input(error.field),
+        ),
+      ),
     );
+    if (failed.some((f) => f !== undefined)) failed.find(Boolean)?.focus();
+    // Taken out of this form meanwhile (removed, moved to another): it is not submitted without the card.
+    else if (held.every((el) => el.#form === form)) {
+      try {
+        form.requestSubmit(e.submitter);
+      } catch {
+        form.requestSubmit();
+      }
+    }
   };
 
   /** Shows every field's message (a submit attempt), from now on after each blur too. */
