@@ -28,7 +28,8 @@ function subresourceIntegrity(): Plugin {
  * without constructable stylesheets (none that the widget supports), the decorator-metadata globals and the loop
  * that reads them (the element declares `static properties` and uses no decorator), and the text of two errors this
  * code cannot raise (a `CSSResult` constructed by hand, the `html` tag called without a template literal), which
- * still throw.
+ * still throw; and three template features the widget's templates never use (bindings in comments, in the text of
+ * raw-text elements such as `<textarea>`, and iterables in a child binding).
  * Each edit must apply: a Lit update that changes the text fails the build rather than silently growing it.
  */
 function litTrim(): Plugin {
@@ -36,6 +37,19 @@ function litTrim(): Plugin {
     'lit-html/lit-html.js': [
       [/"invalid template strings array"/, '"lit"'],
       [/,(\w+)=(\w+)\.litHtmlPolyfillSupport;\1\?\.\(\w+,\w+\),\(\2\.litHtmlVersions\?\?=\[\]\)\.push\("[\d.]+"\)/, ''],
+      // Template features none of the widget's templates uses (templateWhitespace checks the first two at build time):
+      // bindings inside <script>/<style>/<textarea>/<title> text, bindings inside comments, and an iterable (an array,
+      // a Set) rendered as a list of parts (the templates render strings, templates and `nothing`).
+      [
+        /if\(\w+\.test\(\w+\.tagName\)\)\{const (\w+)=\w+\.textContent\.split\(\w+\).*?\.append\(\1\[\w+\],\w+\(\)\)\}\}/,
+        '',
+      ],
+      [
+        /else\{let (\w+)=-1;for\(;-1!==\(\1=\w+\.data\.indexOf\(\w+,\1\+1\)\);\)\w+\.push\(\{type:7,index:\w+\}\),\1\+=\w+\.length-1\}/,
+        '',
+      ],
+      [/:\w+\((\w+)\)\?this\.k\(\1\):this\._\(\1\)/, ':this._($1)'],
+      [/k\(\w+\)\{\w+\(this\._\$AH\)\|\|\(this\._\$AH=\[\],this\._\$AR\(\)\);.*?\.length=\w+\)\}/, ''],
     ],
     '@lit/reactive-element/reactive-element.js': [
       [/,(\w+)=(\w+)\.reactiveElementPolyfillSupport,/, ','],
@@ -141,6 +155,9 @@ function minifyTemplates(src: string): string {
 
 function squeeze(text: string, isCss: boolean): string {
   const s = text.replace(/\s+/g, ' ');
+  // litTrim removed lit-html's support for bindings inside comments and raw-text elements: none may appear.
+  const unsupported = isCss ? null : /<!--|<(?:script|style|textarea|title)\b/i.exec(s);
+  if (unsupported) throw new Error(`tessera-template-whitespace: ${unsupported[0]} in a template (see litTrim)`);
   return isCss
     ? s
         .replace(/\/\*.*?\*\//g, '')
@@ -214,7 +231,13 @@ export default defineConfig({
     rolldownOptions: {
       // Lit's modules each carry a short BSD-3-Clause notice; the full license texts go beside the bundle instead
       // (thirdPartyLicenses below), as webpack's extractComments does (docs/decisions/widget.md#widget-bundle-size).
-      output: { minify: true, comments: { annotation: false, jsdoc: false, legal: false } },
+      // Lit's cross-version internals (`_$AH`, `_$litType$`, …) keep their names in Lit's own build so that templates
+      // and parts of two Lit copies can meet; in this bundle Lit is private (nothing outside renders with it or hands it
+      // a template), so they are mangled like any other name (docs/decisions/widget.md#widget-bundle-size).
+      output: {
+        minify: { compress: true, mangle: true, codegen: true, mangleProps: { include: /^_\$/ } },
+        comments: { annotation: false, jsdoc: false, legal: false },
+      },
       // `lit` re-exports LitElement, whose module only registers itself (version list, hydration
       // hooks); the element extends ReactiveElement, so that module can go (docs/decisions/widget.md#widget-reactive-element).
       treeshake: { moduleSideEffects: (id: string) => !/[/\\]lit-element[/\\]/.test(id) },

@@ -1,7 +1,8 @@
-import { expect, fixture, html } from '@open-wc/testing';
+import { expect, fixture, html, waitUntil } from '@open-wc/testing';
 import { TesseraCardForm } from '../../widget/card-form/card-form.js';
+import { LAZY_LOCALES } from '../../widget/i18n/all.js';
 import { fetchLocale } from '../../widget/i18n/load-fetch.js';
-import { input, leave, type } from './helpers.js';
+import { errorOf, fillCard, input, leave, liveRegion, type } from './helpers.js';
 
 const root = (el: TesseraCardForm) => el.shadowRoot!.querySelector<HTMLElement>('[part~="form"]')!;
 
@@ -47,6 +48,71 @@ describe('<tessera-card-form> locales', () => {
       expect(root(el).lang).to.equal('de');
       expect(input(el, 'number').labels![0]!.textContent).to.equal('Kartennummer');
       expect(input(el, 'expiry').placeholder).to.equal('MM / JJ');
+    } finally {
+      document.documentElement.lang = before;
+    }
+  });
+
+  it('follows a change of the document language after rendering: labels and messages re-worded, nothing re-announced', async () => {
+    const before = document.documentElement.lang;
+    document.documentElement.lang = 'en';
+    try {
+      const el = await fixture<TesseraCardForm>(html`<tessera-card-form></tessera-card-form>`);
+      await type(el, 'number', '4242');
+      await leave(el, 'number');
+      expect(liveRegion(el).textContent).to.equal('Your card number is incomplete.');
+      const said: string[] = [];
+      const observer = new MutationObserver(() => said.push(liveRegion(el).textContent!));
+      observer.observe(liveRegion(el), { childList: true, subtree: true, characterData: true });
+      document.documentElement.lang = 'de';
+      // Before, the form stayed English until something else updated it.
+      await waitUntil(() => root(el).lang === 'de');
+      observer.disconnect();
+      expect(input(el, 'number').labels![0]!.textContent).to.equal('Kartennummer');
+      expect(errorOf(el, 'number').textContent).to.equal('Ihre Kartennummer ist unvollständig.');
+      expect(said.filter(Boolean)).to.deep.equal([]);
+      // The element's own locale wins over the document's.
+      el.locale = 'fr';
+      await el.updateComplete;
+      document.documentElement.lang = 'ja';
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await el.updateComplete;
+      expect(input(el, 'number').labels![0]!.textContent).to.equal('Numéro de carte');
+    } finally {
+      document.documentElement.lang = before;
+    }
+  });
+
+  it('re-words a form message on show when the document language changes', async () => {
+    const before = document.documentElement.lang;
+    document.documentElement.lang = 'en';
+    try {
+      const el = await fixture<TesseraCardForm>(
+        html`<tessera-card-form public-key="pk_sbox_x" token-url="http://127.0.0.1:9/tokens"></tessera-card-form>`,
+      );
+      await fillCard(el);
+      await el.tokenize().catch(() => undefined);
+      expect(errorOf(el, 'form').textContent).to.equal(
+        'Could not reach the payment service. Check your connection and try again.',
+      );
+      document.documentElement.lang = 'de';
+      await waitUntil(() => root(el).lang === 'de');
+      expect(errorOf(el, 'form').textContent).to.equal(LAZY_LOCALES.de!.network);
+      expect(liveRegion(el).textContent).to.equal('');
+    } finally {
+      document.documentElement.lang = before;
+    }
+  });
+
+  it('stops following the document language once removed from the page', async () => {
+    const el = await fixture<TesseraCardForm>(html`<tessera-card-form></tessera-card-form>`);
+    el.remove();
+    const before = document.documentElement.lang;
+    try {
+      document.documentElement.lang = 'de';
+      // A connected element's observer would have asked for an update by now (a mutation record is a microtask).
+      await Promise.resolve();
+      expect(el.isUpdatePending).to.equal(false);
     } finally {
       document.documentElement.lang = before;
     }

@@ -110,6 +110,32 @@ describe('<tessera-card-form> tokenizing with the sandbox', () => {
     expectNoCardData([...data.values()]);
   });
 
+  it('two card forms in one form are both tokenized before the one submission that carries both tokens', async () => {
+    const { publicKey, tokenUrl } = await sandbox();
+    const form = await fixture<HTMLFormElement>(html`<form>
+      <tessera-card-form name="first" public-key=${publicKey} token-url=${tokenUrl}></tessera-card-form>
+      <tessera-card-form name="second" public-key=${publicKey} token-url=${tokenUrl}></tessera-card-form>
+      <button>Pay</button>
+    </form>`);
+    const [first, second] = [...form.querySelectorAll('tessera-card-form')] as [TesseraCardForm, TesseraCardForm];
+    const submits: FormData[] = [];
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      submits.push(new FormData(form));
+    });
+    await fillCard(first, NUMBER, futureExpiry(), CVV);
+    await fillCard(second, '5555555555554444', futureExpiry(), '321');
+    const tokens = Promise.all([oneEvent(first, 'tessera-token'), oneEvent(second, 'tessera-token')]);
+    form.querySelector('button')!.click();
+    const [a, b] = await tokens;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(submits).to.have.length(1);
+    expect([...submits[0]!]).to.deep.equal([
+      ['first', a.detail.token],
+      ['second', b.detail.token],
+    ]);
+  });
+
   it('uses the name attribute as the form field name', async () => {
     const { publicKey, tokenUrl } = await sandbox();
     const form = await fixture<HTMLFormElement>(html`<form>

@@ -103,6 +103,38 @@ describe('<tessera-card-form> validation', () => {
     expect(document.activeElement).to.equal(card);
   });
 
+  it('two card forms in one novalidate form each show their own messages on submit, focus on the first', async () => {
+    const form = await fixture<HTMLFormElement>(html`<form novalidate>
+      <tessera-card-form name="first"></tessera-card-form><tessera-card-form name="second"></tessera-card-form>
+      <button>Pay</button>
+    </form>`);
+    const [first, second] = [...form.querySelectorAll('tessera-card-form')] as [TesseraCardForm, TesseraCardForm];
+    let submits = 0;
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      submits++;
+    });
+    const errors: string[] = [];
+    for (const card of [first, second])
+      card.addEventListener('tessera-error', (e) => errors.push(card.name + e.detail.field));
+    await type(second, 'number', '4242424242424242');
+    form.querySelector('button')!.focus();
+    form.requestSubmit();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await Promise.all([first.updateComplete, second.updateComplete]);
+    // Before, the first form stopped the submit event before the second one's listener: the second showed nothing.
+    expect(errorOf(first, 'number').textContent).to.equal('Enter your card number.');
+    expect(errorOf(second, 'number').textContent).to.equal('');
+    expect(errorOf(second, 'expiry').textContent).to.equal('Enter the expiry date.');
+    expect(errorOf(second, 'cvv').textContent).to.equal('Enter the security code.');
+    expect(liveRegion(second).textContent).to.equal('Enter the expiry date.');
+    expect([first, second].map((card) => card.matches(':state(user-invalid)'))).to.deep.equal([true, true]);
+    expect(errors).to.deep.equal(['firstnumber', 'secondexpiry']);
+    expect(document.activeElement).to.equal(first);
+    expect(first.shadowRoot!.activeElement).to.equal(input(first, 'number'));
+    expect(submits).to.equal(0);
+  });
+
   it('a message on show follows accepted-brands: gone once the brand is accepted, announced again when refused again', async () => {
     el.acceptedBrands = ['mastercard'];
     expect(await messageAfter(el, 'number', '4242424242424242')).to.equal('Visa cards are not accepted.');

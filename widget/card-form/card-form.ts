@@ -22,7 +22,7 @@ import {
   TesseraTokenEvent,
 } from './events.js';
 import { brandIcon } from './icons.js';
-import { FIELDS, type Problems, problems } from './messages.js';
+import { FIELDS, fill, type Problems, problems } from './messages.js';
 import {
   endpoint,
   type Failure,
@@ -116,7 +116,7 @@ export class TesseraCardForm extends ReactiveElement {
   declare tokenUrl: string;
   /** URL of the helper's `/config` (`{ publicKey, cardTokenUrl }`), used for whichever of the two is not set. */
   declare configUrl: string;
-  /** BCP 47 locale of the texts; empty means the document's `lang`, else English. */
+  /** BCP 47 locale of the texts; empty means the document's `lang` (followed when it changes), else English. */
   declare locale: string;
   /** Name of the form field that carries the token. */
   declare name: string;
@@ -142,6 +142,8 @@ export class TesseraCardForm extends ReactiveElement {
   #token: CardToken | undefined;
   #pending: Promise<CardToken> | undefined;
   #strings: Strings = en;
+  /** The texts the messages on show are worded in (the previous update's). */
+  #worded: Strings = en;
   #code = 'en';
   #ready = false;
   /** The locale tag whose texts are loaded. */
@@ -150,6 +152,8 @@ export class TesseraCardForm extends ReactiveElement {
   #form: HTMLFormElement | null = null;
   /** What the token depends on besides the card, as of the last update (see willUpdate). */
   #key: string | undefined;
+  /** Follows `<html lang>` while connected: a change re-renders in the language it names (unless `locale` is set). */
+  #lang = new MutationObserver(() => this.requestUpdate());
 
   constructor() {
     super();
@@ -163,6 +167,18 @@ export class TesseraCardForm extends ReactiveElement {
     this.disabled = false;
     // The browser's own validation (a submit without `novalidate`, reportValidity()) shows every message too.
     this.addEventListener('invalid', () => this.#showAll(this.#problems()));
+  }
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    this.#lang.observe(document.documentElement, { attributeFilter: ['lang'] });
+    // Changed while the element was out of the page.
+    this.requestUpdate();
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    this.#lang.disconnect();
   }
 
   /** The form this element belongs to. */
@@ -266,19 +282,27 @@ export class TesseraCardForm extends ReactiveElement {
     if (moved) {
       // A name field shown again is a new, empty input: nothing unseen is checked or sent (hidden, it is '').
       if (changed.has('hideName')) this.#holder = '';
-      // The config is asked for again (config-url changed); the live region is emptied, so that a message coming
-      // back is announced again.
+      // The config is asked for again (config-url changed).
       this.#config = undefined;
-      this.#announce = '';
       this.#changed();
     }
-    // Messages on show are re-worded in the new language (a provider's message for a field stays as it was); after a
-    // settings change they are checked again: re-worded, or gone when the field has no problem any more (a brand
-    // accepted now; a provider's verdict on a card that will be sent again).
-    if (changed.has('locale') || moved) {
+    // Another language (the `locale` property, or `<html lang>` without it): messages on show are re-worded in it, as
+    // the field's problem now or, for a provider's verdict or a form message, as the same text of the new locale. After
+    // a settings change they are checked again: re-worded, or gone when the field has no problem any more (a brand
+    // accepted now; a provider's verdict on a card that will be sent again). Either way the live region is emptied,
+    // not re-worded: nothing already said is announced again, and a message coming back is.
+    const was = this.#worded;
+    const s = this.#strings;
+    this.#worded = s;
+    if (was !== s || moved) {
+      this.#announce = '';
       const problems: Problems = this.#problems();
+      const n = this.#brand?.cvvLength ?? '3-4';
       const shown = this.#shown as Record<string, string>;
-      for (const f in shown) shown[f] = problems[f as CardField]?.message ?? (moved ? '' : shown[f]!);
+      for (const f in shown) {
+        const key = (Object.keys(was) as (keyof Strings)[]).find((k) => fill(was[k]!, n) === shown[f]);
+        shown[f] = problems[f as CardField]?.message ?? (moved ? '' : key ? fill(s[key]!, n) : shown[f]!);
+      }
     }
   }
 
@@ -419,28 +443,40 @@ export class TesseraCardForm extends ReactiveElement {
     this.dispatchEvent(new Event('change', { bubbles: true }));
   };
 
-  #handleSubmit = (e: SubmitEvent) => {
-    if (e.target !== this.#internals.form || this.#token || this.matches(':disabled')) return;
-    // Hold the submission until the card is a token; the page's own submit listeners see only the second one.
+  // Every card form of the form that has no token yet holds the submission (two payment methods in one form, say):
+  // the first of their listeners speaks for all of them, since it stops the event before the others' listeners. Each
+  // is checked and tokenized as it would be alone, showing its own messages; the form is submitted again once all
+  // of them hold a token (docs/decisions/widget.md#widget-submit).
+  #handleSubmit = async (e: SubmitEvent) => {
+    const form = e.target as HTMLFormElement;
+    const held = [...form.elements].filter(
+      (el): el is TesseraCardForm => el instanceof TesseraCardForm && !el.#token && !el.matches(':disabled'),
+    );
+    if (form !== this.#internals.form || !held[0]) return;
+    // Hold the submission until the cards are tokens; the page's own submit listeners see only the second one.
     e.preventDefault();
     e.stopImmediatePropagation();
     // A second submit while the first is tokenizing (double click) is dropped: one token, one submission.
-    if (this.#pending) return;
-    const form = e.target as HTMLFormElement;
-    this.tokenize().then(
-      () => {
-        // Taken out of this form meanwhile (removed, moved to another): it is not submitted without the card.
-        if (this.#form !== form) return;
-        try {
-          form.requestSubmit(e.submitter);
-        } catch {
-          form.requestSubmit();
-        }
-      },
-      // Already reported (messages under the fields, a tessera-error event); the browser moves focus to the
-      // first invalid field only when it validates the form itself, so a `novalidate` form gets it here.
-      (error: TesseraCardError) => this.#input(error.field)?.focus(),
+    if (held.some((el) => el.#pending)) return;
+    // Each failure is already reported (messages under the fields, a tessera-error event); the browser moves focus to
+    // the first invalid field only when it validates the form itself, so a `novalidate` form gets it here.
+    const failed = await Promise.all(
+      held.map((el) =>
+        el.tokenize().then(
+          () => undefined,
+          (error: TesseraCardError) => el.#input(error.field),
+        ),
+      ),
     );
+    if (failed.some((f) => f !== undefined)) failed.find(Boolean)?.focus();
+    // Taken out of this form meanwhile (removed, moved to another): it is not submitted without the card.
+    else if (held.every((el) => el.#form === form)) {
+      try {
+        form.requestSubmit(e.submitter);
+      } catch {
+        form.requestSubmit();
+      }
+    }
   };
 
   /** Shows every field's message (a submit attempt), from now on after each blur too. */
