@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import { tesseraHelper } from '../../../server/helper/index.js';
 import { createAccountsClient, createLegacyClient, createTokenSource } from '../../../server/provider/index.js';
 import { TEST_CARDS, UPDATER_TEST_CARDS } from '../../../server/sandbox/index.js';
+import { LOCALE_CODES } from '../../../widget/i18n/load.js';
 
 // The references under docs/ state facts the code decides; these tests fail when one of them drifts.
 const ROOT = resolve('.');
@@ -85,5 +86,20 @@ describe('docs/sandbox.md', () => {
       );
     });
     assert.deepEqual(missing, []);
+  });
+});
+
+describe('README.md', () => {
+  const readme = read('README.md');
+
+  it('counts and names every locale the widget ships', () => {
+    assert.equal(Number(/form-associated, in (\d+)\s+locales/.exec(readme)?.[1]), LOCALE_CODES.length);
+    const start = readme.indexOf('\nLocales: ');
+    const list = readme.slice(start, readme.indexOf('(`locale` attribute', start));
+    const named = new Set([...list.matchAll(/`([A-Za-z-]+)`/g)].map((m) => m[1]!.toLowerCase()));
+    assert.deepEqual(
+      LOCALE_CODES.filter((code) => !named.has(code)),
+      [],
+    );
   });
 });
