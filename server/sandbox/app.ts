@@ -115,7 +115,9 @@ export function createSandboxApp(options: SandboxAppOptions = {}): SandboxApp {
         const refused = hostRuled(req.path) ? refuseHost(req.headers.host) : undefined;
         return refused ? area.renderError(refused, req, res) : area.handle(req, res);
       }
-      renderDefaultError(new SandboxError(404, 'not_found', `no route for ${req.method} ${req.path}`), req, res);
+      // The path as the log keeps it (a card number masked), since the log keeps this answer too.
+      const path = pathForLog(req.path);
+      renderDefaultError(new SandboxError(404, 'not_found', `no route for ${req.method} ${path}`), req, res);
     } catch (err) {
       // Nothing the pipeline throws outside a route may take the process down: answer it (toSandboxError logs it).
       renderDefaultError(toSandboxError(err), req, res);

@@ -128,6 +128,18 @@ function shopperError(err: ValidationError): HelperHttpError | undefined {
 }
 
 /**
+ * The shopper's address as the provider takes it (`customerIp`, an IPv4 or IPv6 address), or undefined: an IPv4
+ * address mapped into IPv6 as itself, and an IPv6 address without its zone id (`fe80::1%eth0`, which Node's `isIP`
+ * accepts and a link-local client's `remoteAddress` or a forwarded address may hold): the zone names an interface of
+ * this server, means nothing to the provider, and its schema refuses it, which failed the charge.
+ */
+function providerIp(ip: string): string | undefined {
+  const zone = ip.indexOf('%');
+  const bare = (zone === -1 ? ip : ip.slice(0, zone)).replace(/^::ffff:(?=\d+\.)/i, '');
+  return isIP(bare) ? bare : undefined;
+}
+
+/**
  * Warns once when Express's `trust proxy` makes `req.ip` (the key of the per-IP limits) unreliable: `true` lets
  * any client choose its IP with `X-Forwarded-For`; off while requests carry `X-Forwarded-For` means a proxy in
  * front whose clients all share its address. See docs/helper.md "Rate limits and trust proxy" and docs/decisions/helper.md#helper-rate-limits.
@@ -420,7 +432,8 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
       }
       if (body.billingDetails !== undefined) request.billingDetails = body.billingDetails;
       if (body.shippingDetails !== undefined) request.shippingDetails = body.shippingDetails;
-      if (isIP(ip)) request.customerIp = ip.replace(/^::ffff:/, '');
+      const customerIp = providerIp(ip);
+      if (customerIp !== undefined) request.customerIp = customerIp;
       if (details.threeDSecure) Object.assign(request, threeDsUrls(`${mount()}/charges/3ds-return`));
       let answer: Awaited<ReturnType<LegacyClient['charges']['create']>>;
       try {

@@ -1,6 +1,7 @@
 import { SandboxError, SandboxValidationError } from './errors.js';
 import type { FaultTable } from './faults.js';
 import { chain, type Request, type RequestHandler, type Response, type Router } from './http.js';
+import { pathForLog } from './request-log.js';
 import { applyFault, negotiate, type ResponseFormat, writeBody } from './respond.js';
 
 /**
@@ -70,13 +71,16 @@ export function mountArea(area: SandboxArea, ctx: { faults: FaultTable }): AreaH
     // A path the area serves, asked with another method: 405 with Allow (RFC 9110 §15.5.6), not 404.
     // OPTIONS on such a path lists the methods. See docs/decisions/sandbox.md#wrong-method.
     const allow = area.router.allowedMethods(req.path);
+    // The message names the path with any card number in it masked: the request log keeps the answer, and a
+    // number written with `%20` between its groups is one a scan of the answer's text cannot see.
+    const path = pathForLog(req.path);
     if (allow.length === 0) {
-      fail(new SandboxError(404, 'not_found', `no route for ${req.method} ${req.path}`), req, res);
+      fail(new SandboxError(404, 'not_found', `no route for ${req.method} ${path}`), req, res);
     } else if (req.method === 'OPTIONS') {
       res.writeHead(204, { Allow: allow.join(', ') });
       res.end();
     } else {
-      const message = `${req.method} is not allowed on ${req.path}; use ${allow.join(', ')}`;
+      const message = `${req.method} is not allowed on ${path}; use ${allow.join(', ')}`;
       const headers = { Allow: allow.join(', ') };
       fail(new SandboxError(405, 'method_not_allowed', message, { field: 'method', headers }), req, res);
     }

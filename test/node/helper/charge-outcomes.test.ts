@@ -213,6 +213,23 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
       assert.equal((await pay(h, await order(DECLINED))).status, 429);
     });
 
+    it('sends the provider an IPv6 address with a zone id (fe80::1%eth0) without the zone, which only the server reads', async () => {
+      // Node's isIP takes `fe80::1%eth0` (a link-local client has such a remoteAddress; behind `trust proxy`, so may
+      // X-Forwarded-For), the provider's schema does not: the charge was refused and the shopper told it failed (502).
+      const app = await proxied(1);
+      const cases: [string, string | null][] = [
+        ['fe80::1%eth0', 'fe80::1'],
+        ['fe80::1%25eth0', 'fe80::1'],
+        ['::ffff:192.0.2.7', '192.0.2.7'],
+        ['not-an-address', null],
+      ];
+      for (const [forwarded, sent] of cases) {
+        const r = await pay(app, await order(), { 'x-forwarded-for': forwarded });
+        assert.equal(r.status, 201, `${forwarded}: ${r.text}`);
+        assert.equal((await sandboxCharge(sb, r.json.id)).customerIp, sent, forwarded);
+      }
+    });
+
     it('keeps the per-IP decline limit with trust proxy off, whatever X-Forwarded-For and session say', async () => {
       const app = await proxied(false, {
         rateLimits: { chargesPerIp: false, declinesPerIp: { max: 2, windowMs: 600_000 } },

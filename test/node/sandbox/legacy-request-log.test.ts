@@ -58,6 +58,17 @@ describe('legacy API: the request log masks card data by content', () => {
     // read the URL sees the number.
     await call(`${sb.url}${SANDBOX}/charges/4242%204242%204242%204242`);
     await call(`${sb.url}${SANDBOX}/charges/ch_%2F5555555555554444`);
+    // No route (404) and a wrong method (405): their messages name the path, and the log keeps the answer.
+    const echoed = [
+      await call(`${sb.url}${SANDBOX}/charges/4242%204242%204242%204242/x`),
+      await call(`${sb.url}${SANDBOX}/charges/4242%204242%204242%204242`, { method: 'POST' }),
+      await call(`${sb.url}/nowhere/5555%205555%205555%204444`),
+    ];
+    assert.deepEqual(
+      echoed.map((r) => r.status),
+      [404, 405, 404],
+    );
+    for (const r of echoed) assert.equal(containsPan(readableUrl(r.text)), false, r.text);
     const log = await requestLog(sb);
     assert.equal(containsPan(log), false, log);
     assert.equal(containsPan(readableUrl(log)), false, log);
