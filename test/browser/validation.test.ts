@@ -1,4 +1,5 @@
 import { expect, fixture, html } from '@open-wc/testing';
+import { sendKeys } from '@web/test-runner-commands';
 import {
   errorOf,
   fillCard,
@@ -218,5 +219,90 @@ describe('<tessera-card-form> validation', () => {
     await fillCard(el);
     expect(details.at(-1)).to.include({ valid: true, complete: true });
     expect(details[0]).to.include({ valid: false, complete: false });
+  });
+
+  // Every message on show follows the brand the number names now (docs/decisions/widget.md#widget-validation-timing).
+  describe('when the card number changes brand', () => {
+    /** Types a new card number over the whole old one, with real keys. */
+    async function retype(digits: string) {
+      input(el, 'number').focus();
+      input(el, 'number').select();
+      await sendKeys({ type: digits });
+      await el.updateComplete;
+    }
+
+    it('re-words a security code message on show for the new brand, without announcing it', async () => {
+      await type(el, 'number', '4242424242424242');
+      expect(await messageAfter(el, 'cvv', '12')).to.equal('The security code must be 3 digits.');
+      await retype('378282246310005');
+      // Before, it stayed "3 digits" over a card whose code has 4, until the code was edited.
+      expect(errorOf(el, 'cvv').textContent).to.equal('The security code must be 4 digits.');
+      expect(input(el, 'cvv').getAttribute('aria-invalid')).to.equal('true');
+      expect(liveRegion(el).textContent, 'the old wording is not left in the live region').to.equal('');
+      await retype('9');
+      expect(errorOf(el, 'cvv').textContent, 'no brand: either length').to.equal(
+        'The security code must be 3-4 digits.',
+      );
+      await leave(el, 'cvv');
+      expect(liveRegion(el).textContent).to.equal('The security code must be 3-4 digits.');
+    });
+
+    it('re-words a security code message shown before the number named a brand', async () => {
+      expect(await messageAfter(el, 'cvv', '12')).to.equal('The security code must be 3-4 digits.');
+      await type(el, 'number', '4242');
+      expect(errorOf(el, 'cvv').textContent).to.equal('The security code must be 3 digits.');
+    });
+
+    it('takes a security code message away once the code fits the new brand', async () => {
+      await type(el, 'number', '378282246310005');
+      expect(await messageAfter(el, 'cvv', '123')).to.equal('The security code must be 4 digits.');
+      await retype('4242424242424242');
+      // Before, "4 digits" stayed on show (aria-invalid, user-invalid) over a valid 3-digit code.
+      expect(errorOf(el, 'cvv').textContent).to.equal('');
+      expect(input(el, 'cvv').getAttribute('aria-invalid')).to.equal('false');
+      expect(el.matches(':state(user-invalid)')).to.equal(false);
+      expect(liveRegion(el).textContent).to.equal('');
+    });
+
+    it('re-words the number’s own message: a brand refused, then another brand still incomplete', async () => {
+      el.acceptedBrands = ['visa'];
+      expect(await messageAfter(el, 'number', '378282246310005')).to.equal('American Express cards are not accepted.');
+      await retype('4242');
+      // Before, "American Express cards are not accepted." stayed on show over a Visa number being typed.
+      expect(errorOf(el, 'number').textContent).to.equal('Your card number is incomplete.');
+      expect(liveRegion(el).textContent).to.equal('');
+      await retype('5555');
+      expect(errorOf(el, 'number').textContent).to.equal('Mastercard cards are not accepted.');
+      await retype('4242424242424242');
+      expect(errorOf(el, 'number').textContent).to.equal('');
+    });
+
+    it('shows no new message while the number is typed: a code valid before is too long only on submit', async () => {
+      const details: { valid: boolean; complete: boolean; errors: object }[] = [];
+      el.addEventListener('tessera-change', (e) => details.push(e.detail));
+      await type(el, 'expiry', futureExpiry());
+      await type(el, 'cvv', '1234');
+      await leave(el, 'cvv');
+      expect(errorOf(el, 'cvv').textContent).to.equal('');
+      await type(el, 'number', '4242424242424242');
+      await leave(el, 'number');
+      // The 4 digits typed are kept (not cut to a code the shopper did not type), and count as wrong for Visa.
+      expect(input(el, 'cvv').value).to.equal('1234');
+      expect(errorOf(el, 'cvv').textContent, 'not before the code is left or the form submitted').to.equal('');
+      expect(details.at(-1)).to.deep.include({
+        valid: false,
+        complete: false,
+        errors: { cvv: { code: 'length', message: 'The security code must be 3 digits.' } },
+      });
+      await el.tokenize().catch(() => undefined);
+      await el.updateComplete;
+      expect(errorOf(el, 'cvv').textContent).to.equal('The security code must be 3 digits.');
+      input(el, 'cvv').focus();
+      await sendKeys({ press: 'Backspace' });
+      await el.updateComplete;
+      expect(input(el, 'cvv').value).to.equal('123');
+      expect(errorOf(el, 'cvv').textContent).to.equal('');
+      expect(details.at(-1)).to.deep.include({ valid: true, complete: true, errors: {} });
+    });
   });
 });

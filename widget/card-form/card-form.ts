@@ -144,6 +144,8 @@ export class TesseraCardForm extends ReactiveElement {
   #strings: Strings = en;
   /** The texts the messages on show are worded in (the previous update's). */
   #worded: Strings = en;
+  /** The brand the messages on show are worded for (the previous update's). */
+  #wordedBrand: Brand | undefined;
   #code = 'en';
   #ready = false;
   /** The locale tag whose texts are loaded. */
@@ -291,17 +293,21 @@ export class TesseraCardForm extends ReactiveElement {
     // a settings change they are checked again: re-worded, or gone when the field has no problem any more (a brand
     // accepted now; a provider's verdict on a card that will be sent again). Either way the live region is emptied,
     // not re-worded: nothing already said is announced again, and a message coming back is.
+    // The number names another brand (or none) since the last update: its messages, the security code's length and
+    // an accepted brand may differ, so every message on show is checked again, as after a settings change.
     const was = this.#worded;
     const s = this.#strings;
+    const recheck = moved || this.#brand !== this.#wordedBrand;
     this.#worded = s;
-    if (was !== s || moved) {
+    this.#wordedBrand = this.#brand;
+    if (was !== s || recheck) {
       this.#announce = '';
       const problems: Problems = this.#problems();
       const n = this.#brand?.cvvLength ?? '3-4';
       const shown = this.#shown as Record<string, string>;
       for (const f in shown) {
         const key = (Object.keys(was) as (keyof Strings)[]).find((k) => fill(was[k]!, n) === shown[f]);
-        shown[f] = problems[f as CardField]?.message ?? (moved ? '' : key ? fill(s[key]!, n) : shown[f]!);
+        shown[f] = problems[f as CardField]?.message ?? (recheck ? '' : key ? fill(s[key]!, n) : shown[f]!);
       }
     }
   }
