@@ -4,7 +4,7 @@ import type { AccountsClient, ReserveRule, StoredInstrument } from '../server/pr
 import { demoBody } from './body.js';
 import { DemoError, invalid } from './errors.js';
 import { DEMO_USERS, demoUser, type HostIssuer } from './host-tokens.js';
-import { layout, pageScript } from './html.js';
+import { layout, pageScript, type Safe } from './html.js';
 import { onlyMethods } from './methods.js';
 import { dashboardBody, pickUserBody } from './platform-page.js';
 import type { DemoSessions } from './session.js';
@@ -36,7 +36,8 @@ const signInSchema = z.object({
  */
 export function platformRoutes(deps: PlatformDeps): Router {
   const router = Router();
-  const pick = (res: Response) => {
+  /** A dashboard page (the pick form, or a user's dashboard with its script): per user, so never cached. */
+  const page = (res: Response, body: Safe, head?: Safe) => {
     res
       .set('Cache-Control', 'no-store')
       .type('html')
@@ -45,10 +46,12 @@ export function platformRoutes(deps: PlatformDeps): Router {
           title: 'Platform dashboard',
           nonce: String(res.locals.cspNonce),
           current: 'platform',
-          body: pickUserBody(),
+          ...(head === undefined ? {} : { head }),
+          body,
         }),
       );
   };
+  const pick = (res: Response) => page(res, pickUserBody());
 
   router
     .route('/platform')
@@ -61,18 +64,11 @@ export function platformRoutes(deps: PlatformDeps): Router {
       const nonce = String(res.locals.cspNonce);
       const other = DEMO_USERS.find((u) => u.entity !== user.entity)!;
       const [rules, cards] = await Promise.all([reserveRules(deps, user.entity), savedCards(deps, user.savedCards)]);
-      res
-        .set('Cache-Control', 'no-store')
-        .type('html')
-        .send(
-          layout({
-            title: 'Platform dashboard',
-            nonce,
-            current: 'platform',
-            head: pageScript('platform.js', nonce),
-            body: dashboardBody({ user, other, rules, cards, nowMs: deps.now(), helperUrl: deps.helperUrl(req) }),
-          }),
-        );
+      page(
+        res,
+        dashboardBody({ user, other, rules, cards, nowMs: deps.now(), helperUrl: deps.helperUrl(req) }),
+        pageScript('platform.js', nonce),
+      );
     })
     .all(onlyMethods('GET'));
 

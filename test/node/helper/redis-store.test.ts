@@ -25,6 +25,28 @@ import {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** A charge the store cannot take: 503 `TESSERA_STORE_UNAVAILABLE`, outcome known, answered within `withinMs`. */
+async function refusedByStore(url: string, body: object, withinMs: number) {
+  const started = Date.now();
+  const refused = await call(`${url}/charges`, { body });
+  assert.equal(refused.status, 503, refused.text);
+  assert.equal(refused.json.code, 'TESSERA_STORE_UNAVAILABLE');
+  assert.equal(refused.json.outcomeKnown, true);
+  assert.ok(Date.now() - started < withinMs, `answered in ${Date.now() - started} ms`);
+  return refused;
+}
+
+/** The same charge sent again every 100 ms (4 s at most) while the store is still away: charged once it is back. */
+async function chargedOnceBack(url: string, body: object, sb: Parameters<typeof sandboxCharges>[0]): Promise<void> {
+  let again = await call(`${url}/charges`, { body });
+  for (let i = 0; i < 40 && again.status === 503; i++) {
+    await sleep(100);
+    again = await call(`${url}/charges`, { body });
+  }
+  assert.equal(again.status, 201, again.text);
+  assert.equal((await sandboxCharges(sb)).length, 1);
+}
+
 /**
  * A second copy of ioredis, with classes of its own: what a project hands the store when its own ioredis is another
  * version (npm then installs Tessera's beside it) or another copy. ioredis is CommonJS: its modules are loaded again
@@ -418,12 +440,7 @@ describe('RedisStore against a real redis-server', () => {
     try {
       await admin.call('ACL', 'SETUSER', 'shop', 'on', '>right-pass-0a9b8c7d', '~*', '+@all');
       const body = { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@shop.example' };
-      const started = Date.now();
-      const refused = await call(`${h.url}/charges`, { body });
-      assert.equal(refused.status, 503, refused.text);
-      assert.equal(refused.json.code, 'TESSERA_STORE_UNAVAILABLE');
-      assert.equal(refused.json.outcomeKnown, true);
-      assert.ok(Date.now() - started < 2000, `answered in ${Date.now() - started} ms`);
+      const refused = await refusedByStore(h.url, body, 2000);
       assert.ok(!refused.text.includes(password), 'no password in the answer');
       assert.equal((await sandboxCharges(sb)).length, 0, 'no provider call without a claim');
       // The log says why (a timeout alone sent the operator looking for a slow Redis), and never the password that
@@ -434,13 +451,7 @@ describe('RedisStore against a real redis-server', () => {
       assert.ok(!h.log.text().includes(password), 'no password in the log');
       // The operator gives the user that password: the store reconnects by itself and charges again.
       await admin.call('ACL', 'SETUSER', 'shop', `>${password}`);
-      let again = await call(`${h.url}/charges`, { body });
-      for (let i = 0; i < 40 && again.status === 503; i++) {
-        await sleep(100);
-        again = await call(`${h.url}/charges`, { body });
-      }
-      assert.equal(again.status, 201, again.text);
-      assert.equal((await sandboxCharges(sb)).length, 1);
+      await chargedOnceBack(h.url, body, sb);
     } finally {
       await admin.call('ACL', 'DELUSER', 'shop');
       admin.disconnect();
@@ -463,23 +474,12 @@ describe('RedisStore against a real redis-server', () => {
     });
     try {
       const body = { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@shop.example' };
-      const started = Date.now();
-      const refused = await call(`${h.url}/charges`, { body });
-      assert.equal(refused.status, 503, refused.text);
-      assert.equal(refused.json.code, 'TESSERA_STORE_UNAVAILABLE');
-      assert.equal(refused.json.outcomeKnown, true);
-      assert.ok(Date.now() - started < 2000, `answered in ${Date.now() - started} ms`);
+      await refusedByStore(h.url, body, 2000);
       const errors = h.log.lines.filter((l) => l.event === 'tessera.error');
       assert.equal(errors.length, 1, 'logged once');
       assert.match(JSON.stringify(errors[0]), /Redis connection: /, 'the log names the failed connection');
       hog.disconnect();
-      let again = await call(`${h.url}/charges`, { body });
-      for (let i = 0; i < 40 && again.status === 503; i++) {
-        await sleep(100);
-        again = await call(`${h.url}/charges`, { body });
-      }
-      assert.equal(again.status, 201, again.text);
-      assert.equal((await sandboxCharges(sb)).length, 1);
+      await chargedOnceBack(h.url, body, sb);
     } finally {
       hog.disconnect();
       await h.close();
@@ -588,20 +588,9 @@ describe('RedisStore against a real redis-server', () => {
       // restart() waits for PING to answer, which it does only once the data is loaded.
       const restarted = own.restart();
       await sleep(300);
-      const started = Date.now();
-      const loading = await call(`${h.url}/charges`, { body });
-      assert.equal(loading.status, 503, loading.text);
-      assert.equal(loading.json.code, 'TESSERA_STORE_UNAVAILABLE');
-      assert.equal(loading.json.outcomeKnown, true);
-      assert.ok(Date.now() - started < 1200, `answered in ${Date.now() - started} ms`);
+      await refusedByStore(h.url, body, 1200);
       await restarted;
-      let again = await call(`${h.url}/charges`, { body });
-      for (let i = 0; i < 40 && again.status === 503; i++) {
-        await sleep(100);
-        again = await call(`${h.url}/charges`, { body });
-      }
-      assert.equal(again.status, 201, again.text);
-      assert.equal((await sandboxCharges(sb)).length, 1);
+      await chargedOnceBack(h.url, body, sb);
     } finally {
       await h.close();
       await store.close();
