@@ -19,6 +19,7 @@ import { securityHeaders, sendJson } from './respond.js';
 import { MemoryStore } from './store.js';
 import { checkClusterNode, checkEviction } from './store-eviction.js';
 import { guardStore } from './store-guard.js';
+import { checkStore, type StoreCheckResult } from './store-startup.js';
 import { widgetLoader, widgetRoutes } from './widget-routes.js';
 
 /** The router `tesseraHelper` returns, with what a page template needs. */
@@ -47,6 +48,13 @@ export interface TesseraHelper extends Router {
    * logged once as a warning. Resolves to `{}` when the check is off.
    */
   readonly keyCheck: Promise<KeyCheckResult>;
+  /**
+   * The startup store check (option `startupStoreCheck`, on by default): resolves, never rejects, once the store
+   * answered one read (`{ outcome: 'available' }`) or failed or did not answer within its bound (`'unavailable'`,
+   * logged once as a `tessera.store_check` warning). Resolves to `{}` when the check is off or the store is the
+   * in-process `MemoryStore`.
+   */
+  readonly storeCheck: Promise<StoreCheckResult>;
 }
 
 const MISUSE =
@@ -222,6 +230,10 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
   // Started now, answered in the background: a provider that is slow or down never holds up startup.
   const keyCheck: Promise<KeyCheckResult> =
     o.startupKeyCheck === false ? Promise.resolve({}) : provider.checkKeys().catch(() => ({}));
+  // The same for the store: a wrong Redis URL or password, or a Redis that is down, is said now rather than at the
+  // first shopper's 503 (docs/decisions/helper.md#helper-store-check).
+  const storeCheck: Promise<StoreCheckResult> =
+    o.startupStoreCheck === false ? Promise.resolve({}) : checkStore(ctx.store, log).catch(() => ({}));
 
   Object.defineProperties(router, {
     cardTokenUrl: { value: ctx.cardTokenUrl, enumerable: true },
@@ -229,6 +241,7 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
     mountPath: { value: o.mountPath, enumerable: true },
     page: { value: pages.page, enumerable: true },
     keyCheck: { value: keyCheck, enumerable: true },
+    storeCheck: { value: storeCheck, enumerable: true },
   });
   return router;
 }

@@ -24,5 +24,6 @@ export type { Limit } from './rate-limit.js';
 export { RedisStore, type RedisStoreOptions, StoreUnavailableError } from './redis-store.js';
 export { MemoryStore, type MemoryStoreOptions, type TesseraStore } from './store.js';
 export { type CheckTesseraStoreOptions, checkTesseraStore, StoreCheckError } from './store-check.js';
+export type { StoreCheckOutcome, StoreCheckResult } from './store-startup.js';
 export { loadWidgetAsset, WIDGET_FILE, type WidgetAsset, widgetVersion } from './widget-asset.js';
 export { type WidgetScriptTagOptions, widgetScriptTag } from './widget-tag.js';

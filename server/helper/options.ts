@@ -234,6 +234,11 @@ export interface TesseraHelperSettings {
    */
   readonly startupKeyCheck?: boolean;
   /**
+   * Read one key of the store once at startup and log a warning when it fails or does not answer in time (default
+   * true; docs/decisions/helper.md#helper-store-check). The result is `helper.storeCheck`.
+   */
+  readonly startupStoreCheck?: boolean;
+  /**
    * Where you mount the helper (`app.use(helper.mountPath, helper)`), e.g. `/payments`: the one place the path is
    * written; `helper.page(req, res)` builds the page's script tag, config and charge URLs from it.
    */
@@ -294,6 +299,7 @@ const HELPER_OPTIONS = {
   bodyLimitBytes: integerOption(1024, 1_048_576).optional(),
   now: functionOption<() => number>('returning epoch milliseconds').optional(),
   startupKeyCheck: booleanOption().optional(),
+  startupStoreCheck: booleanOption().optional(),
   mountPath: z
     .string({ error: 'must be a plain path such as "/payments"' })
     .regex(MOUNT_PATH, { error: 'must be a plain path such as "/payments" (no trailing slash, no patterns)' })

@@ -132,6 +132,9 @@ const SHAS = Object.fromEntries(
   Object.entries(SCRIPTS).map(([name, source]) => [name, createHash('sha1').update(source).digest('hex')]),
 ) as Record<Script, string>;
 
+/** The code a Redis error reply starts with (`WRONGPASS`, `NOAUTH`, `LOADING`): anchored, one bounded run. */
+const REPLY_CODE = /^[A-Z][A-Z_]{1,31}(?![\w-])/;
+
 function ttl(ms: number): number {
   return Math.max(1, Math.ceil(ms));
 }
@@ -225,8 +228,11 @@ export class RedisStore implements TesseraStore {
   readonly #connectionError = (err: unknown): void => {
     const message = err instanceof Error ? err.message : String(err);
     const kept = new Error(`Redis connection: ${message}`);
-    const code = (err as { code?: unknown } | undefined)?.code;
-    if (typeof code === 'string') Object.assign(kept, { code });
+    const own = (err as { code?: unknown } | undefined)?.code;
+    // A refused AUTH or HELLO is a Redis error reply with no `code` of its own: its first word is Redis's code.
+    const reply = err instanceof Error && err.name === 'ReplyError' ? REPLY_CODE.exec(message)?.[0] : undefined;
+    const code = typeof own === 'string' ? own : reply;
+    if (code) Object.assign(kept, { code });
     this.#lastError = kept;
   };
 

@@ -108,6 +108,7 @@ describe('tesseraHelper options', () => {
         /option `paymentInstrumentIds` serves a dashboard route: it needs `clientId`\/`clientSecret`/,
       ],
       [{ exposeDeclineCodes: 'yes' }, /option `exposeDeclineCodes` must be a boolean/],
+      [{ startupStoreCheck: 'off' }, /option `startupStoreCheck` must be a boolean/],
       [{ rateLimits: { requestsPerIp: { max: 0, windowMs: 60_000 } } }, /option `rateLimits.requestsPerIp.max`/],
       [{ rateLimits: { declinesTotal: { max: 0, windowMs: 60_000 } } }, /option `rateLimits.declinesTotal.max`/],
       [{ rateLimits: { declinesTotal: { max: 50, windowMs: 999 } } }, /option `rateLimits.declinesTotal.windowMs`/],
