@@ -265,6 +265,9 @@ export class RedisStore implements TesseraStore {
       // does not get ready in time, the answer says so, with the client's last error (a refused password, say) as the
       // cause that the log shows.
       if (this.client.status !== 'ready') {
+        // A client given with `lazyConnect` connects on its first command, and the store sends none before `ready`:
+        // it is connected here, as that command would have (its failure is the next `error` event's, kept above).
+        if (this.client.status === 'wait') this.client.connect().catch(this.#connectionError);
         await Promise.race([
           this.#ready(),
           late.catch(() => {

@@ -37,6 +37,9 @@ function settled(store: RedisStore, boundMs: number): Promise<void> {
     // Holds no process open: a script that builds the helper and ends does not wait for this.
     const timer = setTimeout(done, boundMs).unref();
     for (const event of SETTLED) client.once(event, done);
+    // A client given with `lazyConnect` connects on its first command, which this check is: connected now, as the
+    // store itself would (its failure comes as an `error` event too).
+    if (client.status === 'wait') client.connect().catch(() => undefined);
   });
 }
 

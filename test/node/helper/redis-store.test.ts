@@ -162,6 +162,22 @@ describe('RedisStore against a real redis-server', () => {
     }
   });
 
+  it('connects a client it is given with lazyConnect, as its first command would, instead of failing every call', async () => {
+    // ioredis connects such a client on its first command; the store waits for `ready` before it sends one, so it
+    // waited for a connection nobody opened, and every call (every charge) was 503 for good.
+    const client = new Redis(server.url, { lazyConnect: true });
+    try {
+      const store = new RedisStore({ client, keyPrefix: 'lazy:', timeoutMs: 2000 });
+      assert.equal(client.status, 'wait', 'not connected before the first call');
+      await store.set('k', 'v', 60_000);
+      assert.equal(await store.get('k'), 'v');
+      assert.equal(client.status, 'ready');
+      await store.close();
+    } finally {
+      client.disconnect();
+    }
+  });
+
   it('uses a client of another copy of ioredis (a project whose own ioredis is another version), not refusing it', async () => {
     const other = otherIoredis();
     assert.notEqual(other.Redis, Redis, 'not a second copy');

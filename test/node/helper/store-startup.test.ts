@@ -72,6 +72,20 @@ describe('startup store check', () => {
     assert.equal(await admin.dbsize(), 0, 'the check wrote nothing');
   });
 
+  it('a client of the merchant’s with lazyConnect: connected and checked, no warning', async () => {
+    const client = new Redis(redis.url, { lazyConnect: true });
+    try {
+      const store = new RedisStore({ client, keyPrefix: 'lazy:' });
+      const { helper, warnings } = start({ store });
+      assert.deepEqual(await helper.storeCheck, { outcome: 'available' });
+      assert.equal(client.status, 'ready');
+      assert.deepEqual(warnings(), []);
+      await store.close();
+    } finally {
+      client.disconnect();
+    }
+  });
+
   it('a wrong Redis password: one warning naming WRONGPASS, never the password, startup not held', async () => {
     const password = 'wrong-pass-6f1c2e9d';
     const started = Date.now();
