@@ -1,8 +1,10 @@
-import { expect, fixture, html, waitUntil } from '@open-wc/testing';
+import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
+import { executeServerCommand } from '@web/test-runner-commands';
 import { TesseraCardForm } from '../../widget/card-form/card-form.js';
+import type { TesseraCardError } from '../../widget/card-form/events.js';
 import { LAZY_LOCALES } from '../../widget/i18n/all.js';
 import { fetchLocale } from '../../widget/i18n/load-fetch.js';
-import { errorOf, fillCard, input, leave, liveRegion, type } from './helpers.js';
+import { errorOf, fillCard, input, leave, liveRegion, sandboxForm, type } from './helpers.js';
 
 const root = (el: TesseraCardForm) => el.shadowRoot!.querySelector<HTMLElement>('[part~="form"]')!;
 
@@ -101,6 +103,32 @@ describe('<tessera-card-form> locales', () => {
       expect(liveRegion(el).textContent).to.equal('');
     } finally {
       document.documentElement.lang = before;
+    }
+  });
+
+  it('words a failure in the language chosen while its request was in flight, and announces it so', async () => {
+    const before = document.documentElement.lang;
+    document.documentElement.lang = 'en';
+    try {
+      const el = await sandboxForm();
+      await fillCard(el);
+      await executeServerCommand('sandbox-fault', { status: 503, delayMs: 300 });
+      const failed = el.tokenize().catch((e: TesseraCardError) => e);
+      const event = oneEvent(el, 'tessera-error');
+      document.documentElement.lang = 'de';
+      await waitUntil(() => root(el).lang === 'de');
+      const [error, { detail }] = await Promise.all([failed, event]);
+      await el.updateComplete;
+      // Before, the failure kept the language the request started in, under lang="de", in the live region too.
+      expect(errorOf(el, 'form').textContent).to.equal(LAZY_LOCALES.de!.unavailable);
+      expect(liveRegion(el).textContent).to.equal(LAZY_LOCALES.de!.unavailable);
+      expect([detail.message, (error as TesseraCardError).message]).to.deep.equal([
+        LAZY_LOCALES.de!.unavailable,
+        LAZY_LOCALES.de!.unavailable,
+      ]);
+    } finally {
+      document.documentElement.lang = before;
+      await executeServerCommand('sandbox-reset');
     }
   });
 
