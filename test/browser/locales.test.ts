@@ -4,6 +4,7 @@ import { TesseraCardForm } from '../../widget/card-form/card-form.js';
 import type { TesseraCardError } from '../../widget/card-form/events.js';
 import { LAZY_LOCALES } from '../../widget/i18n/all.js';
 import { fetchLocale } from '../../widget/i18n/load-fetch.js';
+import { en } from '../../widget/i18n/strings.js';
 import { errorOf, fillCard, input, leave, liveRegion, sandboxForm, type } from './helpers.js';
 
 const root = (el: TesseraCardForm) => el.shadowRoot!.querySelector<HTMLElement>('[part~="form"]')!;
@@ -129,6 +130,41 @@ describe('<tessera-card-form> locales', () => {
     } finally {
       document.documentElement.lang = before;
       await executeServerCommand('sandbox-reset');
+    }
+  });
+
+  it('never words a message in a language asked for and replaced while it loaded', async () => {
+    const before = document.documentElement.lang;
+    document.documentElement.lang = 'en';
+    try {
+      const el = await fixture<TesseraCardForm>(html`<tessera-card-form></tessera-card-form>`);
+      const number = input(el, 'number');
+      const edit = () => number.dispatchEvent(new InputEvent('input', { inputType: 'insertText' }));
+      number.value = '4242';
+      edit();
+      // Each message tessera-change gives, beside the language the form is rendered in then.
+      const said: [string, string][] = [];
+      el.addEventListener('tessera-change', (e) => said.push([root(el).lang, e.detail.errors.number!.message]));
+      document.documentElement.lang = 'sv';
+      // A few microtasks: the observer has asked for Swedish, which is loading (a request, not a microtask away).
+      for (let i = 0; i < 10; i++) await null;
+      document.documentElement.lang = 'nl';
+      // Every task edits the card until Dutch is on.
+      while (root(el).lang !== 'nl') {
+        edit();
+        await new Promise((resolve) => setTimeout(resolve));
+      }
+      edit();
+      // Before, the Swedish texts were taken while Dutch loaded, under the English form: tessera-change said
+      // "Kortnumret är ofullständigt.", and a message shown then (a failure) stayed Swedish under lang="nl".
+      const texts = { en, ...LAZY_LOCALES } as Record<string, typeof en>;
+      expect(said.map(([lang, message]) => [lang, texts[lang]!.numberIncomplete === message])).to.deep.include([
+        'nl',
+        true,
+      ]);
+      for (const [lang, message] of said) expect(message, lang).to.equal(texts[lang]!.numberIncomplete);
+    } finally {
+      document.documentElement.lang = before;
     }
   });
 

@@ -267,8 +267,10 @@ export class TesseraCardForm extends ReactiveElement {
           return ['en', en] as const;
         });
       locales.set(want, load);
-      [this.#code, this.#strings] = await load;
+      const loaded = await load;
+      // Another language asked for meanwhile: this one is never used (its messages would outlive it).
       if (want !== this.#want()) return this.scheduleUpdate();
+      [this.#code, this.#strings] = loaded;
       this.#loaded = want;
     }
     super.scheduleUpdate();
