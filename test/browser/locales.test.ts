@@ -1,8 +1,11 @@
-import { expect, fixture, html, waitUntil } from '@open-wc/testing';
+import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
+import { executeServerCommand } from '@web/test-runner-commands';
 import { TesseraCardForm } from '../../widget/card-form/card-form.js';
+import type { TesseraCardError } from '../../widget/card-form/events.js';
 import { LAZY_LOCALES } from '../../widget/i18n/all.js';
 import { fetchLocale } from '../../widget/i18n/load-fetch.js';
-import { errorOf, fillCard, input, leave, liveRegion, type } from './helpers.js';
+import { en } from '../../widget/i18n/strings.js';
+import { errorOf, fillCard, input, leave, liveRegion, sandboxForm, type } from './helpers.js';
 
 const root = (el: TesseraCardForm) => el.shadowRoot!.querySelector<HTMLElement>('[part~="form"]')!;
 
@@ -99,6 +102,67 @@ describe('<tessera-card-form> locales', () => {
       await waitUntil(() => root(el).lang === 'de');
       expect(errorOf(el, 'form').textContent).to.equal(LAZY_LOCALES.de!.network);
       expect(liveRegion(el).textContent).to.equal('');
+    } finally {
+      document.documentElement.lang = before;
+    }
+  });
+
+  it('words a failure in the language chosen while its request was in flight, and announces it so', async () => {
+    const before = document.documentElement.lang;
+    document.documentElement.lang = 'en';
+    try {
+      const el = await sandboxForm();
+      await fillCard(el);
+      await executeServerCommand('sandbox-fault', { status: 503, delayMs: 300 });
+      const failed = el.tokenize().catch((e: TesseraCardError) => e);
+      const event = oneEvent(el, 'tessera-error');
+      document.documentElement.lang = 'de';
+      await waitUntil(() => root(el).lang === 'de');
+      const [error, { detail }] = await Promise.all([failed, event]);
+      await el.updateComplete;
+      // Before, the failure kept the language the request started in, under lang="de", in the live region too.
+      expect(errorOf(el, 'form').textContent).to.equal(LAZY_LOCALES.de!.unavailable);
+      expect(liveRegion(el).textContent).to.equal(LAZY_LOCALES.de!.unavailable);
+      expect([detail.message, (error as TesseraCardError).message]).to.deep.equal([
+        LAZY_LOCALES.de!.unavailable,
+        LAZY_LOCALES.de!.unavailable,
+      ]);
+    } finally {
+      document.documentElement.lang = before;
+      await executeServerCommand('sandbox-reset');
+    }
+  });
+
+  it('never words a message in a language asked for and replaced while it loaded', async () => {
+    const before = document.documentElement.lang;
+    document.documentElement.lang = 'en';
+    try {
+      const el = await fixture<TesseraCardForm>(html`<tessera-card-form></tessera-card-form>`);
+      const number = input(el, 'number');
+      const edit = () => number.dispatchEvent(new InputEvent('input', { inputType: 'insertText' }));
+      number.value = '4242';
+      edit();
+      // Each message tessera-change gives, beside the language the form is rendered in then.
+      const said: [string, string][] = [];
+      el.addEventListener('tessera-change', (e) => said.push([root(el).lang, e.detail.errors.number!.message]));
+      document.documentElement.lang = 'sv';
+      // A few microtasks: the observer has asked for Swedish, which is loading (a request, not a microtask away).
+      for (let i = 0; i < 10; i++) await null;
+      document.documentElement.lang = 'nl';
+      // Every task edits the card until Dutch is on.
+      while (root(el).lang !== 'nl') {
+        edit();
+        await new Promise((resolve) => setTimeout(resolve));
+      }
+      edit();
+      // Before, the Swedish texts were taken while Dutch loaded, under the English form: tessera-change said
+      // "Kortnumret är ofullständigt.", and a message shown then (a failure) stayed Swedish under lang="nl".
+      const texts = { en, ...LAZY_LOCALES } as Record<string, typeof en>;
+      expect(said.map(([lang, message]) => [lang, texts[lang]!.numberIncomplete === message])).to.deep.include([
+        'nl',
+        true,
+      ]);
+      for (const [lang, message] of said) expect(message, lang).to.equal(texts[lang]!.numberIncomplete);
     } finally {
       document.documentElement.lang = before;
     }

@@ -136,6 +136,65 @@ describe('<tessera-card-form> tokenizing with the sandbox', () => {
     ]);
   });
 
+  it('two card forms: a disabled one and one already tokenized are left out; the submitter goes with the one submission', async () => {
+    const { publicKey, tokenUrl } = await sandbox();
+    const form = await fixture<HTMLFormElement>(html`<form>
+      <tessera-card-form name="off" disabled public-key=${publicKey} token-url=${tokenUrl}></tessera-card-form>
+      <tessera-card-form name="first" public-key=${publicKey} token-url=${tokenUrl}></tessera-card-form>
+      <tessera-card-form name="second" public-key=${publicKey} token-url=${tokenUrl}></tessera-card-form>
+      <button name="pay" value="now">Pay</button>
+    </form>`);
+    const [, first, second] = [...form.querySelectorAll('tessera-card-form')] as TesseraCardForm[];
+    const seen: [boolean, string[][]][] = [];
+    form.addEventListener('submit', (e) => {
+      seen.push([e.defaultPrevented, [...new FormData(form, e.submitter)] as string[][]]);
+      e.preventDefault();
+    });
+    await fillCard(first!, NUMBER, futureExpiry(), CVV);
+    const { token } = await first!.tokenize();
+    await fillCard(second!, '5555555555554444', futureExpiry(), '321');
+    const event = oneEvent(second!, 'tessera-token');
+    form.requestSubmit(form.querySelector('button'));
+    const { detail } = await event;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(seen).to.deep.equal([
+      [
+        false,
+        [
+          ['first', token],
+          ['second', detail.token],
+          ['pay', 'now'],
+        ],
+      ],
+    ]);
+  });
+
+  it('two card forms: one removed while the other is tokenized submits nothing; the next submit sends the one left', async () => {
+    const { publicKey, tokenUrl } = await sandbox();
+    const form = await fixture<HTMLFormElement>(html`<form>
+      <tessera-card-form name="first" public-key=${publicKey} token-url=${tokenUrl}></tessera-card-form>
+      <tessera-card-form name="second" public-key=${publicKey} token-url=${tokenUrl}></tessera-card-form>
+      <button>Pay</button>
+    </form>`);
+    const [first, second] = [...form.querySelectorAll('tessera-card-form')] as [TesseraCardForm, TesseraCardForm];
+    const submits: string[][][] = [];
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      submits.push([...new FormData(form)] as string[][]);
+    });
+    await fillCard(first, NUMBER, futureExpiry(), CVV);
+    await fillCard(second, '5555555555554444', futureExpiry(), '321');
+    await executeServerCommand('sandbox-fault', { delayMs: 300, count: 2 });
+    const tokens = Promise.all([oneEvent(first, 'tessera-token'), oneEvent(second, 'tessera-token')]);
+    form.requestSubmit();
+    second.remove();
+    const [a] = await tokens;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(submits).to.deep.equal([]);
+    form.requestSubmit();
+    expect(submits).to.deep.equal([[['first', a.detail.token]]]);
+  });
+
   it('uses the name attribute as the form field name', async () => {
     const { publicKey, tokenUrl } = await sandbox();
     const form = await fixture<HTMLFormElement>(html`<form>

@@ -44,6 +44,12 @@ const brandList = (value: unknown): BrandId[] =>
     .split(/[\s,]+/)
     .filter(Boolean) as BrandId[];
 
+/** `text` worded in `now` when it is one of `was`'s texts (`{n}` filled with `n`); any other text as it is. */
+const reword = (was: Strings, now: Strings, text: string, n: string | number) => {
+  const key = (Object.keys(was) as (keyof Strings)[]).find((k) => fill(was[k]!, n) === text);
+  return key ? fill(now[key]!, n) : text;
+};
+
 /** Locale files already loaded (or loading), shared by every instance on the page. */
 const locales = new Map<string, Promise<readonly [string, Strings]>>();
 
@@ -261,8 +267,10 @@ export class TesseraCardForm extends ReactiveElement {
           return ['en', en] as const;
         });
       locales.set(want, load);
-      [this.#code, this.#strings] = await load;
+      const loaded = await load;
+      // Another language asked for meanwhile: this one is never used (its messages would outlive it).
       if (want !== this.#want()) return this.scheduleUpdate();
+      [this.#code, this.#strings] = loaded;
       this.#loaded = want;
     }
     super.scheduleUpdate();
@@ -305,10 +313,8 @@ export class TesseraCardForm extends ReactiveElement {
       const problems: Problems = this.#problems();
       const n = this.#brand?.cvvLength ?? '3-4';
       const shown = this.#shown as Record<string, string>;
-      for (const f in shown) {
-        const key = (Object.keys(was) as (keyof Strings)[]).find((k) => fill(was[k]!, n) === shown[f]);
-        shown[f] = problems[f as CardField]?.message ?? (recheck ? '' : key ? fill(s[key]!, n) : shown[f]!);
-      }
+      for (const f in shown)
+        shown[f] = problems[f as CardField]?.message ?? (recheck ? '' : reword(was, s, shown[f]!, n));
     }
   }
 
@@ -628,7 +634,8 @@ export class TesseraCardForm extends ReactiveElement {
       if (!this.#edited.size) throw new TesseraCardError({ code: 'validation', message: s.numberRequired });
       return this.#tokenize();
     }
-    if (failed) throw this.#fail(failed);
+    // Worded in the language of the request's start: in the one chosen meanwhile (`<html lang>` changed), if any.
+    if (failed) throw this.#fail({ ...failed, message: reword(s, this.#strings, failed.message, brand.cvvLength) });
     const { id, card } = answer!;
     const result: CardToken = {
       token: id,
