@@ -39,7 +39,7 @@ describe('the built bundle beside the page’s own Lit', () => {
     field(el, 'cvv').blur();
     await el.updateComplete;
     expect(el.shadowRoot!.querySelector('#cvv-error')!.textContent).to.equal(
-      'Der Sicherheitscode muss 3-4 Ziffern haben.',
+      'Der Sicherheitscode muss 3–4 Ziffern haben.',
     );
     expect(field(el, 'cvv').getAttribute('aria-describedby')).to.equal('cvv-error');
 

@@ -36,7 +36,7 @@ describe('<tessera-card-form> validation', () => {
     ['an expiry in the past', 'expiry', `01${year2(-1)}`, 'This card has expired.'],
     ['an expiry more than 20 years ahead', 'expiry', `01${year2(21)}`, 'The expiry year is too far ahead.'],
     // No brand yet: both lengths are taken, so the message names both.
-    ['a short CVV before the number', 'cvv', '12', 'The security code must be 3-4 digits.'],
+    ['a short CVV before the number', 'cvv', '12', 'The security code must be 3–4 digits.'],
     ['digits in the name', 'name', 'Ada 4242', 'Check the name on the card.'],
   ];
   for (const [what, field, text, message] of cases) {
@@ -241,14 +241,14 @@ describe('<tessera-card-form> validation', () => {
       expect(liveRegion(el).textContent, 'the old wording is not left in the live region').to.equal('');
       await retype('9');
       expect(errorOf(el, 'cvv').textContent, 'no brand: either length').to.equal(
-        'The security code must be 3-4 digits.',
+        'The security code must be 3–4 digits.',
       );
       await leave(el, 'cvv');
-      expect(liveRegion(el).textContent).to.equal('The security code must be 3-4 digits.');
+      expect(liveRegion(el).textContent).to.equal('The security code must be 3–4 digits.');
     });
 
     it('re-words a security code message shown before the number named a brand', async () => {
-      expect(await messageAfter(el, 'cvv', '12')).to.equal('The security code must be 3-4 digits.');
+      expect(await messageAfter(el, 'cvv', '12')).to.equal('The security code must be 3–4 digits.');
       await type(el, 'number', '4242');
       expect(errorOf(el, 'cvv').textContent).to.equal('The security code must be 3 digits.');
     });

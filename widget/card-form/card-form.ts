@@ -22,7 +22,7 @@ import {
   TesseraTokenEvent,
 } from './events.js';
 import { brandIcon } from './icons.js';
-import { FIELDS, fill, type Problems, problems } from './messages.js';
+import { cvvLength, FIELDS, fill, type Problems, problems } from './messages.js';
 import {
   endpoint,
   type Failure,
@@ -311,7 +311,7 @@ export class TesseraCardForm extends ReactiveElement {
     if (was !== s || recheck) {
       this.#announce = '';
       const problems: Problems = this.#problems();
-      const n = this.#brand?.cvvLength ?? '3-4';
+      const n = cvvLength(this.#brand);
       const shown = this.#shown as Record<string, string>;
       for (const f in shown)
         shown[f] = problems[f as CardField]?.message ?? (recheck ? '' : reword(was, s, shown[f]!, n));

@@ -17,9 +17,15 @@ export type Problems = Partial<Record<CardField, FieldError>>;
 /** `template` with its one `{placeholder}` replaced by `value`. */
 export const fill = (template: string, value: string | number) => template.replace(/\{\w+\}/, String(value));
 
+/**
+ * The security code's length as its message says it: the brand's, or `3–4` before a brand is known (either is taken;
+ * an en dash, which screen readers read as "to", where a hyphen may be read as "minus").
+ */
+export const cvvLength = (brand: Brand | undefined) => brand?.cvvLength ?? '3–4';
+
 /** A field's generic "invalid" message (also for a field the provider refused after the rules passed it). */
 export const refusedMessage = (s: Strings, f: CardField, brand: Brand | undefined) =>
-  fill(s[`${f}Invalid`], brand?.cvvLength ?? '3-4');
+  fill(s[`${f}Invalid`], cvvLength(brand));
 
 /**
  * Every current problem, in field order. `digits`, `expiry` (MMYY) and `cvv` are the fields' digits, `holder` the

@@ -22,7 +22,7 @@ export interface Strings {
   readonly expiryTooFar: string;
   readonly cvvRequired: string;
   /**
-   * `{n}` is the number of digits the brand's security code has, or `3-4` before a brand is known (either is taken);
+   * `{n}` is the number of digits the brand's security code has, or `3–4` before a brand is known (either is taken);
    * a translation must read right with both.
    */
   readonly cvvInvalid: string;

@@ -205,11 +205,11 @@ describe('locales', () => {
       }
     });
   }
-  it('words the security code length right for 3, 4 and 3-4 digits, where a language inflects by number', () => {
+  it('words the security code length right for 3, 4 and 3–4 digits, where a language inflects by number', () => {
     // Czech and Ukrainian take the form for 2 to 4 (číslice, цифри), not the one for 5 and more (číslic, цифр).
     const read = (code: string, n: number | string) => LAZY_LOCALES[code]!.cvvInvalid.replace('{n}', String(n));
-    // '3-4' is what the form says before a brand is known (widget/card-form/messages.ts).
-    for (const n of [3, 4, '3-4']) {
+    // '3–4' is what the form says before a brand is known (widget/card-form/messages.ts).
+    for (const n of [3, 4, '3–4']) {
       assert.equal(read('cs', n), `Bezpečnostní kód musí mít ${n} číslice.`);
       assert.equal(read('uk', n), `Код безпеки має містити ${n} цифри.`);
       assert.equal(read('pl', n), `Kod bezpieczeństwa musi mieć ${n} cyfry.`);
