@@ -18,6 +18,25 @@ const redactedCard = () => '[redacted-card]';
 
 /** `hreq_` and a UUID: the request id the helper gives every request (fixed length, so linear). */
 const REQUEST_ID = /^hreq_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** Its length: the regular expression above only runs on text of that length (one comparison for every other text). */
+const REQUEST_ID_LENGTH = 41;
+
+/** The most keys whose verdict ({@link secretKeyName}) is remembered: the helper's own lines use a few dozen. */
+const KEY_VERDICTS_MAX = 1024;
+const keyVerdicts = new Map<string, boolean>();
+
+/**
+ * Whether a key names a secret, token or card field. Each line the helper writes has the same dozen keys, so the
+ * verdict is remembered (for at most {@link KEY_VERDICTS_MAX} keys of at most 64 characters: a merchant's lines may
+ * carry keys of any name and length, and past that each is judged afresh, as before).
+ */
+function secretKeyName(key: string): boolean {
+  const known = keyVerdicts.get(key);
+  if (known !== undefined) return known;
+  const secret = SECRET_KEY.test(key) || isSecurityCodeName(key);
+  if (key.length <= 64 && keyVerdicts.size < KEY_VERDICTS_MAX) keyVerdicts.set(key, secret);
+  return secret;
+}
 
 /**
  * Wraps `logger` so nothing it is given can leak: the values of keys that name a secret,
@@ -39,7 +58,7 @@ export function redactingLogger(logger: HelperLogger, secrets: readonly string[]
   const shortest = Math.min(13, ...known.map((s) => s.length));
   const scrubText = (text: string): string => {
     // The helper's own request ids (every log line has one) hold nothing to redact: hex words are no card number.
-    if (REQUEST_ID.test(text)) return text;
+    if (text.length === REQUEST_ID_LENGTH && REQUEST_ID.test(text)) return text;
     // A URL's password (`redis://user:pw@host`, in a driver's error message) is cut, the rest of the URL kept.
     let out = cutUrlPasswords(text, '[redacted]');
     // Too short for a secret or a JWT, not for a card number written with two-digit characters (`㊷`).
@@ -67,7 +86,7 @@ export function redactingLogger(logger: HelperLogger, secrets: readonly string[]
     if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1));
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
-      out[k] = SECRET_KEY.test(k) || isSecurityCodeName(k) ? '[redacted]' : scrub(v, depth + 1);
+      out[k] = secretKeyName(k) ? '[redacted]' : scrub(v, depth + 1);
     }
     return out;
   };
