@@ -16,6 +16,27 @@ const SECRET_KEY = /(secret|password|authorization|cookie|token|jwt|api_?key|enc
 
 const redactedCard = () => '[redacted-card]';
 
+/** pino's public symbol for a logger's serializers: set on every pino logger, whichever copy of pino made it. */
+const PINO_SERIALIZERS = Symbol.for('pino.serializers');
+
+/** What an Error's shape writes itself; its other own fields (`code`, `status`, …) are copied beside them. */
+const ERROR_SHAPE_KEYS: Readonly<Record<string, true>> = Object.assign(Object.create(null), {
+  type: true,
+  message: true,
+  name: true,
+  stack: true,
+  errors: true,
+  cause: true,
+});
+
+const asIs = (value: unknown): unknown => value;
+
+const UNREADABLE = '[a value that could not be read]';
+
+type PinoLike = HelperLogger & {
+  child(bindings: object, options: { serializers: Record<string, (v: unknown) => unknown> }): HelperLogger;
+};
+
 /** `hreq_` and a UUID: the request id the helper gives every request (fixed length, so linear). */
 const REQUEST_ID = /^hreq_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** Its length: the regular expression above only runs on text of that length (one comparison for every other text). */
@@ -44,6 +65,8 @@ function secretKeyName(key: string): boolean {
  * configured secret values and the password of any URL with user info (`https://user:password@host`) are cut out of
  * every string, and anything the card-number
  * guard takes for a card number (any script, any separator it knows) is replaced; ids are left exactly as they are.
+ * An Error is written as `{ type, message, code…, stack, errors?, cause? }`, whatever `err` serializer a pino logger
+ * has (docs/helper.md#log-events).
  * The helper only ever logs fields it chose (route, status, codes, ids), so this is the second line, not the first.
  * Exported so a merchant can wrap the logger of its own routes the same way.
  *
@@ -67,38 +90,92 @@ export function redactingLogger(logger: HelperLogger, secrets: readonly string[]
     out = replaceJwts(out, '[redacted-jwt]');
     return maskPans(out, redactedCard);
   };
+  const field = (key: string, value: unknown, depth: number): unknown =>
+    secretKeyName(key) ? '[redacted]' : scrub(value, depth);
+  /**
+   * An Error as the log writes it (docs/decisions/helper.md#helper-logging): `type` (its class), `message`, its own
+   * fields of one value (`code`, `status`, `requestId`, …), `stack`, an AggregateError's `errors` and its `cause`,
+   * each in the same shape; every string cleaned. Built here rather than by the logger's `err` serializer, which never sees the Error.
+   */
+  const errorShape = (e: Error, depth: number): Record<string, unknown> => {
+    const out: Record<string, unknown> = {};
+    try {
+      const ctor = (e as { constructor?: unknown }).constructor;
+      out.type = scrubText(typeof ctor === 'function' && ctor.name ? ctor.name : String(e.name));
+      out.message = scrubText(String(e.message));
+      // Its own fields that hold one value (`code`, `status`, `requestId`, `errno`, `syscall`); not a response's
+      // headers or body, nor a driver's command and its arguments: data, not what failed.
+      for (const [k, v] of Object.entries(e)) {
+        const kind = typeof v;
+        if ((kind === 'string' || kind === 'number' || kind === 'boolean') && !(k in ERROR_SHAPE_KEYS)) {
+          out[k] = field(k, v, depth + 1);
+        }
+      }
+      if (typeof e.stack === 'string') out.stack = scrubText(e.stack);
+    } catch {
+      // A getter of the error threw (a hook may throw anything): the line is still written, and its cause.
+      return { type: out.type ?? 'Error', message: UNREADABLE };
+    }
+    const { errors, cause } = e as { errors?: unknown; cause?: unknown };
+    if (Array.isArray(errors)) out.errors = scrub(errors, depth + 1);
+    if (cause !== undefined) out.cause = scrub(cause, depth + 1);
+    return out;
+  };
   const scrub = (value: unknown, depth: number): unknown => {
     if (typeof value === 'string') return scrubText(value);
     if (value === null || typeof value !== 'object') return value;
     // Deeper than any line the helper writes: cut, never passed on unscrubbed.
     if (depth > 8) return '[too deep]';
-    if (value instanceof Error) {
-      // The cause too (a store's driver error under the helper's 503, a connection refused under a provider error),
-      // cleaned the same way, so an operator can tell one failure from another.
-      const { cause } = value as { cause?: unknown };
-      return {
-        type: value.name,
-        message: scrubText(value.message),
-        code: (value as { code?: unknown }).code,
-        ...(cause === undefined ? {} : { cause: scrub(cause, depth + 1) }),
-      };
+    try {
+      if (value instanceof Error) return errorShape(value, depth);
+      if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1));
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(value)) out[k] = field(k, v, depth + 1);
+      return out;
+    } catch {
+      // A getter threw (a hook's thrown value under a 500, say): never the helper's error handler failing with it.
+      return UNREADABLE;
     }
-    if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1));
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
-      out[k] = secretKeyName(k) ? '[redacted]' : scrub(v, depth + 1);
-    }
-    return out;
   };
   const enabled = (logger as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled;
+  // pino runs its `err` serializer (and any a merchant set for a key) on the line it is given: on an Error already
+  // cleaned into its shape above, that wrote `type: "Object"`, the causes folded into `message`, an empty stack.
+  const pinoSerializers = (logger as unknown as Record<symbol, unknown>)[PINO_SERIALIZERS] !== undefined;
   const wrap =
     (level: 'debug' | 'info' | 'warn' | 'error') =>
     (obj: object, msg?: string): void => {
       // pino drops lines below its level; skip the scrubbing for them (the clients log every call at debug).
       if (enabled && !enabled.call(logger, level)) return;
-      const clean = scrub(obj, 0) as object;
-      if (msg === undefined) logger[level](clean);
-      else logger[level](clean, scrubText(msg));
+      let clean: object;
+      // The keys that held an Error: only these lines pay for anything more.
+      let errorKeys: string[] | undefined;
+      if (obj instanceof Error) {
+        // `log.error(err)`: written as pino writes it, under `err`.
+        clean = { err: errorShape(obj, 1) };
+        errorKeys = ['err'];
+      } else if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
+        clean = scrub(obj, 0) as object;
+      } else {
+        const out: Record<string, unknown> = {};
+        for (const [k, v] of Object.entries(obj)) {
+          if (v instanceof Error) {
+            errorKeys ??= [];
+            errorKeys.push(k);
+          }
+          out[k] = field(k, v, 1);
+        }
+        clean = out;
+      }
+      let target = logger;
+      if (errorKeys && pinoSerializers) {
+        // A child whose serializers write those keys as they are; made per line with an Error, so it has the
+        // logger's level and bindings of the moment.
+        const serializers: Record<string, (v: unknown) => unknown> = {};
+        for (const k of errorKeys) serializers[k] = asIs;
+        target = (logger as unknown as PinoLike).child({}, { serializers });
+      }
+      if (msg === undefined) target[level](clean);
+      else target[level](clean, scrubText(msg));
     };
   return { debug: wrap('debug'), info: wrap('info'), warn: wrap('warn'), error: wrap('error') };
 }

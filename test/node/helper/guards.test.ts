@@ -4,12 +4,29 @@ import { createServer, get } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import express, { type Request, type Response } from 'express';
-import { loadWidgetAsset, redactingLogger, tesseraHelper, widgetVersion } from '../../../server/helper/index.js';
+import pino from 'pino';
+import {
+  loadWidgetAsset,
+  MemoryStore,
+  redactingLogger,
+  tesseraHelper,
+  widgetVersion,
+} from '../../../server/helper/index.js';
 import { allowedMethods } from '../../../server/helper/methods.js';
 import { containsPan, findPan } from '../../../server/helper/pan-guard.js';
+import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { call } from '../../support/http.js';
 import { fastestMsSync } from '../../support/timing.js';
-import { captureLogger, NO_RATE_LIMITS, type RunningHelper, startHelper } from './support.js';
+import {
+  captureLogger,
+  cardToken,
+  fault,
+  legacyHelperOptions,
+  NO_RATE_LIMITS,
+  type RunningHelper,
+  requiredMethods,
+  startHelper,
+} from './support.js';
 
 const options = {
   publicKey: 'pk_sbox_tessera0demo0public0key0000001',
@@ -17,6 +34,51 @@ const options = {
   resolveCharge: () => ({ amount: 100, currency: 'EUR' as const }),
   corsOrigins: ['https://shop.example'],
 };
+
+const SECRET = 'sk_sbox_tessera0demo0secret0key0000001';
+const CARD = '4242 4242 4242 4242';
+const JWT = 'eyJhbGciOi.eyJzdWIiOi.c2lnbmF0dXJl';
+const URL_WITH_PASSWORD = 'redis://default:hunter2hunter2@redis.example:6379/0';
+const URL_CUT = 'redis://default:[redacted]@redis.example:6379/0';
+const UNREADABLE = '[a value that could not be read]';
+
+/** The logger setups a merchant's server has: pino as it comes, and with pino's std `err` serializers set. */
+const LOGGER_SETUPS: [string, pino.LoggerOptions][] = [
+  ['pino() as it comes', {}],
+  ['pino({ serializers: { err: pino.stdSerializers.err } })', { serializers: { err: pino.stdSerializers.err } }],
+  ['pino({ serializers: pino.stdSerializers })', { serializers: pino.stdSerializers }],
+];
+
+/** An Error as a log line writes it. */
+interface Logged {
+  type: string;
+  message: string;
+  stack?: string;
+  errors?: Logged[];
+  cause?: Logged;
+  [field: string]: unknown;
+}
+
+/** `logged` and its causes without their stacks (which name this machine's paths), for an exact comparison. */
+function withoutStacks(logged: Logged): Record<string, unknown> {
+  const { stack: _stack, cause, errors, ...rest } = logged;
+  return {
+    ...rest,
+    ...(errors ? { errors: errors.map(withoutStacks) } : {}),
+    ...(cause ? { cause: withoutStacks(cause) } : {}),
+  };
+}
+
+/** Each error of the chain has its own stack, which starts with its type and message (cleaned as they are). */
+function assertStacks(logged: Logged): void {
+  assert.ok(logged.stack?.startsWith(`${logged.type}: ${logged.message}\n    at `), JSON.stringify(logged.stack));
+  for (const e of logged.errors ?? []) assertStacks(e);
+  if (logged.cause) assertStacks(logged.cause);
+}
+
+function assertNothingSecret(text: string): void {
+  for (const secret of [SECRET, '4242 4242', JWT, 'hunter2hunter2']) assert.ok(!text.includes(secret), text);
+}
 
 describe('card-number guard', () => {
   it('finds Luhn-valid 12–19 digit runs with or without separators, and nothing else', () => {
@@ -479,22 +541,71 @@ describe('redactingLogger', () => {
     assert.ok(!log.text().includes(secret) && !log.text().includes('4242 4242'), log.text());
   });
 
-  it('writes an Error’s cause chain, cleaned like the rest, and cuts what is nested too deep instead of passing it on', () => {
+  for (const [setup, loggerOptions] of LOGGER_SETUPS) {
+    it(`writes an Error as its type, message, own fields, stack and cause chain, each cleaned, with ${setup}`, () => {
+      const { logger, log } = captureLogger(loggerOptions);
+      const driver = Object.assign(new Error(`ECONNRESET while sending ${SECRET} to ${URL_WITH_PASSWORD}`), {
+        code: 'ECONNRESET',
+        errno: -104,
+        command: { name: 'set', args: ['k', CARD] },
+      });
+      const pool = new TypeError(`pool exhausted for card ${CARD}`, { cause: driver });
+      const err = new AggregateError([new RangeError(`bad ${JWT}`)], 'the store could not be used', { cause: pool });
+      let deep: Record<string, unknown> = { leaf: `${CARD} ${SECRET}` };
+      for (let i = 0; i < 12; i++) deep = { deep };
+      redactingLogger(logger, [SECRET]).error({ event: 'tessera.error', err, deep }, 'failed');
+      const logged = log.lines[0]!.err as Logged;
+      // Before, pino's own serializer ran on the cleaned copy: `type: "Object"`, the causes folded into the message,
+      // a stack of "\ncaused by: ", and no nested cause.
+      assert.deepEqual(withoutStacks(logged), {
+        type: 'AggregateError',
+        message: 'the store could not be used',
+        errors: [{ type: 'RangeError', message: 'bad [redacted-jwt]' }],
+        cause: {
+          type: 'TypeError',
+          message: 'pool exhausted for card [redacted-card]',
+          cause: {
+            type: 'Error',
+            message: `ECONNRESET while sending [redacted] to ${URL_CUT}`,
+            code: 'ECONNRESET',
+            errno: -104,
+          },
+        },
+      });
+      assertStacks(logged);
+      assert.match(
+        logged.cause!.cause!.stack!,
+        /^Error: ECONNRESET while sending \[redacted\] to redis:\/\/default:\[redacted\]@/,
+      );
+      // A value nested deeper than the walk is cut, never passed on as it was.
+      assert.ok(log.text().includes('[too deep]'), log.text());
+      assertNothingSecret(log.text());
+    });
+  }
+
+  it('writes an Error logged on its own (`log.error(err)`) under `err`, as pino does, with its message as `msg`', () => {
     const { logger, log } = captureLogger();
-    const secret = 'sk_sbox_tessera0demo0secret0key0000001';
-    const driver = Object.assign(new Error(`ECONNRESET while sending ${secret}`), { code: 'ECONNRESET' });
-    const err = new Error('the store could not be used', { cause: new Error('pool exhausted', { cause: driver }) });
-    let deep: Record<string, unknown> = { leaf: `4242 4242 4242 4242 ${secret}` };
-    for (let i = 0; i < 12; i++) deep = { deep };
-    redactingLogger(logger, [secret]).error({ event: 'tessera.error', err, deep }, 'failed');
-    // pino's `err` serializer writes the chain into one message (another logger gets the nested causes).
-    assert.equal(
-      (log.lines[0]!.err as { message?: unknown }).message,
-      'the store could not be used: pool exhausted: ECONNRESET while sending [redacted]',
-    );
-    // Before, a value nested deeper than the walk went to the log as it was.
-    assert.ok(log.text().includes('[too deep]'), log.text());
-    assert.ok(!log.text().includes(secret) && !log.text().includes('4242 4242'), log.text());
+    redactingLogger(logger, [SECRET]).error(new Error(`refused ${SECRET}`));
+    const line = log.lines[0]!;
+    assert.equal(line.msg, 'refused [redacted]');
+    assert.deepEqual(withoutStacks(line.err as Logged), { type: 'Error', message: 'refused [redacted]' });
+    assertStacks(line.err as Logged);
+  });
+
+  it('writes the same shape to a logger that is not pino, and a readable line for an error whose getters throw', () => {
+    const lines: Record<string, unknown>[] = [];
+    const sink = (obj: object) => void lines.push(obj as Record<string, unknown>);
+    const log = redactingLogger({ debug: sink, info: sink, warn: sink, error: sink }, [SECRET]);
+    const hostile = new Error('x');
+    Object.defineProperty(hostile, 'code', { enumerable: true, get: () => assert.fail('read') });
+    log.error({ err: new Error('outer', { cause: Object.assign(new Error(SECRET), { code: 'E1' }) }) });
+    log.error({ err: hostile });
+    assert.deepEqual(withoutStacks(lines[0]!.err as Logged), {
+      type: 'Error',
+      message: 'outer',
+      cause: { type: 'Error', message: '[redacted]', code: 'E1' },
+    });
+    assert.deepEqual(lines[1]!.err, { type: 'Error', message: UNREADABLE });
   });
 
   it('hides the value of a field named like a security code, under any of its usual names', () => {
@@ -510,4 +621,138 @@ describe('redactingLogger', () => {
       cid: 'c-42',
     });
   });
+});
+
+describe('errors in the helper’s log', () => {
+  let sb: RunningSandbox;
+  const running: RunningHelper[] = [];
+  before(async () => {
+    sb = await startSandbox();
+  });
+  after(async () => {
+    for (const h of running) await h.close();
+    await sb.close();
+  });
+
+  const charge = async (h: RunningHelper) =>
+    call(`${h.url}/charges`, {
+      body: { cardToken: await cardToken(sb), orderReference: `order-${randomUUID()}`, email: 'a@shop.example' },
+    });
+  const errorLine = (h: RunningHelper) => {
+    const lines = h.log.lines.filter((l) => l.event === 'tessera.error');
+    assert.equal(lines.length, 1, JSON.stringify(h.log.lines));
+    return lines[0]!.err as Logged;
+  };
+
+  it('a hook that throws a value whose getters throw: its JSON 500 and a log line, never the error handler failing', async () => {
+    const throwing = () => {
+      throw new Error('getter threw');
+    };
+    const hostile: unknown[] = [
+      Object.defineProperty(new Error('hostile'), 'code', { enumerable: true, get: throwing }),
+      Object.defineProperty({}, 'message', { enumerable: true, get: throwing }),
+    ];
+    for (const [i, value] of hostile.entries()) {
+      const h = await startHelper({
+        ...legacyHelperOptions(sb),
+        startupKeyCheck: false,
+        resolveCharge: () => {
+          throw value;
+        },
+      });
+      running.push(h);
+      const r = await charge(h);
+      // Before, reading the getter for the log line threw in the error handler: Express's HTML page with the stack.
+      assert.equal(r.status, 500, r.text);
+      assert.equal(r.json.code, 'TESSERA_RESOLVE_CHARGE_FAILED', r.text);
+      const logged = errorLine(h);
+      assert.equal(logged.type, 'HelperHttpError');
+      assert.deepEqual(logged.cause, i === 0 ? { type: 'Error', message: UNREADABLE } : UNREADABLE);
+    }
+  });
+
+  for (const [setup, loggerOptions] of LOGGER_SETUPS) {
+    it(`a provider 5xx: the helper's error and the provider's under it, each with its type and fields, with ${setup}`, async () => {
+      const h = await startHelper(
+        { ...legacyHelperOptions(sb), startupKeyCheck: false, resolveCharge: () => ({ amount: 100, currency: 'EUR' }) },
+        loggerOptions,
+      );
+      running.push(h);
+      await fault(sb, { method: 'POST', path: '/api2/v2/charges/token', status: 503, phase: 'before', count: 1 });
+      const r = await charge(h);
+      assert.equal(r.status, 503, r.text);
+      const logged = errorLine(h);
+      const cause = logged.cause!;
+      assert.match(String(cause.requestId), /^req_/);
+      assert.match(String(cause.idempotencyKey), /^tessera-charge-/);
+      assert.deepEqual(withoutStacks(logged), {
+        type: 'HelperHttpError',
+        message: r.json.message,
+        code: 'TESSERA_PROVIDER_UNAVAILABLE',
+        status: 503,
+        outcomeKnown: false,
+        cause: {
+          type: 'ProviderServerError',
+          message:
+            'POST /api2/v2/charges/token failed with HTTP 503 (injected_fault): fault injected by the sandbox (HTTP 503)',
+          code: 'TESSERA_PROVIDER_UNAVAILABLE',
+          status: 503,
+          requestId: cause.requestId,
+          outcomeKnown: false,
+          operation: 'POST /api2/v2/charges/token',
+          idempotencyKey: cause.idempotencyKey,
+          attempts: 1,
+        },
+      });
+      assertStacks(logged);
+      assertNothingSecret(h.log.text());
+      assert.ok(!h.log.text().includes(sb.credentials.secretKey), h.log.text());
+    });
+
+    it(`a store failure whose cause holds a card number, a URL password and the secret key: all cut, with ${setup}`, async () => {
+      const driver = Object.assign(
+        new Error(`ECONNRESET writing ${CARD} to ${URL_WITH_PASSWORD} as ${sb.credentials.secretKey}`),
+        { code: 'ECONNRESET', errno: -104, syscall: 'write' },
+      );
+      const pool = new Error(`no connection for ${CARD}`, { cause: driver });
+      const store = requiredMethods(new MemoryStore(), { claim: () => Promise.reject(pool) });
+      const h = await startHelper(
+        {
+          ...legacyHelperOptions(sb),
+          startupKeyCheck: false,
+          startupStoreCheck: false,
+          rateLimits: NO_RATE_LIMITS,
+          store,
+          resolveCharge: () => ({ amount: 100, currency: 'EUR' }),
+        },
+        loggerOptions,
+      );
+      running.push(h);
+      const r = await charge(h);
+      assert.equal(r.status, 503, r.text);
+      assert.equal(r.json.code, 'TESSERA_STORE_UNAVAILABLE');
+      const logged = errorLine(h);
+      assert.deepEqual(withoutStacks(logged), {
+        type: 'StoreUnavailableError',
+        message: 'the store could not be used',
+        code: 'TESSERA_STORE_UNAVAILABLE',
+        status: 503,
+        outcomeKnown: true,
+        cause: {
+          type: 'Error',
+          message: 'no connection for [redacted-card]',
+          cause: {
+            type: 'Error',
+            message: `ECONNRESET writing [redacted-card] to ${URL_CUT} as [redacted]`,
+            code: 'ECONNRESET',
+            errno: -104,
+            syscall: 'write',
+          },
+        },
+      });
+      assertStacks(logged);
+      assertNothingSecret(h.log.text());
+      assert.ok(!h.log.text().includes(sb.credentials.secretKey), h.log.text());
+    });
+  }
 });

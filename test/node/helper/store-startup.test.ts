@@ -149,6 +149,24 @@ describe('startup store check', () => {
     assert.equal(lines[0]!.event, 'tessera.store_check');
     assert.equal(lines[0]!.code, 'ECONNRESET');
     assert.match(String(lines[0]!.msg), /db\.internal failed/);
+    // The error itself as every log line writes one: the guard's, and the driver's under it with its code.
+    const err = lines[0]!.err as Record<string, unknown> & { cause: Record<string, unknown> };
+    assert.equal(err.type, 'StoreUnavailableError');
+    assert.equal(err.code, 'TESSERA_STORE_UNAVAILABLE');
+    assert.equal(err.message, 'the store could not be used');
+    assert.deepEqual(
+      { ...err.cause, stack: undefined },
+      {
+        type: 'Error',
+        message: 'connect to postgres://shop:[redacted]@db.internal failed',
+        code: 'ECONNRESET',
+        stack: undefined,
+      },
+    );
+    assert.match(
+      String(err.cause.stack),
+      /^Error: connect to postgres:\/\/shop:\[redacted\]@db\.internal failed\n {4}at /,
+    );
     assert.ok(!log.text().includes('pg-pass-77aa99cc'), 'the URL password is never logged');
   });
 

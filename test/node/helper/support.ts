@@ -40,8 +40,8 @@ export interface CapturedLog {
   text(): string;
 }
 
-/** A real pino logger writing into memory. */
-export function captureLogger(): { logger: pino.Logger; log: CapturedLog } {
+/** A real pino logger writing into memory, at `debug`, with pino's defaults unless `options` say otherwise. */
+export function captureLogger(options: pino.LoggerOptions = {}): { logger: pino.Logger; log: CapturedLog } {
   const chunks: string[] = [];
   const stream = new Writable({
     write(chunk, _enc, cb) {
@@ -49,7 +49,7 @@ export function captureLogger(): { logger: pino.Logger; log: CapturedLog } {
       cb();
     },
   });
-  const logger = pino({ level: 'debug' }, stream);
+  const logger = pino({ level: 'debug', ...options }, stream);
   return {
     logger,
     log: {
@@ -90,8 +90,9 @@ export interface RunningHelper {
 export async function startHelper(
   // Omit is not distributive: keep the charge-key union whole.
   options: Omit<TesseraHelperSettings, 'logger'> & HelperChargeKey,
+  loggerOptions?: pino.LoggerOptions,
 ): Promise<RunningHelper> {
-  const { logger, log } = captureLogger();
+  const { logger, log } = captureLogger(loggerOptions);
   // The startup key check adds provider requests these suites would count; key-check.test.ts covers it.
   const helper = tesseraHelper({ startupKeyCheck: false, ...options, logger });
   const app = express();
