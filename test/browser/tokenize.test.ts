@@ -19,6 +19,18 @@ const NUMBER = '4242424242424242';
 const CVV = '123';
 
 /** Fails if any card data appears anywhere in `value` (as digits, grouped or not). */
+/** A form holding two card forms, `first` and `second`, and a Pay button, against the sandbox. */
+async function twoCardForms() {
+  const { publicKey, tokenUrl } = await sandbox();
+  const form = await fixture<HTMLFormElement>(html`<form>
+    <tessera-card-form name="first" public-key=${publicKey} token-url=${tokenUrl}></tessera-card-form>
+    <tessera-card-form name="second" public-key=${publicKey} token-url=${tokenUrl}></tessera-card-form>
+    <button>Pay</button>
+  </form>`);
+  const [first, second] = [...form.querySelectorAll('tessera-card-form')] as [TesseraCardForm, TesseraCardForm];
+  return { form, first, second };
+}
+
 function expectNoCardData(value: unknown) {
   const text = JSON.stringify(value);
   expect(text).to.not.contain(NUMBER);
@@ -111,13 +123,7 @@ describe('<tessera-card-form> tokenizing with the sandbox', () => {
   });
 
   it('two card forms in one form are both tokenized before the one submission that carries both tokens', async () => {
-    const { publicKey, tokenUrl } = await sandbox();
-    const form = await fixture<HTMLFormElement>(html`<form>
-      <tessera-card-form name="first" public-key=${publicKey} token-url=${tokenUrl}></tessera-card-form>
-      <tessera-card-form name="second" public-key=${publicKey} token-url=${tokenUrl}></tessera-card-form>
-      <button>Pay</button>
-    </form>`);
-    const [first, second] = [...form.querySelectorAll('tessera-card-form')] as [TesseraCardForm, TesseraCardForm];
+    const { form, first, second } = await twoCardForms();
     const submits: FormData[] = [];
     form.addEventListener('submit', (e) => {
       e.preventDefault();
@@ -170,13 +176,7 @@ describe('<tessera-card-form> tokenizing with the sandbox', () => {
   });
 
   it('two card forms: one removed while the other is tokenized submits nothing; the next submit sends the one left', async () => {
-    const { publicKey, tokenUrl } = await sandbox();
-    const form = await fixture<HTMLFormElement>(html`<form>
-      <tessera-card-form name="first" public-key=${publicKey} token-url=${tokenUrl}></tessera-card-form>
-      <tessera-card-form name="second" public-key=${publicKey} token-url=${tokenUrl}></tessera-card-form>
-      <button>Pay</button>
-    </form>`);
-    const [first, second] = [...form.querySelectorAll('tessera-card-form')] as [TesseraCardForm, TesseraCardForm];
+    const { form, first, second } = await twoCardForms();
     const submits: string[][][] = [];
     form.addEventListener('submit', (e) => {
       e.preventDefault();
