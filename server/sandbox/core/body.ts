@@ -98,14 +98,17 @@ function parseRaw(formats: readonly BodyFormat[], req: Request, res: Response, r
       field: 'Content-Type',
     });
   }
-  // A UTF-16 byte order mark (UTF-32LE's starts the same): the body is in another encoding, not broken UTF-8
-  // (docs/decisions/sandbox.md#xml-encoding).
-  if (raw.length >= 2 && ((raw[0] === 0xff && raw[1] === 0xfe) || (raw[0] === 0xfe && raw[1] === 0xff))) {
+  // A UTF-16 or UTF-32 byte order mark (UTF-32LE's starts as UTF-16LE's): the body is in another encoding, not broken
+  // UTF-8 (docs/decisions/sandbox.md#xml-encoding).
+  const bom = byteOrderMark(raw);
+  if (bom) {
     throw new SandboxError(
       415,
       'charset_unsupported',
-      'the body starts with a UTF-16 byte order mark; it must be UTF-8',
-      { field: 'body' },
+      `the body starts with a ${bom} byte order mark; it must be UTF-8`,
+      {
+        field: 'body',
+      },
     );
   }
   res.locals.bodyFormat = format;
@@ -144,6 +147,15 @@ function parseRaw(formats: readonly BodyFormat[], req: Request, res: Response, r
   }
   checkShape(body);
   return body;
+}
+
+/** The encoding a UTF-16 or UTF-32 byte order mark at the start of `raw` names, or undefined. */
+function byteOrderMark(raw: Buffer): string | undefined {
+  if (raw.length >= 4 && raw[0] === 0 && raw[1] === 0 && raw[2] === 0xfe && raw[3] === 0xff) return 'UTF-32';
+  if (raw.length >= 2 && ((raw[0] === 0xff && raw[1] === 0xfe) || (raw[0] === 0xfe && raw[1] === 0xff))) {
+    return 'UTF-16';
+  }
+  return undefined;
 }
 
 /** The SandboxError for what `decodeXml` refused. */

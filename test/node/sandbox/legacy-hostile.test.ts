@@ -326,6 +326,16 @@ describe('legacy API: hostile and malformed input', () => {
         /UTF-16 byte order mark/,
       ],
       [
+        // Started with two zero bytes, it was not told from broken UTF-8: 400 body_encoding.
+        'UTF-32BE with a byte order mark',
+        Buffer.concat([
+          Buffer.from([0, 0, 0xfe, 0xff]),
+          ...[...body].map((c) => Buffer.from([0, 0, 0, c.charCodeAt(0)])),
+        ]),
+        XML_TYPE,
+        /UTF-32 byte order mark/,
+      ],
+      [
         'UTF-16 JSON with a byte order mark',
         Buffer.from(`\ufeff${JSON.stringify(valid)}`, 'utf16le'),
         JSON_TYPE,
