@@ -59,6 +59,18 @@ export function loadWidgetLocale(name: string): Buffer | undefined {
   }
 }
 
+/**
+ * The bundle's source map (`tessera-card-form.js.map`, which the bundle's last line names), or undefined when the
+ * package holds none. Served beside the bundle so a browser's developer tools find it instead of a 404.
+ */
+export function loadWidgetSourceMap(): Buffer | undefined {
+  try {
+    return readFileSync(join(packageRoot(), 'dist', 'widget', `${WIDGET_FILE}.map`));
+  } catch {
+    return undefined;
+  }
+}
+
 /** A short, URL-safe version of the bundle derived from its SRI hash (`?v=` of the script URL). */
 export function widgetVersion(integrity: string): string {
   return integrity

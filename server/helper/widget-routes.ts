@@ -2,7 +2,14 @@ import { createHash } from 'node:crypto';
 import { Router } from 'express';
 import type { HelperContext } from './context.js';
 import { HelperHttpError } from './errors.js';
-import { loadWidgetAsset, loadWidgetLocale, type WidgetAsset, widgetVersion } from './widget-asset.js';
+import {
+  loadWidgetAsset,
+  loadWidgetLocale,
+  loadWidgetSourceMap,
+  WIDGET_FILE,
+  type WidgetAsset,
+  widgetVersion,
+} from './widget-asset.js';
 
 /**
  * Loads the built widget once it exists: at the first call that finds it,
@@ -38,6 +45,8 @@ export function widgetLoader(): () => WidgetAsset {
  * behind an old immutable copy whose SRI hash no longer matches the page
  * (docs/decisions/helper.md#helper-widget-caching).
  * `GET /locales/<code>.json`: the widget's locale files, `no-cache` with an ETag.
+ * `GET /tessera-card-form.js.map`: the bundle's source map, where the bundle's `sourceMappingURL` points (a path
+ * relative to `widget.js`), `no-cache` with an ETag.
  */
 export function widgetRoutes(ctx: HelperContext, router: Router = Router()): Router {
   router.get('/config', (_req, res) => {
@@ -59,6 +68,20 @@ export function widgetRoutes(ctx: HelperContext, router: Router = Router()): Rou
     res.setHeader('ETag', `"${asset.integrity}"`);
     res.send(asset.body);
   });
+  // Read again whenever the bundle changed (a `vite build --watch`), so the map always belongs to the bundle served.
+  let map: { body: Buffer; etag: string; bundle: string } | undefined;
+  router.get(`/${WIDGET_FILE}.map`, (_req, res, next) => {
+    const bundle = ctx.widget().integrity;
+    if (map?.bundle !== bundle) {
+      const body = loadWidgetSourceMap();
+      if (!body) return next();
+      map = { body, etag: etagOf(body), bundle };
+    }
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.setHeader('Cache-Control', 'no-cache');
+    res.setHeader('ETag', map.etag);
+    res.send(map.body);
+  });
   // The widget fetches `locales/<code>.json` beside its bundle, checked against hashes pinned in the bundle.
   const locales = new Map<string, { body: Buffer; etag: string }>();
   router.get('/locales/:file', (req, res, next) => {
@@ -67,7 +90,7 @@ export function widgetRoutes(ctx: HelperContext, router: Router = Router()): Rou
     if (!file) {
       const body = loadWidgetLocale(name);
       if (!body) return next();
-      file = { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
+      file = { body, etag: etagOf(body) };
       locales.set(name, file);
     }
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
@@ -77,3 +100,5 @@ export function widgetRoutes(ctx: HelperContext, router: Router = Router()): Rou
   });
   return router;
 }
+
+const etagOf = (body: Buffer) => `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;

@@ -10,6 +10,7 @@ import {
   MemoryStore,
   redactingLogger,
   tesseraHelper,
+  WIDGET_FILE,
   widgetVersion,
 } from '../../../server/helper/index.js';
 import { allowedMethods } from '../../../server/helper/methods.js';
@@ -194,6 +195,22 @@ describe('helper basics over HTTP', () => {
       }).on('error', reject),
     );
     assert.equal(status, 304);
+  });
+
+  it("serves the bundle's source map where the bundle's sourceMappingURL points, so developer tools find it", async () => {
+    const bundle = await call(`${h.url}/widget.js`);
+    const named = /\n\/\/# sourceMappingURL=(\S+)\n?$/.exec(bundle.text)?.[1];
+    assert.ok(named, 'the bundle names its source map');
+    const map = await call(new URL(named, `${h.url}/widget.js`).href);
+    assert.equal(map.status, 200, map.text.slice(0, 200));
+    assert.equal(map.headers.get('content-type'), 'application/json; charset=utf-8');
+    assert.equal(map.headers.get('cache-control'), 'no-cache');
+    assert.match(map.headers.get('etag') ?? '', /^"[\w-]{27}"$/);
+    assert.equal(map.json.version, 3);
+    assert.equal(map.json.file, WIDGET_FILE);
+    assert.ok(map.json.sources.includes('../../widget/card-form/card-form.ts'), map.json.sources.join());
+    const put = await call(new URL(named, `${h.url}/widget.js`).href, { method: 'PUT' });
+    assert.equal(put.status, 405);
   });
 
   it('serves the widget locale files beside the bundle, and nothing else from that folder', async () => {
