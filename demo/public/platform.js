@@ -113,7 +113,7 @@ function row(p) {
 
 async function load() {
   list.setAttribute('aria-busy', 'true');
-  const r = await api('GET', `/entities/${entity}/payment-instruments`);
+  const r = await api('GET', `/entities/${encodeURIComponent(entity)}/payment-instruments`);
   list.setAttribute('aria-busy', 'false');
   if (r.status !== 200) {
     list.replaceChildren(el('p', {}, [refusal(r)]));
@@ -135,7 +135,11 @@ async function load() {
 /** @param {Instrument} p @param {{ label?: string; default?: boolean }} patch */
 async function change(p, patch) {
   say(listMessage, 'Saving…', 'info');
-  const r = await api('PATCH', `/entities/${entity}/payment-instruments/${p.id}`, patch);
+  const r = await api(
+    'PATCH',
+    `/entities/${encodeURIComponent(entity)}/payment-instruments/${encodeURIComponent(p.id)}`,
+    patch,
+  );
   if (r.status === 200) {
     say(
       listMessage,
@@ -202,7 +206,7 @@ for (const button of document.querySelectorAll('button[data-refresh]')) {
 
 const other = /** @type {HTMLElement} */ (document.getElementById('other-result'));
 document.getElementById('try-other')?.addEventListener('click', async () => {
-  const r = await api('GET', `/entities/${otherEntity}/payment-instruments`);
+  const r = await api('GET', `/entities/${encodeURIComponent(otherEntity)}/payment-instruments`);
   if (r.status === 200) say(other, `Unexpectedly allowed: ${r.answer.data.length} instruments.`, 'error');
   else say(other, `Refused by the helper: ${refusal(r)}`, 'ok');
 });
