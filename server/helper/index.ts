@@ -21,7 +21,7 @@ export type {
 } from './options.js';
 export type { HelperPage } from './page.js';
 export type { Limit } from './rate-limit.js';
-export { RedisStore, type RedisStoreOptions, StoreUnavailableError } from './redis-store.js';
+export { RedisStore, type RedisStoreClient, type RedisStoreOptions, StoreUnavailableError } from './redis-store.js';
 export { MemoryStore, type MemoryStoreOptions, type TesseraStore } from './store.js';
 export { type CheckTesseraStoreOptions, checkTesseraStore, StoreCheckError } from './store-check.js';
 export type { StoreCheckOutcome, StoreCheckResult } from './store-startup.js';

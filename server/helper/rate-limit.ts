@@ -196,8 +196,9 @@ async function reserveOne(
     } catch (err) {
       // A reservation that timed out was still sent, and Redis runs it once it answers again: left there, it held a
       // place for the whole window (three stalls at this step refused a shopper with no decline at all). It is given
-      // back, not awaited: sent after it, it runs after it; and by its id, so when the reservation never reached the
-      // store, nothing is given back (docs/decisions/helper.md#helper-rate-limits).
+      // back, not awaited: sent after it, it runs after it (a store of the merchant's own: the guard makes it wait for
+      // it, docs/decisions/helper.md#helper-store); and by its id, so when the reservation never reached the store,
+      // nothing is given back (docs/decisions/helper.md#helper-rate-limits).
       giveBack(store, c, c.id).catch(() => {});
       throw err;
     }

@@ -20,22 +20,74 @@ export class StoreUnavailableError extends HelperHttpError {
   }
 }
 
-export interface RedisStoreOptions {
+/**
+ * What {@link RedisStore} uses of its client, and so all that `client` must be: the commands it sends, the events it
+ * listens to, and the fields it reads. Every ioredis `Redis` (Sentinel included) and `Cluster` has them, of ioredis 6
+ * (Tessera's own) and of ioredis 5, so a project's own client type-checks as it is, whichever of the two it uses
+ * (docs/decisions/helper.md#helper-store-redis). At run time the store also checks `isCluster`, `status`, `options`
+ * and these methods before it accepts a client.
+ */
+export interface RedisStoreClient {
+  /** `true` for a `Cluster`: its keys spread over the masters by hash slot. */
+  readonly isCluster: boolean;
+  /** `ready` once commands can be sent; `wait` for a client made with `lazyConnect` that has not connected yet. */
+  readonly status: string;
+  /** A `Redis`'s own `commandTimeout`, or a `Cluster`'s in its `redisOptions`. */
+  readonly options: {
+    readonly commandTimeout?: number | undefined;
+    readonly redisOptions?: { readonly commandTimeout?: number | undefined } | undefined;
+  };
+  get(key: string): Promise<string | null>;
+  set(key: string, value: string, millisecondsToken: 'PX', milliseconds: number): Promise<unknown>;
+  set(key: string, value: string, millisecondsToken: 'PX', milliseconds: number, nx: 'NX'): Promise<'OK' | null>;
+  eval(script: string, numkeys: number, ...args: (string | number)[]): Promise<unknown>;
+  evalsha(sha1: string, numkeys: number, ...args: (string | number)[]): Promise<unknown>;
+  zrem(key: string, ...members: string[]): Promise<number>;
+  info(section: string): Promise<string>;
+  connect(): Promise<void>;
+  disconnect(): void;
+  // biome-ignore lint/suspicious/noExplicitAny: an EventEmitter's listener, as ioredis types it.
+  on(event: string, listener: (...args: any[]) => void): unknown;
+  // biome-ignore lint/suspicious/noExplicitAny: as above.
+  once(event: string, listener: (...args: any[]) => void): unknown;
+  // biome-ignore lint/suspicious/noExplicitAny: as above.
+  off(event: string, listener: (...args: any[]) => void): unknown;
+  /** A `Cluster`'s nodes: the eviction check asks each master for `INFO memory`. */
+  nodes?(role: 'master'): readonly { info(section: string): Promise<string> }[];
+}
+
+/**
+ * The options of {@link RedisStore}; `C` is the type of `client` (by default Tessera's ioredis 6 `Redis | Cluster`),
+ * so that `store.client` keeps the type of the client passed.
+ */
+export interface RedisStoreOptions<C extends RedisStoreClient = Redis | Cluster> {
   /** `redis://[user:password@]host:port[/db]` (or `rediss://` for TLS): the store opens and owns its own client. */
   readonly url?: string;
   /**
    * An existing ioredis client to use instead of `url` (the store does not close it): a `Redis` (one server, or
-   * Sentinel) or a `Cluster` (Redis Cluster).
+   * Sentinel) or a `Cluster` (Redis Cluster), of ioredis 6 or 5 ({@link RedisStoreClient}).
    */
-  readonly client?: Redis | Cluster;
+  readonly client?: C;
   /** Prefix of every key the store writes (default `tessera:`), so one Redis can serve other uses too. */
   readonly keyPrefix?: string;
   /** Longest wait for one store call before it fails with {@link StoreUnavailableError} (default 500 ms). */
   readonly timeoutMs?: number;
 }
 
-/** What the store calls on its client (and a `Cluster`'s `nodes`, for the eviction check). */
-const CLIENT_METHODS = ['get', 'set', 'eval', 'evalsha', 'zrem', 'info', 'on', 'once', 'disconnect'] as const;
+/** What the store calls on its client (and a `Cluster`'s `nodes`, for the eviction check): {@link RedisStoreClient}. */
+const CLIENT_METHODS = [
+  'get',
+  'set',
+  'eval',
+  'evalsha',
+  'zrem',
+  'info',
+  'connect',
+  'disconnect',
+  'on',
+  'once',
+  'off',
+] as const;
 
 /**
  * An ioredis client, known by what every ioredis client has (`isCluster`, `status`, `options` and the commands the
@@ -43,7 +95,7 @@ const CLIENT_METHODS = ['get', 'set', 'eval', 'evalsha', 'zrem', 'info', 'on', '
  * copy than Tessera's hands over a client of classes Tessera never loaded
  * (docs/decisions/helper.md#helper-store-redis).
  */
-function isIoredisClient(value: unknown): value is Redis | Cluster {
+function isIoredisClient(value: unknown): value is RedisStoreClient {
   if (value instanceof Redis || value instanceof Cluster) return true;
   if (typeof value !== 'object' || value === null) return false;
   const c = value as Record<string, unknown>;
@@ -58,15 +110,17 @@ function isIoredisClient(value: unknown): value is Redis | Cluster {
 }
 
 /** Whether an ioredis client is a `Cluster`, from any copy of ioredis (see {@link isIoredisClient}). */
-export function isClusterClient(client: Redis | Cluster): client is Cluster {
-  return client instanceof Cluster || (client as { isCluster?: unknown }).isCluster === true;
+export function isClusterClient(
+  client: RedisStoreClient,
+): client is RedisStoreClient & Required<Pick<RedisStoreClient, 'nodes'>> {
+  return client instanceof Cluster || client.isCluster === true;
 }
 
 /** The options of {@link RedisStore}, each with its check (server/common/options.ts). */
 const REDIS_STORE_OPTIONS = {
   url: patternOption(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
   client: z
-    .custom<Redis | Cluster>(isIoredisClient, {
+    .custom<RedisStoreClient>(isIoredisClient, {
       error: 'must be an ioredis client (`new Redis(…)` or `new Cluster(…)`)',
     })
     .optional(),
@@ -146,8 +200,9 @@ function ttl(ms: number): number {
  * the client reconnects by itself, so the store works again as soon as Redis is back
  * (docs/decisions/helper.md#helper-store-redis).
  */
-export class RedisStore implements TesseraStore {
-  readonly client: Redis | Cluster;
+export class RedisStore<C extends RedisStoreClient = Redis | Cluster> implements TesseraStore {
+  /** The client: the one passed as `client`, of its own type, or the one the store opened from `url`. */
+  readonly client: C;
   readonly #owned: boolean;
   /**
    * Whether the client is a Redis Cluster. Its keys spread over the nodes by hash slot, and a script may only touch
@@ -163,7 +218,7 @@ export class RedisStore implements TesseraStore {
   /** Why the client last failed to connect or get ready, until it is ready again (message and code only). */
   #lastError: Error | undefined;
 
-  constructor(options: RedisStoreOptions) {
+  constructor(options: RedisStoreOptions<C>) {
     const o = checkOptions('RedisStore', options, REDIS_STORE_OPTIONS, {
       secrets: ['url'],
       usage: "new RedisStore({ url: 'redis://127.0.0.1:6379' })",
@@ -174,7 +229,7 @@ export class RedisStore implements TesseraStore {
     this.#prefix = o.keyPrefix ?? 'tessera:';
     this.#timeoutMs = o.timeoutMs ?? 500;
     if (o.client) {
-      this.client = o.client;
+      this.client = o.client as C;
       this.#owned = false;
     } else {
       const settings: RedisOptions = {
@@ -188,7 +243,8 @@ export class RedisStore implements TesseraStore {
         // Keep trying to reconnect, at most every 500 ms, for as long as the process runs.
         retryStrategy: (times) => Math.min(times * 50, 500),
       };
-      this.client = new Redis(o.url as string, settings);
+      // `C` is its default here (no `client` to infer it from): a `Redis` is one.
+      this.client = new Redis(o.url as string, settings) as RedisStoreClient as C;
       this.#owned = true;
     }
     // A client that cannot get ready (a wrong password, Redis at `maxclients`, refused connections) says why only in
@@ -197,9 +253,8 @@ export class RedisStore implements TesseraStore {
     this.client.on('error', this.#connectionError);
     this.client.on('ready', this.#connected);
     this.#cluster = isClusterClient(this.client);
-    const own = isClusterClient(this.client)
-      ? this.client.options.redisOptions?.commandTimeout
-      : this.client.options.commandTimeout;
+    const { options: settings } = this.client;
+    const own = this.#cluster ? settings.redisOptions?.commandTimeout : settings.commandTimeout;
     this.#bounded = own !== undefined && own > 0 && own <= this.#timeoutMs;
   }
 

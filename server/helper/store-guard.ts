@@ -16,13 +16,19 @@ export const STORE_CALL_TIMEOUT_MS = 5000;
  * `TESSERA_STORE_UNAVAILABLE` with `Retry-After`, and the cause is logged; a `HelperHttpError` it throws is answered
  * as it is. Without this, such an error before the provider call was the helper's 500 `TESSERA_INTERNAL`, which says
  * the helper itself failed (docs/decisions/helper.md#helper-store). A call that has not settled within `timeoutMs`
- * fails the same way (a driver without a timeout of its own held the request open with no answer); a claim that it
- * took after that is given back once it lands. `MemoryStore` and `RedisStore` (and stores made from them) are
- * returned as they are: theirs are the errors this makes of the others', and `RedisStore` bounds its own calls.
+ * fails the same way (a driver without a timeout of its own held the request open with no answer); a claim or a
+ * decline reservation that it took after that is given back once it lands, and a give-back the caller sends for a
+ * call that timed out and has not landed yet (`release`, `unhit`, `unreserve` of its key) waits for it to land, as
+ * Redis runs a command sent after another after it (docs/decisions/helper.md#helper-store). `MemoryStore` and
+ * `RedisStore` (and stores made from them) are returned as they are: theirs are the errors this makes of the others',
+ * and `RedisStore` bounds its own calls.
  */
 export function guardStore(store: TesseraStore, timeoutMs = STORE_CALL_TIMEOUT_MS): TesseraStore {
   if (store instanceof MemoryStore || store instanceof RedisStore) return store;
   const guarded: Partial<Record<(typeof METHODS)[number], unknown>> = {};
+  // The calls that timed out and have not settled yet, under the give-back that would undo each (see `undoneBy`):
+  // settles once all of them under that name have.
+  const pending = new Map<string, Promise<unknown>>();
   for (const name of METHODS) {
     const method = store[name] as ((...args: unknown[]) => unknown) | undefined;
     if (typeof method !== 'function') continue;
@@ -30,18 +36,36 @@ export function guardStore(store: TesseraStore, timeoutMs = STORE_CALL_TIMEOUT_M
       let timer: NodeJS.Timeout | undefined;
       let late = false;
       try {
-        let called: Promise<unknown>;
-        try {
-          called = Promise.resolve(method.apply(store, args));
-        } catch (err) {
-          // A synchronous throw, answered as an async method's rejection would be.
-          called = Promise.reject(err);
-        }
+        const run = (): Promise<unknown> => {
+          try {
+            return Promise.resolve(method.apply(store, args));
+          } catch (err) {
+            // A synchronous throw, answered as an async method's rejection would be.
+            return Promise.reject(err);
+          }
+        };
+        // A give-back of a call that timed out is made once that call has settled: made at once, it ran before the
+        // call landed (a store of separate connections, or a pool, keeps no order between them) and undid nothing,
+        // and what the call took then held its place (a reservation its window, a claim its TTL). It waits one bound
+        // at most, then is made all the same (a call that never settles takes nothing), and has its own bound after.
+        const undoing = giveBackName(name, args);
+        const before = undoing === undefined ? undefined : pending.get(undoing);
+        const called = before ? settledWithin(before, timeoutMs).then(run) : run();
+        const bound = before ? 2 * timeoutMs : timeoutMs;
         const timedOut = new Promise<never>((_, reject) => {
           timer = setTimeout(() => {
             late = true;
-            reject(new StoreUnavailableError(`the store did not answer within ${timeoutMs} ms`));
-          }, timeoutMs);
+            const undo = undoneBy(name, args);
+            if (undo !== undefined) {
+              const earlier = pending.get(undo);
+              const settled = Promise.allSettled(earlier ? [earlier, called] : [called]);
+              pending.set(undo, settled);
+              void settled.then(() => {
+                if (pending.get(undo) === settled) pending.delete(undo);
+              });
+            }
+            reject(new StoreUnavailableError(`the store did not answer within ${bound} ms`));
+          }, bound);
         });
         called.then(
           (answer) => {
@@ -60,16 +84,56 @@ export function guardStore(store: TesseraStore, timeoutMs = STORE_CALL_TIMEOUT_M
   return guarded as TesseraStore;
 }
 
+/** Resolves once `promise` has settled, or after `ms`, whichever is first (the timer cleared when it settles). */
+function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    void promise.then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
 /**
- * Gives back a claim that a timed-out `claim` or `claimAndGet` took after its caller had answered 503: the caller's
- * own give-back ran before the claim landed, and the claim would have held the card token for its TTL.
+ * The give-back that would undo what a call of `name` took, named by the method and the arguments it is called with
+ * (a claim's `release` by its owner, a reservation's `unreserve` by its id, a counter's `unhit` by its key): a
+ * give-back of that name made while such a call that timed out has not settled waits for it. Undefined for a call
+ * that takes nothing a give-back names.
+ */
+function undoneBy(name: string, args: readonly unknown[]): string | undefined {
+  if (name === 'claim' || name === 'claimAndGet') return `release\0${args[0]}\0${args[1]}`;
+  if (name === 'reserve') return `unreserve\0${args[0]}\0${args[1]}`;
+  if (name === 'hit') return `unhit\0${args[0]}`;
+  return undefined;
+}
+
+/** The name of a give-back call, as {@link undoneBy} names the call it undoes; undefined for any other call. */
+function giveBackName(name: string, args: readonly unknown[]): string | undefined {
+  if (name === 'release') return `release\0${args[0]}\0${args[1]}`;
+  if (name === 'unreserve') return `unreserve\0${args[0]}\0${args[1]}`;
+  if (name === 'unhit') return `unhit\0${args[0]}`;
+  return undefined;
+}
+
+/**
+ * Gives back what a timed-out call took when it lands after its caller answered 503, where the call was made only to
+ * be given back on failure: a `claim` or `claimAndGet` that claimed (owner-only `release`), a `reserve` (`unreserve`
+ * of its id). Either give-back removes that call's own claim or reservation and nothing else, so it is harmless when
+ * the caller's own give-back (which waits for the call, above) removed it already. A `hit` is not given back here: it
+ * counts a request, or a decline, that was made, as a late `INCR` does in Redis; the in-flight counter of a store
+ * without `reserve` is given back by its caller's `unhit`, which waits for the hit to land
+ * (docs/decisions/helper.md#helper-store).
  */
 function giveBack(store: TesseraStore, name: string, args: readonly unknown[], answer: unknown): void {
-  const claimed =
-    (name === 'claim' && answer === true) ||
-    (name === 'claimAndGet' && (answer as { claimed?: unknown } | undefined)?.claimed === true);
-  if (!claimed) return;
   try {
-    Promise.resolve(store.release(args[0] as string, args[1] as string)).catch(() => undefined);
+    if (name === 'reserve' && typeof store.unreserve === 'function') {
+      Promise.resolve(store.unreserve(args[0] as string, args[1] as string)).catch(() => undefined);
+      return;
+    }
+    const claimed =
+      (name === 'claim' && answer === true) ||
+      (name === 'claimAndGet' && (answer as { claimed?: unknown } | undefined)?.claimed === true);
+    if (claimed) Promise.resolve(store.release(args[0] as string, args[1] as string)).catch(() => undefined);
   } catch {}
 }

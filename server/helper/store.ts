@@ -108,8 +108,9 @@ export const storeOption = methodsOption<TesseraStore>(
  * A call that fails may still have claimed: a store call that timed out was sent, and Redis runs it once it answers
  * again, for an owner that has already answered 503 and gone, so its claim would block the key for its whole TTL (a
  * card token's retry waited 10 s). So a failed call gives the claim back, not awaited and its failure ignored: the
- * release is sent after the claim on the same connection, so Redis runs it after the claim, and it removes nothing
- * but this call's own claim (`value` is a random owner).
+ * release is sent after the claim on the same connection, so Redis runs it after the claim (a store of the merchant's
+ * own: the guard makes it wait for the claim, server/helper/store-guard.ts), and it removes nothing but this call's
+ * own claim (`value` is a random owner).
  */
 export function claimAndGet(
   store: TesseraStore,

@@ -1031,6 +1031,40 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
       assert.ok(Date.now() - retried < 2000, `answered in ${Date.now() - retried} ms`);
     });
 
+    it('a store of the merchant’s own whose decline reservation lands after the 503: given back, the next charge not refused', async () => {
+      const memory = new MemoryStore({ now: () => sb.clock.nowMs() });
+      // A driver with no timeout of its own, on a pool: the reservation lands 6 s later, after the request was
+      // answered and after its own give-back, which the pool ran at once on another connection.
+      let slow = true;
+      let landed: Promise<unknown> | undefined;
+      const store = requiredMethods(memory, {
+        reserve: (k, id, t) => {
+          if (!slow) return memory.reserve(k, id, t);
+          slow = false;
+          landed = new Promise((resolve) => setTimeout(resolve, STORE_CALL_TIMEOUT_MS + 1000)).then(() =>
+            memory.reserve(k, id, t),
+          );
+          return landed as Promise<{ count: number; resetAtMs: number }>;
+        },
+        unreserve: (k, id) => memory.unreserve(k, id),
+      });
+      const h = await helper({
+        store,
+        rateLimits: { chargesPerIp: false, declinesPerIp: { max: 1, windowMs: 600_000 } },
+      });
+      const refused = await pay(h, await order());
+      assert.equal(refused.status, 503, refused.text);
+      assert.deepEqual([refused.json.code, refused.json.outcomeKnown], ['TESSERA_STORE_UNAVAILABLE', true]);
+      await landed;
+      await new Promise((r) => setImmediate(r));
+      // The reservation it made when it landed is given back: the shopper's next charge goes through at once. Left in
+      // place, it filled the limit of one for ten minutes: the charge waited 3 s for it, then 429 with no decline.
+      const started = Date.now();
+      const charged = await pay(h, await order());
+      assert.equal(charged.status, 201, charged.text);
+      assert.ok(Date.now() - started < 2000, `answered in ${Date.now() - started} ms`);
+    });
+
     it('a new charge and its onCharge take four calls of the built-in store; a replay two, and leaves no claim behind', async () => {
       const memory = new MemoryStore({ now: () => sb.clock.nowMs() });
       const used: string[] = [];

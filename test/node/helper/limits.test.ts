@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MemoryStore } from '../../../server/helper/index.js';
+import { MemoryStore, StoreUnavailableError } from '../../../server/helper/index.js';
 import {
   checkDeclinesTotal,
   commitDeclines,
@@ -13,6 +13,7 @@ import {
   reserveDeclines,
 } from '../../../server/helper/rate-limit.js';
 import type { TesseraStore } from '../../../server/helper/store.js';
+import { guardStore } from '../../../server/helper/store-guard.js';
 import { reservations, storeContract } from './store-contract.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -270,6 +271,124 @@ describe('MemoryStore and the limits built on it', () => {
     };
     await assert.rejects(reserveDeclines(countFails, counters, clock.nowMs), (err) => err === down);
     assert.deepEqual([await reservations(store, 'd:ip'), await reservations(store, 'd:s')], [0, 0]);
+  });
+
+  it('gives back a decline reservation of a store of the merchant’s own that lands after the guard gave up on it', async () => {
+    const clock = manualClock();
+    const memory = new MemoryStore({ now: () => clock.nowMs() });
+    const counters = [{ key: 'd:s', limit: { max: 2, windowMs: 600_000 }, name: 'declinesPerSession' as const }];
+    // A driver with no timeout of its own, on a pool: a slow `reserve` lands 150 ms after it was asked, while the
+    // give-back sent when the guard gave up (100 ms) is done at once, before the reservation it gives back exists.
+    let slow = true;
+    const landed: Promise<unknown>[] = [];
+    const store = guardStore(
+      withReserve(memory, (key, id, ttlMs) => {
+        if (!slow) return memory.reserve(key, id, ttlMs);
+        const late = sleep(150).then(() => memory.reserve(key, id, ttlMs));
+        landed.push(late);
+        return late;
+      }),
+      100,
+    );
+    // Two charges meet a slow store while they reserve: each is answered 503, and what it reserved is given back once
+    // it lands. Left in place, the two filled the limit of two for the window (ten minutes): the next charge waited
+    // 3 s and was refused 429 TESSERA_TOO_MANY_DECLINES with no decline at all.
+    for (let i = 0; i < 2; i++) {
+      await assert.rejects(reserveDeclines(store, counters, clock.nowMs), StoreUnavailableError);
+    }
+    await Promise.all(landed);
+    await sleep(20);
+    assert.equal(await reservations(memory, 'd:s'), 0, 'no reservation left behind');
+    slow = false;
+    await releaseDeclines(store, await reserveDeclines(store, counters, clock.nowMs));
+  });
+
+  it('gives back a hit of the in-flight counter (a store without reserve) only after it lands, once', async () => {
+    const clock = manualClock();
+    const memory = new MemoryStore({ now: () => clock.nowMs() });
+    const counters = [{ key: 'd:s', limit: { max: 2, windowMs: 600_000 }, name: 'declinesPerSession' as const }];
+    const { reserve: _r, unreserve: _u, ...plain } = withReserve(memory, (k, i, t) => memory.reserve(k, i, t));
+    let slow = false;
+    const landed: Promise<unknown>[] = [];
+    const store = guardStore(
+      {
+        ...plain,
+        hit: (key, windowMs) => {
+          if (!slow || !key.endsWith(':inflight')) return memory.hit(key, windowMs);
+          const late = sleep(150).then(() => memory.hit(key, windowMs));
+          landed.push(late);
+          return late;
+        },
+      },
+      100,
+    );
+    // Alone: a give-back sent before the late hit landed took nothing, and the hit then held a place for the window.
+    slow = true;
+    await assert.rejects(reserveDeclines(store, counters, clock.nowMs), StoreUnavailableError);
+    await Promise.all(landed);
+    await sleep(20);
+    assert.equal((await memory.count('d:s:inflight')).count, 0, 'no place left behind');
+    // Beside another charge in flight: the early give-back took that charge's place while it was still in flight.
+    slow = false;
+    const other = await reserveDeclines(store, counters, clock.nowMs);
+    slow = true;
+    await assert.rejects(reserveDeclines(store, counters, clock.nowMs), StoreUnavailableError);
+    assert.equal((await memory.count('d:s:inflight')).count, 1, 'the other charge keeps its place');
+    await Promise.all(landed);
+    await sleep(20);
+    assert.equal((await memory.count('d:s:inflight')).count, 1, 'the other charge’s place, and only it');
+    await releaseDeclines(store, other);
+    assert.equal((await memory.count('d:s:inflight')).count, 0);
+  });
+
+  it('makes a give-back behind a call that never settles all the same, one bound later', async () => {
+    const clock = manualClock();
+    const memory = new MemoryStore({ now: () => clock.nowMs() });
+    const counters = [{ key: 'd:s', limit: { max: 2, windowMs: 600_000 }, name: 'declinesPerSession' as const }];
+    const { reserve: _r, unreserve: _u, ...plain } = withReserve(memory, (k, i, t) => memory.reserve(k, i, t));
+    let hang = false;
+    const store = guardStore(
+      { ...plain, hit: (key, windowMs) => (hang ? new Promise(() => {}) : memory.hit(key, windowMs)) },
+      100,
+    );
+    const first = await reserveDeclines(store, counters, clock.nowMs);
+    hang = true;
+    await assert.rejects(reserveDeclines(store, counters, clock.nowMs), StoreUnavailableError);
+    // The first charge's give-back waits for the hit that never lands at most one bound, and is made.
+    const started = Date.now();
+    await releaseDeclines(store, first);
+    assert.ok(Date.now() - started < 1000, `given back in ${Date.now() - started} ms`);
+    assert.equal((await memory.count('d:s:inflight')).count, 0);
+  });
+
+  it('keeps a request count or a decline that lands after the guard gave up on it: it was made', async () => {
+    const clock = manualClock();
+    const memory = new MemoryStore({ now: () => clock.nowMs() });
+    const landed: Promise<unknown>[] = [];
+    const store = guardStore(
+      {
+        ...withReserve(memory, (k, i, t) => memory.reserve(k, i, t)),
+        hit: (key, windowMs) => {
+          const late = sleep(150).then(() => memory.hit(key, windowMs));
+          landed.push(late);
+          return late;
+        },
+      },
+      100,
+    );
+    const limit = { max: 5, windowMs: 60_000 };
+    await assert.rejects(
+      consume(store, 'rate:ip', limit, clock.nowMs(), 'requests', 'requestsPerIp'),
+      StoreUnavailableError,
+    );
+    const counters = [{ key: 'd:s', limit: { max: 2, windowMs: 600_000 }, name: 'declinesPerSession' as const }];
+    const reserved = await reserveDeclines(store, counters, clock.nowMs);
+    await assert.rejects(commitDeclines(store, reserved), StoreUnavailableError);
+    await Promise.all(landed);
+    await sleep(20);
+    assert.equal((await memory.count('rate:ip')).count, 1, 'the request counts');
+    assert.equal((await memory.count('d:s')).count, 1, 'the decline counts');
+    assert.equal(await reservations(memory, 'd:s'), 0, 'its reservation is given back');
   });
 
   it('keys clients by IPv4 address and by IPv6 /64, so fresh addresses of one network share a limit', () => {

@@ -6,7 +6,13 @@ import { tmpdir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
-import { RedisStore, StoreUnavailableError } from '../../../server/helper/index.js';
+import { Redis as Redis5 } from 'ioredis5';
+import {
+  RedisStore,
+  type RedisStoreClient,
+  type RedisStoreOptions,
+  StoreUnavailableError,
+} from '../../../server/helper/index.js';
 import { commitDeclines, releaseDeclines, reserveDeclines } from '../../../server/helper/rate-limit.js';
 import { checkClusterNode, checkEviction } from '../../../server/helper/store-eviction.js';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
@@ -85,10 +91,32 @@ storeContract('RedisStore on a real redis-server', {
   },
 });
 
+let redis5: RedisServer | undefined;
+const clients5: Redis5[] = [];
+
+// A project on ioredis 5 (the major of most existing code) hands the store its own client: every store call the
+// helper makes works on it as on Tessera's ioredis 6 one.
+storeContract('RedisStore on an ioredis 5 client, against a real redis-server', {
+  shortMs: 80,
+  setup: async () => {
+    redis5 = await RedisServer.start();
+  },
+  teardown: async () => {
+    for (const c of clients5) c.disconnect();
+    await redis5?.stop();
+  },
+  make: async () => {
+    const client = new Redis5((redis5 as RedisServer).url);
+    clients5.push(client);
+    const store = new RedisStore({ client, keyPrefix: `t${randomBytes(4).toString('hex')}:` });
+    return { store, advance: (ms) => sleep(ms) };
+  },
+});
+
 describe('RedisStore against a real redis-server', () => {
   let server: RedisServer;
   const owned: RedisStore[] = [];
-  const open = (extra: Partial<ConstructorParameters<typeof RedisStore>[0]> = {}) => {
+  const open = (extra: Partial<RedisStoreOptions> = {}) => {
     const store = new RedisStore({ url: server.url, ...extra });
     owned.push(store);
     return store;
@@ -97,7 +125,7 @@ describe('RedisStore against a real redis-server', () => {
    * Waits until a new store answers: its client connects on its own time, and on a busy machine that can take longer
    * than a test's short `timeoutMs`, so the first call of a test would time out for that reason, not the one tested.
    */
-  const ready = async (store: RedisStore) => {
+  const ready = async (store: RedisStore<RedisStoreClient>) => {
     for (let i = 0; ; i++) {
       try {
         return void (await store.get('ready'));
@@ -196,6 +224,50 @@ describe('RedisStore against a real redis-server', () => {
     }
     // Anything else is still refused.
     assert.throws(() => new RedisStore({ client: { isCluster: false } as never }), /must be an ioredis client/);
+  });
+
+  it('charges through a client of ioredis 5: claim, stored answer, replay, decline counters, and the client left open', async () => {
+    const sb = await startSandbox();
+    const client = new Redis5(server.url, { commandTimeout: 500, maxRetriesPerRequest: 0, enableOfflineQueue: false });
+    const store = new RedisStore({ client, keyPrefix: 'v5:' });
+    const h = await startHelper({
+      ...legacyHelperOptions(sb),
+      store,
+      resolveCharge: () => ({ amount: 2500, currency: 'EUR' }),
+      rateLimits: { declinesPerIp: { max: 1, windowMs: 600_000 } },
+    });
+    try {
+      await ready(store);
+      const body = { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@shop.example' };
+      const first = await call(`${h.url}/charges`, { body });
+      assert.equal(first.status, 201, first.text);
+      // The same token again: the stored answer, no second charge; the token's claim was given back.
+      const replay = await call(`${h.url}/charges`, { body });
+      assert.equal(replay.status, 201, replay.text);
+      assert.equal(replay.json.id, first.json.id);
+      assert.equal((await sandboxCharges(sb)).length, 1);
+      assert.deepEqual(await client.keys('v5:*:claim'), []);
+      // A decline counts in Redis, through the reservation scripts: the next charge from the same IP is refused.
+      const declined = await call(`${h.url}/charges`, {
+        body: {
+          cardToken: await cardToken(sb, '4000000000000002'),
+          orderReference: 'order-2',
+          email: 'a@shop.example',
+        },
+      });
+      assert.equal(declined.status, 402, declined.text);
+      const refused = await call(`${h.url}/charges`, {
+        body: { cardToken: await cardToken(sb), orderReference: 'order-3', email: 'a@shop.example' },
+      });
+      assert.equal(refused.status, 429, refused.text);
+      assert.equal(refused.json.code, 'TESSERA_TOO_MANY_DECLINES');
+      await store.close();
+      assert.equal(await client.ping(), 'PONG', 'a client passed in stays open');
+    } finally {
+      await h.close();
+      client.disconnect();
+      await sb.close();
+    }
   });
 
   it('warns once at startup when Redis may evict the helper keys (a memory limit with any policy but noeviction)', async () => {
