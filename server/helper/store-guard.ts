@@ -27,7 +27,8 @@ export function guardStore(store: TesseraStore, timeoutMs = STORE_CALL_TIMEOUT_M
   if (store instanceof MemoryStore || store instanceof RedisStore) return store;
   const guarded: Partial<Record<(typeof METHODS)[number], unknown>> = {};
   // The calls that timed out and have not settled yet, under the give-back that would undo each (see `undoneBy`):
-  // settles once all of them under that name have.
+  // settles once all of them under that name have, or one bound after the last of them timed out, when the entry is
+  // dropped (a give-back waits one bound at most anyway, and a store whose calls never settle must not fill the map).
   const pending = new Map<string, Promise<unknown>>();
   for (const name of METHODS) {
     const method = store[name] as ((...args: unknown[]) => unknown) | undefined;
@@ -58,7 +59,7 @@ export function guardStore(store: TesseraStore, timeoutMs = STORE_CALL_TIMEOUT_M
             const undo = undoneBy(name, args);
             if (undo !== undefined) {
               const earlier = pending.get(undo);
-              const settled = Promise.allSettled(earlier ? [earlier, called] : [called]);
+              const settled = settledWithin(Promise.allSettled(earlier ? [earlier, called] : [called]), timeoutMs);
               pending.set(undo, settled);
               void settled.then(() => {
                 if (pending.get(undo) === settled) pending.delete(undo);

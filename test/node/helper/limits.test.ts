@@ -361,6 +361,29 @@ describe('MemoryStore and the limits built on it', () => {
     assert.equal((await memory.count('d:s:inflight')).count, 0);
   });
 
+  it('forgets a timed-out call that never settles one bound later: a give-back after that is made at once', async () => {
+    const memory = new MemoryStore();
+    let released = 0;
+    const store = guardStore(
+      {
+        ...withReserve(memory, (k, i, t) => memory.reserve(k, i, t)),
+        claim: () => new Promise<boolean>(() => {}),
+        release: (key, owner) => {
+          released++;
+          return memory.release(key, owner);
+        },
+      },
+      500,
+    );
+    await assert.rejects(store.claim('t:1', 'owner-1', 60_000), StoreUnavailableError);
+    // Long after the claim timed out (one bound and more), nothing is kept for it: the release does not wait for it.
+    await sleep(1100);
+    const started = Date.now();
+    await store.release('t:1', 'owner-1');
+    assert.equal(released, 1);
+    assert.ok(Date.now() - started < 250, `released after ${Date.now() - started} ms`);
+  });
+
   it('keeps a request count or a decline that lands after the guard gave up on it: it was made', async () => {
     const clock = manualClock();
     const memory = new MemoryStore({ now: () => clock.nowMs() });
