@@ -464,7 +464,9 @@ export class TesseraCardForm extends ReactiveElement {
     const held = [...form.elements].filter(
       (el): el is TesseraCardForm => el instanceof TesseraCardForm && !el.#token && !el.matches(':disabled'),
     );
-    if (form !== this.#internals.form || !held[0]) return;
+    // A submit the page cancelled before this listener (a capture listener on the window or the document, its own
+    // validation, a consent layer) is left alone: no token is asked for and nothing is submitted.
+    if (e.defaultPrevented || form !== this.#internals.form || !held[0]) return;
     // Hold the submission until the cards are tokens; the page's own submit listeners see only the second one.
     e.preventDefault();
     e.stopImmediatePropagation();
