@@ -50,6 +50,9 @@ const reword = (was: Strings, now: Strings, text: string, n: string | number) =>
   return key ? fill(now[key]!, n) : text;
 };
 
+/** Forms whose submission a card form holds while it is tokenized (see #handleSubmit). */
+const holding = new Set<HTMLFormElement>();
+
 /** Locale files already loaded (or loading), shared by every instance on the page. */
 const locales = new Map<string, Promise<readonly [string, Strings]>>();
 
@@ -470,8 +473,10 @@ export class TesseraCardForm extends ReactiveElement {
     // Hold the submission until the cards are tokens; the page's own submit listeners see only the second one.
     e.preventDefault();
     e.stopImmediatePropagation();
-    // A second submit while the first is tokenizing (double click) is dropped: one token, one submission.
-    if (held.some((el) => el.#pending)) return;
+    // A second submit while one is held (double click) is dropped: one token, one submission. A submit while only a
+    // `tokenize()` of the page's is in flight is held: it waits for that token and then submits.
+    if (holding.has(form)) return;
+    holding.add(form);
     // Each failure is already reported (messages under the fields, a tessera-error event); the browser moves focus to
     // the first invalid field only when it validates the form itself, so a `novalidate` form gets it here.
     const failed = await Promise.all(
@@ -481,7 +486,7 @@ export class TesseraCardForm extends ReactiveElement {
           (error: TesseraCardError) => el.#input(error.field),
         ),
       ),
-    );
+    ).finally(() => holding.delete(form));
     if (failed.some((f) => f !== undefined)) failed.find(Boolean)?.focus();
     // Taken out of this form meanwhile (removed, moved to another): it is not submitted without the card.
     else if (held.every((el) => el.#form === form)) {
