@@ -144,7 +144,10 @@ export class TesseraCardForm extends ReactiveElement {
   #brand: Brand | undefined;
   /** Messages currently shown under the fields (after blur or submit). */
   #shown: Partial<Record<CardField | 'form', string>> = {};
-  #announce = '';
+  /** The live region's text (undefined says nothing, like ''). */
+  #announce: string | undefined = '';
+  /** The live region holds a failed submit's summary (set by #showAll, until the next edit). */
+  #summary: boolean | undefined;
   #edited = new Set<CardField>();
   /** Edits and resets so far: a token request compares it before and after, so a token is only ever the card's. */
   #edits = 0;
@@ -434,7 +437,8 @@ export class TesseraCardForm extends ReactiveElement {
     if (!this.#edited.has(f) || this.#token) return;
     const message = this.#problems()[f]?.message;
     this.#show(f, message);
-    if (message) this.#announce = message;
+    // Not over a failed submit's summary: focus moved out of this field to the first one at fault (see #showAll).
+    if (message && !this.#summary) this.#announce = message;
     this.#sync();
   };
 
@@ -498,9 +502,19 @@ export class TesseraCardForm extends ReactiveElement {
     }
   };
 
-  /** Shows every field's message (a submit attempt), from now on after each blur too. */
+  /**
+   * Shows every field's message (a submit attempt, the browser's validation), from now on after each blur too, and
+   * announces the first: what failed, said once. Until the next edit, leaving a field does not replace it: the submit
+   * (or the browser) moves focus to the first field at fault, and the field left would otherwise be announced instead.
+   */
   #showAll(problems: Problems): void {
-    for (const f of FIELDS) this.#show(f, problems[f]?.message);
+    this.#announce = '';
+    this.#summary = true;
+    for (const f of FIELDS) {
+      const message = problems[f]?.message;
+      this.#show(f, message);
+      this.#announce ||= message;
+    }
     this.#edited = new Set(FIELDS);
     this.#sync(problems);
   }
@@ -526,7 +540,7 @@ export class TesseraCardForm extends ReactiveElement {
 
   /** After any edit: the token no longer matches the card; re-check, update the form and tell the page. */
   #changed(f?: CardField): void {
-    this.#token = undefined;
+    this.#token = this.#summary = undefined;
     this.#edits++;
     const problems = this.#problems();
     if (f && this.#shown[f] && !problems[f]) {
