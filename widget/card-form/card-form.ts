@@ -61,7 +61,10 @@ const locales = new Map<string, Promise<readonly [string, Strings]>>();
  * cardholder's name in the shopper's browser and exchanges them for a single-use
  * `card_tok_…` token with the provider's public key. Inside a `<form>` it takes part
  * in submission: submitting tokenizes first, then the form data carries the token
- * under `name`. Enter in a field submits as in a native input: through the form's default
+ * under `name`. A submit the page has already cancelled (a capture listener on the window or
+ * the document called `preventDefault()`) is left alone: nothing is tokenized or submitted. A
+ * submit while `tokenize()` is in flight waits for that token, then submits once; a second
+ * submit while one waits (a double click) is dropped. Enter in a field submits as in a native input: through the form's default
  * button (nothing while it is disabled). Like a native control it takes the standard `form` attribute (the id of
  * a form elsewhere on the page), and it matches `:state(user-invalid)` once the shopper
  * has left a field with a problem or tried to submit.
