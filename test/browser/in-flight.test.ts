@@ -221,6 +221,36 @@ describe('<tessera-card-form> while a request is in flight', () => {
     });
   }
 
+  it("a submit while the page's own tokenize() is in flight waits for that token and submits once", async () => {
+    const { publicKey, tokenUrl } = await sandbox();
+    const form = await fixture<HTMLFormElement>(html`<form>
+      <tessera-card-form public-key=${publicKey} token-url=${tokenUrl}></tessera-card-form><button>Pay</button>
+    </form>`);
+    const el = form.querySelector('tessera-card-form')!;
+    const submits: string[][][] = [];
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      submits.push([...new FormData(form)] as string[][]);
+    });
+    await fillCard(el);
+    const fetches = holdFetch();
+    try {
+      const pending = el.tokenize();
+      await waitUntil(() => fetches.bodies.length === 1);
+      // The shopper presses Pay (twice, a double click) while the page's tokenize() is still waiting.
+      form.querySelector('button')!.click();
+      form.querySelector('button')!.click();
+      fetches.release();
+      const { token } = await pending;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // Before, both submits were dropped: the shopper pressed Pay and nothing happened.
+      expect(submits).to.deep.equal([[['cardToken', token]]]);
+      expect(fetches.bodies.length).to.equal(1);
+    } finally {
+      fetches.restore();
+    }
+  });
+
   it('a reset while the card is being tokenized leaves the form empty and quiet: no message, no focus, no submit', async () => {
     const { publicKey, tokenUrl } = await sandbox();
     const form = await fixture<HTMLFormElement>(html`<form novalidate>

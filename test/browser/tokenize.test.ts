@@ -195,6 +195,67 @@ describe('<tessera-card-form> tokenizing with the sandbox', () => {
     expect(submits).to.deep.equal([[['first', a.detail.token]]]);
   });
 
+  for (const where of ['window', 'document'] as const) {
+    it(`leaves alone a submit the page cancelled first (a capture listener on the ${where}): no token, no submission`, async () => {
+      const { publicKey, tokenUrl } = await sandbox();
+      const form = await fixture<HTMLFormElement>(html`<form>
+        <tessera-card-form public-key=${publicKey} token-url=${tokenUrl}></tessera-card-form>
+        <button name="via" value="cancelled">Pay</button><button name="via" value="next">Pay now</button>
+      </form>`);
+      const el = form.querySelector('tessera-card-form')!;
+      const [cancelled, next] = [...form.querySelectorAll('button')] as [HTMLButtonElement, HTMLButtonElement];
+      const submits: string[][][] = [];
+      form.addEventListener('submit', (e) => {
+        // The cancelled submit still reaches the page's listeners, as any cancelled event does.
+        if (!e.defaultPrevented) submits.push([...new FormData(form, e.submitter)] as string[][]);
+        e.preventDefault();
+      });
+      await fillCard(el, NUMBER, futureExpiry(), CVV);
+      const before = performance.getEntriesByName(tokenUrl).length;
+      // The page's own check (terms not accepted, a consent layer) says no to the first submit only.
+      (where === 'window' ? window : document).addEventListener('submit', (e) => e.preventDefault(), {
+        capture: true,
+        once: true,
+      });
+      cancelled.click();
+      const token = oneEvent(el, 'tessera-token');
+      next.click();
+      const { detail } = await token;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // Before, the cancelled submit was tokenized and submitted again (through the button the page said no to), and
+      // the next one was dropped as a double click.
+      expect(submits).to.deep.equal([
+        [
+          ['cardToken', detail.token],
+          ['via', 'next'],
+        ],
+      ]);
+      expect(performance.getEntriesByName(tokenUrl).length - before).to.equal(1);
+    });
+  }
+
+  it('a cancelled submit of an empty card shows nothing and moves no focus', async () => {
+    const form = await fixture<HTMLFormElement>(
+      html`<form novalidate><tessera-card-form></tessera-card-form><button>Pay</button></form>`,
+    );
+    const el = form.querySelector('tessera-card-form')!;
+    const errors: unknown[] = [];
+    el.addEventListener('tessera-error', (e) => errors.push(e.detail));
+    const cancel = (e: Event) => e.preventDefault();
+    window.addEventListener('submit', cancel, true);
+    try {
+      form.requestSubmit();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await el.updateComplete;
+      expect(errors).to.deep.equal([]);
+      expect(errorOf(el, 'number').textContent).to.equal('');
+      expect(el.matches(':state(user-invalid)')).to.equal(false);
+      expect(el.shadowRoot!.activeElement).to.equal(null);
+    } finally {
+      window.removeEventListener('submit', cancel, true);
+    }
+  });
+
   it('uses the name attribute as the form field name', async () => {
     const { publicKey, tokenUrl } = await sandbox();
     const form = await fixture<HTMLFormElement>(html`<form>

@@ -1,4 +1,4 @@
-import { expect, fixture, html } from '@open-wc/testing';
+import { expect, fixture, html, waitUntil } from '@open-wc/testing';
 import { sendKeys } from '@web/test-runner-commands';
 import {
   errorOf,
@@ -8,6 +8,7 @@ import {
   leave,
   liveRegion,
   oneEvent,
+  press,
   type TesseraCardForm,
   type,
 } from './helpers.js';
@@ -103,6 +104,35 @@ describe('<tessera-card-form> validation', () => {
     expect(card.shadowRoot!.activeElement).to.equal(input(card, 'expiry'));
     expect(document.activeElement).to.equal(card);
   });
+
+  for (const novalidate of [true, false]) {
+    it(`after a failed submit the live region says what failed, once, as focus leaves a field at fault (${novalidate ? 'novalidate' : "the browser's validation"})`, async () => {
+      const form = await fixture<HTMLFormElement>(
+        html`<form ?novalidate=${novalidate}><tessera-card-form></tessera-card-form><button>Pay</button></form>`,
+      );
+      const card = form.querySelector('tessera-card-form')!;
+      form.addEventListener('submit', (e) => e.preventDefault());
+      await type(card, 'number', '4242424242424242');
+      await type(card, 'cvv', '12');
+      await card.updateComplete;
+      const said: string[] = [];
+      const observer = new MutationObserver(() => said.push(liveRegion(card).textContent!));
+      observer.observe(liveRegion(card), { childList: true, characterData: true, subtree: true });
+      try {
+        // Enter in the security code: the expiry (empty) is the first field at fault and gets focus.
+        await press('Enter');
+        await waitUntil(() => card.shadowRoot!.activeElement === input(card, 'expiry'));
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        await card.updateComplete;
+        expect(errorOf(card, 'cvv').textContent).to.equal('The security code must be 3 digits.');
+        // Before, leaving the security code put its own message in the region over the submit's summary.
+        expect(said).to.deep.equal(['Enter the expiry date.']);
+        expect(liveRegion(card).textContent).to.equal('Enter the expiry date.');
+      } finally {
+        observer.disconnect();
+      }
+    });
+  }
 
   it('two card forms in one novalidate form each show their own messages on submit, focus on the first', async () => {
     const form = await fixture<HTMLFormElement>(html`<form novalidate>

@@ -50,6 +50,9 @@ const reword = (was: Strings, now: Strings, text: string, n: string | number) =>
   return key ? fill(now[key]!, n) : text;
 };
 
+/** Forms whose submission a card form holds while it is tokenized (see #handleSubmit). */
+const holding = new Set<HTMLFormElement>();
+
 /** Locale files already loaded (or loading), shared by every instance on the page. */
 const locales = new Map<string, Promise<readonly [string, Strings]>>();
 
@@ -58,7 +61,10 @@ const locales = new Map<string, Promise<readonly [string, Strings]>>();
  * cardholder's name in the shopper's browser and exchanges them for a single-use
  * `card_tok_…` token with the provider's public key. Inside a `<form>` it takes part
  * in submission: submitting tokenizes first, then the form data carries the token
- * under `name`. Enter in a field submits as in a native input: through the form's default
+ * under `name`. A submit the page has already cancelled (a capture listener on the window or
+ * the document called `preventDefault()`) is left alone: nothing is tokenized or submitted. A
+ * submit while `tokenize()` is in flight waits for that token, then submits once; a second
+ * submit while one waits (a double click) is dropped. Enter in a field submits as in a native input: through the form's default
  * button (nothing while it is disabled). Like a native control it takes the standard `form` attribute (the id of
  * a form elsewhere on the page), and it matches `:state(user-invalid)` once the shopper
  * has left a field with a problem or tried to submit.
@@ -141,7 +147,10 @@ export class TesseraCardForm extends ReactiveElement {
   #brand: Brand | undefined;
   /** Messages currently shown under the fields (after blur or submit). */
   #shown: Partial<Record<CardField | 'form', string>> = {};
-  #announce = '';
+  /** The live region's text (undefined says nothing, like ''). */
+  #announce: string | undefined = '';
+  /** The live region holds a failed submit's summary (set by #showAll, until the next edit). */
+  #summary: boolean | undefined;
   #edited = new Set<CardField>();
   /** Edits and resets so far: a token request compares it before and after, so a token is only ever the card's. */
   #edits = 0;
@@ -431,7 +440,8 @@ export class TesseraCardForm extends ReactiveElement {
     if (!this.#edited.has(f) || this.#token) return;
     const message = this.#problems()[f]?.message;
     this.#show(f, message);
-    if (message) this.#announce = message;
+    // Not over a failed submit's summary: focus moved out of this field to the first one at fault (see #showAll).
+    if (message && !this.#summary) this.#announce = message;
     this.#sync();
   };
 
@@ -464,12 +474,16 @@ export class TesseraCardForm extends ReactiveElement {
     const held = [...form.elements].filter(
       (el): el is TesseraCardForm => el instanceof TesseraCardForm && !el.#token && !el.matches(':disabled'),
     );
-    if (form !== this.#internals.form || !held[0]) return;
+    // A submit the page cancelled before this listener (a capture listener on the window or the document, its own
+    // validation, a consent layer) is left alone: no token is asked for and nothing is submitted.
+    if (e.defaultPrevented || form !== this.#internals.form || !held[0]) return;
     // Hold the submission until the cards are tokens; the page's own submit listeners see only the second one.
     e.preventDefault();
     e.stopImmediatePropagation();
-    // A second submit while the first is tokenizing (double click) is dropped: one token, one submission.
-    if (held.some((el) => el.#pending)) return;
+    // A second submit while one is held (double click) is dropped: one token, one submission. A submit while only a
+    // `tokenize()` of the page's is in flight is held: it waits for that token and then submits.
+    if (holding.has(form)) return;
+    holding.add(form);
     // Each failure is already reported (messages under the fields, a tessera-error event); the browser moves focus to
     // the first invalid field only when it validates the form itself, so a `novalidate` form gets it here.
     const failed = await Promise.all(
@@ -479,7 +493,7 @@ export class TesseraCardForm extends ReactiveElement {
           (error: TesseraCardError) => el.#input(error.field),
         ),
       ),
-    );
+    ).finally(() => holding.delete(form));
     if (failed.some((f) => f !== undefined)) failed.find(Boolean)?.focus();
     // Taken out of this form meanwhile (removed, moved to another): it is not submitted without the card.
     else if (held.every((el) => el.#form === form)) {
@@ -491,9 +505,19 @@ export class TesseraCardForm extends ReactiveElement {
     }
   };
 
-  /** Shows every field's message (a submit attempt), from now on after each blur too. */
+  /**
+   * Shows every field's message (a submit attempt, the browser's validation), from now on after each blur too, and
+   * announces the first: what failed, said once. Until the next edit, leaving a field does not replace it: the submit
+   * (or the browser) moves focus to the first field at fault, and the field left would otherwise be announced instead.
+   */
   #showAll(problems: Problems): void {
-    for (const f of FIELDS) this.#show(f, problems[f]?.message);
+    this.#announce = '';
+    this.#summary = true;
+    for (const f of FIELDS) {
+      const message = problems[f]?.message;
+      this.#show(f, message);
+      this.#announce ||= message;
+    }
     this.#edited = new Set(FIELDS);
     this.#sync(problems);
   }
@@ -519,7 +543,7 @@ export class TesseraCardForm extends ReactiveElement {
 
   /** After any edit: the token no longer matches the card; re-check, update the form and tell the page. */
   #changed(f?: CardField): void {
-    this.#token = undefined;
+    this.#token = this.#summary = undefined;
     this.#edits++;
     const problems = this.#problems();
     if (f && this.#shown[f] && !problems[f]) {
