@@ -13,7 +13,9 @@ import { luhnValid } from '../../shared/card/luhn.js';
  * - as one unbroken run of digits, or
  * - as groups in a card layout: 4-4-4-4, 4-4-4-1…4, 4-4-4-4-1…3, 4-6-4 or 4-6-5,
  * where the groups may be parted by white space of any kind and length, and up to {@link MAX_GAP} other characters:
- * dashes, `_ , : | . /`, letters (`4242x4242y4242z4242`, `4242 then 4242 …`).
+ * dashes, `_ , : | . /`, letters (`4242x4242y4242z4242`, `4242 then 4242 …`). Where two readings overlap (a port
+ * before a card number, `:6379 card 4242 4242 4242 4242`), the one whose groups are parted alike, else by fewer
+ * characters, is masked, and the other's first group is kept ({@link hitsIn}).
  *
  * What the scan reads through: digits of every script (`４２`, `٤٢`, `४२`), compatibility digits (superscript
  * `⁴²`, circled `④②`, through NFKC), and invisible format characters (U+200B, U+00AD soft hyphen, U+2060…),
@@ -42,6 +44,8 @@ interface Group {
   broken: boolean;
   /** Touches a hex letter or follows `+`: not a card number, nor part of one. */
   barred: boolean;
+  /** How many characters other than white space part this group from the one before (letters, punctuation). */
+  gap: number;
 }
 
 enum Kind {
@@ -172,7 +176,7 @@ function groupsOf(text: string): Group[] {
     // A run of more than 19 digits is no card number and no group of one, but it still parts what is around it.
     const long = digits.length > 19;
     const barred = afterPlus || long || (fraction && digits.length > 6);
-    groups.push({ digits, start, end, broken: hardSinceLast || gap > MAX_GAP, barred });
+    groups.push({ digits, start, end, broken: hardSinceLast || gap > MAX_GAP, barred, gap });
     hardSinceLast = long;
     digits = '';
     start = -1;
@@ -296,13 +300,66 @@ function hitAt(groups: readonly Group[], i: number): Hit | undefined {
   return undefined;
 }
 
-function* hitsIn(groups: readonly Group[]): Generator<Hit> {
+/** The characters other than white space between the groups of `hit`. */
+function partedBy(groups: readonly Group[], hit: Hit): number {
+  let n = 0;
+  for (let k = hit.first + 1; k <= hit.last; k++) n += groups[k]!.gap;
+  return n;
+}
+
+/**
+ * What parts group `k` from the one before, white space and invisible characters left out: `-` in `4242 - 4242`,
+ * `` in `4242 4242`. At most {@link MAX_GAP} characters (more part no groups of one number).
+ */
+function separator(text: string, groups: readonly Group[], k: number): string {
+  let out = '';
+  const to = groups[k]!.start;
+  for (let i = groups[k - 1]!.end; i < to && out.length <= MAX_GAP * 2; ) {
+    const cp = text.codePointAt(i)!;
+    const width = cp > 0xffff ? 2 : 1;
+    const kind = classify(cp).kind;
+    if (kind !== Kind.Space && kind !== Kind.Skip) out += text.slice(i, i + width);
+    i += width;
+  }
+  return out;
+}
+
+/** Whether the groups of `hit` are all parted alike (`4242-4242-4242-4242`, `4242 4242 4242 4242`). */
+function partedAlike(text: string, groups: readonly Group[], hit: Hit): boolean {
+  const first = separator(text, groups, hit.first + 1);
+  for (let k = hit.first + 2; k <= hit.last; k++) if (separator(text, groups, k) !== first) return false;
+  return true;
+}
+
+/**
+ * Whether `next`, the reading that starts at the second group of `hit`, is the card number rather than `hit`: its
+ * groups are parted alike and those of `hit` are not (`6379 4242-4242-4242-4242`), or both or neither are and its
+ * groups are parted by fewer characters other than white space (`6379 card 4242 4242 4242 4242`).
+ */
+function betterReading(text: string, groups: readonly Group[], hit: Hit, next: Hit): boolean {
+  const alike = partedAlike(text, groups, next);
+  if (alike !== partedAlike(text, groups, hit)) return alike;
+  return partedBy(groups, next) < partedBy(groups, hit);
+}
+
+/**
+ * The card numbers in `groups`, left to right. Two readings may overlap: in `redis :6379 card 4242 4242 4242 4242`
+ * the port and the next three groups pass too (`6379424242424242`). A reading then gives way to the one that starts
+ * at its second group when that one is the better reading ({@link betterReading}), so the port is kept; on a tie
+ * the earlier one is taken. A reading given up shows at most its first group (4 digits, part of what a receipt
+ * may show), never more. Linear: each group is tried as a start at most twice.
+ */
+function* hitsIn(text: string, groups: readonly Group[]): Generator<Hit> {
   for (let i = 0; i < groups.length; i++) {
-    const hit = hitAt(groups, i);
-    if (hit) {
-      yield hit;
-      i = hit.last;
+    let hit = hitAt(groups, i);
+    if (!hit) continue;
+    while (hit.last > hit.first) {
+      const next = hitAt(groups, hit.first + 1);
+      if (!next || !betterReading(text, groups, hit, next)) break;
+      hit = next;
     }
+    yield hit;
+    i = hit.last;
   }
 }
 
@@ -334,7 +391,7 @@ export function jsonMayHoldPan(text: string): boolean {
 /** Whether `text` holds a card number, as this module defines one. */
 export function containsPan(text: string): boolean {
   if (tooFewDigits(text)) return false;
-  return !hitsIn(groupsOf(text)).next().done;
+  return !hitsIn(text, groupsOf(text)).next().done;
 }
 
 /**
@@ -346,7 +403,7 @@ export function maskPans(text: string, mask: (digits: string) => string = defaul
   const groups = groupsOf(text);
   let out = '';
   let at = 0;
-  for (const { first, last } of hitsIn(groups)) {
+  for (const { first, last } of hitsIn(text, groups)) {
     let digits = '';
     for (let k = first; k <= last; k++) digits += groups[k]!.digits;
     out += text.slice(at, groups[first]!.start) + mask(digits);

@@ -1,3 +1,4 @@
+import { UNREADABLE } from '../common/logged-error.js';
 import type { HelperContext } from './context.js';
 import { HelperHttpError } from './errors.js';
 
@@ -57,15 +58,15 @@ export function hookTimeout(message: string): HelperHttpError {
 }
 
 /**
- * What a merchant's hook threw, as an `Error` for the log: itself when it is one, else an `Error` naming the value.
- * `String(value)` throws for an object without a prototype or with a `toString` that throws; the hook's failure must
- * still be answered as one (its 503 or 500 and its log line), never as the helper's own 500.
+ * What a merchant's hook threw, in words for a log line's message: an Error's message, else the value as a string.
+ * Reading it may throw (`String()` of an object without a prototype, a getter that throws); the hook's failure must
+ * still be answered as one (its 503 or 500 and its log line), never as the helper's own 500. The value itself goes
+ * in the line as `cause`, written in the shape of every error (server/common/logged-error.ts).
  */
-export function thrownError(value: unknown): Error {
-  if (value instanceof Error) return value;
+export function thrownMessage(value: unknown): string {
   try {
-    return new Error(String(value));
+    return value instanceof Error ? String(value.message) : String(value);
   } catch {
-    return new Error(`a value that is not an Error (${value === null ? 'null' : typeof value})`);
+    return UNREADABLE;
   }
 }

@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { isSecurityCodeName } from '../common/card-fields.js';
 import { replaceJwts } from '../common/jwt-text.js';
+import { errorLineTarget, isLoggedError, logCleaner } from '../common/logged-error.js';
 import { cutUrlPasswords } from '../common/url-password.js';
 import { maskPans } from './pan-guard.js';
 
@@ -15,27 +16,6 @@ export interface HelperLogger {
 const SECRET_KEY = /(secret|password|authorization|cookie|token|jwt|api_?key|encrypted_card_number|cvv|cvc|^number$)/i;
 
 const redactedCard = () => '[redacted-card]';
-
-/** pino's public symbol for a logger's serializers: set on every pino logger, whichever copy of pino made it. */
-const PINO_SERIALIZERS = Symbol.for('pino.serializers');
-
-/** What an Error's shape writes itself; its other own fields (`code`, `status`, …) are copied beside them. */
-const ERROR_SHAPE_KEYS: Readonly<Record<string, true>> = Object.assign(Object.create(null), {
-  type: true,
-  message: true,
-  name: true,
-  stack: true,
-  errors: true,
-  cause: true,
-});
-
-const asIs = (value: unknown): unknown => value;
-
-const UNREADABLE = '[a value that could not be read]';
-
-type PinoLike = HelperLogger & {
-  child(bindings: object, options: { serializers: Record<string, (v: unknown) => unknown> }): HelperLogger;
-};
 
 /** `hreq_` and a UUID: the request id the helper gives every request (fixed length, so linear). */
 const REQUEST_ID = /^hreq_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -90,57 +70,8 @@ export function redactingLogger(logger: HelperLogger, secrets: readonly string[]
     out = replaceJwts(out, '[redacted-jwt]');
     return maskPans(out, redactedCard);
   };
-  const field = (key: string, value: unknown, depth: number): unknown =>
-    secretKeyName(key) ? '[redacted]' : scrub(value, depth);
-  /**
-   * An Error as the log writes it (docs/decisions/helper.md#helper-logging): `type` (its class), `message`, its own
-   * fields of one value (`code`, `status`, `requestId`, …), `stack`, an AggregateError's `errors` and its `cause`,
-   * each in the same shape; every string cleaned. Built here rather than by the logger's `err` serializer, which never sees the Error.
-   */
-  const errorShape = (e: Error, depth: number): Record<string, unknown> => {
-    const out: Record<string, unknown> = {};
-    try {
-      const ctor = (e as { constructor?: unknown }).constructor;
-      out.type = scrubText(typeof ctor === 'function' && ctor.name ? ctor.name : String(e.name));
-      out.message = scrubText(String(e.message));
-      // Its own fields that hold one value (`code`, `status`, `requestId`, `errno`, `syscall`); not a response's
-      // headers or body, nor a driver's command and its arguments: data, not what failed.
-      for (const [k, v] of Object.entries(e)) {
-        const kind = typeof v;
-        if ((kind === 'string' || kind === 'number' || kind === 'boolean') && !(k in ERROR_SHAPE_KEYS)) {
-          out[k] = field(k, v, depth + 1);
-        }
-      }
-      if (typeof e.stack === 'string') out.stack = scrubText(e.stack);
-    } catch {
-      // A getter of the error threw (a hook may throw anything): the line is still written, and its cause.
-      return { type: out.type ?? 'Error', message: UNREADABLE };
-    }
-    const { errors, cause } = e as { errors?: unknown; cause?: unknown };
-    if (Array.isArray(errors)) out.errors = scrub(errors, depth + 1);
-    if (cause !== undefined) out.cause = scrub(cause, depth + 1);
-    return out;
-  };
-  const scrub = (value: unknown, depth: number): unknown => {
-    if (typeof value === 'string') return scrubText(value);
-    if (value === null || typeof value !== 'object') return value;
-    // Deeper than any line the helper writes: cut, never passed on unscrubbed.
-    if (depth > 8) return '[too deep]';
-    try {
-      if (value instanceof Error) return errorShape(value, depth);
-      if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1));
-      const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(value)) out[k] = field(k, v, depth + 1);
-      return out;
-    } catch {
-      // A getter threw (a hook's thrown value under a 500, say): never the helper's error handler failing with it.
-      return UNREADABLE;
-    }
-  };
+  const { value: scrub, field } = logCleaner({ text: scrubText, secretKey: secretKeyName });
   const enabled = (logger as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled;
-  // pino runs its `err` serializer (and any a merchant set for a key) on the line it is given: on an Error already
-  // cleaned into its shape above, that wrote `type: "Object"`, the causes folded into `message`, an empty stack.
-  const pinoSerializers = (logger as unknown as Record<symbol, unknown>)[PINO_SERIALIZERS] !== undefined;
   const wrap =
     (level: 'debug' | 'info' | 'warn' | 'error') =>
     (obj: object, msg?: string): void => {
@@ -151,14 +82,15 @@ export function redactingLogger(logger: HelperLogger, secrets: readonly string[]
       let errorKeys: string[] | undefined;
       if (obj instanceof Error) {
         // `log.error(err)`: written as pino writes it, under `err`.
-        clean = { err: errorShape(obj, 1) };
+        clean = { err: scrub(obj, 1) };
         errorKeys = ['err'];
       } else if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
         clean = scrub(obj, 0) as object;
       } else {
         const out: Record<string, unknown> = {};
         for (const [k, v] of Object.entries(obj)) {
-          if (v instanceof Error) {
+          // An Error, or one a provider client already wrote in the shape (its `provider.error` lines).
+          if (isLoggedError(v)) {
             errorKeys ??= [];
             errorKeys.push(k);
           }
@@ -166,14 +98,9 @@ export function redactingLogger(logger: HelperLogger, secrets: readonly string[]
         }
         clean = out;
       }
-      let target = logger;
-      if (errorKeys && pinoSerializers) {
-        // A child whose serializers write those keys as they are; made per line with an Error, so it has the
-        // logger's level and bindings of the moment.
-        const serializers: Record<string, (v: unknown) => unknown> = {};
-        for (const k of errorKeys) serializers[k] = asIs;
-        target = (logger as unknown as PinoLike).child({}, { serializers });
-      }
+      // pino runs its `err` serializer (and any a merchant set for a key) on the line it is given: on an Error
+      // already cleaned into its shape, that wrote `type: "Object"`, the causes folded into `message`, an empty stack.
+      const target = errorKeys ? errorLineTarget(logger, errorKeys) : logger;
       if (msg === undefined) target[level](clean);
       else target[level](clean, scrubText(msg));
     };

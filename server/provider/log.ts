@@ -7,7 +7,9 @@
 
 import { isSecurityCodeName } from '../common/card-fields.js';
 import { replaceJwts } from '../common/jwt-text.js';
+import { logCleaner } from '../common/logged-error.js';
 import { maskPans } from '../common/pan.js';
+import { cutUrlPasswords } from '../common/url-password.js';
 
 type LogFn = (obj: object, msg?: string) => void;
 
@@ -39,7 +41,15 @@ export function maskObjectTokens(text: string): string {
 export type Redactor = (value: unknown) => unknown;
 
 /** A client's redactor: also masks free text, and learns access tokens as they are issued. */
-export type ClientRedactor = Redactor & { add(secret: string): void; text(value: string): string };
+export type ClientRedactor = Redactor & {
+  add(secret: string): void;
+  text(value: string): string;
+  /**
+   * An error (or any thrown value) in the shape every error line has, `{ type, message, code…, stack, cause? }`
+   * (docs/helper.md#log-events), each string cleaned by {@link ClientRedactor.text}, URL passwords cut.
+   */
+  error(value: unknown): unknown;
+};
 
 /**
  * Builds a redactor that also replaces every occurrence of the given secrets (the client's own keys and
@@ -78,5 +88,11 @@ export function createRedactor(secrets: readonly (string | undefined)[] = []): C
     if (issued.length > 16) known.delete(issued.shift()!);
   };
   fn.text = text;
+  // Only failure lines use it; built once per client.
+  const cleaner = logCleaner({
+    text: (value) => cutUrlPasswords(text(value), '[redacted]'),
+    secretKey: (key) => SECRET_KEY.test(key) || isSecurityCodeName(key),
+  });
+  fn.error = (value: unknown) => cleaner.value(value, 1);
   return fn;
 }

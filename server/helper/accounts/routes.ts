@@ -8,7 +8,7 @@ import { instrumentLabelSchema } from '../../provider/schemas/accounts/index.js'
 import { jsonBody } from '../body.js';
 import type { HelperContext } from '../context.js';
 import { answerable, badRequest, HelperHttpError } from '../errors.js';
-import { hookTimeout, LATE, thrownError, withinHookTime } from '../hooks.js';
+import { hookTimeout, LATE, thrownMessage, withinHookTime } from '../hooks.js';
 import { forbidden, type HostClaims, requireHost } from '../host-auth.js';
 import type { CardUpdatedEvent } from '../options.js';
 import { instrumentRead, instrumentsListed, updaterAnswered } from '../provider-answers.js';
@@ -222,10 +222,7 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
           { entityId },
         );
       }
-      const cause = thrownError(err);
-      throw idsFailed(`paymentInstrumentIds threw: ${cause.message}`, {
-        cause: { type: cause.name, message: cause.message, stack: cause.stack },
-      });
+      throw idsFailed(`paymentInstrumentIds threw: ${thrownMessage(err)}`, { entityId, cause: err });
     }
     if (answer === LATE) throw hookTimeout('the payout instruments could not be listed in time; try again');
     const parsed = instrumentIdsSchema.safeParse(answer);

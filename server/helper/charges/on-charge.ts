@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Request } from 'express';
 import type { HelperContext } from '../context.js';
 import { HelperHttpError } from '../errors.js';
-import { LATE, thrownError, withinHookTime } from '../hooks.js';
+import { LATE, withinHookTime } from '../hooks.js';
 import { keepClaim } from '../lease.js';
 import type { ChargeEvent } from '../options.js';
 import { claimAndGet, setAndRelease } from '../store.js';
@@ -93,15 +93,10 @@ export async function deliverCharge(
       try {
         await hook(event, { req, source });
       } catch (err) {
-        const cause = thrownError(err);
+        // What it threw, in the shape of every error line (its class, code, stack and causes; any other value as
+        // it is), written by the redactor, which survives getters that throw.
         ctx.log.error(
-          {
-            event: 'tessera.on_charge.failed',
-            chargeId: event.id,
-            chargeStatus: event.status,
-            source,
-            cause: { type: cause.name, message: cause.message, stack: cause.stack },
-          },
+          { event: 'tessera.on_charge.failed', chargeId: event.id, chargeStatus: event.status, source, cause: err },
           'onCharge threw: the shopper was told to retry, and the next retry calls it again',
         );
         throw failed(event, NOT_RECORDED, err);

@@ -11,7 +11,7 @@ import {
 import { jsonBody } from '../body.js';
 import type { HelperContext } from '../context.js';
 import { answerable, badRequest, HelperHttpError } from '../errors.js';
-import { hookTimeout, LATE, thrownError, withinHookTime } from '../hooks.js';
+import { hookTimeout, LATE, thrownMessage, withinHookTime } from '../hooks.js';
 import { keepClaim } from '../lease.js';
 import type { ChargeRequestBody } from '../options.js';
 import { chargeRead, checkChargeCreated } from '../provider-answers.js';
@@ -319,14 +319,9 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
    * shopper gets a generic message, the merchant's log what went wrong, in full.
    */
   function resolveFailed(err: unknown, what: string): HelperHttpError {
-    const cause = thrownError(err);
     log.error(
-      {
-        event: 'tessera.resolve_charge.failed',
-        code: 'TESSERA_RESOLVE_CHARGE_FAILED',
-        cause: { type: cause.name, message: cause.message, stack: cause.stack },
-      },
-      `resolveCharge ${what}: ${cause.message}`,
+      { event: 'tessera.resolve_charge.failed', code: 'TESSERA_RESOLVE_CHARGE_FAILED', cause: err },
+      `resolveCharge ${what}: ${thrownMessage(err)}`,
     );
     return new HelperHttpError(500, 'TESSERA_RESOLVE_CHARGE_FAILED', 'the order could not be priced', { cause: err });
   }

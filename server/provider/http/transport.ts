@@ -1,3 +1,4 @@
+import { errorLineTarget } from '../../common/logged-error.js';
 import { InvalidResponseError, type ProviderError } from '../errors.js';
 import { AttemptAbort } from './attempt-abort.js';
 import { backoffDelay, MAX_RETRY_AFTER_MS, parseRetryAfter, sleep } from './backoff.js';
@@ -224,6 +225,10 @@ function logFailure(
     outcomeKnown: error.outcomeKnown,
     ...(delayMs !== undefined ? { delayMs } : {}),
     message: error.message,
+    // Its class, fields, stack and causes (undici's `ECONNRESET` under a failed connection), redacted: the shape of
+    // every error line (docs/helper.md#log-events). Failures only: a call that succeeds builds none of it.
+    err: http.redact.error(error),
   };
-  http.config.logger?.warn(entry, retrying ? 'provider retry' : 'provider error');
+  const { logger } = http.config;
+  if (logger) errorLineTarget(logger, ['err']).warn(entry, retrying ? 'provider retry' : 'provider error');
 }

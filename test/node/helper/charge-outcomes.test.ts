@@ -716,6 +716,79 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
     });
   });
 
+  describe('what a hook threw, in the log', () => {
+    /** An Error with a code and a cause, one whose message cannot be read, and a value that is no Error. */
+    const thrown = (): [string, unknown, Record<string, unknown> | string][] => [
+      [
+        'an Error with a code and a cause',
+        Object.assign(
+          new TypeError('orders table is locked', {
+            cause: Object.assign(new Error('ECONNRESET'), { code: 'ECONNRESET' }),
+          }),
+          {
+            code: 'E_LOCKED',
+          },
+        ),
+        {
+          type: 'TypeError',
+          message: 'orders table is locked',
+          code: 'E_LOCKED',
+          cause: { type: 'Error', message: 'ECONNRESET', code: 'ECONNRESET' },
+        },
+      ],
+      [
+        'an Error whose message getter throws',
+        Object.defineProperty(new Error('m'), 'message', {
+          get() {
+            throw new Error('getter');
+          },
+        }),
+        { type: 'Error', message: '[a value that could not be read]' },
+      ],
+      [
+        'an object',
+        { code: 'E_DB', detail: 'card 4242 4242 4242 4242' },
+        { code: 'E_DB', detail: 'card [redacted-card]' },
+      ],
+    ];
+    const noStacks = (v: unknown): unknown => {
+      if (!v || typeof v !== 'object') return v;
+      const { stack: _stack, cause, ...rest } = v as Record<string, unknown>;
+      return { ...rest, ...(cause === undefined ? {} : { cause: noStacks(cause) }) };
+    };
+
+    it('onCharge: the cause in the shape of every error line (class, code, causes), and a throwing getter still answers 503', async () => {
+      for (const [what, value, expected] of thrown()) {
+        const h = await helper({
+          onCharge: () => {
+            throw value;
+          },
+        });
+        // Before, an Error whose message getter threw escaped the log line: 500 TESSERA_INTERNAL after a charge.
+        const r = notRecorded(await pay(h, await order()));
+        const line = h.log.lines.find((l) => l.event === 'tessera.on_charge.failed')!;
+        assert.equal(line.chargeId, r.json.chargeId, what);
+        assert.deepEqual(noStacks(line.cause), expected, what);
+      }
+    });
+
+    it('resolveCharge: the same shape, and a throwing getter is its 500 TESSERA_RESOLVE_CHARGE_FAILED', async () => {
+      for (const [what, value, expected] of thrown()) {
+        const h = await helper({
+          resolveCharge: () => {
+            throw value;
+          },
+        });
+        const r = await pay(h, await order());
+        assert.equal(r.status, 500, `${what}: ${r.text}`);
+        assert.equal(r.json.code, 'TESSERA_RESOLVE_CHARGE_FAILED', what);
+        const line = h.log.lines.find((l) => l.event === 'tessera.resolve_charge.failed')!;
+        assert.deepEqual(noStacks(line.cause), expected, what);
+      }
+      assert.equal((await sandboxCharges(sb)).length, 0);
+    });
+  });
+
   describe('hooks that take too long (hookTimeoutMs)', () => {
     it('resolveCharge: 503 TESSERA_HOOK_TIMEOUT with nothing charged, and the same request charged once it answers in time', async () => {
       let slow = true;

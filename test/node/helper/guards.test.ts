@@ -622,7 +622,8 @@ describe('redactingLogger', () => {
       message: 'outer',
       cause: { type: 'Error', message: '[redacted]', code: 'E1' },
     });
-    assert.deepEqual(lines[1]!.err, { type: 'Error', message: UNREADABLE });
+    // Only the part whose getter threw is unreadable: the message and stack are still written.
+    assert.deepEqual(withoutStacks(lines[1]!.err as Logged), { type: 'Error', message: 'x', code: UNREADABLE });
   });
 
   it('hides the value of a field named like a security code, under any of its usual names', () => {
@@ -684,7 +685,11 @@ describe('errors in the helper’s log', () => {
       assert.equal(r.json.code, 'TESSERA_RESOLVE_CHARGE_FAILED', r.text);
       const logged = errorLine(h);
       assert.equal(logged.type, 'HelperHttpError');
-      assert.deepEqual(logged.cause, i === 0 ? { type: 'Error', message: UNREADABLE } : UNREADABLE);
+      const expected = i === 0 ? { type: 'Error', message: 'hostile', code: UNREADABLE } : UNREADABLE;
+      assert.deepEqual(i === 0 ? withoutStacks(logged.cause!) : logged.cause, expected);
+      // The hook's own line writes it in the same shape.
+      const line = h.log.lines.find((l) => l.event === 'tessera.resolve_charge.failed')!;
+      assert.deepEqual(i === 0 ? withoutStacks(line.cause as Logged) : line.cause, expected);
     }
   });
 
@@ -724,6 +729,33 @@ describe('errors in the helper’s log', () => {
       assertStacks(logged);
       assertNothingSecret(h.log.text());
       assert.ok(!h.log.text().includes(sb.credentials.secretKey), h.log.text());
+    });
+
+    it(`a connection reset at the provider: provider.error writes the error's class, fields and undici's cause, with ${setup}`, async () => {
+      const h = await startHelper(
+        { ...legacyHelperOptions(sb), startupKeyCheck: false, resolveCharge: () => ({ amount: 100, currency: 'EUR' }) },
+        loggerOptions,
+      );
+      running.push(h);
+      await fault(sb, { method: 'POST', path: '/api2/v2/charges/token', reset: true, count: 1 });
+      const r = await charge(h);
+      assert.equal(r.status, 502, r.text);
+      const line = h.log.lines.find((l) => l.event === 'provider.error')!;
+      const logged = line.err as Logged;
+      // Before, the line had the message only: not the class, nor undici's error and its code under it.
+      assert.deepEqual(withoutStacks(logged), {
+        type: 'NetworkError',
+        message: line.message,
+        code: 'TESSERA_NETWORK',
+        outcomeKnown: false,
+        operation: 'POST /api2/v2/charges/token',
+        idempotencyKey: logged.idempotencyKey,
+        attempts: 1,
+        cause: { type: 'SocketError', message: 'other side closed', code: 'UND_ERR_SOCKET' },
+      });
+      assert.match(String(logged.idempotencyKey), /^tessera-charge-/);
+      assertStacks(logged);
+      assertNothingSecret(h.log.text());
     });
 
     it(`a store failure whose cause holds a card number, a URL password and the secret key: all cut, with ${setup}`, async () => {

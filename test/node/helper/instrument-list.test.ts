@@ -209,6 +209,44 @@ describe('listing payout instruments', () => {
     assert.deepEqual(await providerPaths(), [], 'nothing is read for a bad answer');
   });
 
+  it('logs what the hook threw in the shape of every error line, with the entity, even when its getters throw', async () => {
+    const h = await named();
+    const inner = Object.assign(new Error('ECONNRESET'), { code: 'ECONNRESET' });
+    for (const [thrown, expected] of [
+      [
+        Object.assign(new TypeError('no rows', { cause: inner }), { code: 'E_DB' }),
+        {
+          type: 'TypeError',
+          message: 'no rows',
+          code: 'E_DB',
+          cause: { type: 'Error', message: 'ECONNRESET', code: 'ECONNRESET' },
+        },
+      ],
+      [
+        Object.defineProperty(new Error('m'), 'message', {
+          get() {
+            throw new Error('getter');
+          },
+        }),
+        { type: 'Error', message: '[a value that could not be read]' },
+      ],
+    ] as const) {
+      answer = () => {
+        throw thrown;
+      };
+      const before = h.log.lines.length;
+      const r = await list(h);
+      // Before, a message getter that threw escaped the log line: 500 TESSERA_INTERNAL, the helper's own failure.
+      assert.equal(r.status, 500, r.text);
+      assert.equal(r.json.code, 'TESSERA_INSTRUMENT_IDS_FAILED', r.text);
+      const line = h.log.lines.slice(before).find((l) => l.event === 'tessera.payment_instrument_ids.failed')!;
+      assert.equal(line.entityId, 'ent_fixture_a');
+      const { stack: _s, cause, ...rest } = line.cause as Record<string, unknown>;
+      const { stack: _t, ...innerRest } = (cause ?? {}) as Record<string, unknown>;
+      assert.deepEqual(cause === undefined ? rest : { ...rest, cause: innerRest }, expected);
+    }
+  });
+
   it('answers 503 TESSERA_HOOK_TIMEOUT when the hook has not answered within hookTimeoutMs, and reads nothing', async () => {
     const h = await named({ hookTimeoutMs: 200 });
     let late!: (ids: string[]) => void;

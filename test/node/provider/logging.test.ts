@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
+import pino from 'pino';
+import { Agent } from 'undici';
 import {
   type Charge,
   createAccountsClient,
@@ -167,6 +170,73 @@ describe('logging and redaction', () => {
     const text = [...lines, error.message, JSON.stringify(error.body), String(error.stack)].join('\n');
     assert.match(text, /request with Bearer \[redacted\] refused/, 'the echo is logged, without the token');
     assert.ok(!text.includes(accessToken), text);
+  });
+
+  it('writes provider.retry and provider.error with the error in the shape of every error line: class, fields, stack and causes, redacted', async () => {
+    const url = 'http://proxy-user:hunter2hunter2@proxy.example:3128';
+    const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl';
+    // A dispatcher (a proxy, say) whose failure names what it should not: a URL password, a card number, the key.
+    const refusing = new Agent().compose(() => () => {
+      const inner = Object.assign(new Error(`socket to ${url} closed`), { code: 'ECONNRESET', errno: -104 });
+      throw new TypeError(`tunnel for 4242 4242 4242 4242 with ${sb.credentials.secretKey} and ${jwt} failed`, {
+        cause: inner,
+      });
+    });
+    const chunks: string[] = [];
+    const stream = new Writable({ write: (chunk, _enc, done) => done(void chunks.push(String(chunk))) });
+    const plain = captureLogger();
+    for (const logger of [pino(stream), plain.logger]) {
+      const client = createLegacyClient({
+        secretKey: sb.credentials.secretKey,
+        baseUrl: sb.url,
+        logger,
+        dispatcher: refusing,
+        maxRetries: 1,
+        ...FAST_RETRY,
+      });
+      await assert.rejects(client.charges.retrieve('charge_abcdefghijklmnop'), ProviderError);
+      await client.close();
+    }
+    const lines = [...chunks.join('').split('\n').filter(Boolean), ...plain.lines].map(
+      (l) => JSON.parse(l) as Record<string, unknown>,
+    );
+    const failures = lines.filter((l) => l.event === 'provider.retry' || l.event === 'provider.error');
+    assert.deepEqual(
+      failures.map((l) => l.event),
+      ['provider.retry', 'provider.error', 'provider.retry', 'provider.error'],
+    );
+    for (const line of failures) {
+      // Before, only `message`: not the class, nor what failed under it and its code.
+      const err = line.err as Record<string, unknown> & { cause: Record<string, unknown> & { cause: object } };
+      const { stack, cause, ...rest } = err;
+      assert.deepEqual(rest, {
+        type: 'NetworkError',
+        message: line.message,
+        code: 'TESSERA_NETWORK',
+        outcomeKnown: true,
+        operation: 'GET /api2/v2/charges/charge_abcdefghijklmnop',
+        attempts: line.attempt,
+      });
+      assert.match(String(stack), /^NetworkError: GET \/api2\/v2\/charges\/charge_abcdefghijklmnop failed/);
+      assert.equal(cause.type, 'TypeError');
+      assert.equal(cause.message, 'tunnel for ************4242 with [redacted] and [redacted jwt] failed');
+      assert.match(
+        String(cause.stack),
+        /^TypeError: tunnel for \*{12}4242 with \[redacted\] and \[redacted jwt\] failed\n/,
+      );
+      const { stack: innerStack, ...inner } = cause.cause as Record<string, unknown>;
+      assert.deepEqual(inner, {
+        type: 'Error',
+        message: 'socket to http://proxy-user:[redacted]@proxy.example:3128 closed',
+        code: 'ECONNRESET',
+        errno: -104,
+      });
+      assert.match(String(innerStack), /^Error: socket to http:\/\/proxy-user:\[redacted\]@/);
+    }
+    const text = JSON.stringify(failures);
+    for (const secret of ['hunter2hunter2', '4242 4242', sb.credentials.secretKey, jwt]) {
+      assert.ok(!text.includes(secret), `${secret} in ${text}`);
+    }
   });
 
   it('redacts values by key and by shape', () => {

@@ -1,0 +1,154 @@
+/**
+ * The one shape an error takes in a log line, for the helper's redactor (server/helper/log.ts) and the provider
+ * clients' failure lines (server/provider/http/transport.ts): `{ type, message, …own fields of one value, stack,
+ * errors?, cause? }`, each string cleaned by the caller's rules (docs/decisions/helper.md#helper-logging).
+ */
+
+/** What is written for a value whose getters throw while it is read. */
+export const UNREADABLE = '[a value that could not be read]';
+
+/** What an Error's shape writes itself; its other own fields (`code`, `status`, …) are copied beside them. */
+const ERROR_SHAPE_KEYS: Readonly<Record<string, true>> = Object.assign(Object.create(null), {
+  type: true,
+  message: true,
+  name: true,
+  stack: true,
+  errors: true,
+  cause: true,
+});
+
+/** Marks a shape this module wrote, so a logger that receives it writes it as it is (see {@link isLoggedError}). */
+const SHAPED = Symbol('tessera.loggedError');
+
+/** How the strings and keys of a line are cleaned. */
+export interface LogRules {
+  /** Any string of the line, an error's message and stack included, as it may be logged. */
+  text(value: string): string;
+  /** Whether the value under `key` is hidden (`[redacted]`): a secret, token or card field. */
+  secretKey(key: string): boolean;
+}
+
+/** The cleaning of a line's values under {@link LogRules}. */
+export interface LogCleaner {
+  /** `value`, deep-copied and cleaned: strings by `text`, an Error in its shape, cut at depth 8 (`[too deep]`). */
+  value(value: unknown, depth: number): unknown;
+  /** The value under `key`: `[redacted]` for a secret-named key, else {@link LogCleaner.value}. */
+  field(key: string, value: unknown, depth: number): unknown;
+}
+
+/** Whether `value` is an Error, or an error already in its logged shape: a logger must write it as it is. */
+export function isLoggedError(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  try {
+    return value instanceof Error || SHAPED in value;
+  } catch {
+    // A proxy whose traps throw (a hook may throw anything): written as a value, by the cleaner.
+    return false;
+  }
+}
+
+/** A {@link LogCleaner} under `rules`. */
+export function logCleaner(rules: LogRules): LogCleaner {
+  const { text } = rules;
+  const field = (key: string, item: unknown, depth: number): unknown =>
+    rules.secretKey(key) ? '[redacted]' : value(item, depth);
+  /**
+   * An Error as the log writes it: `type` (its class), `message`, its own fields of one value (`code`, `status`,
+   * `requestId`, …), `stack`, an AggregateError's `errors` and its `cause`, each in the same shape; every string
+   * cleaned. Built here rather than by the logger's `err` serializer, which never sees the Error.
+   */
+  const errorShape = (e: Error, depth: number): Record<string, unknown> => {
+    const out: Record<string, unknown> = {};
+    Object.defineProperty(out, SHAPED, { value: true });
+    // Each part is read on its own: a getter that throws (a hook may throw anything) costs that part only, and the
+    // line is still written.
+    try {
+      const ctor = (e as { constructor?: unknown }).constructor;
+      out.type = text(typeof ctor === 'function' && ctor.name ? ctor.name : String(e.name));
+    } catch {
+      out.type = 'Error';
+    }
+    try {
+      out.message = text(String(e.message));
+    } catch {
+      out.message = UNREADABLE;
+    }
+    try {
+      // Its own fields that hold one value (`code`, `status`, `requestId`, `errno`, `syscall`); not a response's
+      // headers or body, nor a driver's command and its arguments: data, not what failed.
+      for (const k of Object.keys(e)) {
+        if (k in ERROR_SHAPE_KEYS) continue;
+        let v: unknown;
+        try {
+          v = (e as unknown as Record<string, unknown>)[k];
+        } catch {
+          out[k] = UNREADABLE;
+          continue;
+        }
+        const kind = typeof v;
+        if (kind === 'string' || kind === 'number' || kind === 'boolean') out[k] = field(k, v, depth + 1);
+      }
+    } catch {
+      // Its keys could not be listed (a proxy): the fields are left out.
+    }
+    try {
+      if (typeof e.stack === 'string') out.stack = text(e.stack);
+    } catch {
+      // An unreadable stack is left out.
+    }
+    let errors: unknown;
+    let cause: unknown;
+    try {
+      ({ errors, cause } = e as { errors?: unknown; cause?: unknown });
+    } catch {
+      cause = UNREADABLE;
+    }
+    if (Array.isArray(errors)) out.errors = value(errors, depth + 1);
+    if (cause !== undefined) out.cause = value(cause, depth + 1);
+    return out;
+  };
+  function value(v: unknown, depth: number): unknown {
+    if (typeof v === 'string') return text(v);
+    if (v === null || typeof v !== 'object') return v;
+    // Deeper than any line the helper writes: cut, never passed on unscrubbed.
+    if (depth > 8) return '[too deep]';
+    try {
+      if (v instanceof Error) return errorShape(v, depth);
+      if (Array.isArray(v)) return v.map((item) => value(item, depth + 1));
+      const out: Record<string, unknown> = {};
+      if (SHAPED in v) Object.defineProperty(out, SHAPED, { value: true });
+      for (const [k, item] of Object.entries(v)) out[k] = field(k, item, depth + 1);
+      return out;
+    } catch {
+      // A getter threw (a hook's thrown value under a 500, say): never the error handler failing with it.
+      return UNREADABLE;
+    }
+  }
+  return { value, field };
+}
+
+/** pino's public symbol for a logger's serializers: set on every pino logger, whichever copy of pino made it. */
+const PINO_SERIALIZERS = Symbol.for('pino.serializers');
+
+type Line = (obj: object, msg?: string) => void;
+type PinoLike<L> = L & {
+  child(bindings: object, options: { serializers: Record<string, (v: unknown) => unknown> }): L;
+};
+
+const asIs = (value: unknown): unknown => value;
+
+/**
+ * The logger to write a line through whose `keys` hold an error in its logged shape: on a pino logger a child whose
+ * serializers for those keys write them as they are (pino's `err` serializer, on by default, read the shape as an
+ * error and wrote `type: "Object"`, the causes folded into `message`); made per line, so it has the logger's level and
+ * bindings of the moment. Any other logger is itself.
+ */
+export function errorLineTarget<L extends Record<'debug' | 'info' | 'warn' | 'error', Line>>(
+  logger: L,
+  keys: readonly string[],
+): L {
+  if ((logger as unknown as Record<symbol, unknown>)[PINO_SERIALIZERS] === undefined) return logger;
+  const serializers: Record<string, (v: unknown) => unknown> = {};
+  for (const k of keys) serializers[k] = asIs;
+  return (logger as PinoLike<L>).child({}, { serializers });
+}
