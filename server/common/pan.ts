@@ -346,17 +346,18 @@ function betterReading(text: string, groups: readonly Group[], hit: Hit, next: H
  * The card numbers in `groups`, left to right. Two readings may overlap: in `redis :6379 card 4242 4242 4242 4242`
  * the port and the next three groups pass too (`6379424242424242`). A reading then gives way to the one that starts
  * at its second group when that one is the better reading ({@link betterReading}), so the port is kept; on a tie
- * the earlier one is taken. A reading given up shows at most its first group (4 digits, part of what a receipt
- * may show), never more. Linear: each group is tried as a start at most twice.
+ * the earlier one is taken, and a reading gives way once at most. A reading given up shows at most its first group
+ * (4 digits, part of what a receipt may show), never more. Linear: each group is tried as a start at most twice.
  */
 function* hitsIn(text: string, groups: readonly Group[]): Generator<Hit> {
   for (let i = 0; i < groups.length; i++) {
     let hit = hitAt(groups, i);
     if (!hit) continue;
-    while (hit.last > hit.first) {
+    // One step at most: a chain of readings, each giving way to the next, would show the first group of each, and so
+    // more than the first group of the first, which may be the card number (`4242x4111y5555 4248 4242 4244`).
+    if (hit.last > hit.first) {
       const next = hitAt(groups, hit.first + 1);
-      if (!next || !betterReading(text, groups, hit, next)) break;
-      hit = next;
+      if (next && betterReading(text, groups, hit, next)) hit = next;
     }
     yield hit;
     i = hit.last;

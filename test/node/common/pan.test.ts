@@ -203,6 +203,15 @@ describe('card numbers by digit content (server/common/pan.ts)', () => {
     }
   });
 
+  it('shows at most the first group of any reading it gives up, however many readings overlap', () => {
+    const mask = (digits: string) => `[${digits}]`;
+    // Three overlapping 16-digit readings that each pass Luhn: A (4242 4111 5555 4248, which may be the card number),
+    // B (4111 5555 4248 4242) and C (5555 4248 4242 4244), each parted by fewer characters than the one before. A
+    // chain A → B → C showed "4242x4111y", the first 8 digits of A; one step shows its first group only.
+    assert.equal(maskPans('4242x4111y5555 4248 4242 4244', mask), '4242x[4111555542484242] 4244');
+    assert.equal(maskPans('4242-4111 5555 4248 4242 4244', mask), '4242-[4111555542484242] 4244');
+  });
+
   it('runs in linear time: 64 KiB of worst-case text is scanned in well under a second', () => {
     const size = 64 * 1024;
     const fill = (unit: string) => unit.repeat(Math.ceil(size / unit.length));
