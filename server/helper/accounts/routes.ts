@@ -1,5 +1,6 @@
 import { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
+import { maskPans } from '../../common/pan.js';
 import type { AccountsClient } from '../../provider/accounts/client.js';
 import type { PaymentInstrument } from '../../provider/accounts/types.js';
 import { NotFoundError, PreconditionRequiredError, ValidationError } from '../../provider/errors.js';
@@ -62,12 +63,14 @@ function listNotConfigured(): HelperHttpError {
 
 /**
  * The instrument as the dashboard sees it: no document file ids, no provider links. `default` only where the provider
- * shows it (the spec has it write-only; the sandbox shows it).
+ * shows it (the spec has it write-only; the sandbox shows it). A card number in the label (free text set at the
+ * provider, where staff may have typed one: the helper's own PATCH refuses it) is masked to its last four digits, so
+ * it reaches neither the page nor anything that logs the answer (docs/decisions/helper.md#helper-pan-guard).
  */
 function safeInstrument(p: PaymentInstrument) {
   return {
     id: p.id,
-    label: p.label,
+    label: maskPans(p.label),
     type: p.type,
     currency: p.currency,
     country: p.country,

@@ -103,6 +103,37 @@ describe('dashboard routes against the sandbox', () => {
     assert.ok(!/_links|file_|account_number/.test(list.text + one.text));
   });
 
+  it('masks a card number in a label set at the provider, in the list, a read and a PATCH answer', async () => {
+    const fixtures = sampleFixtures();
+    const [first] = fixtures.accounts.entities[0]!.payment_instruments as { label: string }[];
+    first!.label = 'Visa 4242 4242 4242 4242 (ops)';
+    const own = await startSandbox({ fixtures });
+    try {
+      const started = await helper({ ...sandboxHelperOptions(own, issuer) });
+      const token = await tokenA();
+      const path = '/entities/ent_fixture_a/payment-instruments';
+      const list = await ask(path, token, { target: started });
+      const one = await ask(`${path}/ppi_verified_1`, token, { target: started });
+      const patched = await ask(`${path}/ppi_verified_1`, token, {
+        method: 'PATCH',
+        body: { default: true },
+        target: started,
+      });
+      for (const r of [list, one, patched]) {
+        assert.equal(r.status, 200, r.text);
+        assert.ok(!r.text.includes('4242 4242'), r.text);
+      }
+      assert.ok(
+        list.json.data.some((p: { label: string }) => p.label === 'Visa [card ••••4242] (ops)'),
+        list.text,
+      );
+      assert.equal(one.json.label, 'Visa [card ••••4242] (ops)');
+      assert.equal(patched.json.label, 'Visa [card ••••4242] (ops)');
+    } finally {
+      await own.close();
+    }
+  });
+
   it('updates label and default, and explains a refused default', async () => {
     const token = await tokenA();
     const path = '/entities/ent_fixture_a/payment-instruments/ppi_verified_2';
