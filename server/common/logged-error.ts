@@ -111,7 +111,7 @@ export function logCleaner(rules: LogRules): LogCleaner {
           continue;
         }
         const kind = typeof v;
-        if (kind === 'string' || kind === 'number' || kind === 'boolean') out[k] = inner(k, v, depth + 1);
+        if (kind === 'string' || kind === 'number' || kind === 'boolean') out[text(k)] = inner(k, v, depth + 1);
       }
     } catch {
       // Its keys could not be listed (a proxy): the fields are left out.
@@ -159,7 +159,8 @@ export function logCleaner(rules: LogRules): LogCleaner {
           out[TOO_MANY] = true;
           break;
         }
-        out[k] = inner(k, (v as Record<string, unknown>)[k], depth + 1);
+        // The key is text of the line too: a card number or a secret as a key name is cleaned like any string.
+        out[text(k)] = inner(k, (v as Record<string, unknown>)[k], depth + 1);
       }
       return out;
     } catch {

@@ -750,6 +750,12 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
         { code: 'E_DB', detail: 'card 4242 4242 4242 4242' },
         { code: 'E_DB', detail: 'card [redacted-card]' },
       ],
+      [
+        // A key is cleaned like any string of the line: it was written as it was.
+        'an object and an Error keyed by a card number',
+        { '4242 4242 4242 4242': 'declined', cause: Object.assign(new Error('e'), { '4242424242424242': 'x' }) },
+        { '[redacted-card]': 'declined', cause: { type: 'Error', message: 'e', '[redacted-card]': 'x' } },
+      ],
     ];
     const noStacks = (v: unknown): unknown => {
       if (!v || typeof v !== 'object') return v;
