@@ -7,7 +7,11 @@
 /** What is written for a value whose getters throw while it is read. */
 export const UNREADABLE = '[a value that could not be read]';
 
-/** What an Error's shape writes itself; its other own fields (`code`, `status`, …) are copied beside them. */
+/**
+ * What an Error's shape writes itself, or never: its other own fields (`code`, `status`, …) are copied beside them.
+ * A response's `body` and `headers` are data, not what failed: a body that is no JSON (a proxy's error page, a
+ * provider's text) is kept on a ProviderError as a string, and was written whole in a `provider.error` line.
+ */
 const ERROR_SHAPE_KEYS: Readonly<Record<string, true>> = Object.assign(Object.create(null), {
   type: true,
   message: true,
@@ -15,6 +19,8 @@ const ERROR_SHAPE_KEYS: Readonly<Record<string, true>> = Object.assign(Object.cr
   stack: true,
   errors: true,
   cause: true,
+  body: true,
+  headers: true,
 });
 
 /** Marks a shape this module wrote, so a logger that receives it writes it as it is (see {@link isLoggedError}). */
