@@ -7,7 +7,11 @@
 /** What is written for a value whose getters throw while it is read. */
 export const UNREADABLE = '[a value that could not be read]';
 
-/** What an Error's shape writes itself; its other own fields (`code`, `status`, …) are copied beside them. */
+/**
+ * What an Error's shape writes itself, or never: its other own fields (`code`, `status`, …) are copied beside them.
+ * A response's `body` and `headers` are data, not what failed: a body that is no JSON (a proxy's error page, a
+ * provider's text) is kept on a ProviderError as a string, and was written whole in a `provider.error` line.
+ */
 const ERROR_SHAPE_KEYS: Readonly<Record<string, true>> = Object.assign(Object.create(null), {
   type: true,
   message: true,
@@ -15,6 +19,8 @@ const ERROR_SHAPE_KEYS: Readonly<Record<string, true>> = Object.assign(Object.cr
   stack: true,
   errors: true,
   cause: true,
+  body: true,
+  headers: true,
 });
 
 /** Marks a shape this module wrote, so a logger that receives it writes it as it is (see {@link isLoggedError}). */
@@ -47,11 +53,36 @@ export function isLoggedError(value: unknown): boolean {
   }
 }
 
+/**
+ * The most values (objects, arrays, errors, strings, …) one call of {@link LogCleaner.value} or
+ * {@link LogCleaner.field} writes; the rest is `[too many values]`. Depth alone does not bound a walk: a hook may
+ * throw an AggregateError whose `errors` holds itself 300 times, 300^4 errors four levels down, which held the event
+ * loop for hours and filled the memory.
+ */
+export const MAX_LOGGED_VALUES = 2000;
+
+/** What is written in place of what is past {@link MAX_LOGGED_VALUES}. */
+export const TOO_MANY = '[too many values]';
+
 /** A {@link LogCleaner} under `rules`. */
 export function logCleaner(rules: LogRules): LogCleaner {
   const { text } = rules;
-  const field = (key: string, item: unknown, depth: number): unknown =>
+  /** What the walk under way may still write; -1 when no walk is under way. */
+  let left = -1;
+  const bounded =
+    <A extends unknown[]>(walk: (...args: A) => unknown) =>
+    (...args: A): unknown => {
+      if (left >= 0) return walk(...args);
+      left = MAX_LOGGED_VALUES;
+      try {
+        return walk(...args);
+      } finally {
+        left = -1;
+      }
+    };
+  const inner = (key: string, item: unknown, depth: number): unknown =>
     rules.secretKey(key) ? '[redacted]' : value(item, depth);
+  const field = bounded(inner);
   /**
    * An Error as the log writes it: `type` (its class), `message`, its own fields of one value (`code`, `status`,
    * `requestId`, …), `stack`, an AggregateError's `errors` and its `cause`, each in the same shape; every string
@@ -86,7 +117,7 @@ export function logCleaner(rules: LogRules): LogCleaner {
           continue;
         }
         const kind = typeof v;
-        if (kind === 'string' || kind === 'number' || kind === 'boolean') out[k] = field(k, v, depth + 1);
+        if (kind === 'string' || kind === 'number' || kind === 'boolean') out[text(k)] = inner(k, v, depth + 1);
       }
     } catch {
       // Its keys could not be listed (a proxy): the fields are left out.
@@ -108,23 +139,42 @@ export function logCleaner(rules: LogRules): LogCleaner {
     return out;
   };
   function value(v: unknown, depth: number): unknown {
+    if (left === 0) return TOO_MANY;
+    left--;
     if (typeof v === 'string') return text(v);
     if (v === null || typeof v !== 'object') return v;
     // Deeper than any line the helper writes: cut, never passed on unscrubbed.
     if (depth > 8) return '[too deep]';
     try {
       if (v instanceof Error) return errorShape(v, depth);
-      if (Array.isArray(v)) return v.map((item) => value(item, depth + 1));
+      if (Array.isArray(v)) {
+        const out: unknown[] = [];
+        for (let i = 0; i < v.length; i++) {
+          if (left === 0) {
+            out.push(`${TOO_MANY} (${v.length - i} more)`);
+            break;
+          }
+          out.push(value(v[i], depth + 1));
+        }
+        return out;
+      }
       const out: Record<string, unknown> = {};
       if (SHAPED in v) Object.defineProperty(out, SHAPED, { value: true });
-      for (const [k, item] of Object.entries(v)) out[k] = field(k, item, depth + 1);
+      for (const k of Object.keys(v)) {
+        if (left === 0) {
+          out[TOO_MANY] = true;
+          break;
+        }
+        // The key is text of the line too: a card number or a secret as a key name is cleaned like any string.
+        out[text(k)] = inner(k, (v as Record<string, unknown>)[k], depth + 1);
+      }
       return out;
     } catch {
       // A getter threw (a hook's thrown value under a 500, say): never the error handler failing with it.
       return UNREADABLE;
     }
   }
-  return { value, field };
+  return { value: bounded(value), field };
 }
 
 /** pino's public symbol for a logger's serializers: set on every pino logger, whichever copy of pino made it. */

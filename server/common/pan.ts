@@ -13,9 +13,9 @@ import { luhnValid } from '../../shared/card/luhn.js';
  * - as one unbroken run of digits, or
  * - as groups in a card layout: 4-4-4-4, 4-4-4-1…4, 4-4-4-4-1…3, 4-6-4 or 4-6-5,
  * where the groups may be parted by white space of any kind and length, and up to {@link MAX_GAP} other characters:
- * dashes, `_ , : | . /`, letters (`4242x4242y4242z4242`, `4242 then 4242 …`). Where two readings overlap (a port
- * before a card number, `:6379 card 4242 4242 4242 4242`), the one whose groups are parted alike, else by fewer
- * characters, is masked, and the other's first group is kept ({@link hitsIn}).
+ * dashes, `_ , : | . /`, letters (`4242x4242y4242z4242`, `4242 then 4242 …`). Where readings overlap they are masked
+ * as one; the first group of the first is kept when the reading at its second group is parted alike, or by fewer
+ * characters (a port before a card number, `:6379 card 4242 4242 4242 4242`) ({@link hitsIn}).
  *
  * What the scan reads through: digits of every script (`４２`, `٤٢`, `४२`), compatibility digits (superscript
  * `⁴²`, circled `④②`, through NFKC), and invisible format characters (U+200B, U+00AD soft hyphen, U+2060…),
@@ -343,24 +343,33 @@ function betterReading(text: string, groups: readonly Group[], hit: Hit, next: H
 }
 
 /**
- * The card numbers in `groups`, left to right. Two readings may overlap: in `redis :6379 card 4242 4242 4242 4242`
- * the port and the next three groups pass too (`6379424242424242`). A reading then gives way to the one that starts
- * at its second group when that one is the better reading ({@link betterReading}), so the port is kept; on a tie
- * the earlier one is taken, and a reading gives way once at most. A reading given up shows at most its first group
- * (4 digits, part of what a receipt may show), never more. Linear: each group is tried as a start at most twice.
+ * The card numbers in `groups`, left to right, as spans of groups to mask. Two readings may overlap: in
+ * `redis :6379 card 4242 4242 4242 4242` the port and the next three groups pass too (`6379424242424242`). A span
+ * starts at a reading, or at its second group when the reading that starts there is the better one
+ * ({@link betterReading}), so the port is kept; on a tie the earlier one is taken. The span then takes in every
+ * reading that starts inside it, however far that one reaches: a reading is never shown more of than its first
+ * group (4 digits, part of what a receipt may show), neither in clear after the span (`6379 4242 4242 4242 4242`
+ * showed the last group of the second reading, and the mask its third) nor through a chain of readings each
+ * giving way to the next (`4242x4111y5555 4248 4242 4244`). Linear: each group is tried as a start once, and the
+ * second group of a reading once more.
  */
 function* hitsIn(text: string, groups: readonly Group[]): Generator<Hit> {
   for (let i = 0; i < groups.length; i++) {
-    let hit = hitAt(groups, i);
+    const hit = hitAt(groups, i);
     if (!hit) continue;
-    // One step at most: a chain of readings, each giving way to the next, would show the first group of each, and so
-    // more than the first group of the first, which may be the card number (`4242x4111y5555 4248 4242 4244`).
-    if (hit.last > hit.first) {
-      const next = hitAt(groups, hit.first + 1);
-      if (next && betterReading(text, groups, hit, next)) hit = next;
+    let { first, last } = hit;
+    let j = i + 1;
+    if (last > first) {
+      const next = hitAt(groups, i + 1);
+      if (next) {
+        if (betterReading(text, groups, hit, next)) first = next.first;
+        last = Math.max(last, next.last);
+      }
+      j = i + 2;
     }
-    yield hit;
-    i = hit.last;
+    for (; j <= last; j++) last = Math.max(last, hitAt(groups, j)?.last ?? last);
+    yield { first, last };
+    i = last;
   }
 }
 

@@ -185,11 +185,15 @@ describe('card numbers by digit content (server/common/pan.ts)', () => {
       ['6379 - 4242x4242x4242x4242', '6379 - [4242424242424242]'],
       ['port 6379 and 4242 4242 4242 4242 428 ok', 'port 6379 and [4242424242424242428] ok'],
       ['port 6379 and 4242424242424242', 'port 6379 and [4242424242424242]'],
-      ['4242 4242 4242 4242 port 6379', '[4242424242424242] port 6379'],
+      ['4242 4242 4242 4242 port 4000', '[4242424242424242] port 4000'],
       ['6379 card 4242 4242 4242 4242 and 5555 5555 5555 4444', '6379 card [4242424242424242] and [5555555555554444]'],
       ['at 12:30 4242-4242-4242-4242 ok', 'at 12:30 [4242424242424242] ok'],
-      // Parted alike, the readings cannot be told apart: the earlier one is taken, as before.
-      ['6379 4242 4242 4242 4242', '[6379424242424242] 4242'],
+      // Parted alike, the readings cannot be told apart: both are masked, as one (the second's last group was shown
+      // in clear, and its third in the mask).
+      ['6379 4242 4242 4242 4242', '[63794242424242424242]'],
+      // A port after the card number that passes with its last three groups (4242 4242 4242 6379) is masked with it:
+      // left, it showed that reading's last 8 digits, its third group in the mask.
+      ['4242 4242 4242 4242 port 6379', '[42424242424242426379]'],
     ] as const) {
       assert.equal(maskPans(text, mask), masked, text);
     }
@@ -207,9 +211,63 @@ describe('card numbers by digit content (server/common/pan.ts)', () => {
     const mask = (digits: string) => `[${digits}]`;
     // Three overlapping 16-digit readings that each pass Luhn: A (4242 4111 5555 4248, which may be the card number),
     // B (4111 5555 4248 4242) and C (5555 4248 4242 4244), each parted by fewer characters than the one before. A
-    // chain A → B → C showed "4242x4111y", the first 8 digits of A; one step shows its first group only.
-    assert.equal(maskPans('4242x4111y5555 4248 4242 4244', mask), '4242x[4111555542484242] 4244');
-    assert.equal(maskPans('4242-4111 5555 4248 4242 4244', mask), '4242-[4111555542484242] 4244');
+    // chain A → B → C showed "4242x4111y", the first 8 digits of A; masking B alone showed C's last 8 digits.
+    assert.equal(maskPans('4242x4111y5555 4248 4242 4244', mask), '4242x[41115555424842424244]');
+    assert.equal(maskPans('4242-4111 5555 4248 4242 4244', mask), '4242-[41115555424842424244]');
+    // Readings two groups apart: 6379 4244 4244 4248 was masked alone, and 4244 4244 4248 4248 showed its last two
+    // groups (`4443 [card ••••4248]   4248 - 5104`), one of them in the mask.
+    assert.equal(maskPans('4443 6379.4244 4244   4248   4248 - 5104', mask), '4443 [637942444244424842485104]');
+    assert.equal(maskPans('4443 6379.4244 4244   4248   4248 - 5104'), '4443 [card ••••5104]');
+  });
+
+  it('shows no reading of four 4-digit groups beyond its first group, in 100,000 random texts (seeded)', () => {
+    // Each group carries a tag of invisible characters (read as if absent) in its middle: a group whose tag is
+    // left in the masked text was not masked.
+    const marks = ['\u200b', '\u200c', '\u200d', '\u2060'];
+    const tag = (k: number) => marks[k % 4]! + marks[Math.floor(k / 4) % 4]!;
+    const pool = [
+      '4242',
+      '4111',
+      '5555',
+      '4444',
+      '6379',
+      '4000',
+      '5105',
+      '3782',
+      '6011',
+      '0000',
+      '1234',
+      '4248',
+      '8080',
+    ];
+    const separators = [' ', ' ', '-', 'x', ':', '   ', ' card ', '.', '--', ' - '];
+    const random = seededRandom(20261126);
+    const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
+    let readings = 0;
+    for (let n = 0; n < 100_000; n++) {
+      const groups: string[] = [];
+      const parts: string[] = [];
+      let text = '';
+      for (let k = 0; k < 4 + Math.floor(random() * 5); k++) {
+        const g = random() < 0.5 ? pick(pool) : pick(pool).slice(0, 3) + String(Math.floor(random() * 10));
+        const part = k === 0 ? '' : pick(separators);
+        groups.push(g);
+        parts.push(part);
+        text += `${part}${g.slice(0, 2)}${tag(k)}${g.slice(2)}`;
+      }
+      const masked = maskPans(text, () => '#');
+      assert.equal(masked !== text, containsPan(text), text);
+      for (let s = 0; s + 3 < groups.length; s++) {
+        let reading = groups[s]!;
+        for (let k = s + 1; k <= s + 3; k++) reading += `${parts[k]}${groups[k]}`;
+        if (!isCardNumber(groups.slice(s, s + 4).join('')) || !containsPan(reading)) continue;
+        readings++;
+        for (let k = s + 1; k <= s + 3; k++) assert.ok(!masked.includes(tag(k)), `${text}: group ${k} shown`);
+      }
+      // The default mask shows the last 4 digits of what it masks: they never join what is left into a card number.
+      assert.equal(containsPan(maskPans(text)), false, text);
+    }
+    assert.ok(readings > 10_000, `${readings} readings`);
   });
 
   it('runs in linear time: 64 KiB of worst-case text is scanned in well under a second', () => {

@@ -750,6 +750,12 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
         { code: 'E_DB', detail: 'card 4242 4242 4242 4242' },
         { code: 'E_DB', detail: 'card [redacted-card]' },
       ],
+      [
+        // A key is cleaned like any string of the line: it was written as it was.
+        'an object and an Error keyed by a card number',
+        { '4242 4242 4242 4242': 'declined', cause: Object.assign(new Error('e'), { '4242424242424242': 'x' }) },
+        { '[redacted-card]': 'declined', cause: { type: 'Error', message: 'e', '[redacted-card]': 'x' } },
+      ],
     ];
     const noStacks = (v: unknown): unknown => {
       if (!v || typeof v !== 'object') return v;
@@ -786,6 +792,29 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
         assert.deepEqual(noStacks(line.cause), expected, what);
       }
       assert.equal((await sandboxCharges(sb)).length, 0);
+    });
+
+    it('a thrown value that holds itself many times is written within a bound, and the charge answered as usual', async () => {
+      // Eight levels deep, six ways each (1.7 million values), and an AggregateError whose errors are itself 12 times
+      // (20,736 errors, a stack each): the line was walked in full. With 300, the event loop was held for hours.
+      const wide: Record<string, unknown> = {};
+      for (const k of ['a', 'b', 'c', 'd', 'e', 'f']) wide[k] = wide;
+      const aggregate = new AggregateError([], 'many');
+      Object.defineProperty(aggregate, 'errors', { value: Array(12).fill(aggregate) });
+      for (const value of [wide, aggregate]) {
+        const h = await helper({
+          onCharge: () => {
+            throw value;
+          },
+        });
+        const started = Date.now();
+        notRecorded(await pay(h, await order()));
+        assert.ok(Date.now() - started < 2000, `answered in ${Date.now() - started} ms`);
+        const line = h.log.lines.find((l) => l.event === 'tessera.on_charge.failed')!;
+        const written = JSON.stringify(line.cause);
+        assert.ok(written.length < 1_000_000, `${written.length} characters`);
+        assert.ok(written.includes('[too many values]'), written.slice(0, 200));
+      }
     });
   });
 

@@ -239,6 +239,36 @@ describe('logging and redaction', () => {
     }
   });
 
+  it("leaves a response's body out of the error of provider.error, as it does an answer's headers", async (t) => {
+    // An answer that is not JSON (a proxy's error page, a provider's text): its body is kept on the error as a string,
+    // and a string field of an error was written in the line, with logBodies off.
+    const endpoint = createServer((req, res) => {
+      req.resume();
+      res.writeHead(502, { 'content-type': 'text/html' });
+      res.end('<html>upstream for Jane Roe, 1 Main St, order 1234</html>');
+    });
+    await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
+    t.after(() => {
+      endpoint.closeAllConnections();
+      endpoint.close();
+    });
+    const { lines, logger } = captureLogger();
+    const client = createLegacyClient({
+      secretKey: sb.credentials.secretKey,
+      baseUrl: `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}`,
+      logger,
+      maxRetries: 0,
+    });
+    const error = await client.charges.retrieve('charge_abcdefghijklmnop').catch((e: unknown) => e);
+    await client.close();
+    assert.ok(error instanceof ProviderError && typeof error.body === 'string', String(error));
+    const line = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.event === 'provider.error');
+    const err = line?.err as Record<string, unknown>;
+    assert.equal(err.status, 502);
+    assert.ok(!('body' in err) && !('headers' in err), JSON.stringify(err));
+    assert.ok(!lines.join('\n').includes('Jane Roe'), lines.join('\n'));
+  });
+
   it('redacts values by key and by shape', () => {
     const redact = createRedactor(['my-client-secret-123']);
     assert.deepEqual(
