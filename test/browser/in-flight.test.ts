@@ -251,6 +251,36 @@ describe('<tessera-card-form> while a request is in flight', () => {
     }
   });
 
+  it('a page that submits the form itself once its tokenize() settles, while the shopper pressed Pay, submits once', async () => {
+    const { publicKey, tokenUrl } = await sandbox();
+    const form = await fixture<HTMLFormElement>(html`<form>
+      <tessera-card-form public-key=${publicKey} token-url=${tokenUrl}></tessera-card-form><button>Pay</button>
+    </form>`);
+    const el = form.querySelector('tessera-card-form')!;
+    const submits: string[][][] = [];
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      submits.push([...new FormData(form)] as string[][]);
+    });
+    await fillCard(el);
+    const fetches = holdFetch();
+    try {
+      // The page's own flow: tokenize, then submit the form.
+      const paid = el.tokenize().then(() => form.requestSubmit());
+      await waitUntil(() => fetches.bodies.length === 1);
+      form.querySelector('button')!.click();
+      fetches.release();
+      await paid;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // The shopper's submit was held for the same token; the page's submit made it, so it is not made again.
+      expect(submits.length).to.equal(1);
+      expect(submits[0]![0]![0]).to.equal('cardToken');
+      expect(fetches.bodies.length).to.equal(1);
+    } finally {
+      fetches.restore();
+    }
+  });
+
   it('a reset while the card is being tokenized leaves the form empty and quiet: no message, no focus, no submit', async () => {
     const { publicKey, tokenUrl } = await sandbox();
     const form = await fixture<HTMLFormElement>(html`<form novalidate>

@@ -63,8 +63,8 @@ const locales = new Map<string, Promise<readonly [string, Strings]>>();
  * in submission: submitting tokenizes first, then the form data carries the token
  * under `name`. A submit the page has already cancelled (a capture listener on the window or
  * the document called `preventDefault()`) is left alone: nothing is tokenized or submitted. A
- * submit while `tokenize()` is in flight waits for that token, then submits once; a second
- * submit while one waits (a double click) is dropped. Enter in a field submits as in a native input: through the form's default
+ * submit while `tokenize()` is in flight waits for that token, then submits once (not at all
+ * when the page submits the form itself meanwhile); a second submit while one waits (a double click) is dropped. Enter in a field submits as in a native input: through the form's default
  * button (nothing while it is disabled). Like a native control it takes the standard `form` attribute (the id of
  * a form elsewhere on the page), and it matches `:state(user-invalid)` once the shopper
  * has left a field with a problem or tried to submit.
@@ -476,7 +476,10 @@ export class TesseraCardForm extends ReactiveElement {
     );
     // A submit the page cancelled before this listener (a capture listener on the window or the document, its own
     // validation, a consent layer) is left alone: no token is asked for and nothing is submitted.
-    if (e.defaultPrevented || form !== this.#internals.form || !held[0]) return;
+    if (e.defaultPrevented || form !== this.#internals.form) return;
+    // Every card is a token already (the page's own requestSubmit() once its tokenize() settled): it goes through, and
+    // a submission held meanwhile is not made again.
+    if (!held[0]) return void holding.delete(form);
     // Hold the submission until the cards are tokens; the page's own submit listeners see only the second one.
     e.preventDefault();
     e.stopImmediatePropagation();
@@ -490,12 +493,13 @@ export class TesseraCardForm extends ReactiveElement {
       held.map((el) =>
         el.tokenize().then(
           () => undefined,
-          (error: TesseraCardError) => el.#input(error.field),
+          (error: TesseraCardError) => el.#input(error?.field),
         ),
       ),
-    ).finally(() => holding.delete(form));
-    if (failed.some((f) => f !== undefined)) failed.find(Boolean)?.focus();
-    // Taken out of this form meanwhile (removed, moved to another): it is not submitted without the card.
+    );
+    // Not submitted when a card failed (focus goes to it), when the page submitted the form meanwhile, or when a card
+    // was taken out of this form meanwhile (removed, moved to another): never without the card.
+    if (!holding.delete(form) || failed.some((f) => f !== undefined)) failed.find(Boolean)?.focus();
     else if (held.every((el) => el.#form === form)) {
       try {
         form.requestSubmit(e.submitter);
