@@ -1,7 +1,7 @@
 import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
 import { executeServerCommand } from '@web/test-runner-commands';
 import { TesseraCardForm } from '../../widget/card-form/card-form.js';
-import type { TesseraCardError } from '../../widget/card-form/events.js';
+import type { CardChangeDetail, TesseraCardError } from '../../widget/card-form/events.js';
 import { LAZY_LOCALES } from '../../widget/i18n/all.js';
 import { fetchLocale } from '../../widget/i18n/load-fetch.js';
 import { en } from '../../widget/i18n/strings.js';
@@ -84,6 +84,31 @@ describe('<tessera-card-form> locales', () => {
     } finally {
       document.documentElement.lang = before;
     }
+  });
+
+  it('tells the page in a tessera-change when the language changes, its errors in the new words; none at the first render', async () => {
+    const changes: CardChangeDetail[] = [];
+    // The language the form is rendered in when each event is told.
+    const rendered: string[] = [];
+    const el: TesseraCardForm = await fixture<TesseraCardForm>(
+      html`<tessera-card-form locale="en" @tessera-change=${(e: CustomEvent<CardChangeDetail>) => {
+        changes.push(e.detail);
+        rendered.push(root(el).lang);
+      }}></tessera-card-form>`,
+    );
+    expect(changes).to.deep.equal([]);
+    await type(el, 'number', '4242');
+    const typed = changes.length;
+    expect(changes.at(-1)!.errors.number!.message).to.equal('Your card number is incomplete.');
+    el.locale = 'de';
+    await waitUntil(() => changes.length > typed);
+    await el.updateComplete;
+    expect(changes.length).to.equal(typed + 1);
+    const last = changes.at(-1)!;
+    expect(last.errors.number).to.deep.equal({ code: 'length', message: 'Ihre Kartennummer ist unvollständig.' });
+    expect(last.brand).to.equal('visa');
+    expect(last.valid).to.equal(false);
+    expect(rendered.at(-1)).to.equal('de');
   });
 
   it('re-words a form message on show when the document language changes', async () => {

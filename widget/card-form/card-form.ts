@@ -79,7 +79,7 @@ const locales = new Map<string, Promise<readonly [string, Strings]>>();
  * @summary Card number, expiry and security code inputs, tokenized with the provider's public key.
  *
  * @fires {TesseraReadyEvent} tessera-ready - Rendered in its locale and ready for input. `detail: { locale }`.
- * @fires {TesseraChangeEvent} tessera-change - A field changed, the form was reset, or a setting the token depends on changed (see `tokenize()`). `detail: { brand, complete, valid, empty, errors }`; never the number or CVV.
+ * @fires {TesseraChangeEvent} tessera-change - A field changed, the form was reset, a setting the token depends on changed (see `tokenize()`), or the language changed (`errors` in its words). `detail: { brand, complete, valid, empty, errors }`; never the number or CVV.
  * @fires {TesseraTokenEvent} tessera-token - A token was created. `detail: { token, brand, last4, bin, expiryMonth, expiryYear }`.
  * @fires {TesseraErrorEvent} tessera-error - Tokenizing failed or the configuration is unusable. `detail: { code, message, field?, status?, providerCode?, requestId?, reason?, url? }`; a `config` error's `reason` says what is wrong and `url` names the URL at fault.
  * @fires change - Re-dispatched from the inner inputs (a native `change` does not leave the shadow root).
@@ -324,6 +324,10 @@ export class TesseraCardForm extends ReactiveElement {
       const shown = this.#shown as Record<string, string>;
       for (const f in shown)
         shown[f] = problems[f as CardField]?.message ?? (recheck ? '' : reword(was, s, shown[f]!, n));
+      // Only another language (a settings change or an edit has told the page already): `errors` in its words, told
+      // once the form is rendered in it.
+      if (was && !recheck)
+        this.updateComplete.then(() => this.dispatchEvent(new TesseraChangeEvent(this.#detail(problems))));
     }
   }
 
