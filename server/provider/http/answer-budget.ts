@@ -11,7 +11,7 @@
  */
 export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
-/** Default `responseBudgetBytes`: 64 MiB, about 30 KiB for each of 2,000 charges in flight (a charge answer is ~1.5 KB). */
+/** Default `responseBudgetBytes`: 64 MiB, about 30 KiB for each of 2,000 charges in flight (a charge answer is ~1 KB). */
 export const DEFAULT_RESPONSE_BUDGET_BYTES = 64 * 1024 * 1024;
 
 /** Largest `responseBudgetBytes` the option takes: 4 GiB. */

@@ -210,6 +210,34 @@ describe('answer budget: a hostile upstream answering many big bodies slowly', (
     assert.equal(client.heldResponseBytes, 0);
   });
 
+  it('gives the bytes of an answer back when its attempt times out, its caller aborts or its connection breaks mid-body', async (t) => {
+    const server = await listen((req, res) => {
+      res.on('error', () => {});
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(MiB) });
+      res.write('{"id":"charge_');
+      if (req.url!.includes('broken')) res.socket?.destroy();
+    });
+    const client = createLegacyClient({ secretKey: SECRET, baseUrl: server.url, timeoutMs: 300, maxRetries: 0 });
+    t.after(async () => {
+      await client.close();
+      server.close();
+    });
+    const late = client.charges.retrieve('charge_late').catch((e: unknown) => e);
+    assert.equal(((await late) as Error).name, 'TimeoutError');
+    assert.equal(client.heldResponseBytes, 0);
+
+    const controller = new AbortController();
+    const aborted = client.charges.retrieve('charge_aborted', { signal: controller.signal }).catch((e: unknown) => e);
+    await until(() => client.heldResponseBytes === MiB);
+    controller.abort(new Error('the shopper left'));
+    assert.equal(((await aborted) as Error).message, 'the shopper left');
+    assert.equal(client.heldResponseBytes, 0);
+
+    const broken = await client.charges.retrieve('charge_broken').catch((e: unknown) => e);
+    assert.equal((broken as Error).name, 'NetworkError');
+    assert.equal(client.heldResponseBytes, 0);
+  });
+
   it('refuses one answer over 4 MiB, announced or chunked, without a retry, and holds nothing after', async (t) => {
     let hits = 0;
     const server = await listen((req, res) => {
