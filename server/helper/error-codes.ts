@@ -105,7 +105,7 @@ export const HELPER_ERROR_CODES = {
   TESSERA_PROVIDER_UNAVAILABLE: {
     status: 503,
     meaning:
-      'The provider is unavailable or busy (a 503, or a 429 asking to slow down); `outcomeKnown` says whether the same request may be sent again, `Retry-After` when (the provider’s 429 `Retry-After`, 1 to 60 s, else 1).',
+      'The provider is unavailable or busy (a 503, a 429 asking to slow down, or more of its answers at once than `providerResponseBudgetBytes` holds); `outcomeKnown` says whether the same request may be sent again, `Retry-After` when (the provider’s 429 `Retry-After`, 1 to 60 s, else 1).',
   },
   TESSERA_STORE_UNAVAILABLE: {
     status: 503,

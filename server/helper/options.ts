@@ -13,6 +13,7 @@ import {
   urlTemplateOption,
 } from '../common/options.js';
 import type { AccountsClient } from '../provider/accounts/client.js';
+import { MAX_RESPONSE_BUDGET_BYTES, MAX_RESPONSE_BYTES } from '../provider/http/answer-budget.js';
 import type { LegacyClient } from '../provider/legacy/client.js';
 import type { CurrencyCode } from '../provider/schemas/currencies.js';
 import { type HostAuthOptions, type HostClaims, hostAuthOption } from './host-auth.js';
@@ -155,6 +156,12 @@ export interface TesseraHelperSettings {
   /** Retries of a failed provider call where safe (same idempotency key), 0–5 (default 2). */
   readonly providerMaxRetries?: number;
   /**
+   * The most answer bytes each provider client the helper builds holds at once, all its calls together, 4 MiB to
+   * 4 GiB (default 64 MiB). An answer that would pass it is not read: 503 `TESSERA_PROVIDER_UNAVAILABLE`
+   * (docs/decisions/provider.md#answer-budget).
+   */
+  readonly providerResponseBudgetBytes?: number;
+  /**
    * How long a request waits for one of your hooks (`resolveCharge`, `onCharge`, `onCardUpdated`,
    * `paymentInstrumentIds`), 100–120 000 ms (default 15 000). A hook still running then is left to finish and
    * logged (`tessera.hook.timeout`), and the request is answered without it: 503 when the answer depends on it, the
@@ -280,6 +287,7 @@ const HELPER_OPTIONS = {
     .optional(),
   providerTimeoutMs: integerOption(100, 120_000).optional(),
   providerMaxRetries: integerOption(0, 5).optional(),
+  providerResponseBudgetBytes: integerOption(MAX_RESPONSE_BYTES, MAX_RESPONSE_BUDGET_BYTES).optional(),
   hookTimeoutMs: integerOption(100, 120_000).optional(),
   resolveCharge: functionOption<TesseraHelperOptions['resolveCharge']>('`(req, body) => ({ amount, currency })`'),
   hostAuth: hostAuthOption.optional(),

@@ -32,6 +32,7 @@ export function createProvider(o: ValidatedOptions, log: HelperLogger): HelperPr
     // A shopper waits on these calls: 10 s per attempt instead of the clients' 30 s (docs/decisions/helper.md#helper-upstream).
     timeoutMs: o.providerTimeoutMs ?? 10_000,
     ...(o.providerMaxRetries === undefined ? {} : { maxRetries: o.providerMaxRetries }),
+    ...(o.providerResponseBudgetBytes === undefined ? {} : { responseBudgetBytes: o.providerResponseBudgetBytes }),
   };
   const legacy =
     (o.legacyClient as LegacyClient | undefined) ??

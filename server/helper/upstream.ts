@@ -6,6 +6,7 @@ import {
   ProviderError,
   ProviderServerError,
   RateLimitError,
+  ResponseBudgetError,
   TimeoutError,
 } from '../provider/errors.js';
 import { MAX_RETRY_AFTER_MS } from '../provider/http/backoff.js';
@@ -29,7 +30,8 @@ const MAX_RETRY_AFTER_S = MAX_RETRY_AFTER_MS / 1000;
  * always saying whether the outcome is known (docs/decisions/helper.md#helper-upstream):
  * - 504 `TESSERA_PROVIDER_TIMEOUT`: no complete answer in time;
  * - 503 `TESSERA_PROVIDER_UNAVAILABLE`: the provider said 503/429, could not be
- *   reached, or another request with the same idempotency key is in flight;
+ *   reached, another request with the same idempotency key is in flight, or its answer was not read because the
+ *   client held too many answers at once (docs/decisions/provider.md#answer-budget);
  * - 502 `TESSERA_PROVIDER_ERROR`: any other failure (5xx, reset, a bad answer,
  *   refused credentials).
  * `outcomeKnown: false` means a charge may have been made: retrying with the same
@@ -66,7 +68,8 @@ export function upstreamError(err: unknown, afterWrite = false): HelperHttpError
     err instanceof RateLimitError ||
     err instanceof ConflictError ||
     (err instanceof NetworkError && known) ||
-    (err instanceof ProviderServerError && err.status === 503);
+    (err instanceof ProviderServerError && err.status === 503) ||
+    err instanceof ResponseBudgetError;
   if (busy) {
     const retryAfter = String(
       err instanceof RateLimitError && err.retryAfter ? Math.min(Math.max(1, err.retryAfter), MAX_RETRY_AFTER_S) : 1,

@@ -62,6 +62,12 @@ export const PROVIDER_ERROR_CODES = {
     status: '—',
     meaning: 'No complete answer in time; `phase` says whether the connection or the response was late.',
   },
+  TESSERA_RESPONSE_BUDGET: {
+    error: 'ResponseBudgetError',
+    status: 'any',
+    meaning:
+      'An answer not read: with it, the answers the client holds at once would pass `responseBudgetBytes`; for a write `outcomeKnown` is false unless it was a 4xx. Retried where safe.',
+  },
   TESSERA_NETWORK: {
     error: 'NetworkError',
     status: '—',

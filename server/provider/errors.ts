@@ -209,3 +209,20 @@ export class NetworkError extends ProviderError {
     super(NetworkError.code, message, details);
   }
 }
+
+/**
+ * An answer the client did not read because, with it, the answers it holds at once would pass its
+ * `responseBudgetBytes` (`budgetBytes`): many large answers arriving together, from a provider or whatever answers at
+ * its address. For a write `outcomeKnown` is false unless the status was a 4xx: the provider may have acted
+ * (docs/decisions/provider.md#answer-budget).
+ */
+export class ResponseBudgetError extends ProviderError {
+  static readonly code = 'TESSERA_RESPONSE_BUDGET';
+  declare readonly code: 'TESSERA_RESPONSE_BUDGET';
+  /** The client's `responseBudgetBytes`. */
+  readonly budgetBytes: number;
+  constructor(message: string, details: ProviderErrorDetails & { budgetBytes: number }) {
+    super(ResponseBudgetError.code, message, details);
+    this.budgetBytes = details.budgetBytes;
+  }
+}

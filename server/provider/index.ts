@@ -23,6 +23,7 @@ export {
   ProviderServerError,
   RateLimitError,
   RequestRejectedError,
+  ResponseBudgetError,
   TesseraError,
   TimeoutError,
   ValidationError,

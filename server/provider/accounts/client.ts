@@ -48,6 +48,11 @@ export interface AccountsClient<V extends SchemaVersion = '3.0'> {
   readonly instruments: Instruments;
   /** The OAuth token source (undefined when only a secret key was given). */
   readonly tokens: TokenSource | undefined;
+  /**
+   * The answer bytes this client (its token requests included) holds now, its answers being read all together (at
+   * most `responseBudgetBytes`; 0 when no call is reading one): for a gauge (docs/decisions/provider.md#answer-budget).
+   */
+  readonly heldResponseBytes: number;
   /** Closes the built-in connection pool (not a dispatcher you passed in). */
   close(): Promise<void>;
 }
@@ -128,6 +133,9 @@ export function createAccountsClient<V extends SchemaVersion = '3.0'>(
     reserveRules: reserveRules(core),
     instruments: instruments(core),
     tokens,
+    get heldResponseBytes() {
+      return http.config.answerBudget.held;
+    },
     close: () => closeDispatcher(http.config),
   };
 }

@@ -1,6 +1,13 @@
-import { NetworkError, type ProviderError, TimeoutError } from '../errors.js';
+import {
+  InvalidResponseError,
+  NetworkError,
+  type ProviderError,
+  ResponseBudgetError,
+  TimeoutError,
+} from '../errors.js';
 import type { Exchange, HttpContext } from './exchange.js';
 import { errorCodesOf, errorForStatus, header, headersObject, type ResponseHeaders } from './response.js';
+import { ResponseOverBudget, type ResponseTooLarge } from './round-trip.js';
 
 // The failures of the HTTP core: a provider's error answer or a transport failure turned into the typed
 // ProviderError that says whether the outcome is known (docs/decisions/provider.md#outcome-known).
@@ -149,4 +156,32 @@ export function transportError(http: HttpContext, ex: Exchange, error: unknown, 
     `${ex.operation} failed: ${connectFailed ? 'could not connect' : 'the connection failed before a complete answer'}${code ? ` (${code})` : ''}`,
     { ...common, outcomeKnown: at.read || (!at.earlierUnknown && connectFailed), cause: error },
   );
+}
+
+/**
+ * The ProviderError for an answer the core did not read: larger than the largest answer it reads
+ * (`InvalidResponseError`), or more than the client's answers may hold at once (`ResponseBudgetError`). The provider
+ * answered, so a 4xx says that nothing happened; any other status of a write leaves the outcome unknown
+ * (docs/decisions/provider.md#answer-budget).
+ */
+export function refusedAnswerError(
+  ex: Exchange,
+  refused: ResponseTooLarge | ResponseOverBudget,
+  at: Attempted,
+): ProviderError {
+  const details = {
+    status: refused.status,
+    requestId: header(refused.headers, 'svc-request-id'),
+    headers: headersObject(refused.headers),
+    outcomeKnown: at.read || (!at.earlierUnknown && refused.status >= 400 && refused.status < 500),
+    operation: ex.operation,
+    attempts: at.attempts,
+    ...(ex.idempotencyKey ? { idempotencyKey: ex.idempotencyKey } : {}),
+  };
+  return refused instanceof ResponseOverBudget
+    ? new ResponseBudgetError(`${ex.operation} answered HTTP ${refused.status}, not read: ${refused.message}`, {
+        ...details,
+        budgetBytes: refused.limit,
+      })
+    : new InvalidResponseError(`${ex.operation} answered with ${refused.message}`, details);
 }

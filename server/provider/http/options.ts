@@ -9,6 +9,12 @@ import {
   type ReportProblem,
 } from '../../common/options.js';
 import type { ProviderLogger } from '../log.js';
+import {
+  AnswerBudget,
+  DEFAULT_RESPONSE_BUDGET_BYTES,
+  MAX_RESPONSE_BUDGET_BYTES,
+  MAX_RESPONSE_BYTES,
+} from './answer-budget.js';
 import { createAgent } from './connector.js';
 
 /**
@@ -36,6 +42,12 @@ export interface HttpOptions {
   readonly logBodies?: boolean;
   /** `User-Agent` sent with every request. Default `tessera/<version>`. */
   readonly userAgent?: string;
+  /**
+   * The most answer bytes the client holds at once, all its calls together, from 4 MiB (the largest answer it reads)
+   * to 4 GiB. A call whose answer would pass it is not read: `ResponseBudgetError`, retried where safe. Default
+   * 64 MiB (docs/decisions/provider.md#answer-budget).
+   */
+  readonly responseBudgetBytes?: number;
 }
 
 export const HTTP_DEFAULTS = Object.freeze({
@@ -47,6 +59,7 @@ export const HTTP_DEFAULTS = Object.freeze({
   idempotencyHeader: 'Idempotency-Key',
   logBodies: false,
   userAgent: 'tessera/0.1',
+  responseBudgetBytes: DEFAULT_RESPONSE_BUDGET_BYTES,
 });
 
 /** Validated, complete HTTP settings of one client. */
@@ -63,6 +76,8 @@ export interface HttpConfig {
   readonly logger: ProviderLogger | undefined;
   readonly logBodies: boolean;
   readonly userAgent: string;
+  /** The answer bytes the client holds now and may hold at once (`responseBudgetBytes`), shared by all its calls. */
+  readonly answerBudget: AnswerBudget;
 }
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -88,6 +103,8 @@ export const httpOptionShape = {
   // What undici sends as a header value, printable ASCII: a control or non-Latin-1 character passed this check before
   // and had every call refused at dispatch.
   userAgent: patternOption(/^[\x20-\x7e]+$/, 'must be printable ASCII on one line').optional(),
+  // At least the largest answer the client reads, so that any answer it would read alone can be read.
+  responseBudgetBytes: integerOption(MAX_RESPONSE_BYTES, MAX_RESPONSE_BUDGET_BYTES).optional(),
 } satisfies OptionShape;
 
 /** The rule between the HTTP options: the backoff cap is not below its base. */
@@ -112,6 +129,7 @@ export function httpConfig(options: HttpOptions): HttpConfig {
     logger: options.logger,
     logBodies: options.logBodies ?? HTTP_DEFAULTS.logBodies,
     userAgent: options.userAgent ?? HTTP_DEFAULTS.userAgent,
+    answerBudget: new AnswerBudget(options.responseBudgetBytes ?? HTTP_DEFAULTS.responseBudgetBytes),
   };
 }
 

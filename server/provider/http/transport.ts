@@ -3,11 +3,11 @@ import { InvalidResponseError, type ProviderError } from '../errors.js';
 import { AttemptAbort } from './attempt-abort.js';
 import { backoffDelay, MAX_RETRY_AFTER_MS, parseRetryAfter, sleep } from './backoff.js';
 import type { Exchange, HttpContext } from './exchange.js';
-import { AttemptTimeout, refusedBeforeSending, responseError, transportError } from './failure.js';
+import { AttemptTimeout, refusedAnswerError, refusedBeforeSending, responseError, transportError } from './failure.js';
 import type { HttpConfig } from './options.js';
 import { header, headersObject, type ResponseHeaders } from './response.js';
 import type { ProviderResult } from './result.js';
-import { type Outgoing, ResponseTooLarge, roundTrip } from './round-trip.js';
+import { type Outgoing, ResponseOverBudget, ResponseTooLarge, roundTrip } from './round-trip.js';
 
 export type { Credential, Exchange, HttpContext } from './exchange.js';
 
@@ -84,24 +84,24 @@ export async function send<T>(http: HttpContext, ex: Exchange): Promise<Provider
     let resHeaders: ResponseHeaders;
     let text: string;
     try {
-      ({ status, headers: resHeaders, text } = await roundTrip(config.dispatcher, out, stop));
+      ({ status, headers: resHeaders, text } = await roundTrip(config.dispatcher, out, stop, config.answerBudget));
     } catch (caught) {
       if (ex.signal?.aborted) throw ex.signal.reason;
       // Taken from the attempt's stop, so a wrapped error cannot hide the timeout.
       const error = stop.reason instanceof AttemptTimeout ? stop.reason : caught;
-      if (error instanceof ResponseTooLarge) {
-        throw new InvalidResponseError(`${ex.operation} answered with ${error.message}`, {
-          status: error.status,
-          requestId: header(error.headers, 'svc-request-id'),
-          headers: headersObject(error.headers),
-          outcomeKnown: read || (!earlierUnknown && error.status >= 400 && error.status < 500),
-          operation: ex.operation,
-          attempts,
-          ...(ex.idempotencyKey ? { idempotencyKey: ex.idempotencyKey } : {}),
-        });
+      const at = { read, attempts, earlierUnknown };
+      let failure: ProviderError;
+      let retryable: boolean;
+      if (error instanceof ResponseTooLarge || error instanceof ResponseOverBudget) {
+        failure = refusedAnswerError(ex, error, at);
+        // An answer too large comes back the same; one over the budget is refused for the others being read, which
+        // end: it is worth another attempt where one is safe (docs/decisions/provider.md#answer-budget).
+        retryable = error instanceof ResponseOverBudget;
+      } else {
+        failure = transportError(http, ex, error, at);
+        retryable = !refusedBeforeSending(error);
       }
-      const failure = transportError(http, ex, error, { read, attempts, earlierUnknown });
-      const canRetry = safe && retries < config.maxRetries && !refusedBeforeSending(error);
+      const canRetry = safe && retryable && retries < config.maxRetries;
       if (logger) logFailure(http, ex, failure, attempts, canRetry);
       if (!canRetry) throw failure;
       if (!failure.outcomeKnown) earlierUnknown = true;

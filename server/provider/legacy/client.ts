@@ -82,6 +82,11 @@ export interface LegacyClient {
      */
     retrieve(id: string, options?: CallOptions): Promise<ProviderResult<Charge>>;
   };
+  /**
+   * The answer bytes this client holds now, its answers being read all together (at most `responseBudgetBytes`; 0
+   * when no call is reading one): for a gauge (docs/decisions/provider.md#answer-budget).
+   */
+  readonly heldResponseBytes: number;
   /** Closes the built-in connection pool (not a dispatcher you passed in). */
   close(): Promise<void>;
 }
@@ -269,6 +274,9 @@ export function createLegacyClient(options: Readonly<LegacyClientOptions>): Lega
         });
         return checked(result, chargeResponseSchema, operation);
       },
+    },
+    get heldResponseBytes() {
+      return http.config.answerBudget.held;
     },
     close: () => closeDispatcher(http.config),
   };

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
@@ -841,6 +843,96 @@ describe('POST /charges against the sandbox', () => {
       assert.equal(retry.status, 201, retry.text);
       const made = (await sandboxCharges(sb)).filter((e) => (e.responseBody as { id?: string } | undefined)?.id);
       assert.deepEqual([...new Set(made.map((e) => (e.responseBody as { id: string }).id))], [retry.json.id]);
+    });
+
+    it('answers a charge whose answer the client had no room for 503 with the outcome unknown, and a retry charges once', async (t) => {
+      // Something in front of the provider (a proxy, a CDN) answers some charges with large bodies it sends slowly;
+      // they hold the legacy client's whole answer budget (providerResponseBudgetBytes) when a real charge comes back.
+      const MiB = 1024 * 1024;
+      let open = () => {};
+      const hogs = { opened: new Promise<void>((resolve) => (open = resolve)), open: () => open() };
+      const upstream = createServer((req, res) => {
+        res.on('error', () => {});
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+          const sent = Buffer.concat(chunks);
+          const trackId = sent.length > 0 ? (JSON.parse(sent.toString()) as { trackId?: string }).trackId : undefined;
+          if (trackId?.startsWith('hog')) {
+            res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(2 * MiB) });
+            res.write('{');
+            void hogs.opened.then(() => res.destroy());
+          } else if (trackId === 'probe') {
+            res.writeHead(422, { 'content-type': 'application/json' });
+            res.end('{"errorCode":"70000","message":"probe"}');
+          } else {
+            // Everything else goes to the sandbox as it was sent.
+            const forwarded = httpRequest(
+              `${sb.url}${req.url}`,
+              { method: req.method, headers: req.headers },
+              (answer) => {
+                res.writeHead(answer.statusCode!, answer.headers);
+                answer.pipe(res);
+              },
+            );
+            forwarded.end(sent);
+          }
+        });
+      });
+      await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+      t.after(() => {
+        upstream.closeAllConnections();
+        upstream.close();
+      });
+      const orders: Record<string, { amount: number; currency: CurrencyCode; trackId?: string }> = {
+        'order-1': { amount: 2500, currency: 'EUR' },
+        'order-hog-1': { amount: 1, currency: 'EUR', trackId: 'hog-1' },
+        'order-hog-2': { amount: 1, currency: 'EUR', trackId: 'hog-2' },
+        'order-probe': { amount: 1, currency: 'EUR', trackId: 'probe' },
+      };
+      const proxied = await helper({
+        legacyBaseUrl: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+        providerResponseBudgetBytes: 4 * MiB,
+        providerTimeoutMs: 10_000,
+        rateLimits: NO_RATE_LIMITS,
+        resolveCharge: (_req, { orderReference }) => orders[orderReference],
+      });
+      const shopper = async (orderReference: string) => ({
+        cardToken: await cardToken(sb),
+        orderReference,
+        email: 'a@shop.example',
+      });
+      const held = [pay(proxied, await shopper('order-hog-1')), pay(proxied, await shopper('order-hog-2'))];
+      // Until both large answers hold the budget, a probe's small 422 is read (the helper's 4xx); then it is refused
+      // for the budget, with the outcome known (the provider refused it).
+      for (;;) {
+        const probe = await pay(proxied, await shopper('order-probe'));
+        if (probe.status === 503) {
+          assert.equal(probe.json.code, 'TESSERA_PROVIDER_UNAVAILABLE', probe.text);
+          assert.equal(probe.json.outcomeKnown, true, probe.text);
+          break;
+        }
+        assert.ok(probe.status >= 400 && probe.status < 500, probe.text);
+      }
+      const b = await body();
+      const before = (await sandboxCharges(sb)).length;
+      const r = await pay(proxied, b);
+      assert.equal(r.status, 503, r.text);
+      assert.equal(r.json.code, 'TESSERA_PROVIDER_UNAVAILABLE');
+      assert.equal(r.json.outcomeKnown, false, 'the provider made the charge; its answer was not read');
+      assert.equal(r.headers.get('retry-after'), '1');
+      assert.equal((await sandboxCharges(sb)).length, before + 1, 'the charge reached the provider');
+      assert.ok(
+        proxied.log.lines.some((l) => l.event === 'provider.error' && l.code === 'TESSERA_RESPONSE_BUDGET'),
+        'the refusal is logged',
+      );
+      hogs.open();
+      await Promise.all(held);
+      const retry = await pay(proxied, b);
+      assert.equal(retry.status, 201, retry.text);
+      const made = (await sandboxCharges(sb)).filter((e) => (e.responseBody as { id?: string } | undefined)?.id);
+      const ids = new Set(made.slice(-2).map((e) => (e.responseBody as { id: string }).id));
+      assert.deepEqual([...ids], [retry.json.id], 'one charge, answered to the retry');
     });
   });
 

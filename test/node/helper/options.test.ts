@@ -55,6 +55,10 @@ describe('tesseraHelper options', () => {
       [{ bodyLimitBytes: 10 }, /option `bodyLimitBytes` .*; got 10/],
       [{ hookTimeoutMs: 0 }, /option `hookTimeoutMs` must be an integer from 100 to 120000; got 0/],
       [{ hookTimeoutMs: '15s' }, /option `hookTimeoutMs` must be an integer from 100 to 120000; got "15s"/],
+      [
+        { providerResponseBudgetBytes: 1024 },
+        /option `providerResponseBudgetBytes` must be an integer from 4194304 to 4294967296; got 1024/,
+      ],
       [{ rateLimits: { chargesPerIp: { max: 0, windowMs: 60_000 } } }, /option `rateLimits.chargesPerIp.max`/],
       [
         { corsOrigins: ['https://shop.example/checkout'] },

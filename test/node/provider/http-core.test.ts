@@ -310,7 +310,7 @@ describe('HTTP core: retries, timeouts and outcomes against sandbox faults', () 
     silent.close();
   });
 
-  it('refuses a response body over 8 MiB (chunked or announced) and does not follow redirects', async () => {
+  it('refuses a response body over 4 MiB (chunked or announced) and does not follow redirects', async () => {
     // No sandbox fault produces these; a bare server stands in for a broken provider endpoint.
     let captured = 0;
     const elsewhere = createHttpServer((_req, res) => {
@@ -340,7 +340,7 @@ describe('HTTP core: retries, timeouts and outcomes against sandbox faults', () 
       const error = await client.charges.retrieve(id).catch((e: unknown) => e);
       assert.ok(error instanceof InvalidResponseError, String(error));
       assert.equal(error.code, 'TESSERA_INVALID_RESPONSE');
-      assert.match(error.message, /larger than 8388608 bytes/);
+      assert.match(error.message, /larger than 4194304 bytes/);
       assert.equal(error.attempts, 1);
     }
     // A redirect is not followed: the key never goes to the other address.

@@ -71,6 +71,19 @@ describe('provider client options', () => {
         /option `userAgent` must be printable ASCII on one line/,
       ],
       [
+        // Below the largest answer a client reads: an answer it would read alone could never be read.
+        () => createLegacyClient({ secretKey: SECRET, responseBudgetBytes: 1024 * 1024 }),
+        /option `responseBudgetBytes` must be an integer from 4194304 to 4294967296; got 1048576/,
+      ],
+      [
+        () => createAccountsClient({ ...CLIENT, responseBudgetBytes: '64MB' as never }),
+        /option `responseBudgetBytes` must be an integer from 4194304 to 4294967296; got "64MB"/,
+      ],
+      [
+        () => createTokenSource({ ...CLIENT, responseBudgetByte: 8 * 1024 * 1024 } as never),
+        /unknown option `responseBudgetByte`\. Did you mean `responseBudgetBytes`\?/,
+      ],
+      [
         () => createLegacyClient({ secretKey: SECRET, dispatcher: {} as never }),
         /option `dispatcher` must be an undici Dispatcher/,
       ],
