@@ -40,6 +40,16 @@ describe('docs/helper.md', () => {
     });
   }
 
+  it('names every rate limit among those counted in the shared store (Running several instances)', () => {
+    const start = page.indexOf('**Limits across instances.**');
+    assert.ok(start >= 0, 'docs/helper.md has no "Limits across instances" item');
+    const item = page.slice(start, page.indexOf('\n- **', start));
+    assert.deepEqual(
+      knownOptions(['rateLimits']).filter((name) => !item.includes(`\`${name}\``)),
+      [],
+    );
+  });
+
   it('holds the error-code table of the helper, and docs/clients.md that of the clients (npm run docs:errors fills them)', () => {
     const between = (text: string, name: string) => {
       const start = text.indexOf(`<!-- ${name}:start -->`);
