@@ -26,7 +26,12 @@ export interface HelperProvider {
  */
 export function createProvider(o: ValidatedOptions, log: HelperLogger): HelperProvider {
   const live = o.environment === 'production';
-  const base = trimTrailingSlashes(o.legacyBaseUrl ?? DEFAULT_SANDBOX_URL);
+  const given = o.legacyClient as LegacyClient | undefined;
+  // A ready client without `legacyBaseUrl`: the widget's card-token URL and the key check's public-key probe go to
+  // the provider that client calls, not to the local sandbox (a merchant's wrapper that has no `baseUrl` keeps the
+  // default, as before).
+  const fromClient = typeof given?.baseUrl === 'string' ? given.baseUrl : undefined;
+  const base = trimTrailingSlashes(o.legacyBaseUrl ?? fromClient ?? DEFAULT_SANDBOX_URL);
   const http = {
     logger: log,
     // A shopper waits on these calls: 10 s per attempt instead of the clients' 30 s (docs/decisions/helper.md#helper-upstream).
@@ -35,8 +40,7 @@ export function createProvider(o: ValidatedOptions, log: HelperLogger): HelperPr
     ...(o.providerResponseBudgetBytes === undefined ? {} : { responseBudgetBytes: o.providerResponseBudgetBytes }),
   };
   const legacy =
-    (o.legacyClient as LegacyClient | undefined) ??
-    createLegacyClient({ secretKey: o.secretKey!, baseUrl: base, paths: live ? 'live' : 'sandbox', ...http });
+    given ?? createLegacyClient({ secretKey: o.secretKey!, baseUrl: base, paths: live ? 'live' : 'sandbox', ...http });
   let accounts = o.accountsClient as AccountsClient | undefined;
   if (!accounts && o.clientId) {
     accounts = createAccountsClient({

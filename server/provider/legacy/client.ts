@@ -87,6 +87,8 @@ export interface LegacyClient {
    * when no call is reading one): for a gauge (docs/decisions/provider.md#answer-budget).
    */
   readonly heldResponseBytes: number;
+  /** The provider's base URL the client calls (`baseUrl` as resolved: no trailing slash), without the path scheme. */
+  readonly baseUrl: string;
   /** Closes the built-in connection pool (not a dispatcher you passed in). */
   close(): Promise<void>;
 }
@@ -278,6 +280,7 @@ export function createLegacyClient(options: Readonly<LegacyClientOptions>): Lega
     get heldResponseBytes() {
       return http.config.answerBudget.held;
     },
+    baseUrl: base,
     close: () => closeDispatcher(http.config),
   };
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { type TesseraHelperOptions, tesseraHelper } from '../../../server/helper/index.js';
+import { createLegacyClient } from '../../../server/provider/index.js';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { call } from '../../support/http.js';
 import { captureLogger } from './support.js';
@@ -101,6 +102,19 @@ describe('startup key check against the sandbox', () => {
     const lines = warnings().filter((l) => l.event === 'tessera.key_check');
     assert.deepEqual(lines.map((l) => l.key).sort(), ['clientCredentials', 'publicKey', 'secretKey']);
     assert.ok(lines.every((l) => l.outcome === 'unchecked'));
+  });
+
+  it("a ready legacyClient without legacyBaseUrl: the widget's card-token URL and the key check go to its provider", async () => {
+    const legacyClient = createLegacyClient({ secretKey: sb.credentials.secretKey, baseUrl: sb.url, maxRetries: 0 });
+    try {
+      const { helper, warnings } = start({ secretKey: undefined, legacyBaseUrl: undefined, legacyClient });
+      // Before, both went to the local sandbox's default address (http://127.0.0.1:4010), whatever the client called.
+      assert.equal(helper.cardTokenUrl, `${sb.url}/api2/v2/tokens/card`);
+      assert.equal((await helper.keyCheck).publicKey, 'accepted');
+      assert.deepEqual(warnings(), []);
+    } finally {
+      await legacyClient.close();
+    }
   });
 
   it('startupKeyCheck: false makes no call', async () => {
