@@ -1,4 +1,5 @@
 import type { Router } from 'express';
+import { secureUrl } from '../../shared/url.js';
 import { type AccountsClient, createAccountsClient } from '../provider/accounts/client.js';
 import { createLegacyClient, type LegacyClient } from '../provider/legacy/client.js';
 import { createTokenSource } from '../provider/oauth/token-source.js';
@@ -30,7 +31,7 @@ export function createProvider(o: ValidatedOptions, log: HelperLogger): HelperPr
   // A ready client without `legacyBaseUrl`: the widget's card-token URL and the key check's public-key probe go to
   // the provider that client calls, not to the local sandbox (a merchant's wrapper that has no `baseUrl` keeps the
   // default, as before).
-  const fromClient = typeof given?.baseUrl === 'string' ? given.baseUrl : undefined;
+  const fromClient = o.legacyBaseUrl === undefined ? clientBaseUrl(given) : undefined;
   const base = trimTrailingSlashes(o.legacyBaseUrl ?? fromClient ?? DEFAULT_SANDBOX_URL);
   const http = {
     logger: log,
@@ -86,4 +87,29 @@ export function createProvider(o: ValidatedOptions, log: HelperLogger): HelperPr
       }
     },
   };
+}
+
+/**
+ * The `baseUrl` of a ready legacy client, checked as `legacyBaseUrl` is: the widget posts card numbers to the card-token
+ * URL made from it. A merchant's wrapper without a string `baseUrl`, or whose getter throws, has none (the default
+ * stays, as before the property existed); one that is not an https:// URL (http:// only to loopback) without a user
+ * or password is refused at once: an empty or relative one would have the widget post card numbers to the merchant's
+ * own server, an http:// one send them in clear.
+ */
+function clientBaseUrl(client: LegacyClient | undefined): string | undefined {
+  let value: unknown;
+  try {
+    value = client?.baseUrl;
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'string') return undefined;
+  const url = secureUrl(value);
+  if (url === undefined || url.username !== '' || url.password !== '') {
+    throw new TypeError(
+      'tesseraHelper: legacyClient has a baseUrl that is not an https:// URL (http:// only to loopback) without a user or password; ' +
+        'the widget’s card-token URL is made from it: pass `legacyBaseUrl`, or a client from `createLegacyClient`',
+    );
+  }
+  return value;
 }

@@ -66,7 +66,7 @@ export const PROVIDER_ERROR_CODES = {
     error: 'ResponseBudgetError',
     status: 'any',
     meaning:
-      'An answer not read: with it, the answers the client holds at once would pass `responseBudgetBytes`; for a write `outcomeKnown` is false unless it was a 4xx. Retried where safe.',
+      'An answer not read: with it, the answers the client holds at once would pass `responseBudgetBytes`; for a write `outcomeKnown` is false unless it was a 4xx (a 409 to a keyed write is unknown too). Retried where safe.',
   },
   TESSERA_NETWORK: {
     error: 'NetworkError',

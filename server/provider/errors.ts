@@ -213,8 +213,8 @@ export class NetworkError extends ProviderError {
 /**
  * An answer the client did not read because, with it, the answers it holds at once would pass its
  * `responseBudgetBytes` (`budgetBytes`): many large answers arriving together, from a provider or whatever answers at
- * its address. For a write `outcomeKnown` is false unless the status was a 4xx: the provider may have acted
- * (docs/decisions/provider.md#answer-budget).
+ * its address. For a write `outcomeKnown` is false unless the status was a 4xx (and not a 409 to a keyed write: the
+ * first request with its key may still be running): the provider may have acted (docs/decisions/provider.md#answer-budget).
  */
 export class ResponseBudgetError extends ProviderError {
   static readonly code = 'TESSERA_RESPONSE_BUDGET';

@@ -111,6 +111,27 @@ describe('<tessera-card-form> locales', () => {
     expect(rendered.at(-1)).to.equal('de');
   });
 
+  it('tells the page in the new words when an edit that names a brand comes while the new language loads', async () => {
+    const changes: CardChangeDetail[] = [];
+    const el = await fixture<TesseraCardForm>(
+      html`<tessera-card-form locale="en" @tessera-change=${(e: CustomEvent<CardChangeDetail>) => changes.push(e.detail)}></tessera-card-form>`,
+    );
+    // Another language asked for, and before it is rendered (its file may still be on the network) the shopper types a
+    // digit that names a brand: the edit's event is worded in the language of the moment.
+    el.locale = 'de';
+    const number = input(el, 'number');
+    number.value = '4';
+    number.dispatchEvent(
+      new InputEvent('input', { bubbles: true, composed: true, inputType: 'insertText', data: '4' }),
+    );
+    expect(changes.at(-1)!.errors.number!.message).to.equal('Your card number is incomplete.');
+    await waitUntil(() => root(el).lang === 'de');
+    await el.updateComplete;
+    // Before, that edit's event was the last: English errors while the form showed German.
+    expect(changes.at(-1)!.brand).to.equal('visa');
+    expect(changes.at(-1)!.errors.number!.message).to.equal('Ihre Kartennummer ist unvollständig.');
+  });
+
   it('re-words a form message on show when the document language changes', async () => {
     const before = document.documentElement.lang;
     document.documentElement.lang = 'en';

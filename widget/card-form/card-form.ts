@@ -324,9 +324,10 @@ export class TesseraCardForm extends ReactiveElement {
       const shown = this.#shown as Record<string, string>;
       for (const f in shown)
         shown[f] = problems[f as CardField]?.message ?? (recheck ? '' : reword(was, s, shown[f]!, n));
-      // Only another language (a settings change or an edit has told the page already): `errors` in its words, told
-      // once the form is rendered in it.
-      if (was && !recheck)
+      // Another language: `errors` in its words, told once the form is rendered in it. Not after a settings change,
+      // which told the page in willUpdate in the new words; an edit told it in the words of its moment, the old ones
+      // when it came while the new language loaded (a brand it named is a recheck too).
+      if (was && was !== s && !moved)
         this.updateComplete.then(() => this.dispatchEvent(new TesseraChangeEvent(this.#detail(problems))));
     }
   }

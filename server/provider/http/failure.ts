@@ -161,7 +161,8 @@ export function transportError(http: HttpContext, ex: Exchange, error: unknown, 
 /**
  * The ProviderError for an answer the core did not read: larger than the largest answer it reads
  * (`InvalidResponseError`), or more than the client's answers may hold at once (`ResponseBudgetError`). The provider
- * answered, so a 4xx says that nothing happened; any other status of a write leaves the outcome unknown
+ * answered, so a 4xx says that nothing happened, but for a 409 to a keyed write (the first request with its key may
+ * still be running, which only the unread body would tell); any other status of a write leaves the outcome unknown
  * (docs/decisions/provider.md#answer-budget).
  */
 export function refusedAnswerError(
@@ -173,7 +174,14 @@ export function refusedAnswerError(
     status: refused.status,
     requestId: header(refused.headers, 'svc-request-id'),
     headers: headersObject(refused.headers),
-    outcomeKnown: at.read || (!at.earlierUnknown && refused.status >= 400 && refused.status < 500),
+    // A 409 to a keyed write may say that the first request with its key is still running (#outcome-known); its body,
+    // which would tell, is not read.
+    outcomeKnown:
+      at.read ||
+      (!at.earlierUnknown &&
+        refused.status >= 400 &&
+        refused.status < 500 &&
+        !(refused.status === 409 && ex.idempotencyKey !== undefined)),
     operation: ex.operation,
     attempts: at.attempts,
     ...(ex.idempotencyKey ? { idempotencyKey: ex.idempotencyKey } : {}),

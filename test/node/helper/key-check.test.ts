@@ -117,6 +117,56 @@ describe('startup key check against the sandbox', () => {
     }
   });
 
+  it("a wrapper's baseUrl that throws is no baseUrl; one that is not a secure URL is refused at once (the widget would post card numbers to it)", async () => {
+    const legacyClient = createLegacyClient({ secretKey: sb.credentials.secretKey, baseUrl: sb.url, maxRetries: 0 });
+    const wrap = (baseUrl: PropertyDescriptor) => Object.create(legacyClient, { baseUrl }) as typeof legacyClient;
+    const throwing = {
+      get() {
+        throw new Error('not ready yet');
+      },
+    };
+    try {
+      // Before, the getter's error came out of tesseraHelper(), even with legacyBaseUrl given.
+      for (const legacyBaseUrl of [undefined, sb.url]) {
+        const { helper } = start({
+          secretKey: undefined,
+          legacyBaseUrl,
+          legacyClient: wrap(throwing),
+          startupKeyCheck: false,
+        });
+        assert.equal(helper.cardTokenUrl, `${legacyBaseUrl ?? 'http://127.0.0.1:4010'}/api2/v2/tokens/card`);
+      }
+      // Before, '' gave the card-token URL "/api2/v2/tokens/card", which the widget resolves against the shop's page.
+      for (const value of [
+        '',
+        '/provider',
+        'http://provider.example',
+        'javascript:alert(1)//',
+        'https://user:pw@provider.example',
+      ]) {
+        assert.throws(
+          () =>
+            start({
+              secretKey: undefined,
+              legacyBaseUrl: undefined,
+              legacyClient: wrap({ value }),
+              startupKeyCheck: false,
+            }),
+          (e: Error) =>
+            e instanceof TypeError &&
+            /legacyClient has a baseUrl that is not an https:\/\/ URL/.test(e.message) &&
+            !e.message.includes('pw'),
+          JSON.stringify(value),
+        );
+        // legacyBaseUrl, when given, wins: the client's is not used.
+        const { helper } = start({ secretKey: undefined, legacyClient: wrap({ value }), startupKeyCheck: false });
+        assert.equal(helper.cardTokenUrl, `${sb.url}/api2/v2/tokens/card`);
+      }
+    } finally {
+      await legacyClient.close();
+    }
+  });
+
   it('startupKeyCheck: false makes no call', async () => {
     const { helper, warnings } = start({ startupKeyCheck: false, secretKey: WRONG.secretKey });
     assert.deepEqual(await helper.keyCheck, {});

@@ -210,6 +210,48 @@ describe('answer budget: a hostile upstream answering many big bodies slowly', (
     assert.equal(client.heldResponseBytes, 0);
   });
 
+  it('leaves a keyed write answered 409 and refused for the budget with its outcome unknown: the 409 may say the first request with that key is still running', async (t) => {
+    const rest = gate();
+    const server = await listen((req, res) => {
+      res.on('error', () => {});
+      if (req.method === 'GET') {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(CAP) });
+        res.write('{');
+        void rest.opened.then(() => res.destroy());
+        return;
+      }
+      // What the sandbox answers while a request with the same key is still running.
+      const text = JSON.stringify({ errorCode: 'idempotency_key_in_use', message: 'still in flight' });
+      res.writeHead(409, { 'content-type': 'application/json', 'content-length': String(text.length) });
+      res.end(text);
+    });
+    const client = createLegacyClient({
+      secretKey: SECRET,
+      baseUrl: server.url,
+      responseBudgetBytes: CAP,
+      maxRetries: 0,
+    });
+    t.after(async () => {
+      await client.close();
+      server.close();
+    });
+    const body = { cardToken: 'card_tok_abcdefgh', value: 1999, currency: 'EUR', email: 'a@shop.example' };
+    // Read, the 409 leaves the outcome unknown.
+    const read = await client.charges.create(body, { idempotencyKey: 'order-9' }).catch((e: unknown) => e);
+    assert.equal((read as ResponseBudgetError).status, 409);
+    assert.equal((read as ResponseBudgetError).outcomeKnown, false);
+    const hog = client.charges.retrieve('charge_hog').catch(() => {});
+    await until(() => client.heldResponseBytes === CAP);
+    // Not read, nothing tells it from any other 409: it is unknown as well (it said "nothing was done").
+    const refused = await client.charges.create(body, { idempotencyKey: 'order-9' }).catch((e: unknown) => e);
+    assert.ok(refused instanceof ResponseBudgetError, String(refused));
+    assert.equal(refused.status, 409);
+    assert.equal(refused.outcomeKnown, false);
+    rest.open();
+    await hog;
+    assert.equal(client.heldResponseBytes, 0);
+  });
+
   it('gives the bytes of an answer back when its attempt times out, its caller aborts or its connection breaks mid-body', async (t) => {
     const server = await listen((req, res) => {
       res.on('error', () => {});
