@@ -103,7 +103,9 @@ export function roundTrip(
         if (settled) c.abort(new Error('the attempt was stopped before it was sent'));
       },
       onResponseStart(_c, statusCode, responseHeaders) {
-        if (statusCode < 200) return; // 1xx: informational, the answer follows
+        // Settled already (timed out, aborted): a dispatcher that still calls on after `abort()` (an interceptor of
+        // the caller's) takes nothing of the budget. 1xx: informational, the answer follows.
+        if (settled || statusCode < 200) return;
         status = statusCode;
         headers = responseHeaders as ResponseHeaders;
         const length = headers['content-length'];

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import type { Dispatcher } from 'undici';
 import { encodeXml } from '../../../server/provider/codec/xml.js';
 import {
   type Charge,
@@ -277,6 +278,47 @@ describe('answer budget: a hostile upstream answering many big bodies slowly', (
 
     const broken = await client.charges.retrieve('charge_broken').catch((e: unknown) => e);
     assert.equal((broken as Error).name, 'NetworkError');
+    assert.equal(client.heldResponseBytes, 0);
+  });
+
+  it('takes nothing of the budget for an answer a dispatcher starts after the attempt was stopped', async () => {
+    // A dispatcher of the caller's (an interceptor, a test double) that goes on calling the handler after `abort()`:
+    // the answer it starts once the attempt timed out is not counted, so nothing is held for good.
+    let aborted = false;
+    let handler: Dispatcher.DispatchHandler | undefined;
+    const controller = {
+      abort: () => {
+        aborted = true;
+      },
+      pause() {},
+      resume() {},
+      paused: false,
+      aborted: false,
+      reason: null,
+    } as unknown as Dispatcher.DispatchController;
+    const late = {
+      dispatch(_opts: Dispatcher.DispatchOptions, h: Dispatcher.DispatchHandler) {
+        handler = h;
+        h.onRequestStart?.(controller, {});
+        return true;
+      },
+      close: async () => {},
+      destroy: async () => {},
+      on() {
+        return this;
+      },
+    } as unknown as Dispatcher;
+    const client = createLegacyClient({
+      secretKey: SECRET,
+      baseUrl: 'http://127.0.0.1:9',
+      dispatcher: late,
+      timeoutMs: 50,
+      maxRetries: 0,
+    });
+    const error = await client.charges.retrieve('charge_late').catch((e: unknown) => e);
+    assert.equal((error as Error).name, 'TimeoutError');
+    assert.ok(aborted, 'the attempt was aborted');
+    handler!.onResponseStart?.(controller, 200, { 'content-length': String(MiB) }, 'OK');
     assert.equal(client.heldResponseBytes, 0);
   });
 
