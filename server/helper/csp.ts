@@ -28,9 +28,16 @@ export interface CspOptions {
 
 // Visible ASCII only (`!` to `~`): Node refuses a header holding a character above U+00FF or a control character, at
 // each response, and sends U+0080 to U+00FF as raw bytes that no browser reads as the host or path meant.
-const SOURCE = /^(https?:\/\/[!-~]+|'self'|'none'|data:|blob:)$/;
-/** What a source may not hold besides: a space, `;` or `,` would start another source, directive or policy. */
+const ORIGIN = /^https?:\/\/[!-~]+$/;
+/** What an origin may not hold besides: a space, `;` or `,` would start another source, directive or policy. */
 const SOURCE_STOP = /[;,']/;
+/**
+ * The keyword and scheme sources a list may hold as they are, beside origins: `'self'` (a checkout framed by the
+ * shop's own pages: `frameAncestors: ["'self'"]`), `data:`, `blob:`. Not `'none'`: it is each directive's default
+ * here (an empty list), and beside other sources browsers ignore it.
+ */
+const KEYWORDS: ReadonlySet<unknown> = new Set(["'self'", 'data:', 'blob:']);
+const isSource = (s: unknown) => KEYWORDS.has(s) || (typeof s === 'string' && ORIGIN.test(s) && !SOURCE_STOP.test(s));
 
 /** Marks the nonce a tesseraCsp made for this response in `res.locals`, apart from one another middleware set. */
 const NONCE_OWNER = Symbol('tessera.cspNonce');
@@ -63,12 +70,15 @@ const httpUrl = (fix: string) =>
   );
 
 const sources = z.array(z.unknown(), { error: 'must be an array of origins' }).superRefine((list, ctx) => {
-  const bad = list.findIndex((s) => typeof s !== 'string' || !SOURCE.test(s) || SOURCE_STOP.test(s));
+  const bad = list.findIndex((s) => !isSource(s));
   if (bad !== -1) {
     const shown = show(list[bad]);
     ctx.addIssue({
       code: 'custom',
-      message: `holds ${shown}; use origins like "https://api.example.com" (ASCII: an international host in its xn-- form)`,
+      message:
+        list[bad] === "'none'"
+          ? `holds ${shown}; leave the list out (or empty) for 'none', the default`
+          : `holds ${shown}; use origins like "https://api.example.com" (ASCII: an international host in its xn-- form) or 'self'`,
     });
   }
 });
@@ -80,7 +90,7 @@ const CSP_OPTIONS = {
   cardTokenUrl: httpUrl('must be an http(s) URL: `helper.cardTokenUrl`').refine(
     (s) => {
       const { origin } = new URL(s);
-      return SOURCE.test(origin) && !SOURCE_STOP.test(origin);
+      return ORIGIN.test(origin) && !SOURCE_STOP.test(origin);
     },
     {
       error:

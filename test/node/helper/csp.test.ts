@@ -118,6 +118,30 @@ describe('tesseraCsp', () => {
       p.close();
     }
   });
+  it("takes 'self' in frameAncestors and connectSrc (a checkout framed by the shop's own pages), and says what to do for 'none'", async () => {
+    const p = await page(
+      tesseraCsp({ cardTokenUrl: 'https://a.example/t', frameAncestors: ["'self'"], connectSrc: ["'self'", 'blob:'] }),
+    );
+    try {
+      const policy = (await call(p.url)).headers.get('content-security-policy')!;
+      assert.match(policy, /frame-ancestors 'self';/);
+      assert.match(policy, /connect-src 'self' https:\/\/a\.example 'self' blob:;/);
+    } finally {
+      p.close();
+    }
+    assert.throws(
+      () => tesseraCsp({ cardTokenUrl: 'https://a.example', frameAncestors: ["'none'"] }),
+      /option `frameAncestors` holds "'none'"; leave the list out \(or empty\) for 'none', the default/,
+    );
+    for (const quoted of ["'self", "https://a.example'", "'unsafe-inline'", "'self' https://b.example"]) {
+      assert.throws(
+        () => tesseraCsp({ cardTokenUrl: 'https://a.example', connectSrc: [quoted] }),
+        /connectSrc/,
+        quoted,
+      );
+    }
+  });
+
   it('refuses a source or reportUri that cannot go in a header, rather than failing every page', () => {
     // Node refuses a header holding a character above U+00FF or a control character: each page would be a 500.
     for (const [name, value] of [
