@@ -156,9 +156,8 @@ const PREDEFINED: Record<string, string> = { 'lt;': '<', 'gt;': '>', 'amp;': '&'
 
 /**
  * Expands the predefined entities and character references of text the parser left as written. Outside CDATA
- * `preScan` has refused every other `&`; what CDATA holds (which the parser merges into the text) is left as it is
- * unless it reads as a reference to a Char. Each alternative is one literal followed by one run of a single class
- * and a `;`, so the pattern is linear.
+ * `scan` has refused every other `&`; what CDATA holds (which `scan` joins to the text) is left as it is
+ * unless it reads as a reference to a Char. One forward pass: each `&` is looked at once, its digits read once.
  */
 function decodeEntities(text: string): string {
   let amp = text.indexOf('&');
