@@ -1,4 +1,4 @@
-import { XMLBuilder, XMLParser, XMLValidator } from 'fast-xml-parser';
+import { XMLBuilder, XMLValidator } from 'fast-xml-parser';
 import { FORBIDDEN_KEYS } from '../../common/body-guard.js';
 import { fieldSegment } from '../../common/field-path.js';
 
@@ -71,8 +71,6 @@ type XmlNode = Record<string, unknown> | string;
 
 // Characters outside XML 1.0's Char production (C0 controls but tab/LF/CR, lone surrogates, U+FFFE/U+FFFF).
 const NOT_XML_CHAR = /[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu;
-/** The same class, not global: a test of a whole document (one character class, linear). */
-const NOT_XML_CHAR_ONE = /[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u;
 
 /** Text XML 1.0 can carry: a character it cannot (even as a reference) becomes U+FFFD, so the document stays well-formed. */
 function xmlText(text: string): string {
@@ -134,35 +132,12 @@ const builder = new XMLBuilder({
 });
 
 /**
- * Every element name is read with this prefix (`$` cannot start an XML name), and `fromNode` takes it off. The
- * parser itself refuses `__proto__`, `constructor` and `prototype` with an error that names no place, and renames
- * `toString`, `hasOwnProperty` and the like (`<toString>` became the key `__toString`); prefixed, every name reaches
- * `fromNode` as it was written, which refuses the three by their path and keeps the others.
+ * Every element name is stored with this prefix (`$` cannot start an XML name), and `fromNode` takes it off, so that
+ * `__proto__`, `constructor` and `prototype` are refused by their path and `toString` and the like arrive as written.
+ * (fast-xml-parser, which built the tree before, refused the first three with an error naming no place and renamed
+ * the others.)
  */
 const NAME_MARK = '$';
-
-const parserOptions = (trimValues: boolean) =>
-  new XMLParser({
-    // Idempotent: the parser applies it twice to some tags (a self-closing one with attributes).
-    transformTagName: (name) => (name.startsWith(NAME_MARK) ? name : NAME_MARK + name),
-    ignoreAttributes: false,
-    attributeNamePrefix: '@_',
-    textNodeName: '#text',
-    parseTagValue: false,
-    parseAttributeValue: false,
-    trimValues,
-    processEntities: false,
-    htmlEntities: false,
-    ignoreDeclaration: true,
-    ignorePiTags: true,
-    isArray: () => false,
-    // A second fence behind preScan's depth limit.
-    maxNestedTags: XML_MAX_DEPTH + 1,
-  });
-/** Trims each text value: a reader of answers, lenient about a pretty-printer's whitespace. */
-const parser = parserOptions(true);
-/** Keeps text exactly as written (XML 1.0 §2.10: all characters are passed to the application). */
-const exactParser = parserOptions(false);
 
 /** XML's white space (§2.3 S): space, tab, CR, LF. */
 const XML_SPACE_ONLY = /^[ \t\r\n]*$/;
@@ -177,24 +152,47 @@ export interface DecodeXmlOptions {
   readonly trim?: boolean;
 }
 
-const PREDEFINED: Record<string, string> = { '&lt;': '<', '&gt;': '>', '&amp;': '&', '&quot;': '"', '&apos;': "'" };
+const PREDEFINED: Record<string, string> = { 'lt;': '<', 'gt;': '>', 'amp;': '&', 'quot;': '"', 'apos;': "'" };
 
 /**
  * Expands the predefined entities and character references of text the parser left as written. Outside CDATA
- * `preScan` has refused every other `&`; what CDATA holds (which the parser merges into the text) is left as it is
- * unless it reads as a reference to a Char. Each alternative is one literal followed by one run of a single class
- * and a `;`, so the pattern is linear.
+ * `scan` has refused every other `&`; what CDATA holds (which `scan` joins to the text) is left as it is
+ * unless it reads as a reference to a Char. One forward pass: each `&` is looked at once, its digits read once.
  */
 function decodeEntities(text: string): string {
-  if (!text.includes('&')) return text;
-  return text.replace(/&(lt|gt|amp|quot|apos);|&#([0-9]+);|&#x([0-9a-fA-F]+);/g, (m, _n, dec, hex) => {
-    if (dec || hex) {
-      const digits: string = dec ?? hex;
-      const cp = digits.length > 12 ? Number.POSITIVE_INFINITY : Number.parseInt(digits, dec ? 10 : 16);
-      return isXmlChar(cp) ? String.fromCodePoint(cp) : m;
+  let amp = text.indexOf('&');
+  if (amp < 0) return text;
+  // One forward pass with slices (a replace callback per reference spent seconds in the collector on 4 MiB of them).
+  let out = '';
+  let done = 0;
+  for (; amp >= 0; amp = text.indexOf('&', amp + 1)) {
+    let expanded: string | undefined;
+    let end = amp + 1;
+    if (text.charCodeAt(end) === HASH) {
+      end++;
+      const radix = text.charCodeAt(end) === 0x78 /* x */ ? 16 : 10;
+      if (radix === 16) end++;
+      const start = end;
+      let value = 0;
+      for (let d = digit(text.charCodeAt(end), radix); d >= 0; d = digit(text.charCodeAt(++end), radix)) {
+        if (value <= 0x10ffff) value = value * radix + d;
+      }
+      if (end === start || text.charCodeAt(end) !== SEMICOLON) continue;
+      // Not a Char (or out of Unicode): left as written.
+      if (isXmlChar(value)) expanded = String.fromCodePoint(value);
+    } else {
+      const name = predefinedAt(text, end);
+      if (name === undefined) continue;
+      end += name.length - 1;
+      expanded = PREDEFINED[name];
     }
-    return PREDEFINED[m] ?? m;
-  });
+    if (expanded !== undefined) {
+      out += text.slice(done, amp) + expanded;
+      done = end + 1;
+    }
+    amp = end;
+  }
+  return out + text.slice(done);
 }
 
 /**
@@ -208,26 +206,21 @@ export function decodeXml(text: string, options: DecodeXmlOptions = {}): Record<
     throw new XmlCodecError('xml_doctype', 'XML documents with a DOCTYPE or entity declarations are not accepted');
   }
   refuseEncoding(declaredEncoding(text));
-  preScan(text);
-  let doc: Record<string, unknown>;
-  try {
-    // The parser is lenient; the validator catches unclosed and mismatched tags.
-    if (XMLValidator.validate(text) !== true) throw new Error('malformed');
-    doc = (options.trim === false ? exactParser : parser).parse(text, true) as Record<string, unknown>;
-  } catch {
-    throw new XmlCodecError('xml_malformed', 'the body is not well-formed XML');
-  }
-  // Text around the root (white space, as the validator allows nothing else there) is not data.
-  const keys = Object.keys(doc).filter((k) => k !== '#text');
+  const { skeleton, top } = scan(text, options.trim !== false);
+  // The markup's syntax (names, attributes, tags closed in order, one root) is judged by fast-xml-parser's validator,
+  // on the document's markup alone: character data, comments and attribute values, which it would read one
+  // character at a time, are left out (scan has checked them).
+  if (XMLValidator.validate(skeleton) !== true) malformed();
+  const keys = Object.keys(top);
   if (keys.length !== 1 || keys[0] !== NAME_MARK + XML_ROOT) {
     throw new XmlCodecError('xml_root', `the XML root element must be <${XML_ROOT}>`);
   }
-  const root = fromNode(doc[NAME_MARK + XML_ROOT], '');
-  if (root === null || (typeof root === 'string' && XML_SPACE_ONLY.test(root))) return {};
-  if (typeof root !== 'object' || Array.isArray(root)) {
+  const value = fromNode(top[NAME_MARK + XML_ROOT], '');
+  if (value === null || (typeof value === 'string' && XML_SPACE_ONLY.test(value))) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) {
     throw new XmlCodecError('xml_root', `<${XML_ROOT}> must contain one element per field`);
   }
-  return root as Record<string, unknown>;
+  return value as Record<string, unknown>;
 }
 
 const LT = 0x3c;
@@ -242,47 +235,157 @@ function malformed(): never {
   throw new XmlCodecError('xml_malformed', 'the body is not well-formed XML');
 }
 
+/** An element being read: its children by name (`$name`), its text and the two attributes the mapping uses. */
+interface Open {
+  readonly name: string;
+  readonly children: Record<string, unknown>;
+  /** The text pieces so far, joined; undefined when there is none. */
+  text: string | undefined;
+  /** Character data since the last child, CDATA section or processing instruction (comments do not end it). */
+  piece: string;
+  readonly attributes: Record<string, string> | undefined;
+}
+
+/** `\r\n` and a lone `\r` read as `\n` (XML 1.0 §2.11). */
+function newlines(s: string): string {
+  return s.includes('\r') ? s.replace(/\r\n?/g, '\n') : s;
+}
+
+/** JavaScript's `\s`: where fast-xml-parser, which built the tree before, cut a tag or attribute name. */
+function isJsSpace(c: number): boolean {
+  return (
+    (c >= 0x09 && c <= 0x0d) ||
+    c === 0x20 ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
+}
+
 /**
- * Structural limits (depth, element and attribute count) and the grossest malformations, checked in one forward pass before
- * the text reaches the parser. Linear in the input by construction: every step moves forward, and the only
- * searches (`indexOf` for a comment's, CDATA section's, processing instruction's or quoted value's end) start
- * where the scan is and never look at a character twice. A regular expression did this before and backtracked
- * cubically on `<a<a<a…` (6 KB held the process for 15 s); see docs/decisions/sandbox.md#xml-mapping.
+ * Reads the document in one forward pass: checks the structural limits (depth, element and attribute count), every
+ * reference and the grossest malformations, builds the tree, and writes the markup's skeleton for the validator.
+ * Linear in the input by construction: every step moves forward, and the only searches (`indexOf` for a comment's,
+ * CDATA section's, processing instruction's or quoted value's end) start where the scan is and never look at a
+ * character twice; text is taken by slices, never a character at a time. A regular expression did the checks before
+ * and backtracked cubically on `<a<a<a…` (6 KB held the process for 15 s), and fast-xml-parser's parser, which built
+ * the tree, appended each character of text to a string (0.6 s for 4 MiB); see docs/decisions/sandbox.md#xml-mapping
+ * and #xml-decoding-speed.
+ *
+ * The tree is the one fast-xml-parser built with the options used before (`trimValues` as `trim`, no entity
+ * processing), for `fromNode` to read: an element is its text (the pieces between its children, CDATA sections and
+ * processing instructions, each trimmed when `trim`, then joined), or an object of its children by `$name` (a
+ * repeated name an array) with `#text`, and `@_key` / `@_nil` when it has those attributes. `top` holds the elements
+ * outside any other (the validator refuses more than one).
  */
-function preScan(text: string): void {
+function scan(text: string, trim: boolean): { skeleton: string; top: Record<string, unknown> } {
   const n = text.length;
-  if (NOT_XML_CHAR_ONE.test(text)) malformed();
+  if (hasNonXmlChar(text)) malformed();
   const checkReferences = referenceChecker(text);
-  let depth = 0;
+  const skeleton: string[] = text.charCodeAt(0) === 0xfeff ? ['\ufeff'] : [];
+  const stack: Open[] = [];
+  const top: Record<string, unknown> = {};
   let elements = 0;
   let attributes = 0;
+
+  const flush = (open: Open) => {
+    if (open.piece === '') return;
+    const piece = trim ? open.piece.trim() : open.piece;
+    open.piece = '';
+    if (piece !== '') open.text = open.text === undefined ? piece : open.text + piece;
+  };
+  const close = (open: Open) => {
+    flush(open);
+    const { children, text: t, attributes: a } = open;
+    let value: unknown;
+    if (t !== undefined && t !== '') children['#text'] = t;
+    if (a !== undefined) value = Object.assign(children, a);
+    else {
+      const keys = Object.keys(children);
+      value = keys.length === 0 ? '' : keys.length === 1 && t !== undefined && t !== '' ? t : children;
+    }
+    const siblings = stack.at(-1)?.children ?? top;
+    const key = NAME_MARK + open.name;
+    const had = siblings[key];
+    if (had === undefined) siblings[key] = value;
+    else if (Array.isArray(had)) had.push(value);
+    else siblings[key] = [had, value];
+  };
+  /** Something outside the root that is not markup to the validator: one space keeps its place. */
+  const outside = () => {
+    if (skeleton.at(-1) !== ' ') skeleton.push(' ');
+  };
+  /** Character data from `from` to `to`: its references checked, kept as text inside the root, white space outside. */
+  const data = (from: number, to: number) => {
+    if (from >= to) return;
+    checkReferences(from, to);
+    const open = stack.at(-1);
+    if (open !== undefined) {
+      open.piece += newlines(text.slice(from, to));
+      return;
+    }
+    for (let k = from; k < to; k++) {
+      const c = text.charCodeAt(k);
+      if (!isSpace(c) && !(k === 0 && c === 0xfeff)) malformed();
+    }
+    if (from > 0 || text.charCodeAt(0) !== 0xfeff || to > 1) outside();
+  };
+
   let i = text.indexOf('<');
-  // Character data runs from the end of one piece of markup to the next `<`: its references are checked there.
-  checkReferences(0, i < 0 ? n : i);
+  data(0, i < 0 ? n : i);
   while (i >= 0) {
     const next = text.charCodeAt(i + 1);
     if (next === BANG) {
       // A comment or a CDATA section (a DOCTYPE was refused before); anything else after `<!` is not XML.
       let end: number;
+      const cdata = text.startsWith('![CDATA[', i + 1);
       if (text.startsWith('!--', i + 1)) end = text.indexOf('-->', i + 4) + 3;
-      else if (text.startsWith('![CDATA[', i + 1)) end = text.indexOf(']]>', i + 9) + 3;
+      else if (cdata) end = text.indexOf(']]>', i + 9) + 3;
       else malformed();
       if (end < 3) malformed();
+      const open = stack.at(-1);
+      if (open === undefined) outside();
+      else if (cdata) {
+        flush(open);
+        const content = newlines(text.slice(i + 9, end - 3));
+        if (content !== '') open.text = open.text === undefined ? content : open.text + content;
+      }
       i = text.indexOf('<', end);
-      checkReferences(end, i < 0 ? n : i);
+      data(end, i < 0 ? n : i);
       continue;
     }
     if (next === QUESTION) {
+      // A processing instruction ends at the first `?>` (XML 1.0 §2.6; quotes mean nothing in it).
       const end = text.indexOf('?>', i + 2);
       if (end < 0) malformed();
+      const open = stack.at(-1);
+      if (open !== undefined) flush(open);
+      // What the validator reads of it: whether its target, up to the first space or `?`, is `xml` (a declaration,
+      // allowed only at the start).
+      let t = i + 2;
+      while (t < end && text.charCodeAt(t) !== 0x20 && text.charCodeAt(t) !== QUESTION) t++;
+      skeleton.push(t - i - 2 === 3 && text.startsWith('xml', i + 2) ? '<?xml?>' : '<?x?>');
       i = text.indexOf('<', end + 2);
-      checkReferences(end + 2, i < 0 ? n : i);
+      data(end + 2, i < 0 ? n : i);
       continue;
     }
     const closing = next === SLASH;
-    // To the tag's `>`, over quoted attribute values (which may hold `>` and `/`); `<` cannot appear in a tag.
+    // To the tag's `>`, over quoted attribute values (which may hold `>` and `/`); `<` cannot appear in a tag. The
+    // skeleton gets the tag without its attribute values and with each run of white space as its first character.
     let j = closing ? i + 2 : i + 1;
+    let nameEnd = -1;
     let gt = -1;
+    let copied = i;
+    // The last run of characters that are neither white space nor `=`: the name of the attribute whose value follows.
+    let tokenStart = -1;
+    let tokenEnd = -1;
+    let attrs: Record<string, string> | undefined;
     while (j < n) {
       const c = text.charCodeAt(j);
       if (c === GT) {
@@ -290,31 +393,87 @@ function preScan(text: string): void {
         break;
       }
       if (c === LT) malformed();
+      if (nameEnd < 0 && (c === SLASH || isJsSpace(c))) nameEnd = j;
       if (c === DQUOTE || c === SQUOTE) {
         // Every attribute has a quoted value (one without is refused by the validator after this scan).
         if (++attributes > XML_MAX_ATTRIBUTES) {
           throw new XmlCodecError('xml_too_many_attributes', `more than ${XML_MAX_ATTRIBUTES} XML attributes`);
         }
-        const close = text.indexOf(c === DQUOTE ? '"' : "'", j + 1);
-        if (close < 0) malformed();
-        checkReferences(j + 1, close);
-        j = close + 1;
-      } else j++;
+        const quote = text.indexOf(c === DQUOTE ? '"' : "'", j + 1);
+        if (quote < 0) malformed();
+        checkReferences(j + 1, quote);
+        const name = tokenStart < 0 ? '' : text.slice(tokenStart, tokenEnd);
+        const mapped = name === 'key' ? '@_key' : name === 'nil' ? '@_nil' : undefined;
+        if (mapped !== undefined) {
+          const value = newlines(text.slice(j + 1, quote));
+          attrs ??= {};
+          attrs[mapped] = trim ? value.trim() : value;
+        }
+        skeleton.push(text.slice(copied, j + 1));
+        copied = quote;
+        tokenStart = -1;
+        j = quote + 1;
+      } else if (isSpace(c)) {
+        let k = j + 1;
+        while (k < n && isSpace(text.charCodeAt(k))) k++;
+        if (k > j + 1) {
+          skeleton.push(text.slice(copied, j + 1));
+          copied = k;
+        }
+        j = k;
+      } else {
+        // fast-xml-parser cut attribute names at JavaScript's `\s` too (`a\u00a0key` was `key`).
+        if (isJsSpace(c)) tokenStart = -1;
+        else if (c !== 0x3d /* = */) {
+          if (tokenEnd !== j || tokenStart < 0) tokenStart = j;
+          tokenEnd = j + 1;
+        }
+        j++;
+      }
     }
     if (gt < 0 || gt === (closing ? i + 2 : i + 1)) malformed();
+    skeleton.push(text.slice(copied, gt + 1));
     if (closing) {
-      if (--depth < 0) malformed();
+      const open = stack.pop();
+      if (open === undefined) malformed();
+      close(open);
     } else {
       if (++elements > XML_MAX_ELEMENTS) {
         throw new XmlCodecError('xml_too_many_elements', `more than ${XML_MAX_ELEMENTS} XML elements`);
       }
-      if (text.charCodeAt(gt - 1) !== SLASH && ++depth > XML_MAX_DEPTH) {
+      const parent = stack.at(-1);
+      if (parent !== undefined) flush(parent);
+      const name = text.slice(i + 1, nameEnd < 0 ? gt : nameEnd);
+      const open: Open = { name, children: {}, text: undefined, piece: '', attributes: attrs };
+      if (text.charCodeAt(gt - 1) === SLASH) close(open);
+      else if (stack.push(open) > XML_MAX_DEPTH) {
         throw new XmlCodecError('xml_too_deep', `XML nesting deeper than ${XML_MAX_DEPTH}`);
       }
     }
     i = text.indexOf('<', gt + 1);
-    checkReferences(gt + 1, i < 0 ? n : i);
+    data(gt + 1, i < 0 ? n : i);
   }
+  return { skeleton: skeleton.join(''), top };
+}
+
+/**
+ * Whether `text` holds a character outside XML 1.0's Char production (§2.2): a C0 control other than tab, LF and CR,
+ * a lone surrogate, U+FFFE or U+FFFF. A loop, not the `u` regular expression used before (0.25 s on 4 MiB).
+ */
+function hasNonXmlChar(text: string): boolean {
+  for (let k = 0; k < text.length; k++) {
+    const c = text.charCodeAt(k);
+    if (c >= 0x20 && c < 0xd800) continue;
+    if (c < 0x20) {
+      if (c !== 0x09 && c !== 0x0a && c !== 0x0d) return true;
+    } else if (c >= 0xdc00 && c <= 0xdfff) return true;
+    else if (c >= 0xd800 && c <= 0xdbff) {
+      const low = text.charCodeAt(k + 1);
+      if (!(low >= 0xdc00 && low <= 0xdfff)) return true;
+      k++;
+    } else if (c === 0xfffe || c === 0xffff) return true;
+  }
+  return false;
 }
 
 function refuseEncoding(encoding: string | undefined): void {
@@ -408,7 +567,28 @@ function declaredEncoding(text: string): string | undefined {
 
 const HASH = 0x23;
 const SEMICOLON = 0x3b;
-const PREDEFINED_NAMES = ['lt;', 'gt;', 'amp;', 'quot;', 'apos;'];
+
+/** The predefined entity (`lt;`, `amp;`…, without the `&`) that starts at `q`, or undefined. */
+function predefinedAt(text: string, q: number): string | undefined {
+  let name: string;
+  switch (text.charCodeAt(q)) {
+    case 0x6c /* l */:
+      name = 'lt;';
+      break;
+    case 0x67 /* g */:
+      name = 'gt;';
+      break;
+    case 0x71 /* q */:
+      name = 'quot;';
+      break;
+    case 0x61 /* a */:
+      name = text.charCodeAt(q + 1) === 0x6d /* m */ ? 'amp;' : 'apos;';
+      break;
+    default:
+      return undefined;
+  }
+  return text.startsWith(name, q) ? name : undefined;
+}
 
 /** XML 1.0's Char production (§2.2): what a character reference may stand for. */
 function isXmlChar(cp: number): boolean {
@@ -464,7 +644,7 @@ function referenceChecker(text: string): (from: number, to: number) => void {
         }
         if (q === start || q >= to || text.charCodeAt(q) !== SEMICOLON || !isXmlChar(value)) malformed();
       } else {
-        const name = PREDEFINED_NAMES.find((e) => text.startsWith(e, q));
+        const name = predefinedAt(text, q);
         if (name === undefined || q + name.length > to) malformed();
         q += name.length - 1;
       }

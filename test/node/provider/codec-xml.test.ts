@@ -323,4 +323,89 @@ describe('XML codec: encodeXml / decodeXml', () => {
       'x>y': '2',
     });
   });
+
+  describe('decoding speed on large documents (docs/decisions/sandbox.md#xml-decoding-speed)', () => {
+    const KiB = 1024;
+    // A charge answer as the legacy client reads it, grown by products of long text that XML escapes.
+    const text = (n: number) => `Shopper's "fine" goods & more <b> ü € 日本 — `.repeat(Math.ceil(n / 40)).slice(0, n);
+    const charge = (products: number) => ({
+      id: 'charge_test_0123456789abcdef',
+      value: 1999,
+      currency: 'EUR',
+      description: text(200),
+      metadata: { 'cart id': 'c-1', order: 'o-77' },
+      products: Array.from({ length: products }, (_, i) => ({
+        description: text(500),
+        name: text(100),
+        price: 1999 + i,
+        quantity: 1,
+        sku: text(30),
+        trackingUrl: text(2048),
+      })),
+    });
+    /** `unit` repeated to about `bytes` between `head` and `tail`. */
+    const fill = (head: string, unit: string, tail: string, bytes: number) =>
+      head + unit.repeat(Math.floor((bytes - head.length - tail.length) / unit.length)) + tail;
+    // Each at n and 4n (n ≈ 512 KiB; 4n is about the clients' largest answer, 4 MiB, within every limit).
+    const shapes: [string, (bytes: number) => string][] = [
+      ['a charge answer of many products', (bytes) => encodeXml(charge(Math.round(bytes / 5000)))],
+      ['one long text run', (bytes) => fill('<data><a>', 'abcdefgh', '</a></data>', bytes)],
+      ['predefined entities', (bytes) => fill('<data><a>', '&amp;', '</a></data>', bytes)],
+      ['character references', (bytes) => fill('<data><a>', '&#x41;', '</a></data>', bytes)],
+      [
+        'the most attributes, long keys',
+        (bytes) =>
+          `<data>${Array.from({ length: 9_999 }, (_, i) => `<item key="k${i}${'v'.repeat(Math.floor(bytes / 10_000) - 30)}">1</item>`).join('')}</data>`,
+      ],
+      [
+        'the most elements, white space between',
+        (bytes) =>
+          `<data>${Array.from({ length: 9_999 }, (_, i) => `<e${i}>1</e${i}>${' '.repeat(Math.floor(bytes / 10_000) - 12)}`).join('')}</data>`,
+      ],
+      [
+        'the deepest nesting, text inside',
+        (bytes) => {
+          const chain = (t: string) => `${'<a>'.repeat(XML_MAX_DEPTH - 2)}${t}${'</a>'.repeat(XML_MAX_DEPTH - 2)}`;
+          const per = Math.floor(bytes / 300) - 7 * XML_MAX_DEPTH;
+          return `<data>${Array.from({ length: 300 }, (_, i) => `<c${i}>${chain('x'.repeat(per))}</c${i}>`).join('')}</data>`;
+        },
+      ],
+      ['comments', (bytes) => fill('<data>', '<!-- c -->', '<a>1</a></data>', bytes)],
+    ];
+
+    it('is linear: four times the document takes about four times as long, never sixteen', () => {
+      for (const [name, make] of shapes) {
+        const small = make(512 * KiB);
+        const large = make(2048 * KiB);
+        assert.ok(large.length > 3.5 * small.length, `${name}: ${small.length} / ${large.length}`);
+        decodeXml(small); // warm up (and check it decodes)
+        const ms = (doc: string) => fastestMsSync(() => decodeXml(doc), 0, 5);
+        const ratio = ms(large) / ms(small);
+        // Linear is ~4 (the collector adds some); quadratic is 16.
+        assert.ok(ratio < 9, `${name}: 4n took ${ratio.toFixed(1)} times n`);
+      }
+    });
+
+    it('decodes a large charge answer at a small multiple of JSON.parse of the same charge', () => {
+      // fast-xml-parser appended each character of text to a string and validated each reference with a regular
+      // expression per character: a 4 MiB answer held the event loop for 0.4-0.75 s, 170 times JSON.parse (now about 40).
+      const value = charge(800);
+      const xml = encodeXml(value);
+      const json = JSON.stringify(value);
+      assert.ok(xml.length > 3 * 1024 * KiB, `${xml.length}`);
+      for (const [name, doc, text] of [
+        ['a charge', xml, json],
+        [
+          'one long text run',
+          fill('<data><a>', 'abcdefgh', '</a></data>', 4096 * KiB),
+          JSON.stringify({ a: 'abcdefgh'.repeat(512 * KiB) }),
+        ],
+      ] as const) {
+        decodeXml(doc);
+        const ms = fastestMsSync(() => decodeXml(doc), 0, 5);
+        const baseline = fastestMsSync(() => JSON.parse(text), 0, 5);
+        assert.ok(ms < 80 * baseline, `${name}: ${ms.toFixed(0)} ms, JSON.parse ${baseline.toFixed(1)} ms`);
+      }
+    });
+  });
 });
