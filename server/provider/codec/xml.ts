@@ -251,21 +251,20 @@ function newlines(s: string): string {
   return s.includes('\r') ? s.replace(/\r\n?/g, '\n') : s;
 }
 
-/** JavaScript's `\s`: where fast-xml-parser, which built the tree before, cut a tag or attribute name. */
-function isJsSpace(c: number): boolean {
-  return (
-    (c >= 0x09 && c <= 0x0d) ||
-    c === 0x20 ||
-    c === 0xa0 ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000 ||
-    c === 0xfeff
-  );
+/**
+ * XML 1.0's Name production (§2.3, fifth edition). A name ends at XML white space, `/`, `>` or `?>`, never at other
+ * characters JavaScript calls white space: fast-xml-parser, which built the tree before, cut names at `\s`, so
+ * `<a\u00a0>` (no XML name) was read as `<a>`, and `<a\u1680b>` (a name of three characters) and `a\u1680key="…"`
+ * were read as `<a>` and `key`. One character class repeated, so linear.
+ */
+const NAME_START =
+  ':A-Z_a-z\\u00c0-\\u00d6\\u00d8-\\u00f6\\u00f8-\\u02ff\\u0370-\\u037d\\u037f-\\u1fff\\u200c-\\u200d\\u2070-\\u218f\\u2c00-\\u2fef\\u3001-\\ud7ff\\uf900-\\ufdcf\\ufdf0-\\ufffd\\u{10000}-\\u{effff}';
+const XML_NAME = new RegExp(`^[${NAME_START}][-.0-9\\u00b7\\u0300-\\u036f\\u203f-\\u2040${NAME_START}]*$`, 'u');
+
+/** Whether `text` from `from` to `to` is XML white space only. */
+function spaceOnly(text: string, from: number, to: number): boolean {
+  for (let k = from; k < to; k++) if (!isSpace(text.charCodeAt(k))) return false;
+  return true;
 }
 
 /**
@@ -288,7 +287,14 @@ function scan(text: string, trim: boolean): { skeleton: string; top: Record<stri
   const n = text.length;
   if (hasNonXmlChar(text)) malformed();
   const checkReferences = referenceChecker(text);
-  const skeleton: string[] = text.charCodeAt(0) === 0xfeff ? ['\ufeff'] : [];
+  // Where the document proper starts (after a byte order mark): the only place for an XML declaration.
+  const start = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  // The next `<` and the next `]]>` at or after where the last search started, for the checks of attribute values and
+  // character data: the scan asks with ever later positions, so one forward search serves them all (see
+  // referenceChecker).
+  const nextLt = forwardSearch(text, '<');
+  const nextCdataEnd = forwardSearch(text, ']]>');
+  const skeleton: string[] = start === 1 ? ['\ufeff'] : [];
   const stack: Open[] = [];
   const top: Record<string, unknown> = {};
   let elements = 0;
@@ -327,6 +333,9 @@ function scan(text: string, trim: boolean): { skeleton: string; top: Record<stri
     checkReferences(from, to);
     const open = stack.at(-1);
     if (open !== undefined) {
+      // `]]>` ends a CDATA section and nothing else: character data may not hold it (XML 1.0 §2.4).
+      const cdataEnd = nextCdataEnd(from);
+      if (cdataEnd >= 0 && cdataEnd + 3 <= to) malformed();
       open.piece += newlines(text.slice(from, to));
       return;
     }
@@ -345,13 +354,19 @@ function scan(text: string, trim: boolean): { skeleton: string; top: Record<stri
       // A comment or a CDATA section (a DOCTYPE was refused before); anything else after `<!` is not XML.
       let end: number;
       const cdata = text.startsWith('![CDATA[', i + 1);
-      if (text.startsWith('!--', i + 1)) end = text.indexOf('-->', i + 4) + 3;
-      else if (cdata) end = text.indexOf(']]>', i + 9) + 3;
+      if (text.startsWith('!--', i + 1)) {
+        // A comment ends at its first `--`, which must be its `-->` (XML 1.0 §2.5: `--` may not occur inside one).
+        end = text.indexOf('--', i + 4) + 3;
+        if (text.charCodeAt(end - 1) !== GT) malformed();
+      } else if (cdata) end = text.indexOf(']]>', i + 9) + 3;
       else malformed();
       if (end < 3) malformed();
       const open = stack.at(-1);
-      if (open === undefined) outside();
-      else if (cdata) {
+      if (open === undefined) {
+        // Only comments, processing instructions and white space may stand outside the root (XML 1.0 §2.1 Misc).
+        if (cdata) malformed();
+        outside();
+      } else if (cdata) {
         flush(open);
         const content = newlines(text.slice(i + 9, end - 3));
         if (content !== '') open.text = open.text === undefined ? content : open.text + content;
@@ -366,11 +381,15 @@ function scan(text: string, trim: boolean): { skeleton: string; top: Record<stri
       if (end < 0) malformed();
       const open = stack.at(-1);
       if (open !== undefined) flush(open);
-      // What the validator reads of it: whether its target, up to the first space or `?`, is `xml` (a declaration,
-      // allowed only at the start).
+      // Its target is a name, up to white space or the `?>` (§2.6). `xml` in any case is no target: `<?xml` at the very
+      // start is the XML declaration (read by declaredEncoding), anywhere else it is not XML. The validator reads the
+      // instruction as its target alone, and would miss `<?xml?>` inside an element.
       let t = i + 2;
-      while (t < end && text.charCodeAt(t) !== 0x20 && text.charCodeAt(t) !== QUESTION) t++;
-      skeleton.push(t - i - 2 === 3 && text.startsWith('xml', i + 2) ? '<?xml?>' : '<?x?>');
+      while (t < end && !isSpace(text.charCodeAt(t))) t++;
+      const target = text.slice(i + 2, t);
+      const declaration = i === start && target === 'xml';
+      if (!XML_NAME.test(target) || (!declaration && target.toLowerCase() === 'xml')) malformed();
+      skeleton.push(declaration ? '<?xml?>' : '<?x?>');
       i = text.indexOf('<', end + 2);
       data(end + 2, i < 0 ? n : i);
       continue;
@@ -393,7 +412,7 @@ function scan(text: string, trim: boolean): { skeleton: string; top: Record<stri
         break;
       }
       if (c === LT) malformed();
-      if (nameEnd < 0 && (c === SLASH || isJsSpace(c))) nameEnd = j;
+      if (nameEnd < 0 && (c === SLASH || isSpace(c))) nameEnd = j;
       if (c === DQUOTE || c === SQUOTE) {
         // Every attribute has a quoted value (one without is refused by the validator after this scan).
         if (++attributes > XML_MAX_ATTRIBUTES) {
@@ -401,6 +420,9 @@ function scan(text: string, trim: boolean): { skeleton: string; top: Record<stri
         }
         const quote = text.indexOf(c === DQUOTE ? '"' : "'", j + 1);
         if (quote < 0) malformed();
+        // An attribute value cannot hold `<` (XML 1.0 §3.1, AttValue).
+        const lt = nextLt(j + 1);
+        if (lt >= 0 && lt < quote) malformed();
         checkReferences(j + 1, quote);
         const name = tokenStart < 0 ? '' : text.slice(tokenStart, tokenEnd);
         const mapped = name === 'key' ? '@_key' : name === 'nil' ? '@_nil' : undefined;
@@ -422,9 +444,8 @@ function scan(text: string, trim: boolean): { skeleton: string; top: Record<stri
         }
         j = k;
       } else {
-        // fast-xml-parser cut attribute names at JavaScript's `\s` too (`a\u00a0key` was `key`).
-        if (isJsSpace(c)) tokenStart = -1;
-        else if (c !== 0x3d /* = */) {
+        // An attribute name ends at XML white space or `=` only (`a\u1680key` is no `key`; see XML_NAME).
+        if (c !== 0x3d /* = */) {
           if (tokenEnd !== j || tokenStart < 0) tokenStart = j;
           tokenEnd = j + 1;
         }
@@ -434,8 +455,10 @@ function scan(text: string, trim: boolean): { skeleton: string; top: Record<stri
     if (gt < 0 || gt === (closing ? i + 2 : i + 1)) malformed();
     skeleton.push(text.slice(copied, gt + 1));
     if (closing) {
+      // `</name S?>`, the name of the open element exactly (the validator trims JavaScript's white space off names).
+      const end = nameEnd < 0 ? gt : nameEnd;
       const open = stack.pop();
-      if (open === undefined) malformed();
+      if (open === undefined || text.slice(i + 2, end) !== open.name || !spaceOnly(text, end, gt)) malformed();
       close(open);
     } else {
       if (++elements > XML_MAX_ELEMENTS) {
@@ -444,6 +467,7 @@ function scan(text: string, trim: boolean): { skeleton: string; top: Record<stri
       const parent = stack.at(-1);
       if (parent !== undefined) flush(parent);
       const name = text.slice(i + 1, nameEnd < 0 ? gt : nameEnd);
+      if (!XML_NAME.test(name)) malformed();
       const open: Open = { name, children: {}, text: undefined, piece: '', attributes: attrs };
       if (text.charCodeAt(gt - 1) === SLASH) close(open);
       else if (stack.push(open) > XML_MAX_DEPTH) {
@@ -650,6 +674,18 @@ function referenceChecker(text: string): (from: number, to: number) => void {
       }
       p = nextAmp(q + 1);
     }
+  };
+}
+
+/**
+ * The position of the next `needle` at or after `from`, or -1, for callers that ask with ever later positions: the
+ * text is searched again only when the last answer lies before `from`, so the searches together read it once.
+ */
+function forwardSearch(text: string, needle: string): (from: number) => number {
+  let found = -2;
+  return (from) => {
+    if (found !== -1 && found < from) found = text.indexOf(needle, from);
+    return found;
   };
 }
 

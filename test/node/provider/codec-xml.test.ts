@@ -295,6 +295,13 @@ describe('XML codec: encodeXml / decodeXml', () => {
       ],
       ['ampersands', `<data><a b="${'&'.repeat(MB)}"/></data>`, 'xml_malformed'],
       ['CDATA of references', `<data><a><![CDATA[${'&#1'.repeat(MB / 3)}]]></a>&#0;</data>`, 'xml_malformed'],
+      [
+        '`<` in many attribute values',
+        `<data>${'<a b="x" c="y"/>'.repeat(4000)}<a b="${'x'.repeat(MB)}<"/></data>`,
+        'xml_malformed',
+      ],
+      ['a comment of dashes', fill('<data><!--', '-a'), 'xml_malformed'],
+      ['`]` then `]]>`', `<data><a>${']'.repeat(MB)}></a></data>`, 'xml_malformed'],
       // The XML declaration is read by hand, its two patterns anchored over one class each.
       ['an XML declaration that never ends', fill('<?xml version="1.0" ', ' '), 'xml_malformed'],
       ['white space in an XML declaration', `${fill('<?xml ', ' ')}?><data/>`, 'xml_malformed'],
@@ -315,6 +322,72 @@ describe('XML codec: encodeXml / decodeXml', () => {
       );
       assert.ok(ms < 500, `${name}: ${ms.toFixed(0)} ms for 1 MB`);
     }
+  });
+
+  it('refuses processing instructions whose target is no name, and `xml` as a target anywhere but the declaration', () => {
+    // The validator reads only the skeleton (each instruction as `<?x?>`), so these were accepted.
+    for (const text of [
+      "<data/><?;ML'?>",
+      '<data><?  "?></data>',
+      '<data><?> x?></data>',
+      '<??><data/>',
+      '<? p?><data/>',
+      '<data><?xml version="1.0"?></data>',
+      '<data><a><?xml\tx?>1</a></data>',
+      '<data/><?xml?>',
+      '<?XML version="1.0"?><data/>',
+      '<?xml version="1.0"?><?xml version="1.0"?><data/>',
+    ]) {
+      refuses(text, 'xml_malformed');
+    }
+    assert.deepEqual(decodeXml('<?xml version="1.0"?><?xml-stylesheet href="a"?><data><?p\tx?><a>1<?q?></a></data>'), {
+      a: '1',
+    });
+  });
+
+  it('ends names at XML white space only, and refuses a name with a character XML names cannot hold', () => {
+    // fast-xml-parser cut names at JavaScript's `\s`: `<a\u00a0>` was `<a>`, `</\u00a0a>` closed it, and `<a\u1680b>`
+    // (U+1680 is a name character) was `<a>`, so two different elements became one array and `a\u1680key` was `key`.
+    for (const text of [
+      '<data><a\u00a0>1</a></data>',
+      '<data><a>1</a\u00a0></data>',
+      '<data><a>1</\u00a0a></data>',
+      '<data><\u00a0a>1</a></data>',
+      '<data><a\u2028>1</a\u2028></data>',
+      '<data><a>1</a \u3000></data>',
+      '<data><a\ufeff>1</a></data>',
+    ]) {
+      refuses(text, 'xml_malformed');
+    }
+    assert.deepEqual(decodeXml('<data><a\u1680b>1</a\u1680b><a\u1680c>2</a\u1680c></data>'), {
+      'a\u1680b': '1',
+      'a\u1680c': '2',
+    });
+    assert.deepEqual(decodeXml('<data><item a\u1680key="x">1</item><b>2</b \t\r\n></data>'), { item: '1', b: '2' });
+  });
+
+  it('refuses markup XML forbids where the validator does not look: `<` in values, `]]>` in text, `--` in comments', () => {
+    for (const text of [
+      '<data><a b="<">1</a></data>',
+      '<data><a b="</a>">1</a></data>',
+      '<data><item key="x<y">1</item></data>',
+      '<data><a>]]></a></data>',
+      '<data><a>x<![CDATA[y]]>]]></a></data>',
+      '<data><!-- a -- b --><a>1</a></data>',
+      '<data><!-- a ---><a>1</a></data>',
+      '<data><!---><a>1</a></data>',
+      '<![CDATA[x]]><data/>',
+      '<data/><![CDATA[]]>',
+    ]) {
+      refuses(text, 'xml_malformed');
+    }
+    assert.deepEqual(
+      decodeXml('<!-- - --><data><item key="]]>">a]]b&gt;</item><!---x-->]]&gt;<c>]</c></data><!---->'),
+      {
+        ']]>': 'a]]b>',
+        c: ']',
+      },
+    );
   });
 
   it('reads a quoted `>` or `/>` in an attribute as part of the value, not as the end of the tag', () => {
@@ -371,6 +444,8 @@ describe('XML codec: encodeXml / decodeXml', () => {
         },
       ],
       ['comments', (bytes) => fill('<data>', '<!-- c -->', '<a>1</a></data>', bytes)],
+      ['processing instructions', (bytes) => fill('<data>', '<?p x?>', '<a>1</a></data>', bytes)],
+      ['text of `]]`', (bytes) => fill('<data><a>', ']]', '</a></data>', bytes)],
     ];
 
     it('is linear: four times the document takes about four times as long, never sixteen', () => {
