@@ -1,0 +1,111 @@
+import { decodeXml, encodeXml } from '../server/provider/codec/xml.js';
+
+/**
+ * The XML codec's decoding of large documents against `JSON.parse` of the same data, in one process, interleaved
+ * (docs/decisions/sandbox.md#xml-decoding-speed). The provider client in `format: 'xml'` decodes answers of up to
+ * 4 MiB (server/provider/http/answer-budget.ts), and a decode holds the event loop. Target: a 4 MiB charge answer, and
+ * 4 MiB of one text run, decode within 80 times `JSON.parse` of the same data (fast-xml-parser's parser took about
+ * 200 times). The other rows are informative.
+ */
+
+const ROUNDS = 9;
+const TARGET = 80;
+const KiB = 1024;
+
+/** Text a shopper may write, with characters XML escapes (`'`, `"`, `&`, `<`) and others beyond ASCII. */
+const text = (n: number) => `Shopper's "fine" goods & more <b> ü € 日本 — `.repeat(Math.ceil(n / 40)).slice(0, n);
+
+/** A charge answer of `products` products of long text, as the legacy client reads it. */
+const charge = (products: number) => ({
+  id: 'charge_test_0123456789abcdef',
+  value: 1999,
+  currency: 'EUR',
+  description: text(200),
+  metadata: { 'cart id': 'c-1', order: 'o-77' },
+  products: Array.from({ length: products }, (_, i) => ({
+    description: text(500),
+    name: text(100),
+    price: 1999 + i,
+    quantity: 1,
+    sku: text(30),
+    trackingUrl: text(2048),
+  })),
+});
+
+interface Case {
+  readonly name: string;
+  readonly xml: string;
+  readonly json: string;
+  readonly target: boolean;
+}
+
+function cases(): Case[] {
+  const chargeCase = (name: string, products: number, target = false): Case => {
+    const value = charge(products);
+    return { name, xml: encodeXml(value), json: JSON.stringify(value), target };
+  };
+  const run = 'abcdefgh'.repeat((4096 * KiB) / 8 - 3);
+  const amps = '&'.repeat((4096 * KiB) / 5 - 4);
+  return [
+    chargeCase('charge answer, 1 product', 1),
+    chargeCase('charge answer, 40 products', 40),
+    chargeCase('charge answer, 400 products', 400),
+    chargeCase('charge answer, 950 products (about 4 MiB)', 950, true),
+    {
+      name: 'one text run of 4 MiB',
+      xml: `<data><a>${run}</a></data>`,
+      json: JSON.stringify({ a: run }),
+      target: true,
+    },
+    {
+      name: '4 MiB of `&amp;`',
+      xml: `<data><a>${amps.replaceAll('&', '&amp;')}</a></data>`,
+      json: JSON.stringify({ a: amps }),
+      target: false,
+    },
+  ];
+}
+
+function ms(fn: () => unknown): number {
+  const started = performance.now();
+  fn();
+  return performance.now() - started;
+}
+
+export async function run(): Promise<string> {
+  const rows: string[] = [];
+  for (const c of cases()) {
+    // Warm-up, and a check that both decode to the same data.
+    const decoded = JSON.stringify(decodeXml(c.xml));
+    JSON.parse(c.json);
+    if (!decoded.startsWith('{')) throw new Error(`${c.name}: decoded to ${decoded.slice(0, 80)}`);
+    const xmls: number[] = [];
+    const jsons: number[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      // Alternate which goes first, so neither always meets the other's garbage.
+      let jsonMs = 0;
+      if (r % 2) jsonMs = ms(() => JSON.parse(c.json));
+      const xmlMs = ms(() => decodeXml(c.xml));
+      if (!(r % 2)) jsonMs = ms(() => JSON.parse(c.json));
+      xmls.push(xmlMs);
+      jsons.push(jsonMs);
+    }
+    // The fastest of the rounds: what decoding costs, without another round's garbage collection in it.
+    const ratio = Math.min(...xmls) / Math.min(...jsons);
+    const verdict = c.target ? (ratio <= TARGET ? 'met' : '**missed**') : '';
+    rows.push(
+      `| ${c.name} | ${(c.xml.length / KiB).toFixed(0)} KiB | ${Math.min(...xmls).toFixed(1)} ms | ${Math.min(...jsons).toFixed(1)} ms | **${ratio.toFixed(0)}x** | ${c.target ? `≤ ${TARGET}x` : ''} | ${verdict} |`,
+    );
+  }
+  return `## XML codec: decoding large documents
+
+\`decodeXml\` (the provider client's reading of answers in \`format: 'xml'\`, and the sandbox's of XML requests)
+against \`JSON.parse\` of the same data, in one process, ${ROUNDS} alternating rounds; the figures are the fastest round of each, and their ratio. A
+decode holds the event loop, and a client reads answers up to 4 MiB. Target: the 4 MiB charge answer and the 4 MiB
+text run within ${TARGET} times \`JSON.parse\` (fast-xml-parser's parser, used until 2026-11-26, took about 200
+times; docs/decisions/sandbox.md#xml-decoding-speed).
+
+| document | size | decodeXml | JSON.parse | XML / JSON | target | |
+| --- | --- | --- | --- | --- | --- | --- |
+${rows.join('\n')}`;
+}
