@@ -1,4 +1,5 @@
 import { decodeXml, encodeXml } from '../server/provider/codec/xml.js';
+import { chargeAnswer } from '../test/support/xml-documents.js';
 
 /**
  * The XML codec's decoding of large documents against `JSON.parse` of the same data, in one process, interleaved
@@ -12,26 +13,6 @@ const ROUNDS = 9;
 const TARGET = 80;
 const KiB = 1024;
 
-/** Text a shopper may write, with characters XML escapes (`'`, `"`, `&`, `<`) and others beyond ASCII. */
-const text = (n: number) => `Shopper's "fine" goods & more <b> ü € 日本 — `.repeat(Math.ceil(n / 40)).slice(0, n);
-
-/** A charge answer of `products` products of long text, as the legacy client reads it. */
-const charge = (products: number) => ({
-  id: 'charge_test_0123456789abcdef',
-  value: 1999,
-  currency: 'EUR',
-  description: text(200),
-  metadata: { 'cart id': 'c-1', order: 'o-77' },
-  products: Array.from({ length: products }, (_, i) => ({
-    description: text(500),
-    name: text(100),
-    price: 1999 + i,
-    quantity: 1,
-    sku: text(30),
-    trackingUrl: text(2048),
-  })),
-});
-
 interface Case {
   readonly name: string;
   readonly xml: string;
@@ -41,7 +22,7 @@ interface Case {
 
 function cases(): Case[] {
   const chargeCase = (name: string, products: number, target = false): Case => {
-    const value = charge(products);
+    const value = chargeAnswer(products);
     return { name, xml: encodeXml(value), json: JSON.stringify(value), target };
   };
   const run = 'abcdefgh'.repeat((4096 * KiB) / 8 - 3);

@@ -33,6 +33,25 @@ function holdFetch(firstAnswer?: Response): { bodies: string[]; release(): void;
   return { bodies, release, restore: stub.restore };
 }
 
+/**
+ * A form with a card form (filled with a valid card) and a Pay button, against the sandbox; `submits` collects the
+ * form data of each submission the page's own listener sees (it cancels them, as a page that posts by fetch does).
+ */
+async function filledPayForm() {
+  const { publicKey, tokenUrl } = await sandbox();
+  const form = await fixture<HTMLFormElement>(html`<form>
+    <tessera-card-form public-key=${publicKey} token-url=${tokenUrl}></tessera-card-form><button>Pay</button>
+  </form>`);
+  const el = form.querySelector('tessera-card-form')!;
+  const submits: string[][][] = [];
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    submits.push([...new FormData(form)] as string[][]);
+  });
+  await fillCard(el);
+  return { form, el, submits };
+}
+
 /** The provider's 402 decline. */
 const decline = () =>
   new Response('{"errorCode":"card_declined"}', { status: 402, headers: { 'content-type': 'application/json' } });
@@ -222,17 +241,7 @@ describe('<tessera-card-form> while a request is in flight', () => {
   }
 
   it("a submit while the page's own tokenize() is in flight waits for that token and submits once", async () => {
-    const { publicKey, tokenUrl } = await sandbox();
-    const form = await fixture<HTMLFormElement>(html`<form>
-      <tessera-card-form public-key=${publicKey} token-url=${tokenUrl}></tessera-card-form><button>Pay</button>
-    </form>`);
-    const el = form.querySelector('tessera-card-form')!;
-    const submits: string[][][] = [];
-    form.addEventListener('submit', (e) => {
-      e.preventDefault();
-      submits.push([...new FormData(form)] as string[][]);
-    });
-    await fillCard(el);
+    const { form, el, submits } = await filledPayForm();
     const fetches = holdFetch();
     try {
       const pending = el.tokenize();
@@ -252,17 +261,7 @@ describe('<tessera-card-form> while a request is in flight', () => {
   });
 
   it('a page that submits the form itself once its tokenize() settles, while the shopper pressed Pay, submits once', async () => {
-    const { publicKey, tokenUrl } = await sandbox();
-    const form = await fixture<HTMLFormElement>(html`<form>
-      <tessera-card-form public-key=${publicKey} token-url=${tokenUrl}></tessera-card-form><button>Pay</button>
-    </form>`);
-    const el = form.querySelector('tessera-card-form')!;
-    const submits: string[][][] = [];
-    form.addEventListener('submit', (e) => {
-      e.preventDefault();
-      submits.push([...new FormData(form)] as string[][]);
-    });
-    await fillCard(el);
+    const { form, el, submits } = await filledPayForm();
     const fetches = holdFetch();
     try {
       // The page's own flow: tokenize, then submit the form.

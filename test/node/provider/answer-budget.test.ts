@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, type TestContext } from 'node:test';
 import type { Dispatcher } from 'undici';
 import { encodeXml } from '../../../server/provider/codec/xml.js';
 import {
@@ -51,18 +51,44 @@ function chargeText(id: string, size: number): string {
 /** Resolves once `count` of `calls` have rejected (whichever they are). */
 function rejections(calls: Promise<unknown>[], count: number): Promise<void> {
   let seen = 0;
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
+    // Not a timed assertion: a guard that fails the test, rather than leave it hanging, when the calls never get there.
+    const guard = setTimeout(() => reject(new Error(`${seen} of ${count} calls were refused within 30 s`)), 30_000);
     for (const c of calls) {
       c.catch(() => {
-        if (++seen === count) resolve();
+        if (++seen === count) {
+          clearTimeout(guard);
+          resolve();
+        }
       });
     }
   });
 }
 
-/** Waits until `done()` holds, looking again after each turn of the event loop (no timed assertion). */
+/**
+ * Waits until `done()` holds, looking again after each turn of the event loop (no timed assertion); fails after 30 s
+ * rather than hang.
+ */
 async function until(done: () => boolean): Promise<void> {
-  while (!done()) await new Promise((resolve) => setTimeout(resolve, 2));
+  const deadline = Date.now() + 30_000;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error('the condition never held (30 s)');
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}
+
+/** A legacy client of the hostile `server`, closed (and the server with it) when the test ends. */
+function clientOf(
+  t: TestContext,
+  server: { url: string; close(): void },
+  options: Omit<Parameters<typeof createLegacyClient>[0], 'secretKey' | 'baseUrl'>,
+) {
+  const client = createLegacyClient({ secretKey: SECRET, baseUrl: server.url, ...options });
+  t.after(async () => {
+    await client.close();
+    server.close();
+  });
+  return client;
 }
 
 describe('answer budget: a hostile upstream answering many big bodies slowly', () => {
@@ -76,16 +102,7 @@ describe('answer budget: a hostile upstream answering many big bodies slowly', (
       res.write(text.slice(0, 1024));
       void rest.opened.then(() => res.end(text.slice(1024)));
     });
-    const client = createLegacyClient({
-      secretKey: SECRET,
-      baseUrl: server.url,
-      responseBudgetBytes: CAP,
-      maxRetries: 0,
-    });
-    t.after(async () => {
-      await client.close();
-      server.close();
-    });
+    const client = clientOf(t, server, { responseBudgetBytes: CAP, maxRetries: 0 });
     assert.equal(client.heldResponseBytes, 0);
     const calls = Array.from({ length: 6 }, (_, i) => client.charges.retrieve(`charge_${i}`));
     // Two announced lengths fit in 4 MiB (3 MiB); a third would take 4.5 MiB: four calls are refused at their headers.
@@ -126,16 +143,7 @@ describe('answer budget: a hostile upstream answering many big bodies slowly', (
       res.write(text.slice(0, first));
       void rest.opened.then(() => res.end(text.slice(first)));
     });
-    const client = createLegacyClient({
-      secretKey: SECRET,
-      baseUrl: server.url,
-      responseBudgetBytes: CAP,
-      maxRetries: 0,
-    });
-    t.after(async () => {
-      await client.close();
-      server.close();
-    });
+    const client = clientOf(t, server, { responseBudgetBytes: CAP, maxRetries: 0 });
     const count = 8;
     let failed = 0;
     const calls = Array.from({ length: count }, (_, i) =>
@@ -179,18 +187,7 @@ describe('answer budget: a hostile upstream answering many big bodies slowly', (
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(text.length) });
       res.end(text);
     });
-    const client = createLegacyClient({
-      secretKey: SECRET,
-      baseUrl: server.url,
-      responseBudgetBytes: CAP,
-      maxRetries: 2,
-      retryBaseMs: 1,
-      retryMaxMs: 4,
-    });
-    t.after(async () => {
-      await client.close();
-      server.close();
-    });
+    const client = clientOf(t, server, { responseBudgetBytes: CAP, maxRetries: 2, retryBaseMs: 1, retryMaxMs: 4 });
     const held = [client.charges.retrieve('charge_a'), client.charges.retrieve('charge_b')];
     for (const h of held) h.catch(() => {});
     await until(() => client.heldResponseBytes === CAP);
@@ -226,16 +223,7 @@ describe('answer budget: a hostile upstream answering many big bodies slowly', (
       res.writeHead(409, { 'content-type': 'application/json', 'content-length': String(text.length) });
       res.end(text);
     });
-    const client = createLegacyClient({
-      secretKey: SECRET,
-      baseUrl: server.url,
-      responseBudgetBytes: CAP,
-      maxRetries: 0,
-    });
-    t.after(async () => {
-      await client.close();
-      server.close();
-    });
+    const client = clientOf(t, server, { responseBudgetBytes: CAP, maxRetries: 0 });
     const body = { cardToken: 'card_tok_abcdefgh', value: 1999, currency: 'EUR', email: 'a@shop.example' };
     // Read, the 409 leaves the outcome unknown.
     const read = await client.charges.create(body, { idempotencyKey: 'order-9' }).catch((e: unknown) => e);
@@ -260,11 +248,7 @@ describe('answer budget: a hostile upstream answering many big bodies slowly', (
       res.write('{"id":"charge_');
       if (req.url!.includes('broken')) res.socket?.destroy();
     });
-    const client = createLegacyClient({ secretKey: SECRET, baseUrl: server.url, timeoutMs: 300, maxRetries: 0 });
-    t.after(async () => {
-      await client.close();
-      server.close();
-    });
+    const client = clientOf(t, server, { timeoutMs: 300, maxRetries: 0 });
     const late = client.charges.retrieve('charge_late').catch((e: unknown) => e);
     assert.equal(((await late) as Error).name, 'TimeoutError');
     assert.equal(client.heldResponseBytes, 0);
@@ -336,11 +320,7 @@ describe('answer budget: a hostile upstream answering many big bodies slowly', (
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(text);
     });
-    const client = createLegacyClient({ secretKey: SECRET, baseUrl: server.url, retryBaseMs: 1, retryMaxMs: 4 });
-    t.after(async () => {
-      await client.close();
-      server.close();
-    });
+    const client = clientOf(t, server, { retryBaseMs: 1, retryMaxMs: 4 });
     for (const id of ['charge_announced', 'charge_chunked']) {
       hits = 0;
       const error = await client.charges.retrieve(id).catch((e: unknown) => e);
@@ -469,16 +449,7 @@ describe('answer budget: nothing a provider legitimately answers is refused', ()
       res.writeHead(200, { 'content-type': 'application/xml' });
       res.end(xml);
     });
-    const client = createLegacyClient({
-      secretKey: SECRET,
-      baseUrl: server.url,
-      format: 'xml',
-      responseBudgetBytes: CAP,
-    });
-    t.after(async () => {
-      await client.close();
-      server.close();
-    });
+    const client = clientOf(t, server, { format: 'xml', responseBudgetBytes: CAP });
     const read = await client.charges.retrieve('charge_largest');
     assert.equal(read.data.products?.length, 100);
     assert.equal(read.data.products?.[99]?.trackingUrl, ch.repeat(2048));

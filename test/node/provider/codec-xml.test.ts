@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { decodeXml, encodeXml, XML_MAX_DEPTH, XmlCodecError } from '../../../server/provider/codec/xml.js';
 import { fastestMsSync } from '../../support/timing.js';
+import { chargeAnswer } from '../../support/xml-documents.js';
 
 const refuses = (text: string, code: XmlCodecError['code'], field?: string) =>
   assert.throws(
@@ -399,29 +400,12 @@ describe('XML codec: encodeXml / decodeXml', () => {
 
   describe('decoding speed on large documents (docs/decisions/sandbox.md#xml-decoding-speed)', () => {
     const KiB = 1024;
-    // A charge answer as the legacy client reads it, grown by products of long text that XML escapes.
-    const text = (n: number) => `Shopper's "fine" goods & more <b> ü € 日本 — `.repeat(Math.ceil(n / 40)).slice(0, n);
-    const charge = (products: number) => ({
-      id: 'charge_test_0123456789abcdef',
-      value: 1999,
-      currency: 'EUR',
-      description: text(200),
-      metadata: { 'cart id': 'c-1', order: 'o-77' },
-      products: Array.from({ length: products }, (_, i) => ({
-        description: text(500),
-        name: text(100),
-        price: 1999 + i,
-        quantity: 1,
-        sku: text(30),
-        trackingUrl: text(2048),
-      })),
-    });
     /** `unit` repeated to about `bytes` between `head` and `tail`. */
     const fill = (head: string, unit: string, tail: string, bytes: number) =>
       head + unit.repeat(Math.floor((bytes - head.length - tail.length) / unit.length)) + tail;
     // Each at n and 4n (n ≈ 512 KiB; 4n is about the clients' largest answer, 4 MiB, within every limit).
     const shapes: [string, (bytes: number) => string][] = [
-      ['a charge answer of many products', (bytes) => encodeXml(charge(Math.round(bytes / 5000)))],
+      ['a charge answer of many products', (bytes) => encodeXml(chargeAnswer(Math.round(bytes / 5000)))],
       ['one long text run', (bytes) => fill('<data><a>', 'abcdefgh', '</a></data>', bytes)],
       ['predefined entities', (bytes) => fill('<data><a>', '&amp;', '</a></data>', bytes)],
       ['character references', (bytes) => fill('<data><a>', '&#x41;', '</a></data>', bytes)],
