@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import { secureUrl } from '../../shared/url.js';
+import { secureUrlOption } from '../common/options.js';
 import { type AccountsClient, createAccountsClient } from '../provider/accounts/client.js';
 import { createLegacyClient, type LegacyClient } from '../provider/legacy/client.js';
 import { createTokenSource } from '../provider/oauth/token-source.js';
@@ -89,6 +89,9 @@ export function createProvider(o: ValidatedOptions, log: HelperLogger): HelperPr
   };
 }
 
+/** `legacyBaseUrl`'s own check (server/helper/options.ts), for the `baseUrl` of a ready client. */
+const SECURE_BASE_URL = secureUrlOption('https://api.provider.example');
+
 /**
  * The `baseUrl` of a ready legacy client, checked as `legacyBaseUrl` is: the widget posts card numbers to the card-token
  * URL made from it. A merchant's wrapper without a string `baseUrl`, or whose getter throws, has none (the default
@@ -104,8 +107,7 @@ function clientBaseUrl(client: LegacyClient | undefined): string | undefined {
     return undefined;
   }
   if (typeof value !== 'string') return undefined;
-  const url = secureUrl(value);
-  if (url === undefined || url.username !== '' || url.password !== '') {
+  if (!SECURE_BASE_URL.safeParse(value).success) {
     throw new TypeError(
       'tesseraHelper: legacyClient has a baseUrl that is not an https:// URL (http:// only to loopback) without a user or password; ' +
         'the widget’s card-token URL is made from it: pass `legacyBaseUrl`, or a client from `createLegacyClient`',
