@@ -97,24 +97,39 @@ function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
 }
 
 /**
- * The give-back that would undo what a call of `name` took, named by the method and the arguments it is called with
- * (a claim's `release` by its owner, a reservation's `unreserve` by its id, a counter's `unhit` by its key): a
- * give-back of that name made while such a call that timed out has not settled waits for it. Undefined for a call
- * that takes nothing a give-back names.
+ * The give-back method that undoes each call that takes something (a claim's `release` by its owner, a reservation's
+ * `unreserve` by its id, a counter's `unhit` by its key), and each give-back method itself.
  */
+const GIVE_BACK: Readonly<Record<string, 'release' | 'unreserve' | 'unhit'>> = {
+  claim: 'release',
+  claimAndGet: 'release',
+  release: 'release',
+  reserve: 'unreserve',
+  unreserve: 'unreserve',
+  hit: 'unhit',
+  unhit: 'unhit',
+};
+
+/**
+ * The give-back a call of `name` with `args` names: the one that would undo it (for `claim`, `claimAndGet`, `reserve`,
+ * `hit`), or itself (for `release`, `unreserve`, `unhit`), with the key and the owner or id it is called with. A
+ * give-back made while a call that timed out under the same name has not settled waits for it. Undefined for any
+ * other call.
+ */
+function giveBackOf(name: string, args: readonly unknown[]): string | undefined {
+  const giveBack = Object.hasOwn(GIVE_BACK, name) ? GIVE_BACK[name] : undefined;
+  if (giveBack === undefined) return undefined;
+  return giveBack === 'unhit' ? `unhit\0${args[0]}` : `${giveBack}\0${args[0]}\0${args[1]}`;
+}
+
+/** The give-back that would undo a call of `name`; undefined for a give-back or a call that takes nothing. */
 function undoneBy(name: string, args: readonly unknown[]): string | undefined {
-  if (name === 'claim' || name === 'claimAndGet') return `release\0${args[0]}\0${args[1]}`;
-  if (name === 'reserve') return `unreserve\0${args[0]}\0${args[1]}`;
-  if (name === 'hit') return `unhit\0${args[0]}`;
-  return undefined;
+  return GIVE_BACK[name] === name ? undefined : giveBackOf(name, args);
 }
 
 /** The name of a give-back call, as {@link undoneBy} names the call it undoes; undefined for any other call. */
 function giveBackName(name: string, args: readonly unknown[]): string | undefined {
-  if (name === 'release') return `release\0${args[0]}\0${args[1]}`;
-  if (name === 'unreserve') return `unreserve\0${args[0]}\0${args[1]}`;
-  if (name === 'unhit') return `unhit\0${args[0]}`;
-  return undefined;
+  return GIVE_BACK[name] === name ? giveBackOf(name, args) : undefined;
 }
 
 /**
