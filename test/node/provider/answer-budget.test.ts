@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import type { Dispatcher } from 'undici';
 import { encodeXml } from '../../../server/provider/codec/xml.js';
@@ -11,7 +9,7 @@ import {
   ResponseBudgetError,
 } from '../../../server/provider/index.js';
 import type { RunningSandbox } from '../../../server/sandbox/index.js';
-import { sandbox } from './support.js';
+import { bareServer, sandbox } from './support.js';
 
 // The memory the clients spend on answers (docs/decisions/provider.md#answer-budget): each answer up to 4 MiB, and
 // all the answers one client is reading at once up to its `responseBudgetBytes`.
@@ -20,20 +18,7 @@ const MiB = 1024 * 1024;
 const CAP = 4 * MiB;
 const SECRET = 'sk_test_answer_budget_0123456789';
 
-async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void) {
-  const server = createHttpServer(handler);
-  const sockets = new Set<Socket>();
-  server.on('connection', (socket) => sockets.add(socket));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () => {
-      server.closeAllConnections();
-      server.close();
-    },
-  };
-}
+const listen = bareServer;
 
 /** A gate the test opens: the hostile server holds the rest of its answers until then. */
 function gate() {

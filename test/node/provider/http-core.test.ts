@@ -20,7 +20,7 @@ import {
 } from '../../../server/provider/index.js';
 import type { RunningSandbox } from '../../../server/sandbox/index.js';
 import { call } from '../../support/http.js';
-import { FAST_RETRY, fault, recordingDispatcher, requests, reset, sandbox } from './support.js';
+import { bareServer, FAST_RETRY, fault, recordingDispatcher, requests, reset, sandbox } from './support.js';
 
 const CARD = { number: '4242424242424242', expiryMonth: 12, expiryYear: 2031, cvv: '123' };
 const CHARGES = '/api2/v2/charges/token';
@@ -499,21 +499,7 @@ describe('HTTP core: retries, timeouts and outcomes against sandbox faults', () 
 
 describe('HTTP core: connections and bodies (bare servers standing in for a broken provider)', () => {
   const SECRET = 'sk_test_transport_0123456789';
-  async function listen(handler: Parameters<typeof createHttpServer>[1]) {
-    const server = createHttpServer(handler);
-    const sockets = new Set<Socket>();
-    server.on('connection', (socket) => sockets.add(socket));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    return {
-      url: `http://127.0.0.1:${port}`,
-      sockets,
-      close: () => {
-        server.closeAllConnections();
-        server.close();
-      },
-    };
-  }
+  const listen = bareServer;
 
   it('reuses kept-alive connections for sequential calls', async (t) => {
     const server = await listen((_req, res) => {

@@ -1,3 +1,5 @@
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { Agent } from 'undici';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { call } from '../../support/http.js';
@@ -79,4 +81,24 @@ export function recordingDispatcher() {
     return dispatch(opts, handler);
   });
   return { dispatcher, sent, close: () => agent.close() };
+}
+
+/**
+ * A bare HTTP server on an ephemeral loopback port, standing in for a broken or hostile provider; `sockets` are its
+ * connections, `close` ends them and the server.
+ */
+export async function bareServer(handler: (req: IncomingMessage, res: ServerResponse) => void) {
+  const server = createHttpServer(handler);
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket) => sockets.add(socket));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    sockets,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
 }
