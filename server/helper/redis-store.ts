@@ -217,6 +217,8 @@ export class RedisStore<C extends RedisStoreClient = Redis | Cluster> implements
   #waiting: Promise<void> | undefined;
   /** Why the client last failed to connect or get ready, until it is ready again (message and code only). */
   #lastError: Error | undefined;
+  /** Whether the current connection attempt has said why it failed, or got ready (else its close says it). */
+  #attemptExplained = false;
 
   constructor(options: RedisStoreOptions<C>) {
     const o = checkOptions('RedisStore', options, REDIS_STORE_OPTIONS, {
@@ -242,6 +244,10 @@ export class RedisStore<C extends RedisStoreClient = Redis | Cluster> implements
         connectTimeout: Math.max(this.#timeoutMs, 1000),
         // Keep trying to reconnect, at most every 500 ms, for as long as the process runs.
         retryStrategy: (times) => Math.min(times * 50, 500),
+        // No CLIENT SETINFO on connect: ioredis ignores those commands' failures, and Redis's refusal of a new
+        // connection (`ERR max number of clients reached`) is their reply, so it was lost. The ready check's INFO gets
+        // it instead, as an `error` event. Two fewer commands per connection as well.
+        disableClientInfo: true,
       };
       // `C` is its default here (no `client` to infer it from): a `Redis` is one.
       this.client = new Redis(o.url as string, settings) as RedisStoreClient as C;
@@ -252,6 +258,8 @@ export class RedisStore<C extends RedisStoreClient = Redis | Cluster> implements
     // listener ioredis would also print each reconnect failure of the store's own client.
     this.client.on('error', this.#connectionError);
     this.client.on('ready', this.#connected);
+    this.client.on('connect', this.#connecting);
+    this.client.on('close', this.#closed);
     this.#cluster = isClusterClient(this.client);
     const { options: settings } = this.client;
     const own = this.#cluster ? settings.redisOptions?.commandTimeout : settings.commandTimeout;
@@ -270,10 +278,30 @@ export class RedisStore<C extends RedisStoreClient = Redis | Cluster> implements
     }
     this.client.off('error', this.#connectionError);
     this.client.off('ready', this.#connected);
+    this.client.off('connect', this.#connecting);
+    this.client.off('close', this.#closed);
   }
 
   readonly #connected = (): void => {
     this.#lastError = undefined;
+    this.#attemptExplained = true;
+  };
+
+  readonly #connecting = (): void => {
+    this.#attemptExplained = false;
+  };
+
+  /**
+   * A connection closed before it was ready without an `error` event: what a client that sends CLIENT SETINFO on
+   * connect (ioredis's default, so a client passed in) shows of Redis at `maxclients`, whose refusal is the reply to
+   * a command whose failure ioredis ignores. Kept so the 503s still name the connection, not only a timeout.
+   */
+  readonly #closed = (): void => {
+    if (this.#attemptExplained) return;
+    this.#attemptExplained = true;
+    this.#lastError = new Error(
+      'Redis connection: closed before it was ready (as Redis at maxclients closes new connections)',
+    );
   };
 
   /**
@@ -289,6 +317,7 @@ export class RedisStore<C extends RedisStoreClient = Redis | Cluster> implements
     const code = typeof own === 'string' ? own : reply;
     if (code) Object.assign(kept, { code });
     this.#lastError = kept;
+    this.#attemptExplained = true;
   };
 
   /** Any failure of a store call, as the one error the helper answers 503 for. */

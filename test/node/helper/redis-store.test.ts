@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -548,34 +549,78 @@ describe('RedisStore against a real redis-server', () => {
     }
   });
 
-  it('answers 503 while Redis is at maxclients, naming the failed connection, and charges once a connection is free', async () => {
-    const own = await RedisServer.start(['--maxclients', '1']);
-    const sb = await startSandbox();
-    // The one connection Redis allows is another client's.
-    const hog = new Redis(own.url);
-    await hog.ping();
-    const store = new RedisStore({ url: own.url, timeoutMs: 300 });
-    const h = await startHelper({
-      ...legacyHelperOptions(sb),
-      store,
-      resolveCharge: () => ({ amount: 2500, currency: 'EUR' }),
+  // Redis at maxclients accepts a connection, writes its refusal and closes it. ioredis sends CLIENT SETINFO first by
+  // default and ignores its failure, so a client passed in often shows no error at all, only closes; the store's own
+  // client sends no SETINFO, so its ready check gets the refusal.
+  for (const [who, passed] of [
+    ['the store’s own client', false],
+    ['a client passed in, with ioredis’s defaults', true],
+  ] as const) {
+    /** A helper on a store at `url` whose first charge answers 503, logged once with a cause matching `cause`. */
+    const refusedNaming = async (
+      url: string,
+      cause: RegExp,
+      then: (h: Awaited<ReturnType<typeof startHelper>>, body: object, sb: RunningSandbox) => Promise<void>,
+    ) => {
+      const sb = await startSandbox();
+      const store = new RedisStore(passed ? { client: new Redis(url), timeoutMs: 300 } : { url, timeoutMs: 300 });
+      const h = await startHelper({
+        ...legacyHelperOptions(sb),
+        store,
+        resolveCharge: () => ({ amount: 2500, currency: 'EUR' }),
+      });
+      try {
+        const body = { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@shop.example' };
+        await refusedByStore(h.url, body, 2000);
+        const errors = h.log.lines.filter((l) => l.event === 'tessera.error');
+        assert.equal(errors.length, 1, 'logged once');
+        assert.match(JSON.stringify(errors[0]), cause, 'the log names the failed connection');
+        await then(h, body, sb);
+      } finally {
+        await h.close();
+        await store.close();
+        if (passed) store.client.disconnect();
+        await sb.close();
+      }
+    };
+
+    it(`answers 503 while Redis is at maxclients, naming the failed connection (${who}), and charges once a connection is free`, async () => {
+      const own = await RedisServer.start(['--maxclients', '1']);
+      // The one connection Redis allows is another client's.
+      const hog = new Redis(own.url);
+      try {
+        await hog.ping();
+        await refusedNaming(own.url, /Redis connection: /, async (h, body, sb) => {
+          hog.disconnect();
+          await chargedOnceBack(h.url, body, sb);
+        });
+      } finally {
+        hog.disconnect();
+        await own.stop();
+      }
     });
-    try {
-      const body = { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@shop.example' };
-      await refusedByStore(h.url, body, 2000);
-      const errors = h.log.lines.filter((l) => l.event === 'tessera.error');
-      assert.equal(errors.length, 1, 'logged once');
-      assert.match(JSON.stringify(errors[0]), /Redis connection: /, 'the log names the failed connection');
-      hog.disconnect();
-      await chargedOnceBack(h.url, body, sb);
-    } finally {
-      hog.disconnect();
-      await h.close();
-      await store.close();
-      await sb.close();
-      await own.stop();
-    }
-  });
+
+    it(`answers 503 naming a connection closed before it was ready, with no error of its own (${who})`, async () => {
+      // Something at Redis's address that ends every new connection and reads what is sent (a proxy without a
+      // backend, say): the client sees only closes, no `error` event, so the 503s said nothing but a timeout.
+      const sockets = new Set<Socket>();
+      const closer = createServer({ allowHalfOpen: true }, (socket) => {
+        sockets.add(socket.on('close', () => sockets.delete(socket)));
+        socket.resume();
+        socket.end();
+      });
+      await new Promise<void>((resolve) => closer.listen(0, '127.0.0.1', resolve));
+      try {
+        const url = `redis://127.0.0.1:${(closer.address() as AddressInfo).port}`;
+        await refusedNaming(url, /Redis connection: closed before it was ready/, async (_h, _body, sb) => {
+          assert.equal((await sandboxCharges(sb)).length, 0, 'no provider call without a claim');
+        });
+      } finally {
+        for (const socket of sockets) socket.destroy();
+        await new Promise((resolve) => closer.close(resolve));
+      }
+    });
+  }
 
   it('answers the error replies of a full, read-only or restricted Redis with 503 before any provider call, and charges again', async () => {
     const own = await RedisServer.start();
