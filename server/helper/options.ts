@@ -16,6 +16,7 @@ import type { AccountsClient } from '../provider/accounts/client.js';
 import { MAX_RESPONSE_BUDGET_BYTES, MAX_RESPONSE_BYTES } from '../provider/http/answer-budget.js';
 import type { LegacyClient } from '../provider/legacy/client.js';
 import type { CurrencyCode } from '../provider/schemas/currencies.js';
+import { CLIENT_ID } from '../provider/urls.js';
 import { type HostAuthOptions, type HostClaims, hostAuthOption } from './host-auth.js';
 import type { HelperLogger } from './log.js';
 import { MOUNT_PATH } from './page.js';
@@ -262,7 +263,7 @@ const HELPER_OPTIONS = {
   publicKey: patternOption(/^pk_[A-Za-z0-9_]{8,200}$/, 'must be a public key such as "pk_…"').optional(),
   secretKey: patternOption(/^sk_[A-Za-z0-9_]{8,200}$/, 'must be a secret key such as "sk_…"').optional(),
   legacyBaseUrl: secureUrlOption('https://api.provider.example').optional(),
-  clientId: patternOption(/^cli_[A-Za-z0-9]{8,100}$/, 'must be a client id such as "cli_…"').optional(),
+  clientId: patternOption(CLIENT_ID, 'must be a client id: `cli_` and 8 to 196 letters or digits').optional(),
   clientSecret: z
     .string({ error: 'must be the OAuth client secret' })
     .min(8, { error: 'must be the OAuth client secret' })

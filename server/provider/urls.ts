@@ -11,6 +11,14 @@ import { optionError, show } from '../common/options.js';
 /** Where `npx tessera sandbox` listens by default. */
 export const DEFAULT_SANDBOX_URL = 'http://127.0.0.1:4010';
 
+/**
+ * An OAuth client id: `cli_` and 8 to 196 letters or digits. Its first 8 after `cli_` are a host-name label (the
+ * spec's `{prefix}`), and the whole id fits the 200 characters every credential is held to. The one rule the
+ * sandbox, the token source and the helper check (they took 196, 200 and 100 characters after `cli_`, so the helper
+ * refused ids the sandbox was started with).
+ */
+export const CLIENT_ID = /^cli_[A-Za-z0-9]{8,196}$/;
+
 /** The host prefix of the spec: the first eight characters of the client id after the leading `cli_`. */
 export function clientPrefix(clientId: string): string {
   return clientId.replace(/^cli_/, '').slice(0, 8);

@@ -4,6 +4,8 @@
  * fresh clone works with no configuration and tests can hard-code nothing.
  */
 
+import { CLIENT_ID } from '../provider/urls.js';
+
 export type SandboxMode = 'sandbox' | 'production';
 
 export interface SandboxCredentials {
@@ -58,16 +60,11 @@ export function checkCredentials(
       throw new TypeError(`tessera sandbox: ${name(k)} must be 8 to 200 printable ASCII characters without spaces`);
     }
   }
-  if (!/^cli_[A-Za-z0-9]{8,196}$/.test(creds.clientId)) {
-    throw new TypeError(`tessera sandbox: ${name('clientId')} must be cli_ followed by at least 8 letters or digits`);
+  if (!CLIENT_ID.test(creds.clientId)) {
+    throw new TypeError(`tessera sandbox: ${name('clientId')} must be cli_ followed by 8 to 196 letters or digits`);
   }
   if (creds.publicKey === creds.secretKey) {
     throw new TypeError(`tessera sandbox: ${name('secretKey')} must differ from ${name('publicKey')}`);
   }
   return creds;
-}
-
-/** The host prefix the spec derives from a client id: the first 8 characters after `cli_`. */
-export function clientPrefix(clientId: string): string {
-  return clientId.replace(/^cli_/, '').slice(0, 8);
 }

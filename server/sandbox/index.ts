@@ -1,10 +1,11 @@
 /** `tessera/sandbox`: a faithful, stateful local copy of the provider. */
+
+export { clientPrefix } from '../provider/urls.js';
 export type { AccountsFixtures } from './accounts/fixtures-schema.js';
 export { UPDATER_TEST_CARDS, type UpdaterTestCard } from './accounts/test-cards.js';
 export { createSandboxApp, type SandboxApp, type SandboxAppOptions } from './app.js';
 export { VirtualClock } from './clock.js';
 export {
-  clientPrefix,
   credentialsFromEnv,
   DEFAULT_CREDENTIALS,
   type SandboxCredentials,

@@ -4,7 +4,7 @@ import { InvalidResponseError } from '../errors.js';
 import { closeDispatcher, type HttpOptions, httpAcross, httpConfig, httpOptionShape } from '../http/options.js';
 import { type Credential, type HttpContext, send } from '../http/transport.js';
 import { createRedactor } from '../log.js';
-import { DEFAULT_SANDBOX_URL, resolveBaseUrl } from '../urls.js';
+import { CLIENT_ID, DEFAULT_SANDBOX_URL, resolveBaseUrl } from '../urls.js';
 
 /** Options of {@link createTokenSource}. */
 export interface TokenSourceOptions extends HttpOptions {
@@ -51,10 +51,7 @@ const FACTORY = 'createTokenSource';
  * (`clientId`, `clientSecret` optional there, as a secret key may replace them).
  */
 export const oauthOptionShape = {
-  clientId: patternOption(
-    /^cli_[A-Za-z0-9]{8,200}$/,
-    'must be the OAuth client id, `cli_` and at least 8 letters or digits',
-  ),
+  clientId: patternOption(CLIENT_ID, 'must be the OAuth client id, `cli_` and 8 to 196 letters or digits'),
   clientSecret: z
     .string({ error: 'must be the OAuth client secret (a string of at least 8 characters)' })
     .min(8, { error: 'must be the OAuth client secret (a string of at least 8 characters)' })

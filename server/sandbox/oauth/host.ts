@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { hostName } from '../../common/host-name.js';
-import { clientPrefix } from '../config.js';
+import { clientPrefix } from '../../provider/urls.js';
 import type { SandboxContext } from '../core/context.js';
 import { SandboxError } from '../core/errors.js';
 import type { NextFunction, Request, Response } from '../core/http.js';

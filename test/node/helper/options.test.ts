@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { type TesseraHelperOptions, tesseraHelper } from '../../../server/helper/index.js';
+import { createTokenSource } from '../../../server/provider/index.js';
+import { checkCredentials, DEFAULT_CREDENTIALS } from '../../../server/sandbox/config.js';
 import { call } from '../../support/http.js';
 
 const SECRET = 'sk_sbox_do0not0show0me0anywhere0000001';
@@ -152,6 +154,36 @@ describe('tesseraHelper options', () => {
       const message = messageOf({ ...base, ...patch });
       assert.match(message, /^tesseraHelper: /, message);
       assert.match(message, expected, message);
+    }
+  });
+
+  it('takes the client ids the sandbox and the token source take, and refuses the ones they refuse', () => {
+    const long = `cli_${'a1B2'.repeat(49)}`; // 196 after cli_: 200 in all, the longest any credential may be
+    const verdicts = (clientId: string) => {
+      const sandbox = (() => {
+        try {
+          checkCredentials({ ...DEFAULT_CREDENTIALS, clientId });
+          return true;
+        } catch {
+          return false;
+        }
+      })();
+      const tokens = (() => {
+        try {
+          createTokenSource({ clientId, clientSecret: 'a-long-client-secret' });
+          return true;
+        } catch {
+          return false;
+        }
+      })();
+      const helper = !/option `clientId`/.test(messageOf({ ...base, clientId }));
+      return { sandbox, tokens, helper };
+    };
+    for (const clientId of ['cli_abcdefgh', `cli_${'x'.repeat(101)}`, long]) {
+      assert.deepEqual(verdicts(clientId), { sandbox: true, tokens: true, helper: true }, clientId);
+    }
+    for (const clientId of [`${long}x`, 'cli_abcdefg', 'cli_abc-defgh', 'abcdefghijkl']) {
+      assert.deepEqual(verdicts(clientId), { sandbox: false, tokens: false, helper: false }, clientId);
     }
   });
 
