@@ -120,7 +120,9 @@ function accountsError(err: unknown, field: string): HelperHttpError {
   }
   if (err instanceof ValidationError) {
     const named = err.fieldErrors.find((f) => f.field)?.field;
-    const mapped = named === 'label' || named === 'default' ? named : field;
+    // The entity itself may be what is refused (an id of the token's longer than the provider takes): said so when the
+    // provider names its field, as the sandbox does (`entity_id`), rather than blaming the instrument id.
+    const mapped = named === 'label' || named === 'default' ? named : named === 'entity_id' ? 'entityId' : field;
     return badRequest(mapped, `${mapped} was refused by the payment provider`);
   }
   return upstreamError(err);

@@ -185,6 +185,19 @@ describe('dashboard routes against the sandbox', () => {
       assert.equal(r.status, 404, r.text);
       assert.equal(r.json.field, 'entityId', path);
     }
+    // An entity id the token names and the helper's pattern takes, but the provider refuses (the sandbox takes at most
+    // 64 characters after `ent_`): the 400 names the entity, not the instrument id beside it.
+    const long = `ent_${'a'.repeat(70)}`;
+    const refused = await issuer.sign({ sub: 'usr_a', entities: [long], instruments: [] });
+    for (const [method, path, body] of [
+      ['GET', `/entities/${long}/payment-instruments`, undefined],
+      ['GET', `/entities/${long}/payment-instruments/ppi_x`, undefined],
+      ['PATCH', `/entities/${long}/payment-instruments/ppi_x`, { label: 'x' }],
+    ] as const) {
+      const r = await ask(path, refused, { method, body });
+      assert.equal(r.status, 400, `${method} ${path}: ${r.text}`);
+      assert.equal(r.json.field, 'entityId', `${method} ${path}: ${r.text}`);
+    }
     const typed = await ask(`${base}/ppi_verified_2`, token, { method: 'PATCH', body: { label: 5 } });
     assert.equal(typed.json.message, 'label must be a string', 'said plainly, not in zod’s words');
   });
