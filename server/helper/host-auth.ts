@@ -90,6 +90,11 @@ export const hostAuthOption = z
 
 /** What the helper reads from a verified host token. */
 export interface HostClaims {
+  /**
+   * The issuer (`iss`) the token came from, one of `hostAuth.issuer`: a `sub` is unique only within its issuer
+   * (RFC 7519 §4.1.2), so with several issuers a user is `iss` and `sub` together.
+   */
+  readonly iss: string;
   /** The signed-in user (`sub`), for logs and per-user limits. */
   readonly sub: string;
   /** Sub-entity ids (`ent_…`) this user may see and change instruments of. */
@@ -331,8 +336,9 @@ export function createHostVerifier(options: HostAuthOptions, now: () => number) 
         cause: err,
       });
     }
-    const { sub, entities = [], instruments = [] } = payload;
-    if (typeof sub !== 'string' || !stringList(entities) || !stringList(instruments)) {
+    const { iss, sub, entities = [], instruments = [] } = payload;
+    // jose has matched `iss` against `hostAuth.issuer` (a string); checked again so the type says so.
+    if (typeof iss !== 'string' || typeof sub !== 'string' || !stringList(entities) || !stringList(instruments)) {
       throw new HelperHttpError(
         401,
         'TESSERA_HOST_AUTH_INVALID',
@@ -340,7 +346,7 @@ export function createHostVerifier(options: HostAuthOptions, now: () => number) 
         { field: 'authorization', headers: { 'WWW-Authenticate': 'Bearer realm="tessera", error="invalid_token"' } },
       );
     }
-    return { sub, entities, instruments };
+    return { iss, sub, entities, instruments };
   };
 }
 

@@ -88,7 +88,7 @@ export interface ChargeRequestBody {
 
 /** What `paymentInstrumentIds` receives besides the entity id. */
 export interface PaymentInstrumentIdsContext {
-  /** The verified host token's claims (the signed-in user `sub`, the entities and stored cards it may use). */
+  /** The verified host token's claims (the signed-in user `iss` and `sub`, the entities and stored cards it may use). */
   readonly claims: HostClaims;
   /** The dashboard's request, e.g. to read your own session. */
   readonly req: Request;

@@ -52,6 +52,16 @@ const instrumentIdsSchema = z
   })
   .max(MAX_LISTED, { error: `must name at most ${MAX_LISTED} instruments` });
 
+/**
+ * The store key of one dashboard user's request budget: the issuer and the subject together, since a `sub` is unique
+ * only within its issuer (RFC 7519 §4.1.2) and `hostAuth.issuer` may list several. The issuer is percent-encoded, so
+ * the first `:` after it ends it and no issuer–subject pair can spell another's key
+ * (docs/decisions/helper.md#helper-rate-limits).
+ */
+export function hostUserKey(claims: Pick<HostClaims, 'iss' | 'sub'>): string {
+  return `host:${encodeURIComponent(claims.iss)}:${claims.sub}`;
+}
+
 function listNotConfigured(): HelperHttpError {
   return new HelperHttpError(
     501,
@@ -110,7 +120,9 @@ function accountsError(err: unknown, field: string): HelperHttpError {
   }
   if (err instanceof ValidationError) {
     const named = err.fieldErrors.find((f) => f.field)?.field;
-    const mapped = named === 'label' || named === 'default' ? named : field;
+    // The entity itself may be what is refused (an id of the token's longer than the provider takes): said so when the
+    // provider names its field, as the sandbox does (`entity_id`), rather than blaming the instrument id.
+    const mapped = named === 'label' || named === 'default' ? named : named === 'entity_id' ? 'entityId' : field;
     return badRequest(mapped, `${mapped} was refused by the payment provider`);
   }
   return upstreamError(err);
@@ -130,7 +142,7 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
     async (_req: Request, res: Response, next: (err?: unknown) => void) => {
       try {
         if (limit)
-          await consume(ctx.store, `host:${claimsOf(res).sub}`, limit, ctx.now(), 'requests', 'hostRequestsPerUser');
+          await consume(ctx.store, hostUserKey(claimsOf(res)), limit, ctx.now(), 'requests', 'hostRequestsPerUser');
         next();
       } catch (err) {
         next(err);

@@ -185,6 +185,19 @@ describe('dashboard routes against the sandbox', () => {
       assert.equal(r.status, 404, r.text);
       assert.equal(r.json.field, 'entityId', path);
     }
+    // An entity id the token names and the helper's pattern takes, but the provider refuses (the sandbox takes at most
+    // 64 characters after `ent_`): the 400 names the entity, not the instrument id beside it.
+    const long = `ent_${'a'.repeat(70)}`;
+    const refused = await issuer.sign({ sub: 'usr_a', entities: [long], instruments: [] });
+    for (const [method, path, body] of [
+      ['GET', `/entities/${long}/payment-instruments`, undefined],
+      ['GET', `/entities/${long}/payment-instruments/ppi_x`, undefined],
+      ['PATCH', `/entities/${long}/payment-instruments/ppi_x`, { label: 'x' }],
+    ] as const) {
+      const r = await ask(path, refused, { method, body });
+      assert.equal(r.status, 400, `${method} ${path}: ${r.text}`);
+      assert.equal(r.json.field, 'entityId', `${method} ${path}: ${r.text}`);
+    }
     const typed = await ask(`${base}/ppi_verified_2`, token, { method: 'PATCH', body: { label: 5 } });
     assert.equal(typed.json.message, 'label must be a string', 'said plainly, not in zod’s words');
   });
@@ -418,6 +431,35 @@ describe('dashboard routes against the sandbox', () => {
     const r = await ask('/entities/ent_fixture_a/payment-instruments', token, { target: limited });
     assert.equal(r.status, 429);
     assert.equal(r.json.code, 'TESSERA_RATE_LIMITED');
+  });
+
+  it('counts dashboard requests per user of each issuer: the same sub of another issuer is another user', async () => {
+    // RFC 7519 §4.1.2: a `sub` is unique within its issuer. Keyed on `sub` alone, a user of one issuer spent the budget
+    // of every user of the other issuers who had the same `sub`, and could lock them out.
+    const partner = 'https://partner.example';
+    const options = sandboxHelperOptions(sb, issuer);
+    const limited = await helper({
+      hostAuth: { ...options.hostAuth, issuer: [issuer.issuer, partner] },
+      rateLimits: { hostRequestsPerUser: { max: 2, windowMs: 60_000 } },
+    });
+    const own = await issuer.sign({ sub: 'usr_1', entities: ['ent_fixture_a'] });
+    const theirs = await issuer.sign({ iss: partner, sub: 'usr_1', entities: ['ent_fixture_a'] });
+    // A sub that, joined to a prefix of the other issuer, would spell its key if the issuer were not encoded.
+    const spelled = await issuer.sign({ iss: 'https', sub: '//partner.example:usr_1', entities: ['ent_fixture_a'] });
+    const path = '/entities/ent_fixture_a/payment-instruments';
+    for (let i = 0; i < 3; i++) await ask(path, own, { target: limited });
+    assert.equal((await ask(path, own, { target: limited })).status, 429);
+    for (let i = 0; i < 2; i++) {
+      const r = await ask(path, theirs, { target: limited });
+      assert.equal(r.status, 200, `the partner's usr_1, request ${i + 1}: ${r.text}`);
+    }
+    assert.equal((await ask(path, theirs, { target: limited })).status, 429, 'and has a budget of its own');
+    const twin = await helper({
+      hostAuth: { ...options.hostAuth, issuer: [partner, 'https'] },
+      rateLimits: { hostRequestsPerUser: { max: 1, windowMs: 60_000 } },
+    });
+    assert.equal((await ask(path, theirs, { target: twin })).status, 200);
+    assert.equal((await ask(path, spelled, { target: twin })).status, 200, 'another issuer and sub, another budget');
   });
 
   it('answers upstream faults with 502/503/504 and outcomeKnown', async () => {

@@ -37,9 +37,14 @@ describe('host JWT verification', () => {
   it('accepts a good token from the JWKS and reads sub, entities and instruments', async () => {
     const verify = createHostVerifier(options, now);
     const token = await issuer.sign({ entities: ['ent_a'], instruments: ['src_a'] });
-    assert.deepEqual(await verify(`Bearer ${token}`), { sub: 'usr_1', entities: ['ent_a'], instruments: ['src_a'] });
+    assert.deepEqual(await verify(`Bearer ${token}`), {
+      iss: issuer.issuer,
+      sub: 'usr_1',
+      entities: ['ent_a'],
+      instruments: ['src_a'],
+    });
     const bare = await verify(`Bearer ${await issuer.sign()}`);
-    assert.deepEqual(bare, { sub: 'usr_1', entities: [], instruments: [] });
+    assert.deepEqual(bare, { iss: issuer.issuer, sub: 'usr_1', entities: [], instruments: [] });
     // RFC 6750 §2.1: `"Bearer" 1*SP b64token`, the scheme in any case.
     assert.equal((await verify(`bearer   ${await issuer.sign()}`)).sub, 'usr_1');
   });
