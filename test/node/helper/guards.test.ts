@@ -608,6 +608,48 @@ describe('helper behind an app-wide parser that leaves bytes, text or an inflate
   });
 });
 
+describe('helper mounted under a path with parameters', () => {
+  it("gives resolveCharge the parameters of the path it is mounted under, and its routes' own parameters win", async () => {
+    const sb = await startSandbox();
+    const seen: unknown[] = [];
+    const helper = tesseraHelper({
+      ...legacyHelperOptions(sb),
+      startupKeyCheck: false,
+      logger: captureLogger().logger,
+      resolveCharge: (req) => {
+        seen.push({ ...req.params });
+        return { amount: 100, currency: 'EUR' };
+      },
+    });
+    const app = express();
+    // A multi-tenant shop: the tenant is in the path, on the app itself and behind a Router of its own.
+    app.use('/t/:tenant/payments', helper);
+    const shops = express.Router({ mergeParams: true });
+    shops.use('/payments', helper);
+    app.use('/shops/:shop', shops);
+    // A parameter of the mount path with the name of a route's own (`/locales/:file`).
+    app.use('/f/:file/payments', helper);
+    const server = createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      for (const path of ['/t/acme/payments/charges', '/shops/bolt/payments/charges']) {
+        const body = { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@b.co' };
+        const r = await call(`${base}${path}`, { body });
+        assert.equal(r.status, 201, `${path}: ${r.text}`);
+      }
+      // Before, the helper's router dropped them: `req.params` was `{}`, and the hook could not tell the tenant.
+      assert.deepEqual(seen, [{ tenant: 'acme' }, { shop: 'bolt' }]);
+      const locale = await call(`${base}/f/nope/payments/locales/de.json`);
+      assert.equal(locale.status, 200, locale.text);
+    } finally {
+      server.close();
+      server.closeAllConnections();
+      await sb.close();
+    }
+  });
+});
+
 describe('redactingLogger', () => {
   it('masks card numbers in short and long text alike, cuts secrets and JWTs, and keeps request ids as they are', () => {
     const { logger, log } = captureLogger();
