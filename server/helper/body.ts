@@ -53,11 +53,26 @@ export function jsonBody(limit: number): RequestHandler {
     // preflight, post a charge from a shopper's browser (docs/decisions/helper.md#helper-body).
     if (req.readableEnded || (req as { _body?: boolean })._body) {
       try {
-        if (hasBody(req)) {
+        const sent = hasBody(req);
+        if (sent) {
           checkMediaType(req);
+          checkEncoding(req);
           checkLength(req, limit);
         }
-        checkParsed(req.body ?? {});
+        const parsed: unknown = req.body;
+        // `express.raw()` or `express.text()` (an app-wide one, or one typed `application/json` for webhook
+        // signatures) left the bytes or the text: they are read here as the helper reads a body itself.
+        if (typeof parsed === 'string' || Buffer.isBuffer(parsed)) {
+          const raw = typeof parsed === 'string' ? Buffer.from(parsed) : parsed;
+          if (raw.length > limit) throw tooLarge(limit);
+          req.body = parseJson(req, raw);
+        } else if (parsed === undefined || (parsed === null && !sent)) {
+          // No body, whatever the parser left for it: `{}`, as when read here.
+          req.body = {};
+        } else {
+          // A `null` that was sent (`express.json({ strict: false })`) is a body that is no object, as when read here.
+          checkParsed(parsed);
+        }
       } catch (err) {
         return next(err);
       }
@@ -103,12 +118,11 @@ function hasBody(req: Request): boolean {
  */
 function checkLength(req: Request, limit: number): void {
   const length = Number(req.headers['content-length']);
-  if (length > limit) {
-    throw new HelperHttpError(413, 'TESSERA_BODY_TOO_LARGE', `the body is larger than ${limit} bytes`, {
-      field: 'body',
-    });
-  }
+  if (length > limit) throw tooLarge(limit);
 }
+
+const tooLarge = (limit: number) =>
+  new HelperHttpError(413, 'TESSERA_BODY_TOO_LARGE', `the body is larger than ${limit} bytes`, { field: 'body' });
 
 /** A body must be `application/json`, in UTF-8 if a charset is named; else 415. */
 function checkMediaType(req: Request): void {

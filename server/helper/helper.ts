@@ -147,7 +147,9 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
 
   const pages = pageBuilder(o.mountPath, ctx.widget, log);
   // Async route handlers reject into the error handler on Express 4 too (docs/decisions/tooling.md#express-versions).
-  const router = forwardRejections(express.Router()) as TesseraHelper;
+  // mergeParams: a hook's `req.params` holds those of the path the helper is mounted under (`/shops/:shop/payments`),
+  // which the merchant cannot ask of a router it did not create; a route's own parameter wins over one of the same name.
+  const router = forwardRejections(express.Router({ mergeParams: true })) as TesseraHelper;
   // helmet's headers on every response, errors included (taken once: see securityHeaders).
   const headers = securityHeaders();
   // Checked in this first middleware, not a layer of its own: one routing step less per request.

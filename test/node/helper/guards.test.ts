@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createServer, get } from 'node:http';
+import { createServer, get, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { deflateSync, gzipSync } from 'node:zlib';
 import express, { type Request, type Response } from 'express';
 import pino from 'pino';
 import {
@@ -464,6 +465,187 @@ describe('helper behind an app-wide parser of other media types', () => {
     } finally {
       server.close();
       server.closeAllConnections();
+    }
+  });
+});
+
+describe('helper behind an app-wide parser that leaves bytes, text or an inflated body', () => {
+  let sb: RunningSandbox;
+  before(async () => {
+    sb = await startSandbox();
+  });
+  after(() => sb.close());
+
+  /** A merchant's app with `parser` in front of the helper at /payments; its own error handler renders HTML. */
+  async function shop(parser: express.RequestHandler) {
+    const app = express();
+    app.use(parser);
+    app.use(
+      '/payments',
+      tesseraHelper({
+        ...legacyHelperOptions(sb),
+        startupKeyCheck: false,
+        resolveCharge: () => ({ amount: 100, currency: 'EUR' }),
+        logger: captureLogger().logger,
+      }),
+    );
+    app.use((_err: unknown, _req: Request, res: Response, _next: express.NextFunction) => {
+      res.status(500).type('html').send('<h1>Something went wrong</h1>');
+    });
+    const server = createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/payments/charges`,
+      close: () => {
+        server.close();
+        server.closeAllConnections();
+      },
+    };
+  }
+
+  /** POSTs `body` chunked (no Content-Length), as a client that streams it does. */
+  function chunked(url: string, body: string): Promise<{ status: number; json: Record<string, unknown> }> {
+    return new Promise((resolve, reject) => {
+      const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => {
+          text += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode!, json: JSON.parse(text) }));
+      });
+      req.on('error', reject);
+      for (let i = 0; i < body.length; i += 4096) req.write(body.slice(i, i + 4096));
+      req.end();
+    });
+  }
+
+  const refusals: [string, string, number, string, string][] = [
+    [
+      'a card number',
+      '{"cardToken":"4242424242424242","orderReference":"o"}',
+      400,
+      'TESSERA_CARD_DATA_REFUSED',
+      'cardToken',
+    ],
+    ['malformed JSON', '{"cardToken":', 400, 'TESSERA_BODY_MALFORMED', 'body'],
+    ['an array', '[1]', 400, 'TESSERA_BODY_NOT_OBJECT', 'body'],
+    ['null', 'null', 400, 'TESSERA_BODY_NOT_OBJECT', 'body'],
+    ['a forbidden key', '{"__proto__":{"x":1}}', 400, 'TESSERA_FORBIDDEN_KEY', '__proto__'],
+  ];
+
+  for (const [name, parser] of [
+    ["express.raw({ type: 'application/json' })", express.raw({ type: 'application/json' })],
+    ["express.raw({ type: '*/*' })", express.raw({ type: '*/*' })],
+    ["express.text({ type: 'application/json' })", express.text({ type: 'application/json' })],
+  ] as const) {
+    it(`reads the body ${name} left unparsed by its own rules: charges a good one, refuses a bad one`, async () => {
+      const app = await shop(parser);
+      try {
+        // Before, the helper took the bytes or text for the parsed body: a good charge was 400 (`cardToken is
+        // required` or `the body must be a JSON object`), and a card number in it was not refused as card data.
+        const token = await cardToken(sb);
+        const good = await call(app.url, { body: { cardToken: token, orderReference: 'o-1', email: 'a@b.co' } });
+        assert.equal(good.status, 201, good.text);
+        for (const [what, raw, status, code, field] of refusals) {
+          const r = await call(app.url, { raw, headers: { 'content-type': 'application/json' } });
+          assert.equal(r.status, status, `${what}: ${r.text}`);
+          assert.equal(r.json.code, code, what);
+          assert.equal(r.json.field, field, what);
+        }
+        // A chunked body has no Content-Length to check first: its bytes are measured against bodyLimitBytes.
+        const big = await chunked(app.url, JSON.stringify({ cardToken: token, pad: 'x'.repeat(20_000) }));
+        assert.equal(big.status, 413, JSON.stringify(big.json));
+        assert.equal(big.json.code, 'TESSERA_BODY_TOO_LARGE');
+        // A form is still refused by its media type before anything is read.
+        const form = await call(app.url, {
+          raw: 'cardToken=x',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        });
+        assert.equal(form.status, 415, form.text);
+      } finally {
+        app.close();
+      }
+    });
+  }
+
+  it('refuses a compressed body an app-wide express.json() inflated, as it refuses one it reads itself (415, content-encoding)', async () => {
+    const app = await shop(express.json());
+    try {
+      // 90 kB of JSON in about 200 bytes of gzip: its Content-Length was all bodyLimitBytes (16 KiB) was held to.
+      const padded = JSON.stringify({
+        cardToken: await cardToken(sb),
+        orderReference: 'o-1',
+        email: 'a@b.co',
+        pad: ' '.repeat(90_000),
+      });
+      for (const [encoding, raw] of [
+        ['gzip', gzipSync(padded)],
+        ['deflate', deflateSync('{}')],
+      ] as const) {
+        const r = await call(app.url, {
+          raw,
+          headers: { 'content-type': 'application/json', 'content-encoding': encoding },
+        });
+        assert.equal(r.status, 415, `${encoding}: ${r.text}`);
+        assert.equal(r.json.code, 'TESSERA_UNSUPPORTED_MEDIA_TYPE', encoding);
+        assert.equal(r.json.field, 'content-encoding', encoding);
+      }
+    } finally {
+      app.close();
+    }
+  });
+
+  it('answers a JSON null an app-wide express.json({ strict: false }) parsed as the body that is no object', async () => {
+    const app = await shop(express.json({ strict: false }));
+    try {
+      const r = await call(app.url, { raw: 'null', headers: { 'content-type': 'application/json' } });
+      assert.equal(r.status, 400, r.text);
+      assert.equal(r.json.code, 'TESSERA_BODY_NOT_OBJECT');
+      assert.equal(r.json.field, 'body');
+    } finally {
+      app.close();
+    }
+  });
+});
+
+describe('helper mounted under a path with parameters', () => {
+  it("gives resolveCharge the parameters of the path it is mounted under, and its routes' own parameters win", async () => {
+    const sb = await startSandbox();
+    const seen: unknown[] = [];
+    const helper = tesseraHelper({
+      ...legacyHelperOptions(sb),
+      startupKeyCheck: false,
+      logger: captureLogger().logger,
+      resolveCharge: (req) => {
+        seen.push({ ...req.params });
+        return { amount: 100, currency: 'EUR' };
+      },
+    });
+    const app = express();
+    // A multi-tenant shop: the tenant is in the path, on the app itself and behind a Router of its own.
+    app.use('/t/:tenant/payments', helper);
+    const shops = express.Router({ mergeParams: true });
+    shops.use('/payments', helper);
+    app.use('/shops/:shop', shops);
+    // A parameter of the mount path with the name of a route's own (`/locales/:file`).
+    app.use('/f/:file/payments', helper);
+    const server = createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      for (const path of ['/t/acme/payments/charges', '/shops/bolt/payments/charges']) {
+        const body = { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@b.co' };
+        const r = await call(`${base}${path}`, { body });
+        assert.equal(r.status, 201, `${path}: ${r.text}`);
+      }
+      // Before, the helper's router dropped them: `req.params` was `{}`, and the hook could not tell the tenant.
+      assert.deepEqual(seen, [{ tenant: 'acme' }, { shop: 'bolt' }]);
+      const locale = await call(`${base}/f/nope/payments/locales/de.json`);
+      assert.equal(locale.status, 200, locale.text);
+    } finally {
+      server.close();
+      server.closeAllConnections();
+      await sb.close();
     }
   });
 });
