@@ -29,7 +29,8 @@ function subresourceIntegrity(): Plugin {
  * that reads them (the element declares `static properties` and uses no decorator), and the text of two errors this
  * code cannot raise (a `CSSResult` constructed by hand, the `html` tag called without a template literal), which
  * still throw; and three template features the widget's templates never use (bindings in comments, in the text of
- * raw-text elements such as `<textarea>`, and iterables in a child binding).
+ * raw-text elements such as `<textarea>`, and iterables in a child binding), nor its `svg` and `mathml` templates nor
+ * property bindings (`.value=${…}`).
  * Each edit must apply: a Lit update that changes the text fails the build rather than silently growing it.
  */
 function litTrim(): Plugin {
@@ -50,6 +51,20 @@ function litTrim(): Plugin {
       ],
       [/:\w+\((\w+)\)\?this\.k\(\1\):this\._\(\1\)/, ':this._($1)'],
       [/k\(\w+\)\{\w+\(this\._\$AH\)\|\|\(this\._\$AH=\[\],this\._\$AR\(\)\);.*?\.length=\w+\)\}/, ''],
+      // Templates of the `svg` and `mathml` tags (the widget's are `html` ones: an `<svg>` inside `html` is parsed as
+      // HTML, as the brand mark is) and property bindings (`.value=${…}`; templateWhitespace fails the build on one).
+      [/(\w+)=2===(\w+)\?"<svg>":3===\2\?"<math>":""/, '$1=""'],
+      [/\+\(2===\w+\?"<\/svg>":3===\w+\?"<\/math>":""\)/, ''],
+      [
+        /if\((this\.el=\w+\.createElement\(\w+,\w+\),\w+\.currentNode=this\.el\.content),2===\w+\|\|3===\w+\)\{const (\w+)=this\.el\.content\.firstChild;\2\.replaceWith\(\.\.\.\2\.childNodes\)\}/,
+        '$1;',
+      ],
+      [/"\."===(\w+)\[1\]\?\w+:("\?"===\1\[1\])/, '$2'],
+      [
+        /class (\w+) extends (\w+)\{constructor\(\)\{super\(\.\.\.arguments\),this\.type=3\}j\(\w+\)\{this\.element\[this\.name\]=\w+===\w+\?void 0:\w+\}\}/,
+        '',
+      ],
+      [/,B:(\w+),F:/, ',F:'],
     ],
     '@lit/reactive-element/reactive-element.js': [
       [/,(\w+)=(\w+)\.reactiveElementPolyfillSupport,/, ','],
@@ -155,8 +170,9 @@ function minifyTemplates(src: string): string {
 
 function squeeze(text: string, isCss: boolean): string {
   const s = text.replace(/\s+/g, ' ');
-  // litTrim removed lit-html's support for bindings inside comments and raw-text elements: none may appear.
-  const unsupported = isCss ? null : /<!--|<(?:script|style|textarea|title)\b/i.exec(s);
+  // litTrim removed lit-html's support for bindings inside comments and raw-text elements, and for property bindings
+  // (`.value=${…}`): none may appear.
+  const unsupported = isCss ? null : /<!--|<(?:script|style|textarea|title)\b|\s\.[^\s=]+=["']?$/i.exec(s);
   if (unsupported) throw new Error(`tessera-template-whitespace: ${unsupported[0]} in a template (see litTrim)`);
   return isCss
     ? s
@@ -211,6 +227,9 @@ function templateWhitespace(): Plugin {
     apply: 'build',
     enforce: 'pre',
     transform(code, id) {
+      // litTrim removed lit-html's `svg` and `mathml` templates (an `<svg>` inside `html` is what the widget uses).
+      const tag = /[/\\]widget[/\\].*\.ts$/.test(id) && /\b(?:svg|mathml)`/.exec(code);
+      if (tag) throw new Error(`tessera-template-whitespace: ${tag[0]} template in ${id} (see litTrim)`);
       return /[/\\]widget[/\\].*\.ts$/.test(id) && /\b(html|svg|css)`/.test(code)
         ? { code: minifyTemplates(code), map: null }
         : null;

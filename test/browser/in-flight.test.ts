@@ -280,6 +280,70 @@ describe('<tessera-card-form> while a request is in flight', () => {
     }
   });
 
+  // Before, the held submission was made when the token came and the page's own submit, later, made a second one.
+  for (const [first, wait] of [
+    ['the page tokenizes, then the shopper presses Pay', 'a timer'],
+    ['the page tokenizes, then the shopper presses Pay', 'a few microtasks'],
+    ['the shopper presses Pay, then the page tokenizes', 'a timer'],
+  ] as const) {
+    it(`a page that submits the form itself after awaiting ${wait} past its tokenize(), while the shopper's submit was held and made meanwhile, submits once (${first})`, async () => {
+      const { form, el, submits } = await filledPayForm();
+      const fetches = holdFetch();
+      const pay = () => form.querySelector('button')!.click();
+      const later = () =>
+        wait === 'a timer'
+          ? new Promise((resolve) => setTimeout(resolve, 20))
+          : Promise.resolve()
+              .then(() => undefined)
+              .then(() => undefined)
+              .then(() => undefined);
+      try {
+        if (first.startsWith('the shopper')) pay();
+        // The page's own flow: tokenize, then something of its own, then submit the form.
+        const paid = el.tokenize().then(async ({ token }) => {
+          await later();
+          form.requestSubmit();
+          return token;
+        });
+        await waitUntil(() => fetches.bodies.length === 1);
+        if (!first.startsWith('the shopper')) pay();
+        fetches.release();
+        const token = await paid;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(submits).to.deep.equal([[['cardToken', token]]]);
+        expect(fetches.bodies.length).to.equal(1);
+        // The next submit, the shopper's again (the page's post failed, say), goes through with the same token.
+        pay();
+        expect(submits).to.deep.equal([[['cardToken', token]], [['cardToken', token]]]);
+      } finally {
+        fetches.restore();
+      }
+    });
+  }
+
+  it('a submit event a script dispatches itself is no submission: no token is asked for and nothing is submitted', async () => {
+    const { form, el } = await filledPayForm();
+    const seen: [boolean, string[][]][] = [];
+    form.addEventListener('submit', (e) => seen.push([e.isTrusted, [...new FormData(form)] as string[][]]));
+    const { tokenUrl } = await sandbox();
+    const before = performance.getEntriesByName(tokenUrl).length;
+    const tokens: unknown[] = [];
+    el.addEventListener('tessera-token', (e) => tokens.push(e.detail));
+    form.dispatchEvent(new Event('submit', { cancelable: true }));
+    form.dispatchEvent(
+      new SubmitEvent('submit', { bubbles: true, cancelable: true, submitter: form.querySelector('button') }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Each reaches the page's listeners as it was dispatched, as without the widget. Before, the first was stopped, the
+    // card tokenized and the form really submitted (requestSubmit: a trusted submit with the token), which a synthetic
+    // submit event never does; the second was dropped as a double click.
+    expect(seen).to.deep.equal([
+      [false, []],
+      [false, []],
+    ]);
+    expect([performance.getEntriesByName(tokenUrl).length - before, tokens.length]).to.deep.equal([0, 0]);
+  });
+
   it('a reset while the card is being tokenized leaves the form empty and quiet: no message, no focus, no submit', async () => {
     const { publicKey, tokenUrl } = await sandbox();
     const form = await fixture<HTMLFormElement>(html`<form novalidate>

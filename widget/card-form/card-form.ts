@@ -53,6 +53,9 @@ const reword = (was: Strings, now: Strings, text: string, n: string | number) =>
 /** Forms whose submission a card form holds while it is tokenized (see #handleSubmit). */
 const holding = new Set<HTMLFormElement>();
 
+/** Tokens of a submission made for the shopper that the page's own `tokenize()` was given too (see #handleSubmit). */
+const owed = new WeakSet<CardToken>();
+
 /** Locale files already loaded (or loading), shared by every instance on the page. */
 const locales = new Map<string, Promise<readonly [string, Strings]>>();
 
@@ -62,9 +65,11 @@ const locales = new Map<string, Promise<readonly [string, Strings]>>();
  * `card_tok_…` token with the provider's public key. Inside a `<form>` it takes part
  * in submission: submitting tokenizes first, then the form data carries the token
  * under `name`. A submit the page has already cancelled (a capture listener on the window or
- * the document called `preventDefault()`) is left alone: nothing is tokenized or submitted. A
- * submit while `tokenize()` is in flight waits for that token, then submits once (not at all
- * when the page submits the form itself meanwhile); a second submit while one waits (a double click) is dropped. Enter in a field submits as in a native input: through the form's default
+ * the document called `preventDefault()`) is left alone: nothing is tokenized or submitted; so is a `submit` event a
+ * script dispatches itself (it submits nothing, as without the element). A
+ * submit while `tokenize()` is in flight waits for that token, then submits once: not at all
+ * when the page submits the form itself meanwhile, and when the page submits it later (after awaiting something
+ * else), that submit is dropped once; a second submit while one waits (a double click) is dropped. Enter in a field submits as in a native input: through the form's default
  * button (nothing while it is disabled). Like a native control it takes the standard `form` attribute (the id of
  * a form elsewhere on the page), and it matches `:state(user-invalid)` once the shopper
  * has left a field with a problem or tried to submit.
@@ -156,6 +161,8 @@ export class TesseraCardForm extends ReactiveElement {
   #edits = 0;
   #token: CardToken | undefined;
   #pending: Promise<CardToken> | undefined;
+  /** The tokenization in flight has two callers (the page's `tokenize()` and a held submission, see #handleSubmit). */
+  #shared: unknown;
   #strings: Strings = en;
   /** The texts the messages on show are worded in (the previous update's). */
   #worded: Strings = en;
@@ -224,6 +231,7 @@ export class TesseraCardForm extends ReactiveElement {
    */
   async tokenize(): Promise<CardToken> {
     if (this.#token) return this.#token;
+    this.#shared = this.#pending;
     this.#pending ??= this.#tokenize().finally(() => {
       this.#pending = undefined;
     });
@@ -476,21 +484,28 @@ export class TesseraCardForm extends ReactiveElement {
   // of them hold a token (docs/decisions/widget.md#widget-submit).
   #handleSubmit = async (e: SubmitEvent) => {
     const form = e.target as HTMLFormElement;
-    const held = [...form.elements].filter(
-      (el): el is TesseraCardForm => el instanceof TesseraCardForm && !el.#token && !el.matches(':disabled'),
+    const cards = [...form.elements].filter(
+      (el): el is TesseraCardForm => el instanceof TesseraCardForm && !el.matches(':disabled'),
     );
+    const held = cards.filter((el) => !el.#token);
     // A submit the page cancelled before this listener (a capture listener on the window or the document, its own
-    // validation, a consent layer) is left alone: no token is asked for and nothing is submitted.
-    if (e.defaultPrevented || form !== this.#internals.form) return;
+    // validation, a consent layer) is left alone: no token is asked for and nothing is submitted. So is a submit event
+    // a script dispatched itself (untrusted): it submits nothing in any browser, and the element does not make it a
+    // submission (`requestSubmit()` fires a trusted one).
+    if (!e.isTrusted || e.defaultPrevented || form !== this.#internals.form) return;
     // Every card is a token already (the page's own requestSubmit() once its tokenize() settled): it goes through, and
-    // a submission held meanwhile is not made again.
-    if (!held[0]) return void holding.delete(form);
+    // a submission held meanwhile is not made again. Unless that submission was made already, with a token the page's
+    // own tokenize() was given too: this is the page's submit of it, dropped once (one token, one submission).
+    if (!held[0]) {
+      holding.delete(form);
+      if (!cards.filter((el) => owed.delete(el.#token!))[0]) return;
+    }
     // Hold the submission until the cards are tokens; the page's own submit listeners see only the second one.
     e.preventDefault();
     e.stopImmediatePropagation();
     // A second submit while one is held (double click) is dropped: one token, one submission. A submit while only a
     // `tokenize()` of the page's is in flight is held: it waits for that token and then submits.
-    if (holding.has(form)) return;
+    if (!held[0] || holding.has(form)) return;
     holding.add(form);
     // Each failure is already reported (messages under the fields, a tessera-error event); the browser moves focus to
     // the first invalid field only when it validates the form itself, so a `novalidate` form gets it here.
@@ -511,6 +526,9 @@ export class TesseraCardForm extends ReactiveElement {
       } catch {
         form.requestSubmit();
       }
+      // The page's own tokenize() was given these tokens: its submit of them, when it comes, is this one again. (A page's
+      // submit listener may have reset a card meanwhile.)
+      for (const el of held) if (el.#shared && el.#token) owed.add(el.#token);
     }
   };
 
