@@ -171,8 +171,11 @@ function minifyTemplates(src: string): string {
 function squeeze(text: string, isCss: boolean): string {
   const s = text.replace(/\s+/g, ' ');
   // litTrim removed lit-html's support for bindings inside comments and raw-text elements, and for property bindings
-  // (`.value=${…}`): none may appear.
-  const unsupported = isCss ? null : /<!--|<(?:script|style|textarea|title)\b|\s\.[^\s=]+=["']?$/i.exec(s);
+  // (`.value=${…}`, as lit-html finds them: spaces around the `=`, text before the binding in the value): none may
+  // appear.
+  const unsupported = isCss
+    ? null
+    : /<!--|<(?:script|style|textarea|title)\b|\s\.[^\s"'>=/]+ ?= ?(?:"[^"]*|'[^']*|[^\s"'`<>=]*)$/i.exec(s);
   if (unsupported) throw new Error(`tessera-template-whitespace: ${unsupported[0]} in a template (see litTrim)`);
   return isCss
     ? s
@@ -220,15 +223,19 @@ function scanExpression(src: string, i: number): number {
   throw new Error('unterminated template expression');
 }
 
-/** Applies {@link minifyTemplates} to the widget's sources. */
-function templateWhitespace(): Plugin {
+/** Applies {@link minifyTemplates} to the widget's sources. Exported for its test. */
+export function templateWhitespace(): Plugin {
   return {
     name: 'tessera-template-whitespace',
     apply: 'build',
     enforce: 'pre',
     transform(code, id) {
-      // litTrim removed lit-html's `svg` and `mathml` templates (an `<svg>` inside `html` is what the widget uses).
-      const tag = /[/\\]widget[/\\].*\.ts$/.test(id) && /\b(?:svg|mathml)`/.exec(code);
+      // litTrim removed lit-html's `svg` and `mathml` templates (an `<svg>` inside `html` is what the widget uses): no
+      // such tag (spaced from its template or not), and none imported under another name, nor the directives that
+      // make such templates.
+      const tag =
+        /[/\\]widget[/\\].*\.ts$/.test(id) &&
+        /\b(?:svg|mathml)\s*`|\bimport\b[^;]*\b(?:svg|mathml|unsafeSVG|unsafeMathML)\b[^;]*\bfrom\s*['"]lit/.exec(code);
       if (tag) throw new Error(`tessera-template-whitespace: ${tag[0]} template in ${id} (see litTrim)`);
       return /[/\\]widget[/\\].*\.ts$/.test(id) && /\b(html|svg|css)`/.test(code)
         ? { code: minifyTemplates(code), map: null }

@@ -1,6 +1,6 @@
 import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
 import type { CardErrorDetail } from '../../widget/card-form/events.js';
-import { errorOf, fillCard, input, liveRegion, sandbox, sandboxForm, type TesseraCardForm } from './helpers.js';
+import { errorOf, fillCard, input, liveRegion, sandbox, sandboxForm, type TesseraCardForm, type } from './helpers.js';
 
 /** Replaces `window.fetch` for one test; `restore` puts the browser's back. */
 function stubFetch(stub: typeof fetch): { restore(): void } {
@@ -315,6 +315,55 @@ describe('<tessera-card-form> while a request is in flight', () => {
         // The next submit, the shopper's again (the page's post failed, say), goes through with the same token.
         pay();
         expect(submits).to.deep.equal([[['cardToken', token]], [['cardToken', token]]]);
+      } finally {
+        fetches.restore();
+      }
+    });
+  }
+
+  // Two payment methods in one form, the page's tokenize() asked for the first card's token only (to show it).
+  for (const pageSubmits of [false, true]) {
+    it(`two card forms, the page's tokenize() shared with the shopper's held submission of one of them: ${pageSubmits ? "the page's later submit is dropped once" : "the shopper's next submit, the other card edited, goes through"}`, async () => {
+      const { publicKey, tokenUrl } = await sandbox();
+      const form = await fixture<HTMLFormElement>(html`<form>
+        <tessera-card-form name="a" public-key=${publicKey} token-url=${tokenUrl}></tessera-card-form>
+        <tessera-card-form name="b" public-key=${publicKey} token-url=${tokenUrl}></tessera-card-form><button>Pay</button>
+      </form>`);
+      const [a, b] = [...form.querySelectorAll('tessera-card-form')] as [TesseraCardForm, TesseraCardForm];
+      const submits: string[][][] = [];
+      form.addEventListener('submit', (e) => {
+        e.preventDefault();
+        submits.push([...new FormData(form)] as string[][]);
+      });
+      await fillCard(a);
+      await fillCard(b, '5555555555554444');
+      const pay = () => form.querySelector('button')!.click();
+      const fetches = holdFetch();
+      try {
+        const shown = a.tokenize();
+        await waitUntil(() => fetches.bodies.length === 1);
+        pay();
+        await waitUntil(() => fetches.bodies.length === 2);
+        fetches.release();
+        await shown;
+        await waitUntil(() => submits.length === 1);
+        const first = submits[0]!;
+        if (pageSubmits) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          form.requestSubmit();
+          expect(submits).to.deep.equal([first]);
+          return;
+        }
+        // The shopper edits the second card (a new token) and presses Pay again. Before, the element held that submit,
+        // tokenized the second card and then dropped its own submission (the first card's token was owed): nothing.
+        await type(b, 'cvv', '123');
+        pay();
+        await waitUntil(() => submits.length === 2, 'the second press was not submitted');
+        const second = submits[1]!;
+        expect(second[0]).to.deep.equal(first[0]);
+        expect(second[1]![1])
+          .to.match(/^card_tok_/)
+          .and.not.equal(first[1]![1]);
       } finally {
         fetches.restore();
       }

@@ -53,8 +53,11 @@ const reword = (was: Strings, now: Strings, text: string, n: string | number) =>
 /** Forms whose submission a card form holds while it is tokenized (see #handleSubmit). */
 const holding = new Set<HTMLFormElement>();
 
-/** Tokens of a submission made for the shopper that the page's own `tokenize()` was given too (see #handleSubmit). */
-const owed = new WeakSet<CardToken>();
+/**
+ * Per form, the tokens (joined, in tree order) of a submission made for the shopper that the page's own `tokenize()`
+ * was given too (see #handleSubmit).
+ */
+const owed = new WeakMap<HTMLFormElement, string>();
 
 /** Locale files already loaded (or loading), shared by every instance on the page. */
 const locales = new Map<string, Promise<readonly [string, Strings]>>();
@@ -495,10 +498,13 @@ export class TesseraCardForm extends ReactiveElement {
     if (!e.isTrusted || e.defaultPrevented || form !== this.#internals.form) return;
     // Every card is a token already (the page's own requestSubmit() once its tokenize() settled): it goes through, and
     // a submission held meanwhile is not made again. Unless that submission was made already, with a token the page's
-    // own tokenize() was given too: this is the page's submit of it, dropped once (one token, one submission).
+    // own tokenize() was given too: a submit of this form with those very tokens is the page's submit of it, dropped
+    // once (one token, one submission). A card with a new token since (an edit) makes it a new submission.
+    const tokens = `${cards.map((el) => el.#token?.token)}`;
     if (!held[0]) {
       holding.delete(form);
-      if (!cards.filter((el) => owed.delete(el.#token!))[0]) return;
+      if (owed.get(form) !== tokens) return;
+      owed.delete(form);
     }
     // Hold the submission until the cards are tokens; the page's own submit listeners see only the second one.
     e.preventDefault();
@@ -527,8 +533,8 @@ export class TesseraCardForm extends ReactiveElement {
         form.requestSubmit();
       }
       // The page's own tokenize() was given these tokens: its submit of them, when it comes, is this one again. (A page's
-      // submit listener may have reset a card meanwhile.)
-      for (const el of held) if (el.#shared && el.#token) owed.add(el.#token);
+      // submit listener may have reset a card meanwhile: then no submit has these tokens.)
+      if (held.some((el) => el.#shared)) owed.set(form, `${cards.map((el) => el.#token?.token)}`);
     }
   };
 

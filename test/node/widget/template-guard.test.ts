@@ -1,0 +1,48 @@
+/**
+ * The build's template step (vite.config.ts, templateWhitespace) fails the build on what litTrim cut out of lit-html:
+ * property bindings, `svg`/`mathml` templates and the directives that make them. Each case below is written the way
+ * lit-html itself would take it; before, the guard matched only `.name=${…}` and `svg\`…\`` exactly, so a property
+ * binding with a space around its `=` or text before it in the value was built as an attribute binding, silently.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { templateWhitespace } from '../../../vite.config.js';
+
+const ID = '/project/widget/card-form/example.ts';
+
+/** Runs the step on a widget source; `%x` in `code` stands for the binding `${x}`. */
+function build(code: string): unknown {
+  const transform = templateWhitespace().transform as (code: string, id: string) => unknown;
+  return transform(
+    code.replace(/%(\w+)/g, (_, name: string) => `$\{${name}}`),
+    ID,
+  );
+}
+
+describe('the build fails on a template feature litTrim removed', () => {
+  for (const [what, code] of [
+    ['a property binding', 'html`<input .value=%v />`'],
+    ['a quoted property binding over lines', 'html`<input\n  id="x"\n  .value="%v"\n/>`'],
+    ['a property binding with spaces around the =', 'html`<input .value = %v />`'],
+    ['a property binding over lines around the =', 'html`<input\n  .value\n  =\n  %v\n/>`'],
+    ['a property binding with text before the binding', 'html`<input .title="Card %n" />`'],
+    ['an svg template', 'svg`<g></g>`'],
+    ['an svg template spaced from its tag', 'svg `<g></g>`'],
+    ['an svg tag imported under another name', "import { svg as s } from 'lit';\nconst t = s`<g></g>`;"],
+    ['a mathml tag imported', "import { html, mathml } from 'lit';"],
+    ['the unsafeSVG directive', "import { unsafeSVG } from 'lit/directives/unsafe-svg.js';"],
+  ] as const) {
+    it(what, () => {
+      assert.throws(() => build(code), /tessera-template-whitespace/);
+    });
+  }
+
+  for (const [what, code] of [
+    ['attribute, boolean and event bindings', 'html`<input id=%f ?disabled=%d @input=%h maxlength=%m />`'],
+    ['an <svg> inside an html template', 'html`<svg viewBox="0 0 32 20"><rect x=".5" y=".5" fill=%bg /></svg>`'],
+  ] as const) {
+    it(`but not on ${what}`, () => {
+      assert.doesNotThrow(() => build(code));
+    });
+  }
+});
