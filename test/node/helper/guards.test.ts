@@ -433,6 +433,36 @@ describe('helper behind an app-wide express.json()', () => {
       server.closeAllConnections();
     }
   });
+
+  it('refuses a card number of 17 to 19 digits sent as a JSON number, which the parser rounded', async () => {
+    const app = express();
+    app.use(express.json());
+    app.use('/payments', tesseraHelper({ ...options, logger: captureLogger().logger }));
+    const server = createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/payments/charges`;
+    const fields = '"cardToken":"nope","orderReference":"o","email":"a@b.co"';
+    try {
+      // Luhn-valid 19-digit Visa, Discover and UnionPay numbers: parsed, each loses its last digits (…089800 is
+      // …089700), so the parsed body held no card number to find and the charge went on with the first 16 in it.
+      for (const pan of ['4329363667431089800', '6011420513553634317', '6224784994011790173']) {
+        assert.ok(containsPan(pan) && !containsPan(String(JSON.parse(pan))), pan);
+        const r = await call(url, { raw: `{${fields},"ref":${pan}}`, headers: { 'content-type': 'application/json' } });
+        assert.equal(r.status, 400, r.text);
+        assert.equal(r.json.code, 'TESSERA_CARD_DATA_REFUSED', pan);
+        assert.equal(r.json.field, 'ref', pan);
+      }
+      // Other large integers (a snowflake id, a nanosecond timestamp) start like no card brand: still taken.
+      for (const id of ['1234567890123456789', '-1732645312000000000']) {
+        const r = await call(url, { raw: `{${fields},"ref":${id}}`, headers: { 'content-type': 'application/json' } });
+        assert.equal(r.status, 400, r.text);
+        assert.equal(r.json.field, 'cardToken', id);
+      }
+    } finally {
+      server.close();
+      server.closeAllConnections();
+    }
+  });
 });
 
 describe('helper behind an app-wide parser of other media types', () => {
