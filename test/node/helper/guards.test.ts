@@ -499,6 +499,18 @@ describe('helper behind an app-wide parser of other media types', () => {
   });
 });
 
+/** An app-wide parser that reads every body and leaves `as(bytes)` in `req.body`. */
+function bytesParser(as: (bytes: Buffer) => unknown): express.RequestHandler {
+  return (req, _res, next) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      req.body = as(Buffer.concat(chunks));
+      next();
+    });
+  };
+}
+
 describe('helper behind an app-wide parser that leaves bytes, text or an inflated body', () => {
   let sb: RunningSandbox;
   before(async () => {
@@ -567,6 +579,9 @@ describe('helper behind an app-wide parser that leaves bytes, text or an inflate
     ["express.raw({ type: 'application/json' })", express.raw({ type: 'application/json' })],
     ["express.raw({ type: '*/*' })", express.raw({ type: '*/*' })],
     ["express.text({ type: 'application/json' })", express.text({ type: 'application/json' })],
+    // A bridge from a fetch-style framework leaves the bytes as a Uint8Array or an ArrayBuffer, not a Buffer.
+    ['a parser that leaves a Uint8Array', bytesParser((b) => new Uint8Array(b))],
+    ['a parser that leaves an ArrayBuffer', bytesParser((b) => b.buffer.slice(b.byteOffset, b.byteOffset + b.length))],
   ] as const) {
     it(`reads the body ${name} left unparsed by its own rules: charges a good one, refuses a bad one`, async () => {
       const app = await shop(parser);
