@@ -302,8 +302,12 @@ export class RedisStore<C extends RedisStoreClient = Redis | Cluster> implements
   readonly #closed = (): void => {
     if (this.#attemptExplained) return;
     this.#attemptExplained = true;
+    // A Cluster is `connect` once it has read the slots, and closes without an error when its ready check fails
+    // (`CLUSTER INFO` without `cluster_state:ok`: a slot no master serves), which has nothing to do with maxclients.
     this.#lastError = new Error(
-      'Redis connection: closed before it was ready (as Redis at maxclients closes new connections)',
+      this.#cluster
+        ? 'Redis Cluster: closed before it was ready (its ready check found cluster_state not ok: slots not served)'
+        : 'Redis connection: closed before it was ready (as Redis at maxclients closes new connections)',
     );
   };
 
