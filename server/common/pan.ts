@@ -243,6 +243,11 @@ function groupsOf(text: string): Group[] {
 
 /** Whether `digits` (ASCII, 13–19 of them) is a card number: a brand's prefix and length, and Luhn. */
 export function isCardNumber(digits: string): boolean {
+  return startsLikeBrand(digits) && luhnValid(digits);
+}
+
+/** Whether ASCII `digits` have the length of a known brand and start like it (13–19 digits; Luhn not checked). */
+function startsLikeBrand(digits: string): boolean {
   const n = digits.length;
   if (n < 13 || n > 19) return false;
   for (const brand of BRANDS) {
@@ -250,7 +255,7 @@ export function isCardNumber(digits: string): boolean {
     for (const p of brand.patterns) {
       const [lo, hi] = typeof p === 'number' ? [p, p] : p;
       const head = Number(digits.slice(0, String(lo).length));
-      if (head >= lo && head <= hi) return luhnValid(digits);
+      if (head >= lo && head <= hi) return true;
     }
   }
   return false;
@@ -446,18 +451,42 @@ function fragmentGroups(text: string): Group[] | undefined {
  * number). A number split over neighbouring string values (`{"a":"4242 4242","b":"4242 4242"}`) is found too:
  * strings that are nothing but digit groups are read as one text, in document order, and the path names the last.
  */
-export function findPan(value: unknown): string | undefined {
-  const state: { fragments: Group[]; hit: string | undefined } = { fragments: [], hit: undefined };
+export function findPan(value: unknown, { rounded = false }: { rounded?: boolean } = {}): string | undefined {
+  const state: WalkState = { fragments: [], hit: undefined, rounded };
   walk(value, '', 0, state);
   return state.hit;
 }
 
-function walk(value: unknown, path: string, depth: number, state: { fragments: Group[]; hit: string | undefined }) {
+interface WalkState {
+  fragments: Group[];
+  hit: string | undefined;
+  /**
+   * Whether a number may be one `JSON.parse` rounded, its text gone: then an integer past 2^53 whose digits start like
+   * a card brand of that length is read as a card number (see {@link mayBeRoundedPan}).
+   */
+  rounded: boolean;
+}
+
+/**
+ * Whether `value` may be a card number of 17–19 digits that `JSON.parse` rounded (past 2^53 a double keeps about 16
+ * significant digits, so Luhn can no longer be checked): an integer that is not safe, of 13–19 digits, that starts
+ * like a brand with that length. Its leading digits, the card's issuer and most of its account number, are exact.
+ * Numbers starting with 1, 7, 8 or 9 (snowflake ids, timestamps in nanoseconds) are no brand's.
+ */
+export function mayBeRoundedPan(value: number): boolean {
+  if (!Number.isInteger(value) || Number.isSafeInteger(value)) return false;
+  // Below 1e21 a number's text has no exponent: past that it is no card's length anyway.
+  return startsLikeBrand(String(Math.abs(value)));
+}
+
+function walk(value: unknown, path: string, depth: number, state: WalkState) {
   if (state.hit !== undefined || depth > MAX_DEPTH) return;
   if (typeof value === 'number' || typeof value === 'bigint') {
     // A number is read whole; numbers never join into a split card number: `[4299, 1999, 2499, 5998]` is a list
     // of prices, not a card (one list in ten would pass Luhn).
-    if (containsPan(String(value))) state.hit = path;
+    if (containsPan(String(value)) || (state.rounded && typeof value === 'number' && mayBeRoundedPan(value))) {
+      state.hit = path;
+    }
     state.fragments = [];
     return;
   }

@@ -1,3 +1,4 @@
+import { isAnyArrayBuffer } from 'node:util/types';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import {
   type BodyReadError,
@@ -62,8 +63,8 @@ export function jsonBody(limit: number): RequestHandler {
         const parsed: unknown = req.body;
         // `express.raw()` or `express.text()` (an app-wide one, or one typed `application/json` for webhook
         // signatures) left the bytes or the text: they are read here as the helper reads a body itself.
-        if (typeof parsed === 'string' || Buffer.isBuffer(parsed)) {
-          const raw = typeof parsed === 'string' ? Buffer.from(parsed) : parsed;
+        const raw = bytesOf(parsed);
+        if (raw) {
           if (raw.length > limit) throw tooLarge(limit);
           req.body = parseJson(req, raw);
         } else if (parsed === undefined || (parsed === null && !sent)) {
@@ -95,9 +96,23 @@ export function jsonBody(limit: number): RequestHandler {
   };
 }
 
+/**
+ * The bytes of a body another parser left unparsed: a `Buffer` (`express.raw()`), the text (`express.text()`, as
+ * UTF-8), or a `Uint8Array`, another typed array or an `ArrayBuffer` (what a bridge from a fetch-style framework
+ * leaves); undefined for anything else.
+ */
+function bytesOf(parsed: unknown): Buffer | undefined {
+  if (typeof parsed === 'string') return Buffer.from(parsed);
+  if (Buffer.isBuffer(parsed)) return parsed;
+  if (ArrayBuffer.isView(parsed)) return Buffer.from(parsed.buffer, parsed.byteOffset, parsed.byteLength);
+  if (isAnyArrayBuffer(parsed)) return Buffer.from(parsed);
+  return undefined;
+}
+
 /** What another parser left in `req.body`, held to the same rules. */
 function checkParsed(parsed: unknown): void {
-  const panField = findPan(parsed);
+  // Its JSON text is gone: a number JSON.parse rounded (a card number of 17–19 digits) is told by its leading digits.
+  const panField = findPan(parsed, { rounded: true });
   if (panField !== undefined) throw cardDataRefused(panField || 'body');
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new HelperHttpError(400, 'TESSERA_BODY_NOT_OBJECT', 'the body must be a JSON object', { field: 'body' });

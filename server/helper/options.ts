@@ -105,8 +105,13 @@ export interface CardUpdatedEvent {
     readonly expiryMonth: number;
     readonly expiryYear: number;
   };
-  /** `sub` of the host token that asked. */
+  /** `sub` of the host token that asked: unique only within its {@link issuer}. */
   readonly user: string;
+  /**
+   * `iss` of the host token that asked, one of `hostAuth.issuer`: with several issuers, the same `user` of two of them
+   * is two people (RFC 7519 §4.1.2).
+   */
+  readonly issuer: string;
 }
 
 /**

@@ -218,7 +218,7 @@ export class RedisStore<C extends RedisStoreClient = Redis | Cluster> implements
   /** Why the client last failed to connect or get ready, until it is ready again (message and code only). */
   #lastError: Error | undefined;
   /** Whether the current connection attempt has said why it failed, or got ready (else its close says it). */
-  #attemptExplained = false;
+  #attemptExplained: boolean;
 
   constructor(options: RedisStoreOptions<C>) {
     const o = checkOptions('RedisStore', options, REDIS_STORE_OPTIONS, {
@@ -256,6 +256,9 @@ export class RedisStore<C extends RedisStoreClient = Redis | Cluster> implements
     // A client that cannot get ready (a wrong password, Redis at `maxclients`, refused connections) says why only in
     // its `error` events: the last one is kept as the cause of the 503s it leads to, so the log names it. Without a
     // listener ioredis would also print each reconnect failure of the store's own client.
+    // Only a connection that is open and not yet ready is an attempt still to explain: a client passed in ready (or
+    // not connected yet, whose next `connect` starts one) is not, and its later close must not be taken for one.
+    this.#attemptExplained = this.client.status !== 'connect';
     this.client.on('error', this.#connectionError);
     this.client.on('ready', this.#connected);
     this.client.on('connect', this.#connecting);
@@ -299,8 +302,12 @@ export class RedisStore<C extends RedisStoreClient = Redis | Cluster> implements
   readonly #closed = (): void => {
     if (this.#attemptExplained) return;
     this.#attemptExplained = true;
+    // A Cluster is `connect` once it has read the slots, and closes without an error when its ready check fails
+    // (`CLUSTER INFO` without `cluster_state:ok`: a slot no master serves), which has nothing to do with maxclients.
     this.#lastError = new Error(
-      'Redis connection: closed before it was ready (as Redis at maxclients closes new connections)',
+      this.#cluster
+        ? 'Redis Cluster: closed before it was ready (its ready check found cluster_state not ok: slots not served)'
+        : 'Redis connection: closed before it was ready (as Redis at maxclients closes new connections)',
     );
   };
 

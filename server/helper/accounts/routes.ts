@@ -184,6 +184,7 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
         instrumentId,
         status: result.account_update_status,
         user: claims.sub,
+        issuer: claims.iss,
         ...(card ? { card } : {}),
       };
       try {

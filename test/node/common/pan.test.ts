@@ -119,6 +119,18 @@ describe('card numbers by digit content (server/common/pan.ts)', () => {
     }
   });
 
+  it('reads a number JSON.parse may have rounded from a card number only when asked, by brand and length', () => {
+    // 6011420513553634317 (Discover, Luhn-valid) parses to 6011420513553634000, which fails Luhn.
+    const rounded = JSON.parse('{"ref":{"n":6011420513553634317}}');
+    assert.equal(findPan(rounded), undefined);
+    assert.equal(findPan(rounded, { rounded: true }), 'ref.n');
+    assert.equal(findPan({ n: -Number('4329363667431089800') }, { rounded: true }), 'n');
+    // A snowflake id, a nanosecond timestamp, a safe integer that fails Luhn, a float: no card number.
+    for (const n of [...['1234567890123456789', '1732645312000000000'].map(Number), 4242424242424241, 4242.5, 1e21]) {
+      assert.equal(findPan({ n }, { rounded: true }), undefined, String(n));
+    }
+  });
+
   it('finds a card number split over neighbouring values, as a key and as a JSON number', () => {
     assert.equal(findPan({ a: '4242 4242', b: '4242 4242' }), 'b');
     assert.equal(findPan({ first: '4242', second: '4242', third: '4242', fourth: '4242' }), 'fourth');

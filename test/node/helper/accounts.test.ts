@@ -345,10 +345,11 @@ describe('dashboard routes against the sandbox', () => {
     assert.equal(same.json.status, 'UPDATE_FAILED');
     assert.equal(same.json.failureCode, 'UP_TO_DATE');
     assert.deepEqual(
-      events.map((e) => [e.instrumentId, e.status, e.user, e.card?.last4]),
+      events.map((e) => [e.instrumentId, e.status, e.user, e.issuer, e.card?.last4]),
       [
-        ['src_updated', 'CARD_UPDATED', 'usr_a', '9003'],
-        ['src_closed', 'CARD_CLOSED', 'usr_a', undefined],
+        // The issuer too: a `sub` names one user only within its issuer, and hostAuth.issuer may list several.
+        ['src_updated', 'CARD_UPDATED', 'usr_a', issuer.issuer, '9003'],
+        ['src_closed', 'CARD_CLOSED', 'usr_a', issuer.issuer, undefined],
       ],
     );
   });

@@ -433,6 +433,36 @@ describe('helper behind an app-wide express.json()', () => {
       server.closeAllConnections();
     }
   });
+
+  it('refuses a card number of 17 to 19 digits sent as a JSON number, which the parser rounded', async () => {
+    const app = express();
+    app.use(express.json());
+    app.use('/payments', tesseraHelper({ ...options, logger: captureLogger().logger }));
+    const server = createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/payments/charges`;
+    const fields = '"cardToken":"nope","orderReference":"o","email":"a@b.co"';
+    try {
+      // Luhn-valid 19-digit Visa, Discover and UnionPay numbers: parsed, each loses its last digits (…089800 is
+      // …089700), so the parsed body held no card number to find and the charge went on with the first 16 in it.
+      for (const pan of ['4329363667431089800', '6011420513553634317', '6224784994011790173']) {
+        assert.ok(containsPan(pan) && !containsPan(String(JSON.parse(pan))), pan);
+        const r = await call(url, { raw: `{${fields},"ref":${pan}}`, headers: { 'content-type': 'application/json' } });
+        assert.equal(r.status, 400, r.text);
+        assert.equal(r.json.code, 'TESSERA_CARD_DATA_REFUSED', pan);
+        assert.equal(r.json.field, 'ref', pan);
+      }
+      // Other large integers (a snowflake id, a nanosecond timestamp) start like no card brand: still taken.
+      for (const id of ['1234567890123456789', '-1732645312000000000']) {
+        const r = await call(url, { raw: `{${fields},"ref":${id}}`, headers: { 'content-type': 'application/json' } });
+        assert.equal(r.status, 400, r.text);
+        assert.equal(r.json.field, 'cardToken', id);
+      }
+    } finally {
+      server.close();
+      server.closeAllConnections();
+    }
+  });
 });
 
 describe('helper behind an app-wide parser of other media types', () => {
@@ -468,6 +498,18 @@ describe('helper behind an app-wide parser of other media types', () => {
     }
   });
 });
+
+/** An app-wide parser that reads every body and leaves `as(bytes)` in `req.body`. */
+function bytesParser(as: (bytes: Buffer) => unknown): express.RequestHandler {
+  return (req, _res, next) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      req.body = as(Buffer.concat(chunks));
+      next();
+    });
+  };
+}
 
 describe('helper behind an app-wide parser that leaves bytes, text or an inflated body', () => {
   let sb: RunningSandbox;
@@ -537,6 +579,9 @@ describe('helper behind an app-wide parser that leaves bytes, text or an inflate
     ["express.raw({ type: 'application/json' })", express.raw({ type: 'application/json' })],
     ["express.raw({ type: '*/*' })", express.raw({ type: '*/*' })],
     ["express.text({ type: 'application/json' })", express.text({ type: 'application/json' })],
+    // A bridge from a fetch-style framework leaves the bytes as a Uint8Array or an ArrayBuffer, not a Buffer.
+    ['a parser that leaves a Uint8Array', bytesParser((b) => new Uint8Array(b))],
+    ['a parser that leaves an ArrayBuffer', bytesParser((b) => b.buffer.slice(b.byteOffset, b.byteOffset + b.length))],
   ] as const) {
     it(`reads the body ${name} left unparsed by its own rules: charges a good one, refuses a bad one`, async () => {
       const app = await shop(parser);

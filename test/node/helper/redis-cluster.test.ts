@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { Cluster } from 'ioredis';
 import { RedisStore, StoreUnavailableError } from '../../../server/helper/index.js';
@@ -13,7 +16,7 @@ import {
   stopInstance,
   threeDsReturnOnAnother,
 } from './instance-process.js';
-import { RedisCluster } from './redis-server.js';
+import { RedisCluster, RedisServer } from './redis-server.js';
 import { storeContract } from './store-contract.js';
 import { captureLogger } from './support.js';
 
@@ -131,6 +134,38 @@ describe('RedisStore on a Redis Cluster', () => {
       () => new RedisStore({ client: {} as never }),
       /must be an ioredis client \(`new Redis\(…\)` or `new Cluster\(…\)`\)/,
     );
+  });
+
+  it('names a cluster that is not ok as what its 503s wait for, not a connection refused at maxclients', async () => {
+    // A cluster node that serves no slot: ioredis reads the slots, is `connect`, finds `cluster_state:fail` in its
+    // ready check and closes without an error, again and again. The store kept that close as "closed before it was
+    // ready (as Redis at maxclients closes new connections)", which sent an operator after the wrong fault.
+    const dir = mkdtempSync(join(tmpdir(), 'tessera-redis-noslots-'));
+    const node = await RedisServer.start([
+      '--cluster-enabled',
+      'yes',
+      '--cluster-config-file',
+      join(dir, 'nodes.conf'),
+      '--dir',
+      dir,
+    ]);
+    const client = new Cluster([{ host: '127.0.0.1', port: node.port }]);
+    client.on('error', () => {});
+    try {
+      const store = new RedisStore({ client, timeoutMs: 1000 });
+      await assert.rejects(store.get('k'), (err: unknown) => {
+        assert.ok(err instanceof StoreUnavailableError, String(err));
+        const cause = String((err.cause as Error | undefined)?.message);
+        assert.match(cause, /cluster_state not ok/);
+        assert.doesNotMatch(cause, /maxclients/);
+        return true;
+      });
+      await store.close();
+    } finally {
+      client.disconnect();
+      await node.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('fails closed fast while the master of a key is down, and works again by itself when it returns', async () => {

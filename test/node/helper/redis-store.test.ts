@@ -622,6 +622,31 @@ describe('RedisStore against a real redis-server', () => {
     });
   }
 
+  it('does not blame a connection that was ready when it closes: a client passed in ready, then Redis gone', async () => {
+    // The store took a client that was already ready for a connection attempt that had not got ready, so when Redis
+    // went away its 503s named "closed before it was ready (as Redis at maxclients …)", sending an operator to look
+    // at maxclients while Redis was down, until the next reconnect failure said otherwise.
+    const own = await RedisServer.start();
+    const client = new Redis(own.url, { retryStrategy: () => 5000 });
+    try {
+      await client.ping();
+      const store = new RedisStore({ client, keyPrefix: 'gone:', timeoutMs: 300 });
+      await store.set('k', 'v', 60_000);
+      const closed = new Promise((resolve) => client.once('close', resolve));
+      await own.kill();
+      await closed;
+      await assert.rejects(store.get('k'), (err: unknown) => {
+        assert.ok(err instanceof StoreUnavailableError, String(err));
+        assert.doesNotMatch(String((err.cause as Error | undefined)?.message), /before it was ready|maxclients/);
+        return true;
+      });
+      await store.close();
+    } finally {
+      client.disconnect();
+      await own.stop();
+    }
+  });
+
   it('answers the error replies of a full, read-only or restricted Redis with 503 before any provider call, and charges again', async () => {
     const own = await RedisServer.start();
     const primary = await RedisServer.start();
