@@ -33,7 +33,7 @@ export type HostKey = string | Record<string, unknown> | KeyObject;
 export interface HostAuthOptions {
   /** Expected `iss` (one or several). */
   readonly issuer: string | readonly string[];
-  /** Expected `aud` (one or several). */
+  /** Expected `aud` (one or several): one of its own per deployment, so a token made for one is refused by another. */
   readonly audience: string | readonly string[];
   /** Allowed algorithms, asymmetric only (e.g. `['ES256']`). */
   readonly algorithms: readonly HostAlgorithm[];
@@ -95,7 +95,7 @@ export interface HostClaims {
    * (RFC 7519 §4.1.2), so with several issuers a user is `iss` and `sub` together.
    */
   readonly iss: string;
-  /** The signed-in user (`sub`), for logs and per-user limits. */
+  /** The signed-in user (`sub`), unique only within its {@link iss}: with it, for logs and per-user limits. */
   readonly sub: string;
   /** Sub-entity ids (`ent_…`) this user may see and change instruments of. */
   readonly entities: readonly string[];

@@ -73,7 +73,11 @@ export interface ChargeEvent {
 
 /** Where `onCharge` was called from. */
 export interface OnChargeContext {
-  /** The request that learned the outcome (the shopper's `POST /charges` or 3-D Secure return). */
+  /**
+   * The request that learned the outcome (the shopper's `POST /charges` or 3-D Secure return). With `publicUrl` the
+   * return comes back to its path, so there `req.params` are that path's, not the charged shop's: find the order by
+   * `orderReference`.
+   */
   readonly req: Request;
   /** `charge`: a `POST /charges` (the first one or a retry); `3ds-return`: the provider's 3-D Secure return. */
   readonly source: 'charge' | '3ds-return';
@@ -147,7 +151,7 @@ export interface TesseraHelperSettings {
   readonly publicKey: string;
   /** Base URL of the legacy card API (default: the local sandbox). */
   readonly legacyBaseUrl?: string;
-  /** OAuth client id for the Account Services API. */
+  /** OAuth client id for the Account Services API: `cli_` and 8 to 196 letters or digits. */
   readonly clientId?: string;
   /** OAuth client secret. Never logged, never answered. */
   readonly clientSecret?: string;
@@ -177,7 +181,8 @@ export interface TesseraHelperSettings {
   /**
    * Decides amount, currency and the rest of a charge from the order reference. Required. Answer `undefined`
    * (or `null`) for an order that does not exist or may not be paid (400 `TESSERA_UNKNOWN_ORDER`), or throw a
-   * `HelperHttpError` to answer with your own status and code.
+   * `HelperHttpError` to answer with your own status and code. `req.params` holds the parameters of the path the
+   * helper is mounted under (`req.params.shop` at `/shops/:shop/payments`).
    */
   readonly resolveCharge: (
     req: Request,
@@ -209,6 +214,7 @@ export interface TesseraHelperSettings {
      * shop's sales for a window. docs/decisions/helper.md#helper-declines-total
      */
     readonly declinesTotal?: Limit | false;
+    /** Dashboard requests of one user: the host token's `iss` and `sub` together (default 120 a minute). */
     readonly hostRequestsPerUser?: Limit | false;
   };
   /** The shopper's session id for per-session limits (default: `req.sessionID` of express-session, if any). */
@@ -237,7 +243,10 @@ export interface TesseraHelperSettings {
   readonly publicUrl?: string;
   /** Origins besides the helper's own that `successUrl`/`failUrl` may point to. */
   readonly redirectOrigins?: readonly string[];
-  /** Largest accepted request body in bytes (default 16 384). */
+  /**
+   * Largest accepted request body in bytes (default 16 384), also for a body an app-wide parser read first (by its
+   * `Content-Length`, or its size when left as bytes or text).
+   */
   readonly bodyLimitBytes?: number;
   /** Clock in epoch ms (default `Date.now`); tests pass the sandbox's virtual clock. */
   readonly now?: () => number;
@@ -253,7 +262,9 @@ export interface TesseraHelperSettings {
   readonly startupStoreCheck?: boolean;
   /**
    * Where you mount the helper (`app.use(helper.mountPath, helper)`), e.g. `/payments`: the one place the path is
-   * written; `helper.page(req, res)` builds the page's script tag, config and charge URLs from it.
+   * written; `helper.page(req, res)` builds the page's script tag, config and charge URLs from it. A plain path, no
+   * pattern: under a path with parameters (`/shops/:shop/payments`) leave it out and write the page's URLs with
+   * `widgetScriptTag`.
    */
   readonly mountPath?: string;
 }
