@@ -189,8 +189,12 @@ function parseJson(req: Request, raw: Buffer): unknown {
     throw new HelperHttpError(400, 'TESSERA_BODY_MALFORMED', 'the body is not valid JSON', { field: 'body' });
   }
   if (jsonMayHoldPan(text)) {
-    const panField = findPan(parsed);
-    // The raw numbers catch what JSON.parse rounds (19 digits); anything past MAX_DEPTH is refused by checkShape.
+    // Read as a body parsed behind an app-wide parser is read (the same answer, field and all, for the same bytes): a
+    // number past 2^53 that starts like a brand of its length is refused even when its text is no card number, as a
+    // browser's JSON.stringify writes a 19-digit card number rounded (4329363667431089800 as 4329363667431089700) and
+    // a client may send one in exponent form (4.3293636674310898e18). The raw numbers catch the exact digits of a card
+    // number anywhere in the text; anything past MAX_DEPTH is refused by checkShape.
+    const panField = findPan(parsed, { rounded: true });
     if (panField !== undefined || jsonNumbersHoldPan(text)) throw cardDataRefused(panField || 'body');
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {

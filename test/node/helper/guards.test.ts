@@ -463,6 +463,47 @@ describe('helper behind an app-wide express.json()', () => {
       server.closeAllConnections();
     }
   });
+  it('refuses a rounded card number as the helper reading the body itself does, with the same field', async () => {
+    // What a browser's JSON.stringify writes for a 19-digit card number held as a Number (its last digits rounded),
+    // the same in exponent form, and the exact digits: the helper reading the body itself took the first two and
+    // charged (the card's first 16 digits in req.body), and named the last `body`, where express.json() said `ref`.
+    const texts = ['4329363667431089700', '4.3293636674310898e18', '43293636674310898000e-1', '-4329363667431089800'];
+    const fields = '"cardToken":"nope","orderReference":"o","email":"a@b.co"';
+    const servers = [];
+    for (const parser of [undefined, express.json()]) {
+      const app = express();
+      if (parser) app.use(parser);
+      app.use('/payments', tesseraHelper({ ...options, logger: captureLogger().logger }));
+      const server = createServer(app);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      servers.push(server);
+    }
+    try {
+      for (const server of servers) {
+        const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/payments/charges`;
+        for (const text of texts) {
+          const r = await call(url, {
+            raw: `{${fields},"ref":${text}}`,
+            headers: { 'content-type': 'application/json' },
+          });
+          assert.equal(r.status, 400, r.text);
+          assert.equal(r.json.code, 'TESSERA_CARD_DATA_REFUSED', text);
+          assert.equal(r.json.field, 'ref', text);
+        }
+        // Large integers of no card brand still pass to the charge's own checks.
+        const id = await call(url, {
+          raw: `{${fields},"ref":1732645312000000000}`,
+          headers: { 'content-type': 'application/json' },
+        });
+        assert.equal(id.json.field, 'cardToken', id.text);
+      }
+    } finally {
+      for (const server of servers) {
+        server.close();
+        server.closeAllConnections();
+      }
+    }
+  });
 });
 
 describe('helper behind an app-wide parser of other media types', () => {
