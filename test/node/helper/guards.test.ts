@@ -681,6 +681,51 @@ describe('helper behind an app-wide parser that leaves bytes, text or an inflate
     }
   });
 
+  it('holds a body an app-wide parser read without a declared length to bodyLimitBytes, in work bounded by it too', async () => {
+    // express.json({ limit: '1mb' }) is common; a chunked body has no Content-Length for the helper to check first.
+    // Before, a 40 kB chunked body was charged where the helper reading it itself answered 413.
+    const app = await shop(express.json({ limit: '1mb' }));
+    try {
+      const token = await cardToken(sb);
+      const big = await chunked(
+        app.url,
+        JSON.stringify({ cardToken: token, orderReference: 'o-1', email: 'a@b.co', pad: 'x'.repeat(40_000) }),
+      );
+      assert.equal(big.status, 413, JSON.stringify(big.json));
+      assert.equal(big.json.code, 'TESSERA_BODY_TOO_LARGE');
+      assert.equal(big.json.field, 'body');
+      // Many small values count too, not only long strings.
+      const many = await chunked(
+        app.url,
+        JSON.stringify({ cardToken: token, ids: Array.from({ length: 9_000 }, () => 1) }),
+      );
+      assert.equal(many.status, 413, JSON.stringify(many.json));
+      // Under the limit, chunked, it is charged.
+      const good = await chunked(app.url, JSON.stringify({ cardToken: token, orderReference: 'o-1', email: 'a@b.co' }));
+      assert.equal(good.status, 201, JSON.stringify(good.json));
+    } finally {
+      app.close();
+    }
+    // A bridge's parser may share one object in many places: 40 levels of { a: x, b: x } are 2^40 leaves to walk
+    // (before, the guards walked every one: 20 levels took seconds, 40 would not end); counted as written, it is 413.
+    const bridged = await shop((req, _res, next) => {
+      req.resume();
+      req.on('end', () => {
+        let x: unknown = { s: 'leaf' };
+        for (let i = 0; i < 40; i++) x = { a: x, b: x };
+        req.body = { cardToken: 'card_tok_abcdefgh', orderReference: 'o', x };
+        next();
+      });
+    });
+    try {
+      const r = await call(bridged.url, { raw: '{}', headers: { 'content-type': 'application/json' } });
+      assert.equal(r.status, 413, r.text);
+      assert.equal(r.json.code, 'TESSERA_BODY_TOO_LARGE');
+    } finally {
+      bridged.close();
+    }
+  });
+
   it('answers a JSON null an app-wide express.json({ strict: false }) parsed as the body that is no object', async () => {
     const app = await shop(express.json({ strict: false }));
     try {
