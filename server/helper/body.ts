@@ -71,6 +71,8 @@ export function jsonBody(limit: number): RequestHandler {
           // No body, whatever the parser left for it: `{}`, as when read here.
           req.body = {};
         } else {
+          // A chunked body has no Content-Length, and a parser's own limit is often far above bodyLimitBytes.
+          if (parsedLarger(parsed, limit)) throw tooLarge(limit);
           // A `null` that was sent (`express.json({ strict: false })`) is a body that is no object, as when read here.
           checkParsed(parsed);
         }
@@ -109,6 +111,41 @@ function bytesOf(parsed: unknown): Buffer | undefined {
   return undefined;
 }
 
+/**
+ * Whether `value`, written as JSON, takes more than `limit` bytes, by a count that is never more than the fewest bytes
+ * its JSON text can have (a string is at least its UTF-16 length and two quotes, a number one digit): a body another
+ * parser read without a declared length (chunked) is held to `limit` as one read here is, and the walk stops as soon as
+ * the count passes `limit`, so its cost is bounded by `limit` too, whatever the parsed value is (an object that
+ * shares sub-objects, as a bridge's parser may make, is counted once per place it appears). Nesting past
+ * {@link MAX_DEPTH} is not walked: checkShape refuses it.
+ */
+function parsedLarger(value: unknown, limit: number): boolean {
+  let size = 0;
+  const visit = (v: unknown, depth: number): boolean => {
+    if (typeof v === 'string') size += v.length + 2;
+    else if (typeof v === 'boolean') size += v ? 4 : 5;
+    else if (v === null || typeof v === 'number' || typeof v === 'bigint') size += v === null ? 4 : 1;
+    else if (typeof v === 'object' && depth <= MAX_DEPTH) {
+      size += 2;
+      if (Array.isArray(v)) {
+        for (let i = 0; i < v.length && size <= limit; i++) {
+          if (i > 0) size++;
+          if (visit(v[i], depth + 1)) return true;
+        }
+      } else {
+        let first = true;
+        for (const key of Object.keys(v)) {
+          size += key.length + (first ? 3 : 4);
+          first = false;
+          if (size > limit || visit((v as Record<string, unknown>)[key], depth + 1)) return true;
+        }
+      }
+    }
+    return size > limit;
+  };
+  return visit(value, 0);
+}
+
 /** What another parser left in `req.body`, held to the same rules. */
 function checkParsed(parsed: unknown): void {
   // Its JSON text is gone: a number JSON.parse rounded (a card number of 17–19 digits) is told by its leading digits.
@@ -128,8 +165,8 @@ function hasBody(req: Request): boolean {
 
 /**
  * A body another parser read is held to `limit` by its declared `Content-Length`, before it is scanned: the reading
- * is paid for, the scan and the checks need not be. A chunked body has no declared length, and its parsed size is
- * not measured (that would cost what the scan costs); the app's own parser limit bounds it.
+ * is paid for, the scan and the checks need not be. A chunked body has no declared length: what was parsed of it is
+ * measured instead ({@link parsedLarger}).
  */
 function checkLength(req: Request, limit: number): void {
   const length = Number(req.headers['content-length']);
@@ -189,8 +226,12 @@ function parseJson(req: Request, raw: Buffer): unknown {
     throw new HelperHttpError(400, 'TESSERA_BODY_MALFORMED', 'the body is not valid JSON', { field: 'body' });
   }
   if (jsonMayHoldPan(text)) {
-    const panField = findPan(parsed);
-    // The raw numbers catch what JSON.parse rounds (19 digits); anything past MAX_DEPTH is refused by checkShape.
+    // Read as a body parsed behind an app-wide parser is read (the same answer, field and all, for the same bytes): a
+    // number past 2^53 that starts like a brand of its length is refused even when its text is no card number, as a
+    // browser's JSON.stringify writes a 19-digit card number rounded (4329363667431089800 as 4329363667431089700) and
+    // a client may send one in exponent form (4.3293636674310898e18). The raw numbers catch the exact digits of a card
+    // number anywhere in the text; anything past MAX_DEPTH is refused by checkShape.
+    const panField = findPan(parsed, { rounded: true });
     if (panField !== undefined || jsonNumbersHoldPan(text)) throw cardDataRefused(panField || 'body');
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {

@@ -463,6 +463,47 @@ describe('helper behind an app-wide express.json()', () => {
       server.closeAllConnections();
     }
   });
+  it('refuses a rounded card number as the helper reading the body itself does, with the same field', async () => {
+    // What a browser's JSON.stringify writes for a 19-digit card number held as a Number (its last digits rounded),
+    // the same in exponent form, and the exact digits: the helper reading the body itself took the first two and
+    // charged (the card's first 16 digits in req.body), and named the last `body`, where express.json() said `ref`.
+    const texts = ['4329363667431089700', '4.3293636674310898e18', '43293636674310898000e-1', '-4329363667431089800'];
+    const fields = '"cardToken":"nope","orderReference":"o","email":"a@b.co"';
+    const servers = [];
+    for (const parser of [undefined, express.json()]) {
+      const app = express();
+      if (parser) app.use(parser);
+      app.use('/payments', tesseraHelper({ ...options, logger: captureLogger().logger }));
+      const server = createServer(app);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      servers.push(server);
+    }
+    try {
+      for (const server of servers) {
+        const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/payments/charges`;
+        for (const text of texts) {
+          const r = await call(url, {
+            raw: `{${fields},"ref":${text}}`,
+            headers: { 'content-type': 'application/json' },
+          });
+          assert.equal(r.status, 400, r.text);
+          assert.equal(r.json.code, 'TESSERA_CARD_DATA_REFUSED', text);
+          assert.equal(r.json.field, 'ref', text);
+        }
+        // Large integers of no card brand still pass to the charge's own checks.
+        const id = await call(url, {
+          raw: `{${fields},"ref":1732645312000000000}`,
+          headers: { 'content-type': 'application/json' },
+        });
+        assert.equal(id.json.field, 'cardToken', id.text);
+      }
+    } finally {
+      for (const server of servers) {
+        server.close();
+        server.closeAllConnections();
+      }
+    }
+  });
 });
 
 describe('helper behind an app-wide parser of other media types', () => {
@@ -637,6 +678,51 @@ describe('helper behind an app-wide parser that leaves bytes, text or an inflate
       }
     } finally {
       app.close();
+    }
+  });
+
+  it('holds a body an app-wide parser read without a declared length to bodyLimitBytes, in work bounded by it too', async () => {
+    // express.json({ limit: '1mb' }) is common; a chunked body has no Content-Length for the helper to check first.
+    // Before, a 40 kB chunked body was charged where the helper reading it itself answered 413.
+    const app = await shop(express.json({ limit: '1mb' }));
+    try {
+      const token = await cardToken(sb);
+      const big = await chunked(
+        app.url,
+        JSON.stringify({ cardToken: token, orderReference: 'o-1', email: 'a@b.co', pad: 'x'.repeat(40_000) }),
+      );
+      assert.equal(big.status, 413, JSON.stringify(big.json));
+      assert.equal(big.json.code, 'TESSERA_BODY_TOO_LARGE');
+      assert.equal(big.json.field, 'body');
+      // Many small values count too, not only long strings.
+      const many = await chunked(
+        app.url,
+        JSON.stringify({ cardToken: token, ids: Array.from({ length: 9_000 }, () => 1) }),
+      );
+      assert.equal(many.status, 413, JSON.stringify(many.json));
+      // Under the limit, chunked, it is charged.
+      const good = await chunked(app.url, JSON.stringify({ cardToken: token, orderReference: 'o-1', email: 'a@b.co' }));
+      assert.equal(good.status, 201, JSON.stringify(good.json));
+    } finally {
+      app.close();
+    }
+    // A bridge's parser may share one object in many places: 40 levels of { a: x, b: x } are 2^40 leaves to walk
+    // (before, the guards walked every one: 20 levels took seconds, 40 would not end); counted as written, it is 413.
+    const bridged = await shop((req, _res, next) => {
+      req.resume();
+      req.on('end', () => {
+        let x: unknown = { s: 'leaf' };
+        for (let i = 0; i < 40; i++) x = { a: x, b: x };
+        req.body = { cardToken: 'card_tok_abcdefgh', orderReference: 'o', x };
+        next();
+      });
+    });
+    try {
+      const r = await call(bridged.url, { raw: '{}', headers: { 'content-type': 'application/json' } });
+      assert.equal(r.status, 413, r.text);
+      assert.equal(r.json.code, 'TESSERA_BODY_TOO_LARGE');
+    } finally {
+      bridged.close();
     }
   });
 
