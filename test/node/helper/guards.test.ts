@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createServer, get, request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { get, request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { deflateSync, gzipSync } from 'node:zlib';
 import express, { type Request, type Response } from 'express';
@@ -27,6 +26,7 @@ import {
   NO_RATE_LIMITS,
   type RunningHelper,
   requiredMethods,
+  serveApp,
   startHelper,
 } from './support.js';
 
@@ -410,9 +410,8 @@ describe('helper behind an app-wide express.json()', () => {
     const app = express();
     app.use(express.json());
     app.use('/payments', tesseraHelper({ ...options, logger: captureLogger().logger }));
-    const server = createServer(app);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/payments/charges`;
+    const server = await serveApp(app);
+    const url = `${server.base}/payments/charges`;
     try {
       const pan = await call(url, { body: { cardToken: 'card_tok_abcdefgh', orderReference: '4242424242424242' } });
       assert.equal(pan.status, 400);
@@ -429,8 +428,7 @@ describe('helper behind an app-wide express.json()', () => {
       assert.equal(big.json.code, 'TESSERA_BODY_TOO_LARGE');
       assert.equal(big.json.field, 'body');
     } finally {
-      server.close();
-      server.closeAllConnections();
+      await server.close();
     }
   });
 
@@ -438,9 +436,8 @@ describe('helper behind an app-wide express.json()', () => {
     const app = express();
     app.use(express.json());
     app.use('/payments', tesseraHelper({ ...options, logger: captureLogger().logger }));
-    const server = createServer(app);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/payments/charges`;
+    const server = await serveApp(app);
+    const url = `${server.base}/payments/charges`;
     const fields = '"cardToken":"nope","orderReference":"o","email":"a@b.co"';
     try {
       // Luhn-valid 19-digit Visa, Discover and UnionPay numbers: parsed, each loses its last digits (…089800 is
@@ -459,8 +456,7 @@ describe('helper behind an app-wide express.json()', () => {
         assert.equal(r.json.field, 'cardToken', id);
       }
     } finally {
-      server.close();
-      server.closeAllConnections();
+      await server.close();
     }
   });
   it('refuses a rounded card number as the helper reading the body itself does, with the same field', async () => {
@@ -474,13 +470,11 @@ describe('helper behind an app-wide express.json()', () => {
       const app = express();
       if (parser) app.use(parser);
       app.use('/payments', tesseraHelper({ ...options, logger: captureLogger().logger }));
-      const server = createServer(app);
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      servers.push(server);
+      servers.push(await serveApp(app));
     }
     try {
       for (const server of servers) {
-        const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/payments/charges`;
+        const url = `${server.base}/payments/charges`;
         for (const text of texts) {
           const r = await call(url, {
             raw: `{${fields},"ref":${text}}`,
@@ -499,8 +493,7 @@ describe('helper behind an app-wide express.json()', () => {
       }
     } finally {
       for (const server of servers) {
-        server.close();
-        server.closeAllConnections();
+        await server.close();
       }
     }
   });
@@ -513,9 +506,8 @@ describe('helper behind an app-wide parser of other media types', () => {
     app.use(express.text());
     app.use(express.json({ type: ['application/json', 'application/csp-report'] }));
     app.use('/payments', tesseraHelper({ ...options, logger: captureLogger().logger }));
-    const server = createServer(app);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/payments/charges`;
+    const server = await serveApp(app);
+    const url = `${server.base}/payments/charges`;
     const fields = { cardToken: 'card_tok_abcdefgh', orderReference: 'order-1', email: 'a@b.co' };
     try {
       const bodies: [string, string][] = [
@@ -534,8 +526,7 @@ describe('helper behind an app-wide parser of other media types', () => {
       assert.equal(json.status, 400, json.text);
       assert.equal(json.json.field, 'cardToken');
     } finally {
-      server.close();
-      server.closeAllConnections();
+      await server.close();
     }
   });
 });
@@ -575,15 +566,8 @@ describe('helper behind an app-wide parser that leaves bytes, text or an inflate
     app.use((_err: unknown, _req: Request, res: Response, _next: express.NextFunction) => {
       res.status(500).type('html').send('<h1>Something went wrong</h1>');
     });
-    const server = createServer(app);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return {
-      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/payments/charges`,
-      close: () => {
-        server.close();
-        server.closeAllConnections();
-      },
-    };
+    const server = await serveApp(app);
+    return { url: `${server.base}/payments/charges`, close: server.close };
   }
 
   /** POSTs `body` chunked (no Content-Length), as a client that streams it does. */
@@ -760,9 +744,8 @@ describe('helper mounted under a path with parameters', () => {
     app.use('/shops/:shop', shops);
     // A parameter of the mount path with the name of a route's own (`/locales/:file`).
     app.use('/f/:file/payments', helper);
-    const server = createServer(app);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const server = await serveApp(app);
+    const base = `${server.base}`;
     try {
       for (const path of ['/t/acme/payments/charges', '/shops/bolt/payments/charges']) {
         const body = { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@b.co' };
@@ -774,8 +757,7 @@ describe('helper mounted under a path with parameters', () => {
       const locale = await call(`${base}/f/nope/payments/locales/de.json`);
       assert.equal(locale.status, 200, locale.text);
     } finally {
-      server.close();
-      server.closeAllConnections();
+      await server.close();
       await sb.close();
     }
   });

@@ -78,6 +78,12 @@ function closer(server: Server): () => Promise<void> {
     });
 }
 
+/** Serves a merchant's own Express `app` on an ephemeral loopback port: its base URL and a `close` that ends it. */
+export async function serveApp(app: express.Express): Promise<{ base: string; close(): Promise<void> }> {
+  const server = createServer(app);
+  return { base: await listen(server), close: closer(server) };
+}
+
 export interface RunningHelper {
   /** Base URL of the mount point, e.g. `http://127.0.0.1:1234/payments`. */
   readonly url: string;
