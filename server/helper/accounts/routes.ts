@@ -326,7 +326,8 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
       } catch (err) {
         throw accountsError(err, 'id');
       }
-      ctx.log.info({ event: 'tessera.instrument.updated', entityId, id, sub: claimsOf(res).sub }, 'instrument updated');
+      const { iss, sub } = claimsOf(res);
+      ctx.log.info({ event: 'tessera.instrument.updated', entityId, id, iss, sub }, 'instrument updated');
       let data: PaymentInstrument;
       try {
         data = instrumentRead(await accounts.paymentInstruments.retrieve(entityId, id), true);

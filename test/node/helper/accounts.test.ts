@@ -141,6 +141,12 @@ describe('dashboard routes against the sandbox', () => {
     assert.equal(r.status, 200, r.text);
     assert.equal(r.json.label, 'Main account');
     assert.equal(r.json.default, true);
+    // The audit line names the user as the issuer and subject together: a `sub` alone is ambiguous across issuers.
+    const audit = h.log.lines.filter((l) => l.event === 'tessera.instrument.updated').at(-1);
+    assert.deepEqual(
+      { entityId: audit?.entityId, id: audit?.id, iss: audit?.iss, sub: audit?.sub },
+      { entityId: 'ent_fixture_a', id: 'ppi_verified_2', iss: issuer.issuer, sub: 'usr_a' },
+    );
     const old = await ask('/entities/ent_fixture_a/payment-instruments/ppi_verified_1', token);
     assert.equal(old.json.default, false);
     const refused = await ask('/entities/ent_fixture_a/payment-instruments/ppi_unverified', token, {
