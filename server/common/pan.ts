@@ -13,20 +13,25 @@ import { luhnValid } from '../../shared/card/luhn.js';
  * - as one unbroken run of digits, or
  * - as groups in a card layout: 4-4-4-4, 4-4-4-1…4, 4-4-4-4-1…3, 4-6-4 or 4-6-5,
  * where the groups may be parted by white space of any kind and length, and up to {@link MAX_GAP} other characters:
- * dashes, `_ , : | . /`, letters (`4242x4242y4242z4242`, `4242 then 4242 …`). Where readings overlap they are masked
+ * dashes, `_ , : | . /`, `+`, letters (`4242x4242y4242z4242`, `4242 then 4242 …`). Where readings overlap they are masked
  * as one; the first group of the first is kept when the reading at its second group is parted alike, or by fewer
  * characters (a port before a card number, `:6379 card 4242 4242 4242 4242`) ({@link hitsIn}).
  *
  * What the scan reads through: digits of every script (`４２`, `٤٢`, `४२`), compatibility digits (superscript
  * `⁴²`, circled `④②`, through NFKC), and invisible format characters (U+200B, U+00AD soft hyphen, U+2060…),
- * which are skipped as if absent.
+ * which are skipped as if absent; and the separators form and percent-encoding write, in a URL or a form body held
+ * by a log line or a JSON string: `+` after a digit (`4242+4242+4242+4242`, as `URLSearchParams` writes spaces), and
+ * `%20`, `%2D`, `%2B` (either case), each read as the one character it stands for (a space, `-`, `+`), where its
+ * digits would otherwise sit between the groups ({@link readAt}).
  *
  * What keeps ordinary identifiers out:
  * - a word (letters and digits) made only of digits and hex letters (`a`–`f`) is a hex identifier (a UUID, an
  *   ObjectId, a hash): its digits are never a card number nor a group of one, unless the word is nothing but
  *   4-digit groups parted by single letters (`4242a4242b4242c4242`), a shape random ids practically never have;
- * - a run right after `+` is a phone number (E.164), and a run of more than 6 digits right after `digit.` is a
- *   decimal fraction (`1.6893190000000686`: a logged duration once passed Luhn with a brand prefix);
+ * - a run right after a `+` (or `%2B`) that follows no digit is a phone number (E.164: `+44 20 7946 0958`,
+ *   `tel=%2B1-202-555-0143`; a phone number's `+` never follows a digit, so after one it parts groups), and a run
+ *   of more than 6 digits right after `digit.` is a decimal fraction (`1.6893190000000686`: a logged duration once
+ *   passed Luhn with a brand prefix);
  * - brand prefixes and lengths: nothing starting with 0, 1, 7, 8 or 9 is a card (timestamps, snowflake ids);
  * - 12-digit numbers are not looked for (the last group of a UUID is 12 characters, and all digits in 0.4% of them),
  *   and neither are runs of more than 19 digits or groups in other layouts (8-4-4-4-12, dates, IP addresses).
@@ -40,9 +45,9 @@ interface Group {
   digits: string;
   start: number;
   end: number;
-  /** Parted from the group before by more than a short gap, a hex identifier or a `+`: nothing joins across. */
+  /** Parted from the group before by more than a short gap or a hex identifier: nothing joins across. */
   broken: boolean;
-  /** Touches a hex letter or follows `+`: not a card number, nor part of one. */
+  /** In a hex identifier, or follows a `+` that follows no digit: not a card number, nor part of one. */
   barred: boolean;
   /** How many characters other than white space part this group from the one before (letters, punctuation). */
   gap: number;
@@ -145,6 +150,23 @@ function classify(cp: number): Class {
 }
 
 /**
+ * The class of the character at `i` and how many UTF-16 units it takes. A percent-encoded space, hyphen or plus
+ * (`%20`, `%2D`, `%2B`, either case) is read as that character, three units wide: in a URL or a form body written
+ * into a log line or a JSON string, `4242%204242%204242%204242` is a card number, where the `20` of each escape put
+ * digits between its groups (and `%2D4242` made a hex word of the group). Constant work per position: linear.
+ */
+function readAt(text: string, i: number): { cls: Class; width: number } {
+  const cp = text.codePointAt(i)!;
+  if (cp === 37 /* % */ && text.charCodeAt(i + 1) === 50 /* 2 */) {
+    const c = text.charCodeAt(i + 2);
+    if (c === 48 /* 0 */) return { cls: SPACE, width: 3 };
+    if (c === 68 /* D */ || c === 100 /* d */) return { cls: OTHER, width: 3 };
+    if (c === 66 /* B */ || c === 98 /* b */) return { cls: PLUS, width: 3 };
+  }
+  return { cls: classify(cp), width: cp > 0xffff ? 2 : 1 };
+}
+
+/**
  * The digit groups of `text`, in order. Linear: each code point is classified once, and each group is looked at
  * again once, when the word it is in ends. A word (a run of letters and digits) made only of hex letters and
  * digits is a hex identifier: its digit runs are barred, and nothing joins across it. In any other word, letters
@@ -203,15 +225,16 @@ function groupsOf(text: string): Group[] {
     wordSpaced = true;
   };
   for (let i = 0; i < text.length; ) {
-    const cp = text.codePointAt(i)!;
-    const width = cp > 0xffff ? 2 : 1;
-    const cls = classify(cp);
+    const { cls, width } = readAt(text, i);
+    const dot = text.charCodeAt(i) === 46;
     i += width;
     if (cls.kind === Kind.Skip) continue;
     if (cls.kind === Kind.Digit) {
       if (start < 0) {
         start = i - width;
-        afterPlus = previous === Kind.Plus;
+        // A phone number's `+` never follows a digit: after one it parts groups (`4242+4242+4242+4242`, a card
+        // number as form encoding writes it).
+        afterPlus = previous === Kind.Plus && beforeLast !== Kind.Digit;
         fraction = lastDot && beforeLast === Kind.Digit;
         if (wordFirstGroup < 0) wordFirstGroup = groups.length;
       }
@@ -235,7 +258,7 @@ function groupsOf(text: string): Group[] {
     }
     beforeLast = previous;
     previous = cls.kind;
-    lastDot = cp === 46;
+    lastDot = dot;
   }
   closeWord(previous === Kind.Digit);
   return groups;
@@ -320,10 +343,11 @@ function separator(text: string, groups: readonly Group[], k: number): string {
   let out = '';
   const to = groups[k]!.start;
   for (let i = groups[k - 1]!.end; i < to && out.length <= MAX_GAP * 2; ) {
-    const cp = text.codePointAt(i)!;
-    const width = cp > 0xffff ? 2 : 1;
-    const kind = classify(cp).kind;
-    if (kind !== Kind.Space && kind !== Kind.Skip) out += text.slice(i, i + width);
+    const { cls, width } = readAt(text, i);
+    // An escape is compared as the character it stands for: `%2D` parts groups as `-` does.
+    if (cls.kind !== Kind.Space && cls.kind !== Kind.Skip) {
+      out += width === 3 ? (cls.kind === Kind.Plus ? '+' : '-') : text.slice(i, i + width);
+    }
     i += width;
   }
   return out;
@@ -433,10 +457,11 @@ const defaultMask = (digits: string) => `[card ••••${digits.slice(-4)}]`
 export const MAX_DEPTH = 32;
 
 /**
- * Text that is nothing but digits and separators (`"4242 4242"`, at most 40 characters): a fragment a card number
- * may be split into. One character class under one quantifier: linear.
+ * Text that is nothing but digits and separators (`"4242 4242"`, `"4242+4242"`, `"4242%204242"`, at most 40 of them):
+ * a fragment a card number may be split into. One character class or an escape that starts with `%`, which the class
+ * does not hold, under one quantifier: each position matches one way only, so it is linear.
  */
-const FRAGMENT = /^[\p{Nd}\s\p{Pd}._,:|/\p{Cf}]{1,40}$/u;
+const FRAGMENT = /^(?:[\p{Nd}\s\p{Pd}._,:|/+\p{Cf}]|%2[0BbDd]){1,40}$/u;
 
 function fragmentGroups(text: string): Group[] | undefined {
   if (!FRAGMENT.test(text)) return undefined;

@@ -105,6 +105,15 @@ const OBFUSCATIONS: [string, string][] = [
   ['inside a sentence', 'my card is 5555-5555-5555-4444, expires 12/34'],
   ['after other digits', 'order 12 4242 4242 4242 4242'],
   ['mixed scripts', '4242 ４２４２ ٤٢٤٢ 4242'],
+  // As form encoding (`URLSearchParams`, a query string) and percent-encoding write one, in a body or a log line.
+  ['form-encoded spaces', '4242+4242+4242+4242'],
+  ['in a form body', 'pan=4242+4242+4242+4242&exp=12%2F34'],
+  ['Amex form-encoded', '3782+822463+10005'],
+  ['percent-encoded spaces', '4242%204242%204242%204242'],
+  ['percent-encoded hyphens', '4242%2D4242%2D4242%2D4242'],
+  ['percent-encoded hyphens, lower case', '4242%2d4242%2d4242%2d4242'],
+  ['percent-encoded pluses', '4242%2B4242%2B4242%2B4242'],
+  ['in a logged URL', 'GET /pay?card=5555%205555%205555%204444 200'],
 ];
 
 describe('card numbers by digit content (server/common/pan.ts)', () => {
@@ -135,6 +144,8 @@ describe('card numbers by digit content (server/common/pan.ts)', () => {
     assert.equal(findPan({ a: '4242 4242', b: '4242 4242' }), 'b');
     assert.equal(findPan({ first: '4242', second: '4242', third: '4242', fourth: '4242' }), 'fourth');
     assert.equal(findPan({ parts: ['5555', '5555', '5555', '4444'] }), 'parts.3');
+    assert.equal(findPan({ a: '4242+4242', b: '4242+4242' }), 'b');
+    assert.equal(findPan({ a: '4242%204242', b: '4242%2D4242' }), 'b');
     assert.equal(findPan({ a: 4242424242424242 }), 'a');
     assert.equal(findPan({ '4111 1111 1111 1111': 'x' }), '[key]');
     assert.equal(findPan({ billing: { '4242x4242y4242z4242': 1 } }), 'billing.[key]');
@@ -178,6 +189,18 @@ describe('card numbers by digit content (server/common/pan.ts)', () => {
       'ref 000000004242424242424242',
       '12345678-1234-4123-8123-123456789012',
       '4242424242424241',
+      // A `+` that follows no digit still starts a phone number, written or percent-encoded, in a form or not.
+      'tel=%2B44%2020%207946%200958',
+      'phone=%2B1-202-555-0143',
+      'phone=+1+202+555+0143',
+      'to=%2B4242424242424242',
+      '2026-11-23T08:15:30.123+0100',
+      'ts=2026-11-23T08%3A15%3A30%2B01%3A00',
+      'v1.2.3+20261126',
+      'price=12.50%20EUR%20x%204242',
+      '192.168.100.200%20192.168.100.201',
+      '12345678%2D1234%2D4123%2D8123%2D123456789012',
+      'a=1+2+3+4+5+6+7+8+9+10+11+12+13',
     ]) {
       assert.equal(containsPan(text), false, text);
     }
@@ -200,6 +223,9 @@ describe('card numbers by digit content (server/common/pan.ts)', () => {
       ['4242 4242 4242 4242 port 4000', '[4242424242424242] port 4000'],
       ['6379 card 4242 4242 4242 4242 and 5555 5555 5555 4444', '6379 card [4242424242424242] and [5555555555554444]'],
       ['at 12:30 4242-4242-4242-4242 ok', 'at 12:30 [4242424242424242] ok'],
+      ['pan=4242+4242+4242+4242&exp=12', 'pan=[4242424242424242]&exp=12'],
+      ['port 6379 and 4242%204242%204242%204242 ok', 'port 6379 and [4242424242424242] ok'],
+      ['port%206379%20card%204242%2D4242%2D4242%2D4242', 'port%206379%20card%20[4242424242424242]'],
       // Parted alike, the readings cannot be told apart: both are masked, as one (the second's last group was shown
       // in clear, and its third in the mask).
       ['6379 4242 4242 4242 4242', '[63794242424242424242]'],
@@ -252,7 +278,7 @@ describe('card numbers by digit content (server/common/pan.ts)', () => {
       '4248',
       '8080',
     ];
-    const separators = [' ', ' ', '-', 'x', ':', '   ', ' card ', '.', '--', ' - '];
+    const separators = [' ', ' ', '-', 'x', ':', '   ', ' card ', '.', '--', ' - ', '+', '%20', '%2D'];
     const random = seededRandom(20261126);
     const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
     let readings = 0;
@@ -292,6 +318,12 @@ describe('card numbers by digit content (server/common/pan.ts)', () => {
       ['digits and hex letters', fill('4a')],
       ['zero-width spaces', fill('4\u200b')],
       ['circled digits', fill('④ ')],
+      // Percent escapes are read three characters at a time, whole or broken off, and a `+` looks one kind back.
+      ['form-encoded groups', fill('4242+')],
+      ['percent-encoded spaces', fill('%20')],
+      ['broken escapes', fill('4%2')],
+      ['escapes between groups', fill('4242%204242%2D4242%2B')],
+      ['pluses before digits', fill('+4')],
       // Overlapping readings, each of which passes: every group starts one, parted alike or not.
       ['card numbers back to back', fill('4242 ')],
       ['a port before each card number', fill('6379 card 4242 4242 4242 4242 ')],
@@ -321,6 +353,8 @@ describe('card numbers in a megabyte of hostile text', () => {
       ['a port before each card number', fill('6379 card 4242 4242 4242 4242 ')],
       ['mixed separators', fill('6379 4242-4242-4242-4242 ')],
       ['digits and dashes', fill('4-')],
+      ['form-encoded card numbers back to back', fill('4242+')],
+      ['percent-encoded card numbers back to back', fill('4242%20')],
       ['spaces between groups', `4242${' '.repeat(size)}4242 4242 4242 4242`],
     ] as const) {
       const ms = fastestMsSync(() => maskPans(text), 5000);

@@ -336,6 +336,44 @@ describe('helper basics over HTTP', () => {
     assert.equal(phone.status, 200);
   });
 
+  it('refuses a card number whose groups form encoding or percent-encoding parted, in the URL and in a body', async () => {
+    // Decoded once, each is still encoded: `4242+4242+…` (a form-encoded value put in a query again), `%20`, `%2D`.
+    // The `+` after each group was read as a phone number's and the escapes put digits between the groups: all got
+    // through (the form body to `req.body`, where the merchant's hooks and logs read it).
+    for (const query of [
+      '?next=pan%3D4242%2B4242%2B4242%2B4242',
+      '?q=4242%25204242%25204242%25204242',
+      '?q=4242%252D4242%252D4242%252D4242',
+    ]) {
+      const r = await call(`${h.url}/config${query}`);
+      assert.equal(r.status, 400, query);
+      assert.equal(r.json.code, 'TESSERA_CARD_DATA_REFUSED', query);
+      assert.equal(r.json.field, 'query', query);
+    }
+    for (const [field, value] of [
+      ['form', 'pan=4242+4242+4242+4242&exp=12%2F34'],
+      ['returnUrl', 'https://shop.example/pay?card=5555%205555%205555%204444'],
+      ['note', '4242%2D4242%2D4242%2D4242'],
+    ]) {
+      const r = await call(`${h.url}/charges`, {
+        body: { cardToken: 'card_tok_abcdefgh', orderReference: 'o-1', [field!]: value },
+      });
+      assert.equal(r.status, 400, `${field}: ${r.text}`);
+      assert.equal(r.json.code, 'TESSERA_CARD_DATA_REFUSED', field);
+      assert.equal(r.json.field, field);
+      assert.ok(!r.text.includes('4242') && !r.text.includes('5555'), r.text);
+    }
+    // A phone number's `+` follows no digit: written or percent-encoded, it still passes.
+    for (const query of [
+      '?phone=%2B44%2020%207946%200958',
+      '?phone=%252B1-202-555-0143',
+      '?to=%252B4242424242424242',
+    ]) {
+      const r = await call(`${h.url}/config${query}`);
+      assert.equal(r.status, 200, `${query}: ${r.text}`);
+    }
+  });
+
   it('answers a path parameter that is not valid percent-encoding with 400 naming the path, not a 500', async () => {
     for (const path of ['/locales/%ZZ.json', '/locales/%E0%A4%A.json']) {
       const r = await call(`${h.url}${path}`);
@@ -788,6 +826,26 @@ describe('redactingLogger', () => {
     assert.equal(line!.note, 'got [redacted-jwt]');
     assert.equal(line!.orderReference, 'order-1');
     assert.equal(line!.msg, 'charge for [redacted-card]');
+  });
+
+  it('masks a card number a logged URL or form holds with its groups parted by +, %20 or %2D', () => {
+    const { logger, log } = captureLogger();
+    // Each was written as it was: the `+` taken for a phone number's, the escapes putting digits between the groups.
+    redactingLogger(logger, []).info(
+      {
+        url: '/pay?card=4242+4242+4242+4242&exp=12',
+        form: 'pan=5555%205555%205555%204444',
+        referer: 'https://shop.example/pay?card=4242%2D4242%2D4242%2D4242',
+        phone: '+44 20 7946 0958',
+      },
+      'GET /pay?card=4242%204242%204242%204242 failed',
+    );
+    const [line] = log.lines;
+    assert.equal(line!.url, '/pay?card=[redacted-card]&exp=12');
+    assert.equal(line!.form, 'pan=[redacted-card]');
+    assert.equal(line!.referer, 'https://shop.example/pay?card=[redacted-card]');
+    assert.equal(line!.phone, '+44 20 7946 0958');
+    assert.equal(line!.msg, 'GET /pay?card=[redacted-card] failed');
   });
 
   it('cuts the password of a URL with user info out of free text and keeps the rest of the URL', () => {
