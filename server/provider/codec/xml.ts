@@ -477,11 +477,21 @@ function scan(text: string, trim: boolean): { skeleton: string; top: Record<stri
 }
 
 /**
+ * A code unit that is not a Char by itself: a C0 control other than tab, LF and CR, U+FFFE, U+FFFF, or a surrogate
+ * (a Char only as half of a pair). One character class, no `u` flag: linear, and a fast search of the text.
+ */
+const NOT_BMP_CHAR = /[^\t\n\r\u0020-\ud7ff\ue000-\ufffd]/;
+
+/**
  * Whether `text` holds a character outside XML 1.0's Char production (§2.2): a C0 control other than tab, LF and CR,
- * a lone surrogate, U+FFFE or U+FFFF. A loop, not the `u` regular expression used before (0.25 s on 4 MiB).
+ * a lone surrogate, U+FFFE or U+FFFF. The search above finds the first code unit to look at (none in most text, and
+ * it reads 4 MiB in a few milliseconds); from there a loop, not the `u` regular expression used before (0.25 s on
+ * 4 MiB), tells pairs from lone surrogates.
  */
 function hasNonXmlChar(text: string): boolean {
-  for (let k = 0; k < text.length; k++) {
+  const first = text.search(NOT_BMP_CHAR);
+  if (first < 0) return false;
+  for (let k = first; k < text.length; k++) {
     const c = text.charCodeAt(k);
     if (c >= 0x20 && c < 0xd800) continue;
     if (c < 0x20) {
