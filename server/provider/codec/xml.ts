@@ -152,49 +152,6 @@ export interface DecodeXmlOptions {
   readonly trim?: boolean;
 }
 
-const PREDEFINED: Record<string, string> = { 'lt;': '<', 'gt;': '>', 'amp;': '&', 'quot;': '"', 'apos;': "'" };
-
-/**
- * Expands the predefined entities and character references of text the parser left as written. Outside CDATA
- * `scan` has refused every other `&`; what CDATA holds (which `scan` joins to the text) is left as it is
- * unless it reads as a reference to a Char. One forward pass: each `&` is looked at once, its digits read once.
- */
-function decodeEntities(text: string): string {
-  let amp = text.indexOf('&');
-  if (amp < 0) return text;
-  // One forward pass with slices (a replace callback per reference spent seconds in the collector on 4 MiB of them).
-  let out = '';
-  let done = 0;
-  for (; amp >= 0; amp = text.indexOf('&', amp + 1)) {
-    let expanded: string | undefined;
-    let end = amp + 1;
-    if (text.charCodeAt(end) === HASH) {
-      end++;
-      const radix = text.charCodeAt(end) === 0x78 /* x */ ? 16 : 10;
-      if (radix === 16) end++;
-      const start = end;
-      let value = 0;
-      for (let d = digit(text.charCodeAt(end), radix); d >= 0; d = digit(text.charCodeAt(++end), radix)) {
-        if (value <= 0x10ffff) value = value * radix + d;
-      }
-      if (end === start || text.charCodeAt(end) !== SEMICOLON) continue;
-      // Not a Char (or out of Unicode): left as written.
-      if (isXmlChar(value)) expanded = String.fromCodePoint(value);
-    } else {
-      const name = predefinedAt(text, end);
-      if (name === undefined) continue;
-      end += name.length - 1;
-      expanded = PREDEFINED[name];
-    }
-    if (expanded !== undefined) {
-      out += text.slice(done, amp) + expanded;
-      done = end + 1;
-    }
-    amp = end;
-  }
-  return out + text.slice(done);
-}
-
 /**
  * Decodes the legacy API's XML document into a plain object of strings, nested
  * objects and arrays (an element seen more than once becomes an array). Throws
@@ -241,8 +198,13 @@ interface Open {
   readonly children: Record<string, unknown>;
   /** The text pieces so far, joined; undefined when there is none. */
   text: string | undefined;
-  /** Character data since the last child, CDATA section or processing instruction (comments do not end it). */
+  /**
+   * Character data since the last child, CDATA section or processing instruction (comments do not end it), its
+   * references expanded; when trimming, without its leading white space and without `gap`.
+   */
   piece: string;
+  /** When trimming, the white space after the piece's last other character: text only if more of the piece follows. */
+  gap: string;
   readonly attributes: Record<string, string> | undefined;
 }
 
@@ -277,21 +239,22 @@ function spaceOnly(text: string, from: number, to: number): boolean {
  * the tree, appended each character of text to a string (0.6 s for 4 MiB); see docs/decisions/sandbox.md#xml-mapping
  * and #xml-decoding-speed.
  *
- * The tree is the one fast-xml-parser built with the options used before (`trimValues` as `trim`, no entity
- * processing), for `fromNode` to read: an element is its text (the pieces between its children, CDATA sections and
- * processing instructions, each trimmed when `trim`, then joined), or an object of its children by `$name` (a
- * repeated name an array) with `#text`, and `@_key` / `@_nil` when it has those attributes. `top` holds the elements
- * outside any other (the validator refuses more than one).
+ * The tree is the one fast-xml-parser built with the options used before (`trimValues` as `trim`), for `fromNode` to
+ * read, but with references expanded where the text is taken (textReader; CDATA is literal): an element is its text
+ * (the pieces between its children, CDATA sections and processing instructions, each trimmed as written when `trim`,
+ * then joined), or an object of its children by `$name` (a repeated name an array) with `#text`, and `@_key` (expanded)
+ * / `@_nil` (as written) when it has those attributes. `top` holds the elements outside any other (the validator
+ * refuses more than one).
  */
 function scan(text: string, trim: boolean): { skeleton: string; top: Record<string, unknown> } {
   const n = text.length;
   if (hasNonXmlChar(text)) malformed();
-  const checkReferences = referenceChecker(text);
+  const readText = textReader(text);
   // Where the document proper starts (after a byte order mark): the only place for an XML declaration.
   const start = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   // The next `<` and the next `]]>` at or after where the last search started, for the checks of attribute values and
   // character data: the scan asks with ever later positions, so one forward search serves them all (see
-  // referenceChecker).
+  // forwardSearch).
   const nextLt = forwardSearch(text, '<');
   const nextCdataEnd = forwardSearch(text, ']]>');
   const skeleton: string[] = start === 1 ? ['\ufeff'] : [];
@@ -301,10 +264,11 @@ function scan(text: string, trim: boolean): { skeleton: string; top: Record<stri
   let attributes = 0;
 
   const flush = (open: Open) => {
-    if (open.piece === '') return;
-    const piece = trim ? open.piece.trim() : open.piece;
+    const { piece } = open;
+    open.gap = ''; // trailing white space: no more of the piece follows
+    if (piece === '') return;
     open.piece = '';
-    if (piece !== '') open.text = open.text === undefined ? piece : open.text + piece;
+    open.text = open.text === undefined ? piece : open.text + piece;
   };
   const close = (open: Open) => {
     flush(open);
@@ -327,16 +291,35 @@ function scan(text: string, trim: boolean): { skeleton: string; top: Record<stri
   const outside = () => {
     if (skeleton.at(-1) !== ' ') skeleton.push(' ');
   };
-  /** Character data from `from` to `to`: its references checked, kept as text inside the root, white space outside. */
+  /**
+   * Character data from `from` to `to`: inside the root, text with its references checked and expanded, in one pass
+   * (textReader); outside it, white space only (so no reference either).
+   */
   const data = (from: number, to: number) => {
     if (from >= to) return;
-    checkReferences(from, to);
     const open = stack.at(-1);
     if (open !== undefined) {
       // `]]>` ends a CDATA section and nothing else: character data may not hold it (XML 1.0 §2.4).
       const cdataEnd = nextCdataEnd(from);
       if (cdataEnd >= 0 && cdataEnd + 3 <= to) malformed();
-      open.piece += newlines(text.slice(from, to));
+      if (!trim) {
+        open.piece += readText(from, to, true);
+        return;
+      }
+      // The piece is trimmed as written, before its references are expanded (`&#x20;` is text, never trimmed): its
+      // leading white space is dropped here, white space after its last other character is held in `gap` until more
+      // of the piece follows (after a comment) or dropped when the piece ends. No `&` is white space, so the trimmed
+      // parts hold no reference to check.
+      let end = to;
+      while (end > from && isTrimmed(text.charCodeAt(end - 1))) end--;
+      if (end === from) {
+        if (open.piece !== '') open.gap += newlines(text.slice(from, to));
+        return;
+      }
+      let begin = from;
+      if (open.piece === '') while (isTrimmed(text.charCodeAt(begin))) begin++;
+      open.piece += open.gap + readText(begin, end, true);
+      open.gap = end < to ? newlines(text.slice(end, to)) : '';
       return;
     }
     for (let k = from; k < to; k++) {
@@ -368,6 +351,7 @@ function scan(text: string, trim: boolean): { skeleton: string; top: Record<stri
         outside();
       } else if (cdata) {
         flush(open);
+        // CDATA is literal text (XML 1.0 §2.7): nothing in it is a reference.
         const content = newlines(text.slice(i + 9, end - 3));
         if (content !== '') open.text = open.text === undefined ? content : open.text + content;
       }
@@ -423,13 +407,25 @@ function scan(text: string, trim: boolean): { skeleton: string; top: Record<stri
         // An attribute value cannot hold `<` (XML 1.0 §3.1, AttValue).
         const lt = nextLt(j + 1);
         if (lt >= 0 && lt < quote) malformed();
-        checkReferences(j + 1, quote);
         const name = tokenStart < 0 ? '' : text.slice(tokenStart, tokenEnd);
-        const mapped = name === 'key' ? '@_key' : name === 'nil' ? '@_nil' : undefined;
-        if (mapped !== undefined) {
-          const value = newlines(text.slice(j + 1, quote));
+        if (name === 'key') {
+          // Trimmed as written, then its references expanded (as text is).
+          let from = j + 1;
+          let to = quote;
+          if (trim) {
+            while (to > from && isTrimmed(text.charCodeAt(to - 1))) to--;
+            while (from < to && isTrimmed(text.charCodeAt(from))) from++;
+          }
           attrs ??= {};
-          attrs[mapped] = trim ? value.trim() : value;
+          attrs['@_key'] = readText(from, to, true);
+        } else {
+          // Every other value's references are checked; `nil` is compared as written (`nil="&#116;rue"` is no nil).
+          readText(j + 1, quote, false);
+          if (name === 'nil') {
+            const value = newlines(text.slice(j + 1, quote));
+            attrs ??= {};
+            attrs['@_nil'] = trim ? value.trim() : value;
+          }
         }
         skeleton.push(text.slice(copied, j + 1));
         copied = quote;
@@ -468,7 +464,7 @@ function scan(text: string, trim: boolean): { skeleton: string; top: Record<stri
       if (parent !== undefined) flush(parent);
       const name = text.slice(i + 1, nameEnd < 0 ? gt : nameEnd);
       if (!XML_NAME.test(name)) malformed();
-      const open: Open = { name, children: {}, text: undefined, piece: '', attributes: attrs };
+      const open: Open = { name, children: {}, text: undefined, piece: '', gap: '', attributes: attrs };
       if (text.charCodeAt(gt - 1) === SLASH) close(open);
       else if (stack.push(open) > XML_MAX_DEPTH) {
         throw new XmlCodecError('xml_too_deep', `XML nesting deeper than ${XML_MAX_DEPTH}`);
@@ -481,11 +477,21 @@ function scan(text: string, trim: boolean): { skeleton: string; top: Record<stri
 }
 
 /**
+ * A code unit that is not a Char by itself: a C0 control other than tab, LF and CR, U+FFFE, U+FFFF, or a surrogate
+ * (a Char only as half of a pair). One character class, no `u` flag: linear, and a fast search of the text.
+ */
+const NOT_BMP_CHAR = /[^\t\n\r\u0020-\ud7ff\ue000-\ufffd]/;
+
+/**
  * Whether `text` holds a character outside XML 1.0's Char production (§2.2): a C0 control other than tab, LF and CR,
- * a lone surrogate, U+FFFE or U+FFFF. A loop, not the `u` regular expression used before (0.25 s on 4 MiB).
+ * a lone surrogate, U+FFFE or U+FFFF. The search above finds the first code unit to look at (none in most text, and
+ * it reads 4 MiB in a few milliseconds); from there a loop, not the `u` regular expression used before (0.25 s on
+ * 4 MiB), tells pairs from lone surrogates.
  */
 function hasNonXmlChar(text: string): boolean {
-  for (let k = 0; k < text.length; k++) {
+  const first = text.search(NOT_BMP_CHAR);
+  if (first < 0) return false;
+  for (let k = first; k < text.length; k++) {
     const c = text.charCodeAt(k);
     if (c >= 0x20 && c < 0xd800) continue;
     if (c < 0x20) {
@@ -590,28 +596,37 @@ function declaredEncoding(text: string): string | undefined {
 }
 
 const HASH = 0x23;
+const AMP = 0x26;
 const SEMICOLON = 0x3b;
 
-/** The predefined entity (`lt;`, `amp;`…, without the `&`) that starts at `q`, or undefined. */
-function predefinedAt(text: string, q: number): string | undefined {
-  let name: string;
+/** A predefined entity (XML 1.0 §4.6): its name with the `;`, without the `&`, and the code of its character. */
+type Entity = readonly [name: string, code: number];
+const LT_ENTITY: Entity = ['lt;', 0x3c];
+const GT_ENTITY: Entity = ['gt;', 0x3e];
+const AMP_ENTITY: Entity = ['amp;', 0x26];
+const APOS_ENTITY: Entity = ['apos;', 0x27];
+const QUOT_ENTITY: Entity = ['quot;', 0x22];
+
+/** The predefined entity whose name starts at `q` (after a `&`), or undefined. */
+function predefinedAt(text: string, q: number): Entity | undefined {
+  let entity: Entity;
   switch (text.charCodeAt(q)) {
     case 0x6c /* l */:
-      name = 'lt;';
+      entity = LT_ENTITY;
       break;
     case 0x67 /* g */:
-      name = 'gt;';
+      entity = GT_ENTITY;
       break;
     case 0x71 /* q */:
-      name = 'quot;';
+      entity = QUOT_ENTITY;
       break;
     case 0x61 /* a */:
-      name = text.charCodeAt(q + 1) === 0x6d /* m */ ? 'amp;' : 'apos;';
+      entity = text.charCodeAt(q + 1) === 0x6d /* m */ ? AMP_ENTITY : APOS_ENTITY;
       break;
     default:
       return undefined;
   }
-  return text.startsWith(name, q) ? name : undefined;
+  return text.startsWith(entity[0], q) ? entity : undefined;
 }
 
 /** XML 1.0's Char production (§2.2): what a character reference may stand for. */
@@ -635,25 +650,40 @@ function digit(c: number, radix: 10 | 16): number {
 }
 
 /**
- * Refuses, between `from` and `to` (character data or an attribute value), every `&` that does not start a
- * reference a conforming parser accepts without a DTD (XML 1.0 §4.1, §4.6): one of the five predefined entities,
- * or `&#…;` / `&#x…;` whose value is a Char. Undeclared entities (`&foo;`), references out of Unicode
- * (`&#x110000;`, `&#99999999999;`) or to a non-Char (`&#xFFFF;`, `&#0;`) make the document not well-formed. Each
- * character is looked at a bounded number of times: the digits of a reference are read once, and the value stops
- * growing past U+10FFFF.
+ * Reads character data or an attribute value, from `from` to `to`, in one forward pass. Refuses every `&` that does
+ * not start a reference a conforming parser accepts without a DTD (XML 1.0 §4.1, §4.6): one of the five predefined
+ * entities, or `&#…;` / `&#x…;` whose value is a Char. Undeclared entities (`&foo;`), references out of Unicode
+ * (`&#x110000;`, `&#99999999999;`) or to a non-Char (`&#xFFFF;`, `&#0;`) make the document not well-formed. With
+ * `keep`, returns the text with every reference expanded and line ends read as `\n` (§2.11; a `&#13;` stays a CR),
+ * built from slices of the text between references and the characters they stand for; without, only checks.
+ *
+ * Each reference is read once, where the text is taken (the scan checked them and the tree expanded them again until
+ * 2026-11-26): the digits once, the value no longer growing past U+10FFFF, and one forward search for `&` (and one
+ * for CR) serves every call, since the scan calls this with ever later ranges (a search per range would read to the
+ * end of the text each time: quadratic).
  */
-function referenceChecker(text: string): (from: number, to: number) => void {
-  // The next `&` at or after where the last search started: the scan calls this with ever later ranges, so one
-  // forward search serves them all (a search per range would read to the end of the text each time: quadratic).
-  let amp = -2;
-  const nextAmp = (from: number) => {
-    if (amp !== -1 && amp < from) amp = text.indexOf('&', from);
-    return amp;
+function textReader(text: string): (from: number, to: number, keep: boolean) => string {
+  const nextAmp = forwardSearch(text, '&');
+  const nextCr = forwardSearch(text, '\r');
+  /** The text from `from` to `to`, which holds no reference, its line ends read as `\n`. */
+  const literal = (from: number, to: number): string => {
+    const s = text.slice(from, to);
+    const cr = nextCr(from);
+    return cr >= 0 && cr < to ? newlines(s) : s;
   };
-  return (from, to) => {
-    let p = nextAmp(from);
-    while (p >= 0 && p < to) {
-      let q = p + 1;
+  return (from, to, keep) => {
+    let amp = nextAmp(from);
+    if (amp < 0 || amp >= to) return keep ? literal(from, to) : '';
+    // The expanded text: `out`, then the `used` code units in UNITS. Each reference's character, and each short run of
+    // text between references, goes to UNITS, which becomes a string when full or before a long run is added as a
+    // slice: a string per reference (the concatenation used before) spent most of 4 MiB of references' time in the
+    // collector. A flush never splits a surrogate pair (it happens before a unit or a run that would not fit).
+    let out = '';
+    let used = 0;
+    let done = from;
+    do {
+      let q = amp + 1;
+      let code: number;
       if (text.charCodeAt(q) === HASH) {
         q++;
         let radix: 10 | 16 = 10;
@@ -662,19 +692,79 @@ function referenceChecker(text: string): (from: number, to: number) => void {
           q++;
         }
         const start = q;
-        let value = 0;
+        code = 0;
         for (let d = digit(text.charCodeAt(q), radix); q < to && d >= 0; d = digit(text.charCodeAt(++q), radix)) {
-          if (value <= 0x10ffff) value = value * radix + d;
+          if (code <= 0x10ffff) code = code * radix + d;
         }
-        if (q === start || q >= to || text.charCodeAt(q) !== SEMICOLON || !isXmlChar(value)) malformed();
+        if (q === start || q >= to || text.charCodeAt(q) !== SEMICOLON || !isXmlChar(code)) malformed();
       } else {
-        const name = predefinedAt(text, q);
-        if (name === undefined || q + name.length > to) malformed();
-        q += name.length - 1;
+        const entity = predefinedAt(text, q);
+        if (entity === undefined || q + entity[0].length > to) malformed();
+        q += entity[0].length - 1;
+        code = entity[1];
       }
-      p = nextAmp(q + 1);
-    }
+      if (keep) {
+        const run = amp - done;
+        if (run > 0) {
+          const cr = nextCr(done);
+          if (run > SHORT_RUN || (cr >= 0 && cr < amp)) {
+            if (used > 0) out += UTF16.decode(UNITS.subarray(0, used));
+            used = 0;
+            out += literal(done, amp);
+          } else {
+            if (used + run > UNITS.length) {
+              out += UTF16.decode(UNITS.subarray(0, used));
+              used = 0;
+            }
+            for (let k = done; k < amp; k++) UNITS[used++] = text.charCodeAt(k);
+          }
+        }
+        if (used + 2 > UNITS.length) {
+          out += UTF16.decode(UNITS.subarray(0, used));
+          used = 0;
+        }
+        if (code < 0x10000) UNITS[used++] = code;
+        else {
+          UNITS[used++] = 0xd800 + ((code - 0x10000) >> 10);
+          UNITS[used++] = 0xdc00 + ((code - 0x10000) & 0x3ff);
+        }
+      }
+      done = q + 1;
+      // References side by side need no search (the forward search, asked later, searches on from where it is asked).
+      amp = text.charCodeAt(done) === AMP ? done : nextAmp(done);
+    } while (amp >= 0 && amp < to);
+    if (!keep) return '';
+    if (used > 0) out += UTF16.decode(UNITS.subarray(0, used));
+    return done < to ? out + literal(done, to) : out;
   };
+}
+
+/**
+ * textReader's buffer of expanded text, shared (decoding is synchronous, and a reader empties it before it returns).
+ * Text between two references up to SHORT_RUN characters long is copied into it; a longer run is added as a slice.
+ */
+const UNITS = new Uint16Array(8192);
+const SHORT_RUN = 64;
+// `ignoreBOM`: a U+FEFF the text holds is text, not a byte order mark to drop.
+const UTF16 = new TextDecoder('utf-16le', { ignoreBOM: true });
+
+/**
+ * Whether `c` is white space to `String.prototype.trim` (ECMAScript's WhiteSpace and LineTerminator), which trimming
+ * text has always meant here (fast-xml-parser trimmed with it).
+ */
+function isTrimmed(c: number): boolean {
+  if (c < 0x80) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  return (
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
 }
 
 /**
@@ -706,7 +796,8 @@ function checkKey(key: string, path: string): void {
 function fromNode(node: unknown, path: string): unknown {
   if (Array.isArray(node)) return node.map((n, i) => fromNode(n, childPath(path, String(i))));
   if (node === null || node === undefined) return '';
-  if (typeof node !== 'object') return decodeEntities(String(node));
+  // Text and `key` values arrive with their references expanded (by the scan, where it took them).
+  if (typeof node !== 'object') return String(node);
   const obj = node as Record<string, unknown>;
   if (obj['@_nil'] === 'true') return null;
   const out: Record<string, unknown> = Object.create(null);
@@ -719,8 +810,7 @@ function fromNode(node: unknown, path: string): unknown {
     if (k === 'item') {
       for (const item of Array.isArray(v) ? v : [v]) {
         const raw = typeof item === 'object' && item !== null ? (item as Record<string, unknown>)['@_key'] : undefined;
-        // Attribute values keep their entities (`key="a&amp;b"`) until here, like text does.
-        const key = typeof raw === 'string' ? decodeEntities(raw) : undefined;
+        const key = typeof raw === 'string' ? raw : undefined;
         if (key === undefined) {
           out.item = fromNode(v, childPath(path, k));
           break;
@@ -732,11 +822,6 @@ function fromNode(node: unknown, path: string): unknown {
     }
     out[k] = fromNode(v, childPath(path, k));
   }
-  if (!hasChild)
-    return typeof obj['#text'] === 'string'
-      ? decodeEntities(obj['#text'])
-      : obj['#text'] === undefined
-        ? ''
-        : String(obj['#text']);
+  if (!hasChild) return obj['#text'] === undefined ? '' : String(obj['#text']);
   return { ...out };
 }

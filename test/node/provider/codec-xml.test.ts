@@ -179,6 +179,29 @@ describe('XML codec: encodeXml / decodeXml', () => {
     });
   });
 
+  it('keeps CDATA literal: a reference in it, or begun in it and ended after it, is text as written', () => {
+    // The tree's text (CDATA joined to the text around it) was expanded as a whole: `<![CDATA[AT&amp;T]]>` read as
+    // `AT&T`, and `<![CDATA[&]]>#65;` (an `&` in CDATA, then the text `#65;`) as `A`.
+    assert.deepEqual(
+      decodeXml('<data><a><![CDATA[AT&amp;T &#65;]]></a><b><![CDATA[&]]>#65;</b><c>x<![CDATA[&am]]>p;</c></data>'),
+      { a: 'AT&amp;T &#65;', b: '&#65;', c: 'x&amp;' },
+    );
+    assert.deepEqual(decodeXml('<data><a> &lt;<![CDATA[ &lt; ]]>&lt; </a></data>'), { a: '< &lt; <' });
+  });
+
+  it('trims text as written, never the characters references stand for, across comments and line ends', () => {
+    const doc =
+      '<data><a>\r\n &#x20;x&#xD;<!-- c --> \r\n&#xA0; </a><item key=" &#32;k&#9; ">\u00a0&#xa0;</item></data>';
+    assert.deepEqual(decodeXml(doc), { a: ' x\r \n\u00a0', ' k\t': '\u00a0' });
+    assert.deepEqual(decodeXml(doc, { trim: false }), {
+      a: '\n  x\r \n\u00a0 ',
+      '  k\t ': '\u00a0\u00a0',
+    });
+    // A U+FEFF in text is text (the expanded text is built from UTF-16 code units: no byte order mark is dropped).
+    assert.deepEqual(decodeXml('<data><a>\ufeff&#65;\ufeff</a></data>', { trim: false }), { a: '\ufeffA\ufeff' });
+    assert.deepEqual(decodeXml('<data><a>x\ufeff&#65;&#xfeff;</a></data>'), { a: 'x\ufeffA\ufeff' });
+  });
+
   it('refuses what a conforming parser refuses: undeclared entities, references to non-Chars, raw non-Chars', () => {
     for (const bad of [
       'a&foo;b',
@@ -198,10 +221,16 @@ describe('XML codec: encodeXml / decodeXml', () => {
       'a&AMP;b',
       'a\u0001b',
       'a\uffffb',
+      'a\ud800b',
+      'a\udc00b',
+      'a\udfff\ud83e',
     ]) {
       refuses(`<data><description>${bad}</description></data>`, 'xml_malformed');
       refuses(`<data><item key="${bad}">1</item></data>`, 'xml_malformed');
     }
+    assert.deepEqual(decodeXml('<data><item key="\ud83e\uddfe">\u0085\ud83e\uddfe</item></data>'), {
+      '\ud83e\uddfe': '\u0085\ud83e\uddfe',
+    });
     refuses('&foo;<data/>', 'xml_malformed');
     refuses('<data><a>1</a>&#xFFFF;</data>', 'xml_malformed');
   });
@@ -409,6 +438,14 @@ describe('XML codec: encodeXml / decodeXml', () => {
       ['one long text run', (bytes) => fill('<data><a>', 'abcdefgh', '</a></data>', bytes)],
       ['predefined entities', (bytes) => fill('<data><a>', '&amp;', '</a></data>', bytes)],
       ['character references', (bytes) => fill('<data><a>', '&#x41;', '</a></data>', bytes)],
+      [
+        'references of every kind, in text and `key` values',
+        (bytes) => {
+          const refs = (n: number) => fill('', '&#x41;&amp;&#65;&lt;&#x1F9FE;&quot;&#0233;&apos;&gt;a', '', n);
+          const per = Math.floor(bytes / 64);
+          return `<data>${Array.from({ length: 64 }, (_, i) => `<item key="k${i}${refs(per / 8)}">${refs(per - per / 8 - 40)}</item>`).join('')}</data>`;
+        },
+      ],
       [
         'the most attributes, long keys',
         (bytes) =>
