@@ -273,7 +273,7 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
       while (next < ids.length && !failure) {
         const i = next++;
         try {
-          found[i] = instrumentRead(await accounts.paymentInstruments.retrieve(entityId, ids[i]!));
+          found[i] = instrumentRead(await accounts.paymentInstruments.retrieve(entityId, ids[i]!), ids[i]!);
         } catch (err) {
           if (err instanceof NotFoundError && !errorCodesOf(err.body).includes('entity_not_found')) {
             // The platform's records name an instrument the provider no longer has: the list goes on without it.
@@ -319,7 +319,7 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
     const id = pathParam(req, 'id', PAYMENT_INSTRUMENT_ID, 'a payment instrument id (ppi_…)');
     await ownInstrument(req, res, entityId, id);
     try {
-      const data = instrumentRead(await accounts.paymentInstruments.retrieve(entityId, id));
+      const data = instrumentRead(await accounts.paymentInstruments.retrieve(entityId, id), id);
       sendJson(res, 200, { ...safeInstrument(data), requestId: res.locals.tesseraRequestId });
     } catch (err) {
       throw accountsError(err, 'id');
@@ -344,7 +344,7 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
       ctx.log.info({ event: 'tessera.instrument.updated', entityId, id, iss, sub }, 'instrument updated');
       let data: PaymentInstrument;
       try {
-        data = instrumentRead(await accounts.paymentInstruments.retrieve(entityId, id), true);
+        data = instrumentRead(await accounts.paymentInstruments.retrieve(entityId, id), id, true);
       } catch (err) {
         // The change was made: a failed read-back (even a 404, or the token request) never says "nothing was done"
         // (docs/decisions/helper.md#helper-provider-answers).
