@@ -38,7 +38,11 @@ export const HELPER_ERROR_CODES = {
       'A browser sent this write from another site (`Sec-Fetch-Site`, or an `Origin` that is not this host); list the page’s origin in `corsOrigins` if it is yours.',
   },
   TESSERA_ROUTE_NOT_FOUND: { status: 404, meaning: 'The helper has no route for this path.' },
-  TESSERA_NOT_FOUND: { status: 404, meaning: 'The provider has no such object; `field` names the path parameter.' },
+  TESSERA_NOT_FOUND: {
+    status: 404,
+    meaning:
+      'The provider has no such object, or `paymentInstrumentIds` does not name the payout instrument for the sub-entity; `field` names the path parameter.',
+  },
   TESSERA_UNKNOWN_PAYMENT: { status: 404, meaning: 'A 3-D Secure return names no payment this helper started.' },
   TESSERA_METHOD_NOT_ALLOWED: {
     status: 405,
@@ -89,7 +93,7 @@ export const HELPER_ERROR_CODES = {
   TESSERA_INSTRUMENT_IDS_FAILED: {
     status: 500,
     meaning:
-      '`paymentInstrumentIds` threw (or threw a `HelperHttpError` whose status is outside 400–599 or whose headers cannot be sent) or answered something other than a list of `ppi_…` ids; the cause is logged.',
+      '`paymentInstrumentIds` threw (or threw a `HelperHttpError` whose status is outside 400–599 or whose headers cannot be sent) or answered something other than a list of `ppi_…` ids; the cause is logged, and nothing was sent to the provider.',
   },
   TESSERA_INTERNAL: { status: 500, meaning: 'The helper failed unexpectedly; the cause is logged.' },
   TESSERA_LIST_NOT_CONFIGURED: {

@@ -232,6 +232,10 @@ export interface TesseraHelperSettings {
    * longer has. Called only after the host token allowed the entity. Without it the route uses the sandbox's list
    * extension (`environment: 'sandbox'`) or answers 501 `TESSERA_LIST_NOT_CONFIGURED`.
    * docs/decisions/helper.md#helper-instrument-list
+   *
+   * Also called by `GET` and `PATCH /entities/:entityId/payment-instruments/:id`: an id it does not name for the entity
+   * is 404 `TESSERA_NOT_FOUND` before the provider is asked, so another sub-entity's instrument cannot be read or made
+   * the payout default even by a provider that ignored the entity in its path. docs/decisions/helper.md#helper-instrument-owner
    */
   readonly paymentInstrumentIds?: (
     entityId: string,

@@ -124,9 +124,19 @@ export function chargeRead(result: ProviderResult<Charge>): Charge {
   return result.data;
 }
 
-/** One payout instrument; `afterWrite` when it is read back after a change (whose outcome is then unknown). */
-export function instrumentRead(result: ProviderResult<PaymentInstrument>, afterWrite = false): PaymentInstrument {
-  const fault = instrumentFault(result.data);
+/**
+ * One payout instrument, read by its id `id`; `afterWrite` when it is read back after a change (whose outcome is then
+ * unknown). An answer for another instrument is refused like a malformed one: the page would be shown, and a list
+ * would carry, an instrument it did not ask for (the spec's instrument has no entity field to check; its id is the
+ * one thing of the answer that can be matched to the request, docs/decisions/helper.md#helper-instrument-owner).
+ */
+export function instrumentRead(
+  result: ProviderResult<PaymentInstrument>,
+  id: string,
+  afterWrite = false,
+): PaymentInstrument {
+  const data: unknown = result.data;
+  const fault = instrumentFault(data) ?? ((data as { id: unknown }).id === id ? undefined : 'id');
   if (fault) throw invalid(result, 'GET payment-instruments', fault, !afterWrite);
   return result.data;
 }

@@ -96,6 +96,10 @@ function pathParam(req: Request, name: string, pattern: RegExp, what: string): s
   return value;
 }
 
+function notFound(field: string): HelperHttpError {
+  return new HelperHttpError(404, 'TESSERA_NOT_FOUND', `${field} does not exist`, { field, outcomeKnown: true });
+}
+
 /**
  * The provider's 404/422/428 as answers about the caller's input; anything else is an upstream fault, and so is any
  * failure of the access-token request, which carries nothing of the caller's.
@@ -104,11 +108,7 @@ function accountsError(err: unknown, field: string): HelperHttpError {
   if (isTokenRequestError(err)) return upstreamError(err);
   if (err instanceof NotFoundError) {
     // The entity itself may be what is missing: said so when the provider's error codes say it (the sandbox's do).
-    const missing = errorCodesOf(err.body).includes('entity_not_found') ? 'entityId' : field;
-    return new HelperHttpError(404, 'TESSERA_NOT_FOUND', `${missing} does not exist`, {
-      field: missing,
-      outcomeKnown: true,
-    });
+    return notFound(errorCodesOf(err.body).includes('entity_not_found') ? 'entityId' : field);
   }
   if (err instanceof PreconditionRequiredError) {
     return new HelperHttpError(
@@ -251,12 +251,14 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
   }
 
   function idsFailed(message: string, detail: object): HelperHttpError {
-    // The page gets a generic 500; the merchant's log gets what went wrong.
+    // The page gets a generic 500; the merchant's log gets what went wrong. Nothing was sent to the provider.
     ctx.log.error(
       { event: 'tessera.payment_instrument_ids.failed', code: 'TESSERA_INSTRUMENT_IDS_FAILED', ...detail },
       message,
     );
-    return new HelperHttpError(500, 'TESSERA_INSTRUMENT_IDS_FAILED', 'the payout instruments could not be listed');
+    return new HelperHttpError(500, 'TESSERA_INSTRUMENT_IDS_FAILED', 'the payout instruments could not be listed', {
+      outcomeKnown: true,
+    });
   }
 
   /**
@@ -271,7 +273,7 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
       while (next < ids.length && !failure) {
         const i = next++;
         try {
-          found[i] = instrumentRead(await accounts.paymentInstruments.retrieve(entityId, ids[i]!));
+          found[i] = instrumentRead(await accounts.paymentInstruments.retrieve(entityId, ids[i]!), ids[i]!);
         } catch (err) {
           if (err instanceof NotFoundError && !errorCodesOf(err.body).includes('entity_not_found')) {
             // The platform's records name an instrument the provider no longer has: the list goes on without it.
@@ -302,11 +304,22 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
     }
   }
 
+  /**
+   * With `paymentInstrumentIds`, an instrument the platform did not record for `entityId` is 404, as a missing one is,
+   * before the provider is asked: the spec's path names the entity but lists no 404 for another entity's instrument, so
+   * the helper does not rely on the provider to refuse it (docs/decisions/helper.md#helper-instrument-owner).
+   */
+  async function ownInstrument(req: Request, res: Response, entityId: string, id: string): Promise<void> {
+    if (!ctx.options.paymentInstrumentIds) return;
+    if (!(await instrumentIdsOf(req, res, entityId)).includes(id)) throw notFound('id');
+  }
+
   router.get('/entities/:entityId/payment-instruments/:id', ...host, async (req: Request, res: Response) => {
     const entityId = entityOf(req, res);
     const id = pathParam(req, 'id', PAYMENT_INSTRUMENT_ID, 'a payment instrument id (ppi_…)');
+    await ownInstrument(req, res, entityId, id);
     try {
-      const data = instrumentRead(await accounts.paymentInstruments.retrieve(entityId, id));
+      const data = instrumentRead(await accounts.paymentInstruments.retrieve(entityId, id), id);
       sendJson(res, 200, { ...safeInstrument(data), requestId: res.locals.tesseraRequestId });
     } catch (err) {
       throw accountsError(err, 'id');
@@ -321,6 +334,7 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
       const entityId = entityOf(req, res);
       const id = pathParam(req, 'id', PAYMENT_INSTRUMENT_ID, 'a payment instrument id (ppi_…)');
       const body = parseBody(patchBodySchema, req.body);
+      await ownInstrument(req, res, entityId, id);
       try {
         await accounts.paymentInstruments.update(entityId, id, body);
       } catch (err) {
@@ -330,7 +344,7 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
       ctx.log.info({ event: 'tessera.instrument.updated', entityId, id, iss, sub }, 'instrument updated');
       let data: PaymentInstrument;
       try {
-        data = instrumentRead(await accounts.paymentInstruments.retrieve(entityId, id), true);
+        data = instrumentRead(await accounts.paymentInstruments.retrieve(entityId, id), id, true);
       } catch (err) {
         // The change was made: a failed read-back (even a 404, or the token request) never says "nothing was done"
         // (docs/decisions/helper.md#helper-provider-answers).

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { UnsecuredJWT } from 'jose';
@@ -56,17 +56,33 @@ describe('dashboard routes against the sandbox', () => {
     });
 
   before(async () => {
-    sb = await startSandbox({
-      fixtures: sampleFixtures({
-        stored_cards: [
-          { id: 'src_fixture_card', number: '4000000000002008', expiry_month: 6, expiry_year: 2025 },
-          { id: 'src_updated', number: '4000000000001000', expiry_month: 6, expiry_year: 2025 },
-          { id: 'src_closed', number: '4000000000003006', expiry_month: 6, expiry_year: 2025 },
-          { id: 'src_uptodate', number: '4000000000004004', expiry_month: 6, expiry_year: 2030 },
-          { id: 'src_other', number: '4000000000002008', expiry_month: 6, expiry_year: 2025 },
-        ],
-      }),
+    const sample = sampleFixtures({
+      stored_cards: [
+        { id: 'src_fixture_card', number: '4000000000002008', expiry_month: 6, expiry_year: 2025 },
+        { id: 'src_updated', number: '4000000000001000', expiry_month: 6, expiry_year: 2025 },
+        { id: 'src_closed', number: '4000000000003006', expiry_month: 6, expiry_year: 2025 },
+        { id: 'src_uptodate', number: '4000000000004004', expiry_month: 6, expiry_year: 2030 },
+        { id: 'src_other', number: '4000000000002008', expiry_month: 6, expiry_year: 2025 },
+      ],
     });
+    // Entity B's own payout instruments: its default and a verified spare another entity's user must not make default.
+    const bank = (id: string, isDefault: boolean) => ({
+      id,
+      label: `B ${id}`,
+      type: 'bank_account',
+      currency: 'USD',
+      country: 'US',
+      status: 'verified',
+      default: isDefault,
+      account_number: '000123456789',
+      document: { type: 'bank_statement', file_id: 'file_statement_b' },
+    });
+    const entities = sample.accounts.entities.map((e) =>
+      e.id === 'ent_fixture_b'
+        ? { ...e, payment_instruments: [bank('ppi_b_main', true), bank('ppi_b_spare', false)] }
+        : e,
+    );
+    sb = await startSandbox({ fixtures: { accounts: { ...sample.accounts, entities } } });
     issuer = await startIssuer(now);
     h = await helper();
   });
@@ -222,6 +238,174 @@ describe('dashboard routes against the sandbox', () => {
       assert.equal(r.json.field, 'entityId');
     }
     assert.equal((await call(`${sb.url}/_sandbox/requests?limit=200`)).json.data.length, before);
+  });
+
+  /** What a platform recorded for each entity, as `paymentInstrumentIds` answers it from its database. */
+  const recorded: Record<string, string[]> = {
+    ent_fixture_a: ['ppi_verified_1', 'ppi_verified_2', 'ppi_unverified', 'ppi_eur', 'ppi_card'],
+    ent_fixture_b: ['ppi_b_main', 'ppi_b_spare'],
+  };
+  const named = (records: Record<string, string[]>, extra: Partial<TesseraHelperOptions> = {}) =>
+    helper({ paymentInstrumentIds: (entityId) => records[entityId] ?? [], ...extra });
+
+  /**
+   * A provider that finds a payout instrument by its id alone, whatever entity the path names (the spec lists no 404
+   * for another entity's instrument): the sandbox behind a proxy that puts each instrument's owner in the path.
+   */
+  async function entityBlind(): Promise<{ url: string; close: () => void }> {
+    const owners = new Map(Object.entries(recorded).flatMap(([entity, ids]) => ids.map((id) => [id, entity] as const)));
+    const target = new URL(sb.url);
+    const server = createServer((req, res) => {
+      const [path = '', query] = (req.url ?? '/').split('?');
+      const parts = path.split('/');
+      // /accounts/entities/{entityId}/payment-instruments/{id}
+      const owner = parts[4] === 'payment-instruments' ? owners.get(parts[5] ?? '') : undefined;
+      if (parts[1] === 'accounts' && owner) parts[3] = owner;
+      const rewritten = parts.join('/') + (query === undefined ? '' : `?${query}`);
+      const upstream = request(
+        { host: target.hostname, port: target.port, method: req.method, path: rewritten, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      upstream.on('error', () => res.destroy());
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      close: () => {
+        server.closeAllConnections();
+        server.close();
+      },
+    };
+  }
+
+  /** The sandbox's Account Services requests since the last reset, oldest first. */
+  async function providerCalls(): Promise<string[]> {
+    const r = await call(`${sb.url}/_sandbox/requests?limit=200`);
+    return (r.json.data as { method: string; path: string }[])
+      .filter((e) => e.path.startsWith('/accounts/'))
+      .map((e) => `${e.method} ${e.path}`)
+      .reverse();
+  }
+
+  it("never reads or changes another entity's instrument through a provider that ignores the entity in the path", async () => {
+    const blind = await entityBlind();
+    try {
+      const token = await tokenA();
+      const stranger = '/entities/ent_fixture_a/payment-instruments/ppi_b_spare';
+      // The provider does let it through: without paymentInstrumentIds the helper can only rely on it (as before).
+      const unguarded = await helper({ accountsBaseUrl: blind.url });
+      const leaked = await ask(stranger, token, { target: unguarded });
+      assert.equal(leaked.status, 200, `the proxy is entity-blind: ${leaked.text}`);
+      assert.equal(leaked.json.label, 'B ppi_b_spare');
+
+      const guarded = await named(recorded, { accountsBaseUrl: blind.url });
+      sb.context.reset();
+      for (const [method, body] of [
+        ['GET', undefined],
+        ['PATCH', { default: true }],
+        ['PATCH', { label: 'mine now' }],
+      ] as const) {
+        const r = await ask(stranger, token, { method, body, target: guarded });
+        assert.equal(r.status, 404, `${method}: ${r.text}`);
+        assert.equal(r.json.code, 'TESSERA_NOT_FOUND', method);
+        assert.equal(r.json.field, 'id', method);
+        assert.equal(r.json.outcomeKnown, true, method);
+      }
+      assert.deepEqual(await providerCalls(), [], 'the provider is never asked');
+      // B's payouts still go where they went, and its label is its own.
+      const tokenB = await issuer.sign({ sub: 'usr_b', entities: ['ent_fixture_b'], instruments: [] });
+      const b = await ask('/entities/ent_fixture_b/payment-instruments/ppi_b_spare', tokenB, { target: guarded });
+      assert.equal(b.status, 200, b.text);
+      assert.equal(b.json.default, false);
+      assert.equal(b.json.label, 'B ppi_b_spare');
+      // A's own instruments go through the same provider as before.
+      const own = await ask('/entities/ent_fixture_a/payment-instruments/ppi_verified_2', token, {
+        method: 'PATCH',
+        body: { label: 'Spare' },
+        target: guarded,
+      });
+      assert.equal(own.status, 200, own.text);
+      assert.equal(own.json.label, 'Spare');
+    } finally {
+      blind.close();
+    }
+  });
+
+  it('reads and changes only the instruments paymentInstrumentIds names for the entity, and the provider still checks', async () => {
+    const token = await tokenA();
+    const seenBy: { entityId: string; sub: string; path: string }[] = [];
+    // The platform's records: one of A's own left out, one of B's wrongly put under A.
+    const h2 = await helper({
+      paymentInstrumentIds: (entityId, { claims, req }) => {
+        seenBy.push({ entityId, sub: claims.sub, path: req.path });
+        return ['ppi_verified_1', 'ppi_b_spare'];
+      },
+    });
+    const base = '/entities/ent_fixture_a/payment-instruments';
+    for (const [method, id, body] of [
+      ['GET', 'ppi_verified_2', undefined],
+      ['PATCH', 'ppi_verified_2', { default: true }],
+      // Named by the platform, yet B's: the provider's own check of the path still refuses it.
+      ['GET', 'ppi_b_spare', undefined],
+      ['PATCH', 'ppi_b_spare', { default: true }],
+    ] as const) {
+      const r = await ask(`${base}/${id}`, token, { method, body, target: h2 });
+      assert.equal(r.status, 404, `${method} ${id}: ${r.text}`);
+      assert.equal(r.json.code, 'TESSERA_NOT_FOUND', `${method} ${id}`);
+      assert.equal(r.json.field, 'id', `${method} ${id}`);
+    }
+    assert.deepEqual(
+      await providerCalls(),
+      [
+        'GET /accounts/entities/ent_fixture_a/payment-instruments/ppi_b_spare',
+        'PATCH /accounts/entities/ent_fixture_a/payment-instruments/ppi_b_spare',
+      ],
+      'an id the platform did not name is never sent',
+    );
+    assert.deepEqual(seenBy[0], { entityId: 'ent_fixture_a', sub: 'usr_a', path: `${base}/ppi_verified_2` });
+    // A bad body is 400 before the platform is asked.
+    const asked = seenBy.length;
+    const bad = await ask(`${base}/ppi_verified_1`, token, { method: 'PATCH', body: { default: false }, target: h2 });
+    assert.equal(bad.status, 400, bad.text);
+    assert.equal(seenBy.length, asked);
+    const named1 = await ask(`${base}/ppi_verified_1`, token, { method: 'PATCH', body: { label: 'Main' }, target: h2 });
+    assert.equal(named1.status, 200, named1.text);
+    assert.equal(named1.json.label, 'Main');
+  });
+
+  it('answers a failing or slow paymentInstrumentIds on a read or change of one instrument as the list does, and changes nothing', async () => {
+    const token = await tokenA();
+    const path = '/entities/ent_fixture_a/payment-instruments/ppi_verified_2';
+    let answer: () => unknown = () => {
+      throw new Error('platform database down');
+    };
+    const h2 = await helper({ hookTimeoutMs: 200, paymentInstrumentIds: () => answer() as string[] });
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['PATCH', { default: true }],
+    ] as const) {
+      answer = () => {
+        throw new Error('platform database down');
+      };
+      const failed = await ask(path, token, { method, body, target: h2 });
+      assert.equal(failed.status, 500, failed.text);
+      assert.equal(failed.json.code, 'TESSERA_INSTRUMENT_IDS_FAILED');
+      assert.equal(failed.json.outcomeKnown, true, 'nothing was sent');
+      assert.doesNotMatch(failed.json.message, /platform database/);
+      answer = () => new Promise(() => {});
+      const slow = await ask(path, token, { method, body, target: h2 });
+      assert.equal(slow.status, 503, slow.text);
+      assert.equal(slow.json.code, 'TESSERA_HOOK_TIMEOUT');
+      assert.equal(slow.json.outcomeKnown, true);
+    }
+    const logged = h2.log.lines.filter((l) => l.event === 'tessera.payment_instrument_ids.failed');
+    assert.equal(logged.length, 2);
+    assert.match(String(logged[0]?.msg), /paymentInstrumentIds threw: platform database down/);
+    assert.deepEqual(await providerCalls(), []);
   });
 
   it('answers 401 to a missing token and to every forged one', async () => {

@@ -309,4 +309,29 @@ describe('the provider answers 2xx without what the helper reads', () => {
     const patched = await call(url, { method: 'PATCH', body: { label: 'Main account' }, headers: await host() });
     unknownOutcome(patched, 'PATCH');
   });
+
+  it('refuses a payout instrument answered for another id than the one asked: 502, and after a change outcome unknown', async () => {
+    const instrument = /\/payment-instruments\/ppi_verified_1$/;
+    const url = `${helper.url}/entities/ent_fixture_a/payment-instruments/ppi_verified_1`;
+    // Another instrument (another entity's, to a provider that mixed them up), well-formed in every field.
+    const other = JSON.stringify({
+      id: 'ppi_of_someone_else',
+      label: 'Their account',
+      type: 'bank_account',
+      currency: 'GBP',
+      country: 'GB',
+      status: 'verified',
+      instrument_id: 'src_someone_else',
+    });
+    proxy.once({ path: instrument, method: 'GET', contentType: JSON_TYPE, body: other });
+    const read = await call(url, { headers: await host() });
+    assert.equal(read.status, 502, read.text);
+    assert.equal(read.json.code, 'TESSERA_PROVIDER_ERROR');
+    assert.equal(read.json.outcomeKnown, true);
+    assert.ok(!/someone_else|Their account/.test(read.text), read.text);
+    proxy.once({ path: instrument, method: 'GET', contentType: JSON_TYPE, body: other });
+    const patched = await call(url, { method: 'PATCH', body: { label: 'Main account' }, headers: await host() });
+    unknownOutcome(patched, 'PATCH');
+    assert.ok(!/someone_else|Their account/.test(patched.text), patched.text);
+  });
 });
