@@ -241,7 +241,16 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
       throw idsFailed(`paymentInstrumentIds threw: ${thrownMessage(err)}`, { entityId, cause: err });
     }
     if (answer === LATE) throw hookTimeout('the payout instruments could not be listed in time; try again');
-    const parsed = instrumentIdsSchema.safeParse(answer);
+    let parsed: ReturnType<typeof instrumentIdsSchema.safeParse>;
+    try {
+      parsed = instrumentIdsSchema.safeParse(answer);
+    } catch (err) {
+      // A getter or a proxy of the answer that threw while it was read: the hook's failure, not the helper's own 500.
+      throw idsFailed(`paymentInstrumentIds answered a list that threw when read: ${thrownMessage(err)}`, {
+        entityId,
+        cause: err,
+      });
+    }
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
       const at = issue.path.length > 0 ? `[${issue.path.join('.')}] ` : '';
