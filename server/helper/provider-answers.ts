@@ -1,5 +1,9 @@
 import { secureUrl } from '../../shared/url.js';
-import type { AccountUpdaterResult, PaymentInstrument } from '../provider/accounts/types.js';
+import type {
+  AccountUpdaterResult,
+  PaymentInstrument,
+  PaymentInstrumentWriteResult,
+} from '../provider/accounts/types.js';
 import { InvalidResponseError } from '../provider/errors.js';
 import type { ProviderResult } from '../provider/http/result.js';
 import type { Charge, ThreeDSecureRedirect } from '../provider/legacy/client.js';
@@ -139,6 +143,17 @@ export function instrumentRead(
   const fault = instrumentFault(data) ?? ((data as { id: unknown }).id === id ? undefined : 'id');
   if (fault) throw invalid(result, 'GET payment-instruments', fault, !afterWrite);
   return result.data;
+}
+
+/**
+ * The answer to a change of the payout instrument `id`: the spec's "object with id plus links", for that id. An answer
+ * naming another instrument (or none) is refused with the outcome unknown: the provider may have changed another
+ * instrument than the one asked (another entity's, its payout default), and the read-back of the asked one would show
+ * the page an unchanged instrument as if the change were its own (docs/decisions/helper.md#helper-instrument-owner).
+ */
+export function instrumentChanged(result: ProviderResult<PaymentInstrumentWriteResult>, id: string): void {
+  const data: unknown = result.data;
+  if (!isObject(data) || data.id !== id) throw invalid(result, 'PATCH payment-instruments', 'id', false);
 }
 
 /** The sandbox's list of an entity's payout instruments (`{ data: [...] }`). */

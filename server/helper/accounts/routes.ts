@@ -12,7 +12,7 @@ import { answerable, badRequest, HelperHttpError } from '../errors.js';
 import { hookTimeout, LATE, thrownMessage, withinHookTime } from '../hooks.js';
 import { forbidden, type HostClaims, requireHost } from '../host-auth.js';
 import type { CardUpdatedEvent } from '../options.js';
-import { instrumentRead, instrumentsListed, updaterAnswered } from '../provider-answers.js';
+import { instrumentChanged, instrumentRead, instrumentsListed, updaterAnswered } from '../provider-answers.js';
 import { consume } from '../rate-limit.js';
 import { sendJson } from '../respond.js';
 import { isTokenRequestError, upstreamError } from '../upstream.js';
@@ -241,7 +241,16 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
       throw idsFailed(`paymentInstrumentIds threw: ${thrownMessage(err)}`, { entityId, cause: err });
     }
     if (answer === LATE) throw hookTimeout('the payout instruments could not be listed in time; try again');
-    const parsed = instrumentIdsSchema.safeParse(answer);
+    let parsed: ReturnType<typeof instrumentIdsSchema.safeParse>;
+    try {
+      parsed = instrumentIdsSchema.safeParse(answer);
+    } catch (err) {
+      // A getter or a proxy of the answer that threw while it was read: the hook's failure, not the helper's own 500.
+      throw idsFailed(`paymentInstrumentIds answered a list that threw when read: ${thrownMessage(err)}`, {
+        entityId,
+        cause: err,
+      });
+    }
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
       const at = issue.path.length > 0 ? `[${issue.path.join('.')}] ` : '';
@@ -336,7 +345,9 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
       const body = parseBody(patchBodySchema, req.body);
       await ownInstrument(req, res, entityId, id);
       try {
-        await accounts.paymentInstruments.update(entityId, id, body);
+        // Accepted, but for another instrument (or none named): 502 with the outcome unknown, never a 200 and never
+        // logged as the change of `id` (docs/decisions/helper.md#helper-instrument-owner).
+        instrumentChanged(await accounts.paymentInstruments.update(entityId, id, body), id);
       } catch (err) {
         throw accountsError(err, 'id');
       }

@@ -408,6 +408,45 @@ describe('dashboard routes against the sandbox', () => {
     assert.deepEqual(await providerCalls(), []);
   });
 
+  it('answers a paymentInstrumentIds answer that throws while it is read as the hook failing: 500, nothing sent', async () => {
+    const token = await tokenA();
+    // A getter or a proxy of the platform's records (an ORM's lazy list) that throws when the helper reads it.
+    const lazy = () => {
+      const ids = ['ppi_verified_2'];
+      Object.defineProperty(ids, 0, {
+        get() {
+          throw new Error('records connection closed');
+        },
+      });
+      return ids;
+    };
+    const proxied = () =>
+      new Proxy(['ppi_verified_2'], {
+        get(target, key) {
+          if (key === 'length') throw new Error('records connection closed');
+          return Reflect.get(target, key);
+        },
+      });
+    for (const answer of [lazy, proxied]) {
+      const h2 = await helper({ paymentInstrumentIds: answer });
+      for (const [method, path, body] of [
+        ['GET', '/entities/ent_fixture_a/payment-instruments', undefined],
+        ['GET', '/entities/ent_fixture_a/payment-instruments/ppi_verified_2', undefined],
+        ['PATCH', '/entities/ent_fixture_a/payment-instruments/ppi_verified_2', { default: true }],
+      ] as const) {
+        const r = await ask(path, token, { method, body, target: h2 });
+        assert.equal(r.status, 500, `${method} ${path}: ${r.text}`);
+        assert.equal(r.json.code, 'TESSERA_INSTRUMENT_IDS_FAILED', `${method} ${path}`);
+        assert.equal(r.json.outcomeKnown, true, `${method} ${path}: nothing was sent`);
+      }
+      const logged = h2.log.lines.filter((l) => l.event === 'tessera.payment_instrument_ids.failed');
+      assert.equal(logged.length, 3);
+      assert.match(String(logged[0]?.msg), /records connection closed/);
+      assert.doesNotMatch(h2.log.text(), /TESSERA_INTERNAL/);
+    }
+    assert.deepEqual(await providerCalls(), []);
+  });
+
   it('answers 401 to a missing token and to every forged one', async () => {
     const path = '/entities/ent_fixture_a/payment-instruments';
     const missing = await ask(path, undefined);

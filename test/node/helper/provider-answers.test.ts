@@ -334,4 +334,24 @@ describe('the provider answers 2xx without what the helper reads', () => {
     unknownOutcome(patched, 'PATCH');
     assert.ok(!/someone_else|Their account/.test(patched.text), patched.text);
   });
+
+  it('never answers 200 to a PATCH the provider says it made to another instrument: 502, outcome unknown, logged', async () => {
+    const instrument = /\/payment-instruments\/ppi_verified_2$/;
+    const url = `${helper.url}/entities/ent_fixture_a/payment-instruments/ppi_verified_2`;
+    // The spec's answer to the change is the changed instrument's id (and links): here another one's, as from a provider
+    // that mixed up instruments; the read-back of the asked one would show it as if the change were its own.
+    for (const body of ['{"id":"ppi_of_someone_else","_links":{}}', '{"id":7}', '{}', '[]', 'null']) {
+      proxy.once({ path: instrument, method: 'PATCH', contentType: JSON_TYPE, body });
+      const before = helper.log.lines.length;
+      const r = await call(url, { method: 'PATCH', body: { label: 'Main account' }, headers: await host() });
+      unknownOutcome(r, body);
+      assert.ok(!/someone_else/.test(r.text), r.text);
+      const logged = helper.log.lines.slice(before);
+      assert.ok(
+        logged.some((l) => l.event === 'tessera.error' && /PATCH payment-instruments/.test(JSON.stringify(l))),
+        `${body}: the merchant's log says which answer was refused: ${JSON.stringify(logged)}`,
+      );
+      assert.ok(!logged.some((l) => l.event === 'tessera.instrument.updated'), `${body}: not logged as made`);
+    }
+  });
 });
