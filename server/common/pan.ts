@@ -29,7 +29,8 @@ import { luhnValid } from '../../shared/card/luhn.js';
  *   ObjectId, a hash): its digits are never a card number nor a group of one, unless the word is nothing but
  *   4-digit groups parted by single letters (`4242a4242b4242c4242`), a shape random ids practically never have;
  * - a run right after a `+` (or `%2B`) that follows no digit is a phone number (E.164: `+44 20 7946 0958`,
- *   `tel=%2B1-202-555-0143`; a phone number's `+` never follows a digit, so after one it parts groups), and a run
+ *   `tel=%2B1-202-555-0143`; a phone number's `+` never follows a digit, so after one it parts groups, and neither
+ *   does a raw `+` after a letter or in a run of form spaces: `my+card+is+4242+…`, `4242++4242`), and a run
  *   of more than 6 digits right after `digit.` is a decimal fraction (`1.6893190000000686`: a logged duration once
  *   passed Luhn with a brand prefix);
  * - brand prefixes and lengths: nothing starting with 0, 1, 7, 8 or 9 is a card (timestamps, snowflake ids);
@@ -178,6 +179,10 @@ function groupsOf(text: string): Group[] {
   let start = -1;
   let end = -1;
   let afterPlus = false;
+  // Whether the last `+` read parts groups rather than starting a phone number, and whether a raw `+` that parts
+  // groups was read since the last letter or digit (form encoding's spaces: `4242++4242`, `4242+-+4242`).
+  let plusParts = false;
+  let formRun = false;
   // A run right after `digit.` is a decimal fraction (`1.6893190000000686`), not a card number.
   let fraction = false;
   let lastDot = false;
@@ -233,12 +238,13 @@ function groupsOf(text: string): Group[] {
       if (start < 0) {
         start = i - width;
         // A phone number's `+` never follows a digit: after one it parts groups (`4242+4242+4242+4242`, a card
-        // number as form encoding writes it).
-        afterPlus = previous === Kind.Plus && beforeLast !== Kind.Digit;
+        // number as form encoding writes it), and so does a raw one after a letter or in a run of form spaces.
+        afterPlus = previous === Kind.Plus && !plusParts;
         fraction = lastDot && beforeLast === Kind.Digit;
         if (wordFirstGroup < 0) wordFirstGroup = groups.length;
       }
       inWord = true;
+      formRun = false;
       wordLetterRun = 0;
       // Cap a run's kept digits: past 19 it is barred anyway, and an attacker's megabyte of digits stays cheap.
       if (digits.length < 20) digits += cls.digits;
@@ -248,10 +254,19 @@ function groupsOf(text: string): Group[] {
       // Letters before the word's first digit, or two in a row, are not the single-letter card shape.
       if (!inWord || ++wordLetterRun > 1) wordSpaced = false;
       inWord = true;
+      formRun = false;
       if (cls.kind === Kind.Hex) wordHex = true;
       else wordLetter = true;
       gap++;
     } else {
+      if (cls.kind === Kind.Plus) {
+        // A phone number's `+` follows neither a digit nor a letter: after either it is a space as form encoding
+        // writes one (`my+card+is+4242+4242…`), and so is every raw `+` in the same run of separators. An escaped
+        // `%2B` is a literal `+`: it parts groups only right after a digit (`4242%2B4242`), else it is a phone's.
+        const word = previous === Kind.Digit || previous === Kind.Hex || previous === Kind.Letter;
+        plusParts = previous === Kind.Digit || (width === 1 && (word || formRun));
+        if (width === 1 && plusParts) formRun = true;
+      }
       closeWord(previous === Kind.Digit);
       // White space parts groups at no cost (`4242         4242`); punctuation counts toward the gap.
       if (cls.kind !== Kind.Space) gap++;

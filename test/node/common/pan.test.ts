@@ -114,6 +114,11 @@ const OBFUSCATIONS: [string, string][] = [
   ['percent-encoded hyphens, lower case', '4242%2d4242%2d4242%2d4242'],
   ['percent-encoded pluses', '4242%2B4242%2B4242%2B4242'],
   ['in a logged URL', 'GET /pay?card=5555%205555%205555%204444 200'],
+  // A form-encoded sentence: the `+` before the first group follows a letter, not a phone number's.
+  ['form-encoded sentence', 'note=my+card+is+4242+4242+4242+4242'],
+  ['form-encoded after an escape', 'q=card%3A+5555+5555+5555+4444'],
+  ['form-encoded double spaces', 'q=4242++4242++4242++4242'],
+  ['form-encoded spaced dashes', 'q=4242+-+4242+-+4242+-+4242'],
 ];
 
 describe('card numbers by digit content (server/common/pan.ts)', () => {
@@ -201,6 +206,9 @@ describe('card numbers by digit content (server/common/pan.ts)', () => {
       '192.168.100.200%20192.168.100.201',
       '12345678%2D1234%2D4123%2D8123%2D123456789012',
       'a=1+2+3+4+5+6+7+8+9+10+11+12+13',
+      'msg=call+me+on+%2B4242424242424242',
+      'msg=call+me+on+%2B44+20+7946+0958',
+      'phone=++4242424242424242',
     ]) {
       assert.equal(containsPan(text), false, text);
     }

@@ -354,6 +354,9 @@ describe('helper basics over HTTP', () => {
       ['form', 'pan=4242+4242+4242+4242&exp=12%2F34'],
       ['returnUrl', 'https://shop.example/pay?card=5555%205555%205555%204444'],
       ['note', '4242%2D4242%2D4242%2D4242'],
+      // A sentence as form encoding writes it: the `+` before the first group follows a letter (it was taken for a
+      // phone number's, so only three groups were left).
+      ['message', 'msg=my+card+is+4242+4242+4242+4242'],
     ]) {
       const r = await call(`${h.url}/charges`, {
         body: { cardToken: 'card_tok_abcdefgh', orderReference: 'o-1', [field!]: value },
