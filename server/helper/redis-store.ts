@@ -215,6 +215,8 @@ export class RedisStore<C extends RedisStoreClient = Redis | Cluster> implements
   /** Whether the client bounds every command by itself within `timeoutMs` (its `commandTimeout`). */
   readonly #bounded: boolean;
   #waiting: Promise<void> | undefined;
+  /** The `ready` listener of {@link #waiting}: the calls waiting on it are bounded by their own timers. */
+  #onReady: (() => void) | undefined;
   /** Why the client last failed to connect or get ready, until it is ready again (message and code only). */
   #lastError: Error | undefined;
   /** Whether the current connection attempt has said why it failed, or got ready (else its close says it). */
@@ -283,6 +285,8 @@ export class RedisStore<C extends RedisStoreClient = Redis | Cluster> implements
     this.client.off('ready', this.#connected);
     this.client.off('connect', this.#connecting);
     this.client.off('close', this.#closed);
+    if (this.#onReady) this.client.off('ready', this.#onReady);
+    this.#waiting = this.#onReady = undefined;
   }
 
   readonly #connected = (): void => {
@@ -377,13 +381,14 @@ export class RedisStore<C extends RedisStoreClient = Redis | Cluster> implements
     }
   }
 
-  /** One shared wait for the next `ready` (one listener however many calls wait). */
+  /** One shared wait for the next `ready` (one listener however many calls wait; `close` takes it off). */
   #ready(): Promise<void> {
     this.#waiting ??= new Promise((resolve) => {
-      this.client.once('ready', () => {
-        this.#waiting = undefined;
+      this.#onReady = () => {
+        this.#waiting = this.#onReady = undefined;
         resolve();
-      });
+      };
+      this.client.once('ready', this.#onReady);
     });
     return this.#waiting;
   }

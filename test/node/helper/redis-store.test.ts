@@ -18,7 +18,7 @@ import { commitDeclines, releaseDeclines, reserveDeclines } from '../../../serve
 import { checkClusterNode, checkEviction } from '../../../server/helper/store-eviction.js';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { call } from '../../support/http.js';
-import { RedisServer, TcpRelay } from './redis-server.js';
+import { freePort, RedisServer, TcpRelay } from './redis-server.js';
 import { reservations, storeContract } from './store-contract.js';
 import {
   captureLogger,
@@ -160,6 +160,22 @@ describe('RedisStore against a real redis-server', () => {
       const plain = open();
       await plain.set('k', 'w', 60_000);
       assert.equal(await client.get('tessera:k'), 'w');
+    } finally {
+      client.disconnect();
+    }
+  });
+
+  it('leaves a client it is given without listeners of its own when closed while a call waits for it to be ready', async () => {
+    // A client not connected yet (lazyConnect, to a port nothing listens on): the store's call waits for `ready`.
+    const client = new Redis(`redis://127.0.0.1:${await freePort()}`, { lazyConnect: true, retryStrategy: () => 1000 });
+    try {
+      const listeners = () => ({ error: client.listenerCount('error'), ready: client.listenerCount('ready') });
+      const before = listeners();
+      const store = new RedisStore({ client, timeoutMs: 100 });
+      const waiting = store.get('k').catch((err: unknown) => err);
+      await store.close();
+      assert.ok((await waiting) instanceof StoreUnavailableError);
+      assert.deepEqual(listeners(), before);
     } finally {
       client.disconnect();
     }
