@@ -30,7 +30,8 @@ function subresourceIntegrity(): Plugin {
  * code cannot raise (a `CSSResult` constructed by hand, the `html` tag called without a template literal), which
  * still throw; and three template features the widget's templates never use (bindings in comments, in the text of
  * raw-text elements such as `<textarea>`, and iterables in a child binding), nor its `svg` and `mathml` templates nor
- * property bindings (`.value=${…}`).
+ * property bindings (`.value=${…}`); and the attribute converter's `Number`, `Object` and `Array` types (the
+ * element's properties are strings and booleans).
  * Each edit must apply: a Lit update that changes the text fails the build rather than silently growing it.
  */
 function litTrim(): Plugin {
@@ -68,6 +69,10 @@ function litTrim(): Plugin {
     ],
     '@lit/reactive-element/reactive-element.js': [
       [/,(\w+)=(\w+)\.reactiveElementPolyfillSupport,/, ','],
+      // The default attribute converter's `Number`, `Object` and `Array` types: the element's properties are strings
+      // and booleans (templateWhitespace fails the build on another `type:` in a widget source).
+      [/;break;case Object:case Array:\w+=null==\w+\?\w+:JSON\.stringify\(\w+\)/, ''],
+      [/;break;case Number:.*?catch\(\w+\)\{\w+=null\}/, ''],
       [/,\w+\?\.\(\{ReactiveElement:\w+\}\),\(\w+\.reactiveElementVersions\?\?=\[\]\)\.push\("[\d.]+"\)/, ''],
       [/Symbol\.metadata\?\?=Symbol\("metadata"\),\w+\.litPropertyMetadata\?\?=new WeakMap;/, ''],
       [
@@ -237,6 +242,10 @@ export function templateWhitespace(): Plugin {
         /[/\\]widget[/\\].*\.ts$/.test(id) &&
         /\b(?:svg|mathml)\s*`|\bimport\b[^;]*\b(?:svg|mathml|unsafeSVG|unsafeMathML)\b[^;]*\bfrom\s*['"]lit/.exec(code);
       if (tag) throw new Error(`tessera-template-whitespace: ${tag[0]} template in ${id} (see litTrim)`);
+      // litTrim removed the attribute converter's Number, Object and Array types: a property of those would take the
+      // attribute's text as it is.
+      const type = /[/\\]widget[/\\].*\.ts$/.test(id) && /\btype\s*:\s*(?:Number|Object|Array)\b/.exec(code);
+      if (type) throw new Error(`tessera-template-whitespace: ${type[0]} property in ${id} (see litTrim)`);
       return /[/\\]widget[/\\].*\.ts$/.test(id) && /\b(html|svg|css)`/.test(code)
         ? { code: minifyTemplates(code), map: null }
         : null;

@@ -134,6 +134,47 @@ describe('<tessera-card-form> validation', () => {
     });
   }
 
+  for (const novalidate of [true, false]) {
+    it(`a failed submit that repeats the last one is announced again: the live region is emptied, then filled (${novalidate ? 'novalidate' : "the browser's validation"})`, async () => {
+      const form = await fixture<HTMLFormElement>(
+        html`<form ?novalidate=${novalidate}><tessera-card-form></tessera-card-form><button>Pay</button></form>`,
+      );
+      const card = form.querySelector('tessera-card-form')!;
+      form.addEventListener('submit', (e) => e.preventDefault());
+      await type(card, 'number', '4242424242424242');
+      await press('Enter');
+      await waitUntil(() => liveRegion(card).textContent === 'Enter the expiry date.');
+      const said: string[] = [];
+      const observer = new MutationObserver(() => said.push(liveRegion(card).textContent!));
+      observer.observe(liveRegion(card), { childList: true, characterData: true, subtree: true });
+      try {
+        // The same problems again (focus is in the expiry now): the same summary.
+        await press('Enter');
+        await card.updateComplete;
+        expect(liveRegion(card).textContent, 'emptied in one update').to.equal('');
+        await waitUntil(() => liveRegion(card).textContent === 'Enter the expiry date.', 'filled in a later one');
+        // Before, it was emptied and set again in one step: the DOM never changed, and a screen reader said nothing.
+        expect(said).to.deep.equal(['', 'Enter the expiry date.']);
+        expect(card.shadowRoot!.activeElement).to.equal(input(card, 'expiry'));
+      } finally {
+        observer.disconnect();
+      }
+    });
+  }
+
+  it('a repeated summary is not filled in again over a card reset meanwhile', async () => {
+    await type(el, 'number', '4242');
+    await el.tokenize().catch(() => undefined);
+    await el.updateComplete;
+    expect(liveRegion(el).textContent).to.equal('Your card number is incomplete.');
+    await el.tokenize().catch(() => undefined);
+    el.reset();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await el.updateComplete;
+    expect(liveRegion(el).textContent).to.equal('');
+    expect(errorOf(el, 'number').textContent).to.equal('');
+  });
+
   it('two card forms in one novalidate form each show their own messages on submit, focus on the first', async () => {
     const form = await fixture<HTMLFormElement>(html`<form novalidate>
       <tessera-card-form name="first"></tessera-card-form><tessera-card-form name="second"></tessera-card-form>

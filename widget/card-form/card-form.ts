@@ -157,6 +157,8 @@ export class TesseraCardForm extends ReactiveElement {
   #shown: Partial<Record<CardField | 'form', string>> = {};
   /** The live region's text (undefined says nothing, like ''). */
   #announce: string | undefined = '';
+  /** The live region's text as last rendered (see #say). */
+  #said: string | undefined;
   /** The live region holds a failed submit's summary (set by #showAll, until the next edit). */
   #summary: boolean | undefined;
   #edited = new Set<CardField>();
@@ -365,13 +367,14 @@ export class TesseraCardForm extends ReactiveElement {
   #render() {
     const s = this.#strings;
     const cvvLength = this.#brand?.cvvLength ?? 4;
+    this.#said = this.#announce;
     return html`<div class="form" part="form" dir=${s.dir ?? 'ltr'} lang=${this.#code}>
       ${this.#field('number', s.numberLabel, 'cc-number', 99, brandIcon(this.#brand))}
       ${this.#field('expiry', s.expiryLabel, 'cc-exp', 12, nothing, s.expiryPlaceholder)}
       ${this.#field('cvv', s.cvvLabel, 'cc-csc', cvvLength)}
       ${this.hideName ? nothing : this.#field('name', s.nameLabel, 'cc-name', 100)}
       <p id="form-error" class="error" part="error form-error">${this.#shown.form ?? ''}</p>
-      <div class="sr" role="status">${this.#announce}</div>
+      <div class="sr" role="status">${this.#said}</div>
     </div>`;
   }
 
@@ -544,15 +547,35 @@ export class TesseraCardForm extends ReactiveElement {
    * (or the browser) moves focus to the first field at fault, and the field left would otherwise be announced instead.
    */
   #showAll(problems: Problems): void {
-    this.#announce = '';
+    let first: string | undefined;
     this.#summary = true;
     for (const f of FIELDS) {
       const message = problems[f]?.message;
       this.#show(f, message);
-      this.#announce ||= message;
+      first ||= message;
     }
+    this.#say(first);
     this.#edited = new Set(FIELDS);
     this.#sync(problems);
+  }
+
+  /**
+   * Puts a failure in the live region. One that says it already (a failed submit like the last one) is emptied now and
+   * filled 100 ms later, after the empty region was rendered: a live region speaks on a change, and emptying and
+   * filling it in one step changed nothing. Not filled after an edit or a reset meanwhile.
+   */
+  #say(message: string | undefined): void {
+    const edits = this.#edits;
+    this.#announce = message;
+    if (message === this.#said) {
+      this.#announce = '';
+      setTimeout(() => {
+        if (edits === this.#edits) {
+          this.#announce = message;
+          this.requestUpdate();
+        }
+      }, 100);
+    }
   }
 
   #show(f: CardField | 'form', message: string | undefined): void {
@@ -638,7 +661,7 @@ export class TesseraCardForm extends ReactiveElement {
     // A hint comes with a config reason only (transport.ts), so the code is one of WidgetWarningCode.
     if (hint) warnOnce(`TESSERA_${detail.reason?.toUpperCase()}` as WidgetWarningCode, hint);
     this.#show(detail.field ?? 'form', detail.message);
-    this.#announce = detail.message;
+    this.#say(detail.message);
     this.#sync();
     this.dispatchEvent(new TesseraErrorEvent(detail));
     return new TesseraCardError(detail);

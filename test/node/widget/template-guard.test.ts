@@ -1,6 +1,7 @@
 /**
  * The build's template step (vite.config.ts, templateWhitespace) fails the build on what litTrim cut out of lit-html:
- * property bindings, `svg`/`mathml` templates and the directives that make them. Each case below is written the way
+ * property bindings, `svg`/`mathml` templates and the directives that make them, and (from reactive-element) the
+ * attribute converter's `Number`, `Object` and `Array` property types. Each case below is written the way
  * lit-html itself would take it; before, the guard matched only `.name=${…}` and `svg\`…\`` exactly, so a property
  * binding with a space around its `=` or text before it in the value was built as an attribute binding, silently.
  */
@@ -31,6 +32,10 @@ describe('the build fails on a template feature litTrim removed', () => {
     ['an svg tag imported under another name', "import { svg as s } from 'lit';\nconst t = s`<g></g>`;"],
     ['a mathml tag imported', "import { html, mathml } from 'lit';"],
     ['the unsafeSVG directive', "import { unsafeSVG } from 'lit/directives/unsafe-svg.js';"],
+    // The attribute converter's Number, Object and Array types (added 2026-11-26).
+    ['a Number property', 'static properties = { amount: { type: Number } };'],
+    ['an Array property over lines', 'static properties = {\n  brands: {\n    type:\n      Array,\n  },\n};'],
+    ['an Object property', 'static properties = { options: { type : Object } };'],
   ] as const) {
     it(what, () => {
       assert.throws(() => build(code), /tessera-template-whitespace/);
@@ -40,6 +45,10 @@ describe('the build fails on a template feature litTrim removed', () => {
   for (const [what, code] of [
     ['attribute, boolean and event bindings', 'html`<input id=%f ?disabled=%d @input=%h maxlength=%m />`'],
     ['an <svg> inside an html template', 'html`<svg viewBox="0 0 32 20"><rect x=".5" y=".5" fill=%bg /></svg>`'],
+    [
+      'Boolean and String properties',
+      "static properties = { a: { type: Boolean }, b: { type: String }, c: { type: 'x' } };",
+    ],
   ] as const) {
     it(`but not on ${what}`, () => {
       assert.doesNotThrow(() => build(code));
