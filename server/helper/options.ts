@@ -74,9 +74,9 @@ export interface ChargeEvent {
 /** Where `onCharge` was called from. */
 export interface OnChargeContext {
   /**
-   * The request that learned the outcome (the shopper's `POST /charges` or 3-D Secure return). With `publicUrl` the
-   * return comes back to its path, so there `req.params` are that path's, not the charged shop's: find the order by
-   * `orderReference`.
+   * The request that learned the outcome (the shopper's `POST /charges` or 3-D Secure return). On the return,
+   * `req.params` are those of the `POST /charges` that started the charge (its mount path's, plain strings only),
+   * not those of the path the provider sent the shopper back to (`publicUrl`'s).
    */
   readonly req: Request;
   /** `charge`: a `POST /charges` (the first one or a retry); `3ds-return`: the provider's 3-D Secure return. */

@@ -35,6 +35,30 @@ export const resultKey = (cardToken: string, digest = tokenDigest(cardToken)) =>
 /** Store key of a pending 3-D Secure charge, by its `pay_tok_…`. */
 export const threeDsKey = (paymentToken: string) => `3ds:${hash('sha256', paymentToken, 'hex')}`;
 
+/** How many of the charge request's mount-path parameters a 3-D Secure record keeps, at most. */
+export const MOUNT_PARAMS_MAX = 16;
+/** The longest name or value of a mount-path parameter a 3-D Secure record keeps (characters). */
+export const MOUNT_PARAM_CHARS = 256;
+
+/**
+ * The mount-path parameters of a charge request (`{ shop: 'alpha' }` at `/shops/:shop/payments`), as a 3-D Secure
+ * record keeps them and as its return reads them back: plain strings only (a wildcard's `string[]` is left out), at
+ * most {@link MOUNT_PARAMS_MAX} of them, a name or value longer than {@link MOUNT_PARAM_CHARS} left out, so that the
+ * store's value stays small whatever path the request came on. Anything but an object is no parameters at all.
+ * The object is built anew (own data properties, so a parameter named `__proto__` is a parameter like any other).
+ * docs/decisions/helper.md#helper-mount-params
+ */
+export function mountParams(params: unknown): Record<string, string> {
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) return {};
+  const kept: [string, string][] = [];
+  for (const [name, value] of Object.entries(params)) {
+    if (kept.length === MOUNT_PARAMS_MAX) break;
+    if (typeof value !== 'string' || name.length > MOUNT_PARAM_CHARS || value.length > MOUNT_PARAM_CHARS) continue;
+    kept.push([name, value]);
+  }
+  return Object.fromEntries(kept);
+}
+
 /** What the 3-D Secure return needs to finish a charge. */
 export interface PendingThreeDs {
   readonly resultKey: string;
@@ -42,6 +66,11 @@ export interface PendingThreeDs {
   readonly successUrl?: string;
   readonly failUrl?: string;
   readonly ip: string;
+  /**
+   * The mount-path parameters of the `POST /charges` that started it ({@link mountParams}), which `onCharge` sees as
+   * `req.params` on the return (absent in records written before 2026-11-26: the return's own are kept then).
+   */
+  readonly params?: Readonly<Record<string, string>>;
   /**
    * The session id itself, in records written before 2026-11-26 only: a session id is a bearer secret, and the store's
    * values can end up in its logs; the {@link owner} holds its hash, which is all the decline counters need.

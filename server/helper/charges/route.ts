@@ -45,6 +45,7 @@ import {
 } from './outcome.js';
 import {
   idempotencyKeyFor,
+  mountParams,
   type PendingThreeDs,
   RESULT_TTL_MS,
   resultKey,
@@ -462,6 +463,9 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
           orderReference: body.orderReference,
           ip,
           owner,
+          // The provider sends the shopper back to `publicUrl`'s path, one for every mount: the return hands these to
+          // `onCharge` (docs/decisions/helper.md#helper-mount-params).
+          params: mountParams(req.params),
           ...(successUrl ? { successUrl } : {}),
           ...(failUrl ? { failUrl } : {}),
         };

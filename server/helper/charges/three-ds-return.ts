@@ -8,7 +8,7 @@ import { sendJson } from '../respond.js';
 import { upstreamError } from '../upstream.js';
 import { deliverCharge } from './on-charge.js';
 import { answerBody, type ChargeOutcome, outcomeUnknown } from './outcome.js';
-import type { PendingThreeDs } from './records.js';
+import { mountParams, type PendingThreeDs } from './records.js';
 
 const PAYMENT_TOKEN = /^pay_tok_[A-Za-z0-9]{1,64}$/;
 
@@ -116,6 +116,10 @@ export function threeDsReturn(
     if (event) {
       res.locals.tesseraLog = { chargeStatus: event.status, chargeId: event.id, responseCode: event.responseCode };
       // The merchant's server learns the outcome before the shopper is sent on (docs/decisions/helper.md#helper-on-charge).
+      // It sees the mount-path parameters of the charge request, not those of the path the provider sent the shopper
+      // back to (`publicUrl`'s, one for every shop); a record written before they were kept leaves the return's own.
+      // The route has no parameters of its own and reads none. docs/decisions/helper.md#helper-mount-params
+      if (pending.params !== undefined) req.params = mountParams(pending.params);
       await deliverCharge(ctx, event, req, '3ds-return');
     }
     const target = outcome.status === 201 ? pending.successUrl : pending.failUrl;

@@ -6,6 +6,12 @@ import { deflateSync, gzipSync } from 'node:zlib';
 import express, { type Request, type Response } from 'express';
 import pino from 'pino';
 import {
+  MOUNT_PARAM_CHARS,
+  MOUNT_PARAMS_MAX,
+  mountParams,
+  threeDsKey,
+} from '../../../server/helper/charges/records.js';
+import {
   loadWidgetAsset,
   MemoryStore,
   redactingLogger,
@@ -19,6 +25,7 @@ import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index
 import { call } from '../../support/http.js';
 import { fastestMsSync } from '../../support/timing.js';
 import {
+  answerChallenge,
   captureLogger,
   cardToken,
   fault,
@@ -801,6 +808,84 @@ describe('helper mounted under a path with parameters', () => {
       await server.close();
       await sb.close();
     }
+  });
+
+  it("gives onCharge on the 3-D Secure return the parameters of the charge's own mount path, not publicUrl's", async () => {
+    const sb = await startSandbox();
+    const app = express();
+    const server = await serveApp(app);
+    const store = new MemoryStore();
+    try {
+      const seen: { source: string; params: unknown; orderReference: string }[] = [];
+      const helper = tesseraHelper({
+        ...legacyHelperOptions(sb),
+        rateLimits: NO_RATE_LIMITS,
+        startupKeyCheck: false,
+        store,
+        logger: captureLogger().logger,
+        // One public URL for every shop: the provider sends each shopper back to the path of shop `main`.
+        publicUrl: `${server.base}/shops/main/payments`,
+        resolveCharge: () => ({ amount: 4200, currency: 'GBP', threeDSecure: true }),
+        onCharge: (event, { req, source }) => {
+          seen.push({ source, params: { ...req.params }, orderReference: event.orderReference });
+        },
+      });
+      app.use('/shops/:shop/payments', helper);
+      /** A 3-D Secure charge sent to `path`, its challenge passed: the return URL and the store key of its record. */
+      async function challenged(path: string, orderReference: string): Promise<{ returnUrl: string; record: string }> {
+        const body = { cardToken: await cardToken(sb, '4000000000003220'), orderReference, email: 'a@b.co' };
+        const started = await call(`${server.base}${path}`, { body });
+        assert.equal(started.status, 202, started.text);
+        const returnUrl = await answerChallenge(sb, started.json.redirectUrl);
+        assert.ok(returnUrl.startsWith(`${server.base}/shops/main/payments/charges/3ds-return?`), returnUrl);
+        const token = new URL(returnUrl).searchParams.get('cko-payment-token')!;
+        return { returnUrl, record: threeDsKey(token) };
+      }
+      async function returned(returnUrl: string): Promise<void> {
+        const back = await call(returnUrl, { headers: { accept: 'application/json' } });
+        assert.equal(back.status, 201, back.text);
+      }
+      const alpha = await challenged('/shops/alpha/payments/charges', 'order-a');
+      // The record holds the parameters as plain strings, nothing else of the request.
+      assert.deepEqual(JSON.parse((await store.get(alpha.record))!).params, { shop: 'alpha' });
+      await returned(alpha.returnUrl);
+      // Before, the hook saw `{ shop: 'main' }` (publicUrl's path), and the order was filed under the wrong shop.
+      assert.deepEqual(seen.pop(), { source: '3ds-return', params: { shop: 'alpha' }, orderReference: 'order-a' });
+
+      // A value longer than the record keeps is left out: the hook sees no `shop` rather than another shop's.
+      const long = await challenged(`/shops/${'b'.repeat(MOUNT_PARAM_CHARS + 1)}/payments/charges`, 'order-b');
+      await returned(long.returnUrl);
+      assert.deepEqual(seen.pop(), { source: '3ds-return', params: {}, orderReference: 'order-b' });
+
+      // A record written before the parameters were kept: the return's own, as before.
+      const old = await challenged('/shops/gamma/payments/charges', 'order-c');
+      const { params: _, ...before } = JSON.parse((await store.get(old.record))!);
+      await store.set(old.record, JSON.stringify(before), 60_000);
+      await returned(old.returnUrl);
+      assert.deepEqual(seen.pop(), { source: '3ds-return', params: { shop: 'main' }, orderReference: 'order-c' });
+    } finally {
+      await server.close();
+      await sb.close();
+    }
+  });
+
+  it('keeps at most 16 mount-path parameters of plain strings, each name and value at most 256 characters', () => {
+    const many = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`p${i}`, `v${i}`]));
+    assert.deepEqual(Object.keys(mountParams(many)), Object.keys(many).slice(0, MOUNT_PARAMS_MAX));
+    assert.deepEqual(
+      mountParams({
+        shop: 'alpha',
+        rest: ['a', 'b'],
+        n: 1,
+        long: 'x'.repeat(MOUNT_PARAM_CHARS + 1),
+        [`${'y'.repeat(MOUNT_PARAM_CHARS + 1)}`]: 'v',
+      }),
+      { shop: 'alpha' },
+    );
+    const proto = mountParams(JSON.parse('{"__proto__":"x"}'));
+    assert.equal(Object.getPrototypeOf(proto), Object.prototype);
+    assert.deepEqual(Object.entries(proto), [['__proto__', 'x']]);
+    for (const none of [null, undefined, 'shop', ['a'], 7]) assert.deepEqual(mountParams(none), {});
   });
 });
 
