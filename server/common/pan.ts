@@ -22,7 +22,7 @@ import { luhnValid } from '../../shared/card/luhn.js';
  * which are skipped as if absent; and the separators form and percent-encoding write, in a URL or a form body held
  * by a log line or a JSON string: `+` after a digit (`4242+4242+4242+4242`, as `URLSearchParams` writes spaces), and
  * `%20`, `%2D`, `%2B` (either case), each read as the one character it stands for (a space, `-`, `+`), where its
- * digits would otherwise sit between the groups ({@link readAt}).
+ * digits would otherwise sit between the groups ({@link escapeAt}).
  *
  * What keeps ordinary identifiers out:
  * - a word (letters and digits) made only of digits and hex letters (`a`–`f`) is a hex identifier (a UUID, an
@@ -150,21 +150,24 @@ function classify(cp: number): Class {
   return out;
 }
 
+/** Percent-encoded space, hyphen and plus (`%20`, `%2D`, `%2B`): read as the character each stands for (see escapeAt). */
+const ESCAPED_SPACE: Class = { kind: Kind.Space, digits: '' };
+const ESCAPED_HYPHEN: Class = { kind: Kind.Other, digits: '' };
+const ESCAPED_PLUS: Class = { kind: Kind.Plus, digits: '' };
+
 /**
- * The class of the character at `i` and how many UTF-16 units it takes. A percent-encoded space, hyphen or plus
- * (`%20`, `%2D`, `%2B`, either case) is read as that character, three units wide: in a URL or a form body written
- * into a log line or a JSON string, `4242%204242%204242%204242` is a card number, where the `20` of each escape put
- * digits between its groups (and `%2D4242` made a hex word of the group). Constant work per position: linear.
+ * The class of the percent-escape at `i` (a `%`), when it is a space, hyphen or plus (`%20`, `%2D`, `%2B`, either
+ * case): read as that character, three units wide. In a URL or a form body written into a log line or a JSON string,
+ * `4242%204242%204242%204242` is a card number, where the `20` of each escape put digits between its groups (and
+ * `%2D4242` made a hex word of the group). Constant work per position: linear. Undefined for any other `%`.
  */
-function readAt(text: string, i: number): { cls: Class; width: number } {
-  const cp = text.codePointAt(i)!;
-  if (cp === 37 /* % */ && text.charCodeAt(i + 1) === 50 /* 2 */) {
-    const c = text.charCodeAt(i + 2);
-    if (c === 48 /* 0 */) return { cls: SPACE, width: 3 };
-    if (c === 68 /* D */ || c === 100 /* d */) return { cls: OTHER, width: 3 };
-    if (c === 66 /* B */ || c === 98 /* b */) return { cls: PLUS, width: 3 };
-  }
-  return { cls: classify(cp), width: cp > 0xffff ? 2 : 1 };
+function escapeAt(text: string, i: number): Class | undefined {
+  if (text.charCodeAt(i + 1) !== 50 /* 2 */) return undefined;
+  const c = text.charCodeAt(i + 2);
+  if (c === 48 /* 0 */) return ESCAPED_SPACE;
+  if (c === 68 /* D */ || c === 100 /* d */) return ESCAPED_HYPHEN;
+  if (c === 66 /* B */ || c === 98 /* b */) return ESCAPED_PLUS;
+  return undefined;
 }
 
 /**
@@ -230,8 +233,11 @@ function groupsOf(text: string): Group[] {
     wordSpaced = true;
   };
   for (let i = 0; i < text.length; ) {
-    const { cls, width } = readAt(text, i);
-    const dot = text.charCodeAt(i) === 46;
+    const cp = text.codePointAt(i)!;
+    // Checked for the escapes only at a `%`: this loop runs once per character of every log line.
+    const escaped = cp === 37 ? escapeAt(text, i) : undefined;
+    const cls = escaped ?? classify(cp);
+    const width = escaped ? 3 : cp > 0xffff ? 2 : 1;
     i += width;
     if (cls.kind === Kind.Skip) continue;
     if (cls.kind === Kind.Digit) {
@@ -273,7 +279,7 @@ function groupsOf(text: string): Group[] {
     }
     beforeLast = previous;
     previous = cls.kind;
-    lastDot = dot;
+    lastDot = cp === 46;
   }
   closeWord(previous === Kind.Digit);
   return groups;
@@ -358,10 +364,13 @@ function separator(text: string, groups: readonly Group[], k: number): string {
   let out = '';
   const to = groups[k]!.start;
   for (let i = groups[k - 1]!.end; i < to && out.length <= MAX_GAP * 2; ) {
-    const { cls, width } = readAt(text, i);
+    const cp = text.codePointAt(i)!;
+    const escaped = cp === 37 ? escapeAt(text, i) : undefined;
+    const cls = escaped ?? classify(cp);
+    const width = escaped ? 3 : cp > 0xffff ? 2 : 1;
     // An escape is compared as the character it stands for: `%2D` parts groups as `-` does.
     if (cls.kind !== Kind.Space && cls.kind !== Kind.Skip) {
-      out += width === 3 ? (cls.kind === Kind.Plus ? '+' : '-') : text.slice(i, i + width);
+      out += escaped === ESCAPED_PLUS ? '+' : escaped === ESCAPED_HYPHEN ? '-' : text.slice(i, i + width);
     }
     i += width;
   }
