@@ -158,7 +158,7 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
   }
 
   // The host token is checked before the body is read: a caller without one learns nothing about bodies (401 first).
-  router.post('/account-updater', ...host, jsonBody(ctx.bodyLimit), async (req: Request, res: Response) => {
+  router.post('/account-updater', ...host, jsonBody(ctx.bodyLimit, ctx.log), async (req: Request, res: Response) => {
     const { instrumentId } = parseBody(updaterBodySchema, req.body);
     const claims = claimsOf(res);
     if (!claims.instruments.includes(instrumentId)) throw forbidden('instrumentId', 'stored card');
@@ -339,7 +339,7 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
   router.patch(
     '/entities/:entityId/payment-instruments/:id',
     ...host,
-    jsonBody(ctx.bodyLimit),
+    jsonBody(ctx.bodyLimit, ctx.log),
     async (req: Request, res: Response) => {
       const entityId = entityOf(req, res);
       const id = pathParam(req, 'id', PAYMENT_INSTRUMENT_ID, 'a payment instrument id (ppi_…)');
