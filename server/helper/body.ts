@@ -9,6 +9,7 @@ import {
 } from '../common/body-guard.js';
 import { findSecurityCode } from '../common/card-fields.js';
 import { HelperHttpError } from './errors.js';
+import type { HelperLogger } from './log.js';
 import { containsPan, findPan, jsonMayHoldPan, jsonNumbersHoldPan, MAX_DEPTH } from './pan-guard.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -46,7 +47,7 @@ function readError(e: BodyReadError): HelperHttpError {
  * `card data must not be sent to this server`). The body is never logged.
  * An empty body is `{}`. See docs/decisions/helper.md#helper-body.
  */
-export function jsonBody(limit: number): RequestHandler {
+export function jsonBody(limit: number, log: HelperLogger): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     // A body parser the app mounted before the helper (express.json()) has read the stream already:
     // check what it parsed instead of waiting for a stream that has ended. Its media type is held to the same rule:
@@ -60,7 +61,7 @@ export function jsonBody(limit: number): RequestHandler {
           checkEncoding(req);
           checkLength(req, limit);
         }
-        const parsed: unknown = req.body;
+        const parsed = parsedBody(req, log);
         // `express.raw()` or `express.text()` (an app-wide one, or one typed `application/json` for webhook
         // signatures) left the bytes or the text: they are read here as the helper reads a body itself.
         const raw = bytesOf(parsed);
@@ -96,6 +97,20 @@ export function jsonBody(limit: number): RequestHandler {
       res,
     );
   };
+}
+
+/**
+ * What another parser left in `req.body`. A getter that throws (a bridge that parses on first read, and throws on
+ * bytes it cannot parse) means the body cannot be read: 400 naming `body`, as for a body the helper cannot read
+ * itself, since the bytes are the sender's; the merchant's log gets what was thrown (docs/decisions/helper.md#helper-body).
+ */
+function parsedBody(req: Request, log: HelperLogger): unknown {
+  try {
+    return req.body;
+  } catch (err) {
+    log.warn({ event: 'tessera.body.unreadable', cause: err }, 'req.body threw when read: answered 400');
+    throw new HelperHttpError(400, 'TESSERA_BODY_UNREADABLE', 'the body could not be read', { field: 'body' });
+  }
 }
 
 /**

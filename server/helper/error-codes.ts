@@ -9,7 +9,11 @@ export const HELPER_ERROR_CODES = {
   TESSERA_BODY_ENCODING: { status: 400, meaning: 'The body is not valid UTF-8.' },
   TESSERA_BODY_NOT_OBJECT: { status: 400, meaning: 'The body is JSON but not an object.' },
   TESSERA_BODY_TOO_DEEP: { status: 400, meaning: 'The body nests deeper than any request needs.' },
-  TESSERA_BODY_UNREADABLE: { status: 400, meaning: 'The body could not be read (the connection failed mid-body).' },
+  TESSERA_BODY_UNREADABLE: {
+    status: 400,
+    meaning:
+      'The body could not be read: the connection failed mid-body, or a `req.body` getter an app-wide middleware installed threw (logged as `tessera.body.unreadable`).',
+  },
   TESSERA_FORBIDDEN_KEY: { status: 400, meaning: 'The body holds a key such as `__proto__`; `field` names it.' },
   TESSERA_CARD_DATA_REFUSED: {
     status: 400,

@@ -5,7 +5,7 @@ import type { AccountsClient } from '../../provider/accounts/client.js';
 import type { PaymentInstrument } from '../../provider/accounts/types.js';
 import { NotFoundError, PreconditionRequiredError, ValidationError } from '../../provider/errors.js';
 import { errorCodesOf } from '../../provider/http/response.js';
-import { instrumentLabelSchema } from '../../provider/schemas/accounts/index.js';
+import { accountIdPattern, instrumentLabelSchema } from '../../provider/schemas/accounts/index.js';
 import { jsonBody } from '../body.js';
 import type { HelperContext } from '../context.js';
 import { answerable, badRequest, HelperHttpError } from '../errors.js';
@@ -18,14 +18,15 @@ import { sendJson } from '../respond.js';
 import { isTokenRequestError, upstreamError } from '../upstream.js';
 import { parseBody } from '../validate.js';
 
-const ENTITY_ID = /^ent_[A-Za-z0-9_-]{1,100}$/;
-const PAYMENT_INSTRUMENT_ID = /^ppi_[A-Za-z0-9_-]{1,100}$/;
+// The provider's id rule, the one the sandbox and the accounts client check (docs/decisions/provider.md#account-ids).
+const ENTITY_ID = accountIdPattern('ent_');
+const PAYMENT_INSTRUMENT_ID = accountIdPattern('ppi_');
 
 /** Strict: card details (`card`, `number`, …) are refused by name, not silently dropped. */
 const updaterBodySchema = z.strictObject({
   instrumentId: z
     .string({ error: 'must be a stored card id (src_…)' })
-    .regex(/^src_[A-Za-z0-9_-]{1,100}$/, { error: 'must be a stored card id (src_…)' }),
+    .regex(accountIdPattern('src_'), { error: 'must be a stored card id (src_…)' }),
 });
 
 const patchBodySchema = z
@@ -157,7 +158,7 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
   }
 
   // The host token is checked before the body is read: a caller without one learns nothing about bodies (401 first).
-  router.post('/account-updater', ...host, jsonBody(ctx.bodyLimit), async (req: Request, res: Response) => {
+  router.post('/account-updater', ...host, jsonBody(ctx.bodyLimit, ctx.log), async (req: Request, res: Response) => {
     const { instrumentId } = parseBody(updaterBodySchema, req.body);
     const claims = claimsOf(res);
     if (!claims.instruments.includes(instrumentId)) throw forbidden('instrumentId', 'stored card');
@@ -338,7 +339,7 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
   router.patch(
     '/entities/:entityId/payment-instruments/:id',
     ...host,
-    jsonBody(ctx.bodyLimit),
+    jsonBody(ctx.bodyLimit, ctx.log),
     async (req: Request, res: Response) => {
       const entityId = entityOf(req, res);
       const id = pathParam(req, 'id', PAYMENT_INSTRUMENT_ID, 'a payment instrument id (ppi_…)');

@@ -563,7 +563,7 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
     }
   };
 
-  router.post('/charges', requestBudget, jsonBody(ctx.bodyLimit), async (req: Request, res: Response) => {
+  router.post('/charges', requestBudget, jsonBody(ctx.bodyLimit, ctx.log), async (req: Request, res: Response) => {
     const body = parseBody(chargeBodySchema, req.body);
     // Only valid requests spend the charge budget (docs/decisions/helper.md#helper-rate-limits).
     const now = ctx.now();

@@ -4,6 +4,7 @@ import type { ProviderResult } from '../http/result.js';
 import { type Credential, type Exchange, type HttpContext, send } from '../http/transport.js';
 import { maskObjectTokens } from '../log.js';
 import type { TokenSource } from '../oauth/token-source.js';
+import { ACCOUNT_ID_MAX, type AccountIdPrefix, isAccountId } from '../schemas/accounts/ids.js';
 
 /** Which credentials an operation accepts (account-services-api.md, each endpoint's "Auth"; docs/decisions/provider.md#client-auth). */
 export interface AuthRule {
@@ -11,6 +12,19 @@ export interface AuthRule {
   readonly scope: string;
   /** Whether a secret API key is accepted instead ("OAuth scope accounts or secret API key"). */
   readonly secretKey: boolean;
+}
+
+/**
+ * Checks an id used in a path: its prefix and the provider's id rule, the one the sandbox and the helper check
+ * (docs/decisions/provider.md#account-ids). No id can move the request to another path or another kind of resource.
+ */
+export function accountPathId(operation: string, name: string, prefix: AccountIdPrefix, value: unknown): string {
+  if (!isAccountId(prefix, value)) {
+    throw new TypeError(
+      `${operation}: \`${name}\` must be \`${prefix}\` and 1 to ${ACCOUNT_ID_MAX} letters, digits, _ or -; got ${maskObjectTokens(JSON.stringify(value) ?? String(value))}`,
+    );
+  }
+  return value;
 }
 
 /** One Account Services request, before auth and encoding. */

@@ -1,7 +1,6 @@
 import type { CallOptions, WriteOptions } from '../http/call.js';
-import { pathId } from '../http/call.js';
 import type { ProviderResult } from '../http/result.js';
-import { ACCOUNTS_ONLY, type AccountsCore } from './core.js';
+import { ACCOUNTS_ONLY, type AccountsCore, accountPathId } from './core.js';
 import type { Entity, EntityCreated, OnboardEntityRequest, SchemaVersion } from './types.js';
 
 /** Options of the entity operations: the payload version for this call. */
@@ -57,7 +56,7 @@ export function entities<V extends SchemaVersion>(core: AccountsCore, defaultVer
       return core.call({
         name,
         method: 'GET',
-        path: `/accounts/entities/${pathId(name, 'id', id)}`,
+        path: `/accounts/entities/${accountPathId(name, 'id', 'ent_', id)}`,
         auth: ACCOUNTS_ONLY,
         accept: entityAccept(versionOf(name, defaultVersion, options)),
         ...(options ? { options } : {}),

@@ -1,7 +1,6 @@
 import type { CallOptions, WriteOptions } from '../http/call.js';
-import { pathId } from '../http/call.js';
 import type { ProviderResult } from '../http/result.js';
-import type { AccountsCore, AuthRule } from './core.js';
+import { type AccountsCore, type AuthRule, accountPathId } from './core.js';
 import type { CreateInstrumentRequest, StoredInstrument } from './types.js';
 
 /** Stored cards (`src_…`) the account updater and card payouts refer to: a sandbox extension. */
@@ -32,7 +31,7 @@ export function instruments(core: AccountsCore): Instruments {
       return core.call({
         name,
         method: 'GET',
-        path: `/instruments/${pathId(name, 'id', id)}`,
+        path: `/instruments/${accountPathId(name, 'id', 'src_', id)}`,
         auth: VAULT,
         ...(options ? { options } : {}),
       });

@@ -1,7 +1,6 @@
 import type { CallOptions } from '../http/call.js';
-import { pathId } from '../http/call.js';
 import type { ProviderResult } from '../http/result.js';
-import { ACCOUNTS_OR_KEY, type AccountsCore } from './core.js';
+import { ACCOUNTS_OR_KEY, type AccountsCore, accountPathId } from './core.js';
 import type { MembersList, ReinviteRequest, ReinviteResult } from './types.js';
 
 /** Hosted-onboarding members of a sub-entity (beta; needs the feature on the account, else PermissionError). */
@@ -27,7 +26,7 @@ export function members(core: AccountsCore): Members {
       return core.call({
         name,
         method: 'GET',
-        path: `/accounts/entities/${pathId(name, 'entityId', entityId)}/members`,
+        path: `/accounts/entities/${accountPathId(name, 'entityId', 'ent_', entityId)}/members`,
         auth: ACCOUNTS_OR_KEY,
         ...(options ? { options } : {}),
       });
@@ -37,7 +36,7 @@ export function members(core: AccountsCore): Members {
       return core.call({
         name,
         method: 'PUT',
-        path: `/accounts/entities/${pathId(name, 'entityId', entityId)}/members/${pathId(name, 'userId', userId)}`,
+        path: `/accounts/entities/${accountPathId(name, 'entityId', 'ent_', entityId)}/members/${accountPathId(name, 'userId', 'usr_', userId)}`,
         auth: ACCOUNTS_OR_KEY,
         body,
         ...(options ? { options } : {}),

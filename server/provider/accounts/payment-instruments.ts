@@ -1,7 +1,6 @@
 import type { CallOptions, WriteOptions } from '../http/call.js';
-import { pathId } from '../http/call.js';
 import type { ProviderResult } from '../http/result.js';
-import { ACCOUNTS_OR_KEY, type AccountsCore } from './core.js';
+import { ACCOUNTS_OR_KEY, type AccountsCore, accountPathId } from './core.js';
 import type {
   CreatePaymentInstrumentRequest,
   PaymentInstrument,
@@ -36,14 +35,14 @@ export interface PaymentInstruments {
 
 export function paymentInstruments(core: AccountsCore): PaymentInstruments {
   const base = (name: string, entityId: string) =>
-    `/accounts/entities/${pathId(name, 'entityId', entityId)}/payment-instruments`;
+    `/accounts/entities/${accountPathId(name, 'entityId', 'ent_', entityId)}/payment-instruments`;
   return {
     async retrieve(entityId, id, options) {
       const name = 'paymentInstruments.retrieve';
       return core.call({
         name,
         method: 'GET',
-        path: `${base(name, entityId)}/${pathId(name, 'id', id)}`,
+        path: `${base(name, entityId)}/${accountPathId(name, 'id', 'ppi_', id)}`,
         auth: ACCOUNTS_OR_KEY,
         ...(options ? { options } : {}),
       });
@@ -53,7 +52,7 @@ export function paymentInstruments(core: AccountsCore): PaymentInstruments {
       return core.call({
         name,
         method: 'PATCH',
-        path: `${base(name, entityId)}/${pathId(name, 'id', id)}`,
+        path: `${base(name, entityId)}/${accountPathId(name, 'id', 'ppi_', id)}`,
         auth: ACCOUNTS_OR_KEY,
         body,
         ...(options ? { options } : {}),

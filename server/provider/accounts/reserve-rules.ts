@@ -1,8 +1,7 @@
 import { InvalidResponseError, PreconditionFailedError } from '../errors.js';
 import type { CallOptions, WriteOptions } from '../http/call.js';
-import { pathId } from '../http/call.js';
 import type { ProviderResult } from '../http/result.js';
-import { ACCOUNTS_OR_KEY, type AccountsCore } from './core.js';
+import { ACCOUNTS_OR_KEY, type AccountsCore, accountPathId } from './core.js';
 import type { ReserveRule, ReserveRuleList, ReserveRuleRequest, ReserveRuleWriteResult } from './types.js';
 
 /** Options of {@link ReserveRules.update}. */
@@ -69,7 +68,7 @@ function writable(rule: ReserveRuleRequest & { id?: unknown; _links?: unknown })
 
 export function reserveRules(core: AccountsCore): ReserveRules {
   const path = (name: string, entityId: string, id?: string) =>
-    `/accounts/entities/${pathId(name, 'entityId', entityId)}/reserve-rules${id === undefined ? '' : `/${pathId(name, 'id', id)}`}`;
+    `/accounts/entities/${accountPathId(name, 'entityId', 'ent_', entityId)}/reserve-rules${id === undefined ? '' : `/${accountPathId(name, 'id', 'rsv_', id)}`}`;
 
   const api: ReserveRules = {
     async retrieve(entityId, id, options) {

@@ -1,4 +1,4 @@
-import type { AccountScope } from '../../provider/schemas/accounts/index.js';
+import { type AccountIdPrefix, type AccountScope, isAccountId } from '../../provider/schemas/accounts/index.js';
 import type { SandboxContext } from '../core/context.js';
 import { SandboxError } from '../core/errors.js';
 import type { Request, RequestHandler, Response } from '../core/http.js';
@@ -39,10 +39,13 @@ export function href(req: Request, path: string): { href: string } {
   return { href: host ? `${req.protocol}://${host}${path}` : path };
 }
 
-/** A path id with its prefix, or 400 `<name>_invalid` (docs/decisions/sandbox.md#accounts-errors). */
-export function pathId(req: Request, param: string, prefix: string, name: string): string {
+/**
+ * A path id with its prefix (the one id rule of the schemas, the client and the helper), or 400 `<name>_invalid`
+ * (docs/decisions/sandbox.md#accounts-errors).
+ */
+export function pathId(req: Request, param: string, prefix: AccountIdPrefix, name: string): string {
   const value = req.params[param];
-  if (typeof value !== 'string' || !new RegExp(`^${prefix}[A-Za-z0-9_-]{1,64}$`).test(value)) {
+  if (!isAccountId(prefix, value)) {
     throw new SandboxError(400, `${name}_invalid`, `${name} must be an id starting with ${prefix}`, { field: name });
   }
   return value;

@@ -207,8 +207,8 @@ describe('dashboard routes against the sandbox', () => {
       assert.equal(r.status, 404, r.text);
       assert.equal(r.json.field, 'entityId', path);
     }
-    // An entity id the token names and the helper's pattern takes, but the provider refuses (the sandbox takes at most
-    // 64 characters after `ent_`): the 400 names the entity, not the instrument id beside it.
+    // An entity id the token names but the provider refuses (longer than the 64 characters after `ent_` it takes): the
+    // 400 names the entity, not the instrument id beside it.
     const long = `ent_${'a'.repeat(70)}`;
     const refused = await issuer.sign({ sub: 'usr_a', entities: [long], instruments: [] });
     for (const [method, path, body] of [
@@ -222,6 +222,69 @@ describe('dashboard routes against the sandbox', () => {
     }
     const typed = await ask(`${base}/ppi_verified_2`, token, { method: 'PATCH', body: { label: 5 } });
     assert.equal(typed.json.message, 'label must be a string', 'said plainly, not in zod’s words');
+  });
+
+  it('takes ids as long as the provider takes them (64 after the prefix) and refuses a longer one itself', async () => {
+    // One id rule for the sandbox, the accounts client and the helper (docs/decisions/provider.md#account-ids): the
+    // helper took 100 characters after `ent_`, `ppi_` and `src_`, so it asked the provider about ids the provider
+    // refuses, and a platform's `paymentInstrumentIds` answering one got the provider's 400 blamed on the page.
+    const ent = `ent_${'e'.repeat(64)}`;
+    const ppi = `ppi_${'p'.repeat(64)}`;
+    const src = `src_${'s'.repeat(64)}`;
+    const fixtures = sampleFixtures({
+      stored_cards: [
+        { id: 'src_fixture_card', number: '4000000000002008', expiry_month: 6, expiry_year: 2025 },
+        { id: src, number: '4000000000001000', expiry_month: 6, expiry_year: 2025 },
+      ],
+    });
+    const entity = fixtures.accounts.entities[0] as { id: string; payment_instruments: { id: string }[] };
+    entity.id = ent;
+    entity.payment_instruments[0]!.id = ppi;
+    const own = await startSandbox({ fixtures });
+    try {
+      let listed = [ppi];
+      const started = await helper({ ...sandboxHelperOptions(own, issuer), paymentInstrumentIds: () => listed });
+      const token = await issuer.sign({ sub: 'usr_a', entities: [ent, `${ent}x`], instruments: [src, `${src}x`] });
+      const base = `/entities/${ent}/payment-instruments`;
+      const at = { target: started };
+      const list = await ask(base, token, at);
+      assert.equal(list.status, 200, list.text);
+      assert.deepEqual(
+        list.json.data.map((p: { id: string }) => p.id),
+        [ppi],
+      );
+      assert.equal((await ask(`${base}/${ppi}`, token, at)).status, 200);
+      const patched = await ask(`${base}/${ppi}`, token, { ...at, method: 'PATCH', body: { label: 'Main' } });
+      assert.equal(patched.status, 200, patched.text);
+      const updated = await ask('/account-updater', token, { ...at, method: 'POST', body: { instrumentId: src } });
+      assert.equal(updated.status, 200, updated.text);
+
+      const asked = async () =>
+        ((await call(`${own.url}/_sandbox/requests?limit=200`)).json.data as { path: string }[]).filter(
+          (e) => e.path !== '/connect/token',
+        ).length;
+      const before = await asked();
+      for (const [method, path, body, field] of [
+        ['GET', `/entities/${ent}x/payment-instruments`, undefined, 'entityId'],
+        ['GET', `${base}/${ppi}x`, undefined, 'id'],
+        ['PATCH', `${base}/${ppi}x`, { label: 'Main' }, 'id'],
+        ['POST', '/account-updater', { instrumentId: `${src}x` }, 'instrumentId'],
+      ] as const) {
+        const r = await ask(path, token, { ...at, method, body });
+        assert.equal(r.status, 400, `${method} ${path}: ${r.text}`);
+        assert.equal(r.json.code, 'TESSERA_INVALID_REQUEST', r.text);
+        assert.equal(r.json.field, field, r.text);
+        assert.doesNotMatch(r.json.message, /refused by the payment provider/, r.text);
+      }
+      // The platform's answer is checked with the same rule: an id the provider refuses is the hook's failure.
+      listed = [`${ppi}x`];
+      const bad = await ask(base, token, at);
+      assert.equal(bad.status, 500, bad.text);
+      assert.equal(bad.json.code, 'TESSERA_INSTRUMENT_IDS_FAILED', bad.text);
+      assert.equal(await asked(), before, 'nothing was sent to the provider for an id it refuses');
+    } finally {
+      await own.close();
+    }
   });
 
   it("answers 403 for another entity's instruments, without asking the provider", async () => {

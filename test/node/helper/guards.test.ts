@@ -758,6 +758,56 @@ describe('helper behind an app-wide parser that leaves bytes, text or an inflate
     }
   });
 
+  it('answers a body whose req.body getter throws (a bridge that parses lazily) 400 naming body, and logs why', async () => {
+    // A bridge from another framework: it reads the stream, then parses on first use of req.body and throws on bytes it
+    // cannot parse, as JSON.parse does (its message quotes the start of the body: never logged unredacted).
+    const { logger, log: logs } = captureLogger();
+    const app = express();
+    app.use((req, _res, next) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const text = Buffer.concat(chunks).toString();
+        Object.defineProperty(req, 'body', {
+          configurable: true,
+          enumerable: true,
+          get: () => JSON.parse(text),
+        });
+        next();
+      });
+    });
+    app.use(
+      '/payments',
+      tesseraHelper({
+        ...legacyHelperOptions(sb),
+        startupKeyCheck: false,
+        resolveCharge: () => ({ amount: 100, currency: 'EUR' }),
+        logger,
+      }),
+    );
+    const server = await serveApp(app);
+    try {
+      const url = `${server.base}/payments/charges`;
+      for (const raw of ['{"cardToken": 4242424242424242', '{"orderReference": "4242 4242 4242 4242" oops}', '{']) {
+        const r = await call(url, { raw, headers: { 'content-type': 'application/json' } });
+        assert.equal(r.status, 400, `${raw}: ${r.text}`);
+        assert.equal(r.json.code, 'TESSERA_BODY_UNREADABLE', r.text);
+        assert.equal(r.json.field, 'body', r.text);
+      }
+      const lines = logs.lines.filter((l) => l.event === 'tessera.body.unreadable');
+      assert.equal(lines.length, 3, JSON.stringify(logs.lines));
+      assert.match(JSON.stringify(lines[0]), /SyntaxError/);
+      assert.ok(!logs.text().replace(/\D/g, '').includes('4242424242424242'), 'no card number in the log');
+      assert.ok(!logs.lines.some((l) => l.event === 'tessera.error'), 'not the helper failing');
+      // A body the getter can parse is read as any other parser's.
+      const ok = await call(url, { body: { cardToken: 'nope', orderReference: 'o', email: 'a@b.co' } });
+      assert.equal(ok.status, 400, ok.text);
+      assert.equal(ok.json.field, 'cardToken');
+    } finally {
+      await server.close();
+    }
+  });
+
   it('answers a JSON null an app-wide express.json({ strict: false }) parsed as the body that is no object', async () => {
     const app = await shop(express.json({ strict: false }));
     try {

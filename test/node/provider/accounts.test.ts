@@ -315,6 +315,38 @@ describe('Account Services client against the sandbox', () => {
       );
     });
 
+    it('takes path ids the sandbox takes (64 after the prefix) and refuses any other with a TypeError, sending nothing', async () => {
+      // One rule with the sandbox and the helper (docs/decisions/provider.md#account-ids): the client took any 128
+      // letters, digits, `_` and `-`, so an id of 65 was sent and refused by the provider.
+      const id = await entity();
+      const longest = { ent: `ent_${'e'.repeat(64)}`, rsv: `rsv_${'r'.repeat(64)}` };
+      // At the bound the sandbox reads the id and finds nothing there.
+      await assert.rejects(accounts.entities.retrieve(longest.ent), NotFoundError);
+      await assert.rejects(accounts.reserveRules.retrieve(id, longest.rsv), NotFoundError);
+      await assert.rejects(accounts.paymentInstruments.retrieve(id, `ppi_${'p'.repeat(64)}`), NotFoundError);
+      wire.sent.length = 0;
+      const refused: [string, () => Promise<unknown>][] = [
+        ['id', () => accounts.entities.retrieve(`${longest.ent}x`)],
+        ['entityId', () => accounts.paymentInstruments.list(`${longest.ent}x`)],
+        ['id', () => accounts.reserveRules.retrieve(id, `${longest.rsv}x`)],
+        ['id', () => accounts.paymentInstruments.retrieve(id, `ppi_${'p'.repeat(65)}`)],
+        ['id', () => accounts.instruments.retrieve(`src_${'s'.repeat(65)}`)],
+        ['userId', () => accounts.members.reinvite(id, `usr_${'u'.repeat(65)}`)],
+        // Another kind of id, where the provider would have answered 400 `<name>_invalid`.
+        ['id', () => accounts.paymentInstruments.retrieve(id, 'rsv_abc')],
+        ['entityId', () => accounts.reserveRules.list('ppi_abc')],
+      ];
+      for (const [name, attempt] of refused) {
+        await assert.rejects(
+          attempt(),
+          (e: unknown) =>
+            e instanceof TypeError && e.message.includes(`\`${name}\` must be`) && /1 to 64/.test(e.message),
+          attempt.toString(),
+        );
+      }
+      assert.deepEqual(wire.sent, []);
+    });
+
     it('refuses to change a rule that has become active (422 on the sandbox clock)', async () => {
       const id = await entity();
       const { data } = await accounts.reserveRules.create(id, RULE);

@@ -146,6 +146,56 @@ describe('OAuth token source against the sandbox', () => {
     }
   });
 
+  it('stops reading a token answer past 4 MiB, streamed or announced, whatever its status: InvalidResponseError', async () => {
+    // A hostile token endpoint: an answer that never ends unless the reader hangs up.
+    const MiB = 1024 * 1024;
+    let written = 0;
+    const endpoint = createServer((req, res) => {
+      req.resume();
+      res.on('error', () => {});
+      const mode = answers.shift()!;
+      res.writeHead(mode.status, {
+        'content-type': 'application/json',
+        ...(mode.announced ? { 'content-length': String(1024 * MiB) } : {}),
+      });
+      res.write('{"access_token":"');
+      const chunk = Buffer.alloc(64 * 1024, 'a');
+      const pump = () => {
+        while (!res.destroyed && written < 256 * MiB) {
+          written += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end('","token_type":"Bearer","expires_in":3600}');
+      };
+      pump();
+    });
+    const answers: { status: number; announced: boolean }[] = [];
+    await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
+    const { clientId, clientSecret } = sb.credentials;
+    const authUrl = `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}`;
+    const hostile = createTokenSource({ clientId, clientSecret, authUrl, maxRetries: 0 });
+    try {
+      for (const mode of [
+        { status: 200, announced: false },
+        { status: 200, announced: true },
+        { status: 401, announced: false },
+      ]) {
+        answers.push(mode);
+        written = 0;
+        const error = await hostile.token(['accounts']).catch((e: unknown) => e);
+        assert.ok(error instanceof InvalidResponseError, `${JSON.stringify(mode)}: ${String(error)}`);
+        assert.equal(error.operation, TOKEN_OPERATION);
+        assert.equal(error.outcomeKnown, true);
+        assert.match(error.message, /larger than 4194304 bytes/);
+        assert.ok(written < 64 * MiB, `${JSON.stringify(mode)}: ${written} bytes were written before the reader left`);
+      }
+    } finally {
+      await hostile.close();
+      endpoint.closeAllConnections();
+      endpoint.close();
+    }
+  });
+
   it('rejects scopes that are not OAuth scope tokens with a TypeError', async () => {
     await assert.rejects(tokens.token(['two words']), TypeError);
     await assert.rejects(tokens.token('accounts' as never), TypeError);

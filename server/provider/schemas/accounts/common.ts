@@ -1,13 +1,11 @@
 // Account Services API schemas: Building blocks.
 import { z } from 'zod';
 import { BROKEN_TEXT_MESSAGE, hasLoneSurrogate, hasUnsafeChars, UNSAFE_TEXT_MESSAGE } from '../safe-text.js';
+import { type AccountIdPrefix, accountIdPattern } from './ids.js';
 
-/** An id with its prefix: `ent_`, `usr_`, `ppi_`, `rsv_`, `src_`, `file_`, `card_tok_`. */
-export const idOf = (prefix: string) =>
-  z
-    .string()
-    .max(80)
-    .regex(new RegExp(`^${prefix}[A-Za-z0-9_-]{1,64}$`), `must be an id starting with ${prefix}`);
+/** An id with its prefix: `ent_`, `usr_`, `ppi_`, `rsv_`, `src_`, `file_`, `card_tok_` ({@link accountIdPattern}). */
+export const idOf = (prefix: AccountIdPrefix) =>
+  z.string().max(80).regex(accountIdPattern(prefix), `must be an id starting with ${prefix}`);
 
 /**
  * Trimmed text of 1 to `max` characters, without control or bidi-control characters (a payout instrument's label

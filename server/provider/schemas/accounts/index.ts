@@ -10,6 +10,7 @@ export * from './account-updater.js';
 export * from './common.js';
 export * from './entities.js';
 export * from './errors.js';
+export * from './ids.js';
 export * from './members.js';
 export * from './oauth.js';
 export * from './payment-instruments.js';
