@@ -67,10 +67,10 @@ export function jsonBody(limit: number, log: HelperLogger): RequestHandler {
         const raw = bytesOf(parsed);
         if (raw) {
           if (raw.length > limit) throw tooLarge(limit);
-          req.body = parseJson(req, raw);
+          setBody(req, parseJson(req, raw));
         } else if (parsed === undefined || (parsed === null && !sent)) {
           // No body, whatever the parser left for it: `{}`, as when read here.
-          req.body = {};
+          setBody(req, {});
         } else {
           // A chunked body has no Content-Length, and a parser's own limit is often far above bodyLimitBytes.
           if (parsedLarger(parsed, limit)) throw tooLarge(limit);
@@ -97,6 +97,20 @@ export function jsonBody(limit: number, log: HelperLogger): RequestHandler {
       res,
     );
   };
+}
+
+/**
+ * Puts the parsed body in `req.body`. A bridge may have left it as a getter with no setter (a read-only body): the
+ * assignment throws, or is ignored, so the parsed body becomes the request's own property instead.
+ */
+function setBody(req: Request, value: unknown): void {
+  try {
+    req.body = value;
+    if (req.body === value) return;
+  } catch {
+    // Read-only: defined below.
+  }
+  Object.defineProperty(req, 'body', { value, writable: true, configurable: true, enumerable: true });
 }
 
 /**

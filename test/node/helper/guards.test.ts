@@ -808,6 +808,45 @@ describe('helper behind an app-wide parser that leaves bytes, text or an inflate
     }
   });
 
+  it('reads a body a getter-only req.body gives as text or bytes (no setter to take the parsed body back)', async () => {
+    // A bridge that keeps the body read-only: a getter and no setter, so the helper cannot assign what it parsed.
+    let kind: 'text' | 'bytes' = 'text';
+    const app = express();
+    app.use((req, _res, next) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const bytes = Buffer.concat(chunks);
+        const value = kind === 'text' ? bytes.toString() : new Uint8Array(bytes);
+        Object.defineProperty(req, 'body', { configurable: true, enumerable: true, get: () => value });
+        next();
+      });
+    });
+    app.use(
+      '/payments',
+      tesseraHelper({
+        ...legacyHelperOptions(sb),
+        startupKeyCheck: false,
+        resolveCharge: () => ({ amount: 100, currency: 'EUR' }),
+      }),
+    );
+    const server = await serveApp(app);
+    try {
+      const url = `${server.base}/payments/charges`;
+      for (const k of ['text', 'bytes'] as const) {
+        kind = k;
+        const r = await call(url, { body: { cardToken: 'nope', orderReference: 'o', email: 'a@b.co' } });
+        assert.equal(r.status, 400, `${k}: ${r.text}`);
+        assert.equal(r.json.field, 'cardToken', `${k}: ${r.text}`);
+        const none = await call(url, { raw: '', headers: { 'content-type': 'application/json' } });
+        assert.equal(none.status, 400, `${k}: ${none.text}`);
+        assert.equal(none.json.field, 'cardToken', `${k}: ${none.text}`);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
   it('answers a JSON null an app-wide express.json({ strict: false }) parsed as the body that is no object', async () => {
     const app = await shop(express.json({ strict: false }));
     try {
