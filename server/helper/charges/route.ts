@@ -1,7 +1,7 @@
 import { hash, randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import { type NextFunction, type Request, type Response, Router } from 'express';
-import { ValidationError } from '../../provider/errors.js';
+import { InvalidResponseError, ValidationError } from '../../provider/errors.js';
 import {
   type Charge,
   type ChargeRequest,
@@ -450,6 +450,9 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
             outcomeKnown: mapped.outcomeKnown,
             providerCode: (err as { code?: unknown }).code,
             providerRequestId: (err as { requestId?: unknown }).requestId,
+            // Which field of the provider's answer was refused (a challenge URL that is no https URL, a card without
+            // its last four digits): the helper's own words, never the provider's body.
+            ...(err instanceof InvalidResponseError ? { reason: err.message } : {}),
           },
           'charge failed upstream',
         );
