@@ -38,9 +38,15 @@ const isWholeNumber = (v: unknown) =>
 
 /**
  * The shopper's browser is sent to a 3-D Secure challenge URL, and the shopper types a bank password there: it must be
- * an absolute https URL, or http to loopback (the local sandbox), by the one secure-URL rule.
+ * an absolute https URL, or http to loopback (the local sandbox), by the one secure-URL rule, and carry no user or
+ * password: `https://acs.bank.example@evil.example/` names the bank and opens another site, and a challenge page has
+ * no use for credentials in its URL. Its origin is not pinned to the provider's: a real challenge is the card issuer's
+ * page, on the issuer's (or its access control server's) domain (docs/decisions/helper.md#helper-provider-answers).
  */
-const isChallengeUrl = (v: string): boolean => secureUrl(v) !== undefined;
+const isChallengeUrl = (v: string): boolean => {
+  const url = secureUrl(v);
+  return url !== undefined && url.username === '' && url.password === '';
+};
 
 /** The first field of a charge the helper reads that is missing or malformed. A pending charge is read for its status. */
 function chargeFault(data: unknown, pendingAllowed: boolean): string | undefined {

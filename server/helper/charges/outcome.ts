@@ -27,7 +27,25 @@ export interface ChargeOutcome {
   readonly event?: ChargeEvent;
   /** Absent in answers stored before owners were recorded: then anyone with the token and order may read it. */
   readonly owner?: ResultOwner;
+  /**
+   * The mount-path parameters of the `POST /charges` that made the charge (records.ts `mountParams`): the shop, for a
+   * helper under `/shops/:shop/payments`. The answer is replayed, and `onCharge` delivered, only under the same ones
+   * (docs/decisions/helper.md#helper-mount-params). Absent in answers stored before 2026-11-26: then under any.
+   */
+  readonly params?: Readonly<Record<string, string>>;
 }
+
+/** Who made a charge and under which mount path: what its stored answer keeps beside the outcome. */
+export interface ChargeMaker {
+  readonly owner?: ResultOwner;
+  readonly params?: Readonly<Record<string, string>>;
+}
+
+/** The `owner` and `params` fields of an answer, each only when known. */
+const madeBy = ({ owner, params }: ChargeMaker = {}) => ({
+  ...(owner ? { owner } : {}),
+  ...(params ? { params } : {}),
+});
 
 const APPROVED = new Set(['Authorised', 'Captured', 'Flagged']);
 
@@ -64,7 +82,7 @@ export function chargeEvent(charge: Charge, orderReference: string): ChargeEvent
  * (customer, addresses, bin, fingerprint, metadata) leaves the server; the
  * response code of a decline is taken out again by {@link answerBody}.
  */
-export function outcomeOf(charge: Charge, orderReference: string, owner?: ResultOwner): ChargeOutcome {
+export function outcomeOf(charge: Charge, orderReference: string, maker?: ChargeMaker): ChargeOutcome {
   const approved = APPROVED.has(charge.status);
   const common = {
     id: charge.id,
@@ -75,7 +93,7 @@ export function outcomeOf(charge: Charge, orderReference: string, owner?: Result
     last4: charge.card.last4,
   };
   const event = chargeEvent(charge, orderReference);
-  const who = owner ? { owner } : {};
+  const who = madeBy(maker);
   if (approved) {
     return { status: 201, orderReference, event, ...who, body: { ...common, message: 'The payment was approved.' } };
   }
@@ -107,13 +125,13 @@ export function pendingOutcome(
   redirectUrl: string,
   paymentToken: string,
   orderReference: string,
-  owner?: ResultOwner,
+  maker?: ChargeMaker,
 ): ChargeOutcome {
   return {
     status: 202,
     orderReference,
     paymentToken,
-    ...(owner ? { owner } : {}),
+    ...madeBy(maker),
     body: { status: 'Pending', redirectUrl, message: PENDING_MESSAGE },
   };
 }

@@ -25,8 +25,16 @@ export function idempotencyKeyFor(
   cardToken: string,
   orderReference: string,
   digest: Buffer = tokenDigest(cardToken),
+  params: Readonly<Record<string, string>> = {},
 ): string {
-  const bound = hash('sha256', Buffer.concat([digest, Buffer.from(orderReference, 'utf8')]), 'base64url');
+  const entries = Object.entries(params);
+  // A helper under a path with parameters (one helper for many shops): the shop is part of the order too, or a token
+  // sent again under another shop's path with the same order reference, once the store had forgotten its answer, was
+  // the same request to the provider, and its replay was taken as the other shop's payment. Without parameters the key
+  // is what it always was. An order reference holds no NUL (its schema refuses control characters), so the NUL parts
+  // the two unambiguously. docs/decisions/helper.md#helper-mount-params
+  const order = entries.length === 0 ? orderReference : `${orderReference}\0${JSON.stringify(entries)}`;
+  const bound = hash('sha256', Buffer.concat([digest, Buffer.from(order, 'utf8')]), 'base64url');
   return `tessera-charge-${bound}`;
 }
 

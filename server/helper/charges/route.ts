@@ -1,7 +1,7 @@
 import { hash, randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import { type NextFunction, type Request, type Response, Router } from 'express';
-import { ValidationError } from '../../provider/errors.js';
+import { InvalidResponseError, ValidationError } from '../../provider/errors.js';
 import {
   type Charge,
   type ChargeRequest,
@@ -252,7 +252,7 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
    * claim the token's `:declined` marker counts it, on every instance sharing the store.
    */
   async function settle(charge: Charge, pending: PendingThreeDs): Promise<ChargeOutcome> {
-    const outcome = outcomeOf(charge, pending.orderReference, pending.owner);
+    const outcome = outcomeOf(charge, pending.orderReference, pending);
     // The charge exists: a store that fails here is answered as `saved` says, never "nothing was done".
     await saved(store.set(pending.resultKey, JSON.stringify(outcome), RESULT_TTL_MS));
     if (outcome.status === 402) {
@@ -311,6 +311,7 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
           orderReference: outcome.orderReference,
           ip: t.caller.ip,
           owner: outcome.owner ?? t.caller.owner,
+          params: outcome.params ?? t.params,
         };
     return settle(charge, pending);
   }
@@ -372,7 +373,7 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
   }
 
   async function charge(t: TokenRequest, claim: TokenClaim): Promise<ChargeOutcome> {
-    const { req, body, key, digest } = t;
+    const { req, body, key, digest, params } = t;
     const { ip, owner } = t.caller;
     // Reserved before anything else, so concurrent charges cannot overshoot; kept only for a decline, or when
     // the provider may have charged (outcome unknown). docs/decisions/helper.md#helper-rate-limits
@@ -434,7 +435,7 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
       let answer: Awaited<ReturnType<LegacyClient['charges']['create']>>;
       try {
         answer = await legacy.charges.create(request, {
-          idempotencyKey: idempotencyKeyFor(body.cardToken, body.orderReference, digest),
+          idempotencyKey: idempotencyKeyFor(body.cardToken, body.orderReference, digest, params),
         });
         checkChargeCreated(answer);
       } catch (err) {
@@ -449,6 +450,9 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
             outcomeKnown: mapped.outcomeKnown,
             providerCode: (err as { code?: unknown }).code,
             providerRequestId: (err as { requestId?: unknown }).requestId,
+            // Which field of the provider's answer was refused (a challenge URL that is no https URL, a card without
+            // its last four digits): the helper's own words, never the provider's body.
+            ...(err instanceof InvalidResponseError ? { reason: err.message } : {}),
           },
           'charge failed upstream',
         );
@@ -457,7 +461,7 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
       const data = answer.data;
       let outcome: ChargeOutcome;
       if (isThreeDSecureRedirect(data)) {
-        outcome = pendingOutcome(data.redirectUrl, data.id, body.orderReference, owner);
+        outcome = pendingOutcome(data.redirectUrl, data.id, body.orderReference, { owner, params });
         const pending: PendingThreeDs = {
           resultKey: key,
           orderReference: body.orderReference,
@@ -465,13 +469,13 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
           owner,
           // The provider sends the shopper back to `publicUrl`'s path, one for every mount: the return hands these to
           // `onCharge` (docs/decisions/helper.md#helper-mount-params).
-          params: mountParams(req.params),
+          params,
           ...(successUrl ? { successUrl } : {}),
           ...(failUrl ? { failUrl } : {}),
         };
         await saved(store.set(threeDsKey(data.id), JSON.stringify(pending), RESULT_TTL_MS));
       } else {
-        outcome = outcomeOf(data as Charge, body.orderReference, owner);
+        outcome = outcomeOf(data as Charge, body.orderReference, { owner, params });
         keep = outcome.status === 402;
       }
       // The answer is stored and the token's claim given back in one step, while the decline counters settle; first
@@ -582,10 +586,12 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
     if (budgets.length > 0) await consumeAll(store, budgets, now);
     const digest = tokenDigest(body.cardToken);
     const key = resultKey(body.cardToken, digest);
+    // The shop, for a helper under a path with parameters: part of the order (docs/decisions/helper.md#helper-mount-params).
+    const params = mountParams(req.params);
     // One promise per token in this process, registered before any await, so a double submit shares it.
     let running = inFlight.get(key);
     if (!running) {
-      running = tokenOutcome({ req, body, key, digest, caller });
+      running = tokenOutcome({ req, body, key, digest, caller, params });
       inFlight.set(key, running);
       running.then(
         () => inFlight.delete(key),
@@ -593,7 +599,11 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
       );
     }
     const outcome = await running;
-    if (!mayRead(outcome.owner, owner) || outcome.orderReference !== body.orderReference) {
+    if (
+      !mayRead(outcome.owner, owner) ||
+      outcome.orderReference !== body.orderReference ||
+      !sameParams(outcome.params, params)
+    ) {
       throw new HelperHttpError(409, 'TESSERA_CARD_TOKEN_USED', 'cardToken was already used; ask for the card again', {
         field: 'cardToken',
         outcomeKnown: true,
@@ -643,6 +653,8 @@ interface TokenRequest {
   readonly key: string;
   readonly digest: Buffer;
   readonly caller: Caller;
+  /** The request's mount-path parameters as a record keeps them (records.ts `mountParams`). */
+  readonly params: Readonly<Record<string, string>>;
 }
 
 /** A card token's claim in the store, held by one request while it charges; `given` once it was given back. */
@@ -662,4 +674,20 @@ function mayRead(owner: ResultOwner | undefined, caller: ResultOwner): boolean {
   if (!owner) return true;
   if (owner.session) return owner.session === caller.session;
   return owner.ip === caller.ip;
+}
+
+/**
+ * Whether a token's stored answer was made under the caller's mount-path parameters: a token sent again under another
+ * shop's path (`/shops/beta/payments` for a charge of `/shops/alpha/payments`) is another order, refused like one, so
+ * that neither its page nor beta's `onCharge` learns alpha's charge as beta's (docs/decisions/helper.md#helper-mount-params).
+ * An answer stored before the parameters were kept is read under any.
+ */
+function sameParams(
+  kept: Readonly<Record<string, string>> | undefined,
+  caller: Readonly<Record<string, string>>,
+): boolean {
+  if (kept === undefined) return true;
+  const names = Object.keys(kept);
+  if (names.length !== Object.keys(caller).length) return false;
+  return names.every((name) => Object.hasOwn(caller, name) && caller[name] === kept[name]);
 }

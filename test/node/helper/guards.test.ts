@@ -9,6 +9,7 @@ import {
   MOUNT_PARAM_CHARS,
   MOUNT_PARAMS_MAX,
   mountParams,
+  resultKey,
   threeDsKey,
 } from '../../../server/helper/charges/records.js';
 import {
@@ -952,6 +953,117 @@ describe('helper mounted under a path with parameters', () => {
       await store.set(old.record, JSON.stringify(before), 60_000);
       await returned(old.returnUrl);
       assert.deepEqual(seen.pop(), { source: '3ds-return', params: { shop: 'main' }, orderReference: 'order-c' });
+    } finally {
+      await server.close();
+      await sb.close();
+    }
+  });
+
+  it("refuses a card token's charge sent again under another mount path: onCharge never sees another shop's parameters", async () => {
+    const sb = await startSandbox();
+    const app = express();
+    const server = await serveApp(app);
+    try {
+      const seen: { source: string; params: unknown; orderReference: string }[] = [];
+      let failing = false;
+      const helper = tesseraHelper({
+        ...legacyHelperOptions(sb),
+        rateLimits: NO_RATE_LIMITS,
+        startupKeyCheck: false,
+        logger: captureLogger().logger,
+        publicUrl: `${server.base}/shops/main/payments`,
+        resolveCharge: (req) => ({ amount: 4200, currency: 'GBP', threeDSecure: req.body.orderReference === 'o-3ds' }),
+        onCharge: (event, { req, source }) => {
+          if (failing) throw new Error('the orders table is locked');
+          seen.push({ source, params: { ...req.params }, orderReference: event.orderReference });
+        },
+      });
+      app.use('/shops/:shop/payments', helper);
+      const pay = (shop: string, body: Record<string, unknown>) =>
+        call(`${server.base}/shops/${shop}/payments/charges`, { body, headers: { accept: 'application/json' } });
+
+      // 3-D Secure: started for shop alpha, the challenge passed, the shopper not yet back through the return.
+      const threeDs = { cardToken: await cardToken(sb, '4000000000003220'), orderReference: 'o-3ds', email: 'a@b.co' };
+      const started = await pay('alpha', threeDs);
+      assert.equal(started.status, 202, started.text);
+      const returnUrl = await answerChallenge(sb, started.json.redirectUrl);
+      // The same token and order sent to shop beta: before, it settled the charge and beta's onCharge recorded it.
+      const elsewhere = await pay('beta', threeDs);
+      assert.equal(elsewhere.status, 409, elsewhere.text);
+      assert.equal(elsewhere.json.code, 'TESSERA_CARD_TOKEN_USED');
+      assert.deepEqual(seen, []);
+      const back = await call(returnUrl, { headers: { accept: 'application/json' } });
+      assert.equal(back.status, 201, back.text);
+      assert.deepEqual(seen.splice(0), [{ source: '3ds-return', params: { shop: 'alpha' }, orderReference: 'o-3ds' }]);
+
+      // A charge whose onCharge failed: its retry delivers it, but only under the shop that charged it.
+      const plain = { cardToken: await cardToken(sb), orderReference: 'o-plain', email: 'a@b.co' };
+      failing = true;
+      assert.equal((await pay('alpha', plain)).json.code, 'TESSERA_ON_CHARGE_FAILED');
+      failing = false;
+      const retried = await pay('beta', plain);
+      assert.equal(retried.status, 409, retried.text);
+      assert.deepEqual(seen, []);
+      assert.equal((await pay('alpha', plain)).status, 201);
+      assert.deepEqual(seen.splice(0), [{ source: 'charge', params: { shop: 'alpha' }, orderReference: 'o-plain' }]);
+    } finally {
+      await server.close();
+      await sb.close();
+    }
+  });
+
+  it("refuses a token sent under another shop's path once the store forgot its answer: the provider never replays it there", async () => {
+    const sb = await startSandbox();
+    const app = express();
+    const server = await serveApp(app);
+    const store = new MemoryStore();
+    try {
+      const seen: { source: string; params: unknown }[] = [];
+      const helper = tesseraHelper({
+        ...legacyHelperOptions(sb),
+        rateLimits: NO_RATE_LIMITS,
+        startupKeyCheck: false,
+        store,
+        logger: captureLogger().logger,
+        publicUrl: `${server.base}/shops/main/payments`,
+        resolveCharge: (req) => ({ amount: 4200, currency: 'GBP', threeDSecure: req.body.orderReference === 'o-3ds' }),
+        onCharge: (_event, { req, source }) => {
+          seen.push({ source, params: { ...req.params } });
+        },
+      });
+      app.use('/shops/:shop/payments', helper);
+      const pay = (shop: string, body: Record<string, unknown>) =>
+        call(`${server.base}/shops/${shop}/payments/charges`, { body, headers: { accept: 'application/json' } });
+      /** The store loses the token's answer (a restarted MemoryStore, an evicting Redis). */
+      const forget = async (cardToken: string) => {
+        const key = resultKey(cardToken);
+        assert.ok(await store.release(key, (await store.get(key))!));
+      };
+
+      const threeDs = { cardToken: await cardToken(sb, '4000000000003220'), orderReference: 'o-3ds', email: 'a@b.co' };
+      const started = await pay('alpha', threeDs);
+      assert.equal(started.status, 202, started.text);
+      await forget(threeDs.cardToken);
+      // Before, the same idempotency key made the provider replay alpha's challenge, and the record of the charge was
+      // written again with beta's parameters: its return told beta's onCharge.
+      const elsewhere = await pay('beta', threeDs);
+      assert.equal(elsewhere.status, 409, elsewhere.text);
+      const back = await call(await answerChallenge(sb, started.json.redirectUrl), {
+        headers: { accept: 'application/json' },
+      });
+      assert.equal(back.status, 201, back.text);
+      assert.deepEqual(seen.splice(0), [{ source: '3ds-return', params: { shop: 'alpha' } }]);
+
+      const plain = { cardToken: await cardToken(sb), orderReference: 'o-plain', email: 'a@b.co' };
+      assert.equal((await pay('alpha', plain)).status, 201);
+      await forget(plain.cardToken);
+      // Before, the provider replayed alpha's charge to beta's request: 201 on beta's page for a payment to alpha.
+      const replayed = await pay('beta', plain);
+      assert.equal(replayed.status, 409, replayed.text);
+      // Under its own shop the provider still replays the one charge.
+      const again = await pay('alpha', plain);
+      assert.equal(again.status, 201, again.text);
+      assert.deepEqual(seen.splice(0), [{ source: 'charge', params: { shop: 'alpha' } }]);
     } finally {
       await server.close();
       await sb.close();

@@ -166,6 +166,20 @@ describe('the provider answers 2xx without what the helper reads', () => {
         },
       ],
       [
+        'a challenge URL with a user before the host (a bank name in front of another site)',
+        {
+          contentType: JSON_TYPE,
+          body: JSON.stringify({ id: 'pay_tok_x', redirectUrl: 'https://acs.bank.example@evil.example/3ds/pay_tok_x' }),
+        },
+      ],
+      [
+        'a challenge URL with a user and password',
+        {
+          contentType: JSON_TYPE,
+          body: JSON.stringify({ id: 'pay_tok_x', redirectUrl: 'https://user:secret@acs.bank.example/3ds/pay_tok_x' }),
+        },
+      ],
+      [
         'a relative challenge URL',
         { contentType: JSON_TYPE, body: JSON.stringify({ id: 'pay_tok_x', redirectUrl: '/3ds/pay_tok_x' }) },
       ],
@@ -176,6 +190,10 @@ describe('the provider answers 2xx without what the helper reads', () => {
       proxy.once({ path: /\/charges\/token$/, method: 'POST', body: '', ...answer });
       unknownOutcome(await pay(body), what);
       assert.ok(proxy.used, what);
+      // The merchant's log says which field of the answer was refused.
+      const failed = helper.log.lines.findLast((l) => l.event === 'tessera.charge.failed');
+      assert.match(String(failed?.reason), /^POST charges\/token answered without a valid `/, what);
+      if (what.includes('challenge URL')) assert.match(String(failed?.reason), /`redirectUrl`/, what);
       // The provider did charge: the same request again resends the idempotency key and learns the real charge.
       const retry = await pay(body);
       assert.equal(retry.status, 201, `${what}, retried: ${retry.text}`);

@@ -28,6 +28,17 @@ describe('charge records', () => {
     assert.notEqual(idempotencyKeyFor(token, 'order-42'), idempotencyKeyFor('card_tok_other', 'order-42'));
   });
 
+  it("binds it to the mount path's parameters too, and keeps the pinned key of a helper mounted without them", () => {
+    const token = 'card_tok_4f2a9c1e7b3d5f6a8c0e2b4d6f8a1c3e';
+    const digest = tokenDigest(token);
+    const alpha = idempotencyKeyFor(token, 'order-42', digest, { shop: 'alpha' });
+    assert.equal(idempotencyKeyFor(token, 'order-42', digest, {}), idempotencyKeyFor(token, 'order-42'));
+    assert.notEqual(alpha, idempotencyKeyFor(token, 'order-42'));
+    assert.notEqual(alpha, idempotencyKeyFor(token, 'order-42', digest, { shop: 'beta' }));
+    assert.notEqual(alpha, idempotencyKeyFor(token, 'order-42', digest, { store: 'alpha' }));
+    assert.equal(alpha, idempotencyKeyFor(token, 'order-42', digest, { shop: 'alpha' }));
+  });
+
   it('keeps the card token itself out of every key', () => {
     const token = 'card_tok_4f2a9c1e7b3d5f6a8c0e2b4d6f8a1c3e';
     for (const key of [idempotencyKeyFor(token, 'order-42'), resultKey(token)]) {
