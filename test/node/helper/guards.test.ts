@@ -1070,6 +1070,84 @@ describe('helper mounted under a path with parameters', () => {
     }
   });
 
+  it('tells apart shops whose paths differ only in what a record leaves out: a name over 256 characters, a wildcard', async () => {
+    const sb = await startSandbox();
+    const app = express();
+    const server = await serveApp(app);
+    const store = new MemoryStore();
+    try {
+      const seen: { source: string; params: unknown }[] = [];
+      let failing = false;
+      const helper = tesseraHelper({
+        ...legacyHelperOptions(sb),
+        rateLimits: NO_RATE_LIMITS,
+        startupKeyCheck: false,
+        store,
+        logger: captureLogger().logger,
+        publicUrl: `${server.base}/shops/main/payments`,
+        resolveCharge: (req) => ({ amount: 4200, currency: 'GBP', threeDSecure: req.body.orderReference === 'o-3ds' }),
+        onCharge: (_event, { req, source }) => {
+          if (failing) throw new Error('the orders table is locked');
+          seen.push({ source, params: { ...req.params } });
+        },
+      });
+      app.use('/shops/:shop/payments', helper);
+      // Express 5 gives a wildcard's segments as an array, which a record leaves out as it leaves out a long name.
+      const express5 = typeof (express.request as { param?: unknown }).param !== 'function';
+      if (express5) app.use('/tenants/*tenant/payments', helper);
+      const alpha = 'alpha'.repeat(60);
+      const beta = 'beta-'.repeat(60);
+      const pay = (shop: string, body: Record<string, unknown>, root = 'shops') =>
+        call(`${server.base}/${root}/${shop}/payments/charges`, { body, headers: { accept: 'application/json' } });
+      const forget = async (cardToken: string) => {
+        const key = resultKey(cardToken);
+        assert.ok(await store.release(key, (await store.get(key))!));
+      };
+
+      // A charge whose onCharge failed: before, its retry under beta's path got alpha's 201 and beta's onCharge.
+      const plain = { cardToken: await cardToken(sb), orderReference: 'o-plain', email: 'a@b.co' };
+      failing = true;
+      assert.equal((await pay(alpha, plain)).json.code, 'TESSERA_ON_CHARGE_FAILED');
+      failing = false;
+      const elsewhere = await pay(beta, plain);
+      assert.equal(elsewhere.status, 409, elsewhere.text);
+      assert.equal(elsewhere.json.code, 'TESSERA_CARD_TOKEN_USED');
+      assert.deepEqual(seen, []);
+      assert.equal((await pay(alpha, plain)).status, 201);
+      assert.deepEqual(seen.splice(0), [{ source: 'charge', params: { shop: alpha } }]);
+      // The answer forgotten: before, the same idempotency key made the provider replay alpha's charge to beta.
+      await forget(plain.cardToken);
+      const replayed = await pay(beta, plain);
+      assert.equal(replayed.status, 409, replayed.text);
+      assert.equal((await pay(alpha, plain)).status, 201);
+
+      // 3-D Secure: the charge's record keeps the digest of its parameters, so its final answer is still alpha's.
+      const threeDs = { cardToken: await cardToken(sb, '4000000000003220'), orderReference: 'o-3ds', email: 'a@b.co' };
+      const started = await pay(alpha, threeDs);
+      assert.equal(started.status, 202, started.text);
+      assert.equal((await pay(beta, threeDs)).status, 409);
+      const back = await call(await answerChallenge(sb, started.json.redirectUrl), {
+        headers: { accept: 'application/json' },
+      });
+      assert.equal(back.status, 201, back.text);
+      // The return hands onCharge what the record keeps: the long name is missing, never another shop's.
+      assert.deepEqual(seen.splice(0), [{ source: '3ds-return', params: {} }]);
+      assert.equal((await pay(alpha, threeDs)).status, 201);
+      assert.equal((await pay(beta, threeDs)).status, 409);
+
+      if (express5) {
+        const token = { cardToken: await cardToken(sb), orderReference: 'o-wild', email: 'a@b.co' };
+        assert.equal((await pay('alpha/eu', token, 'tenants')).status, 201);
+        assert.equal((await pay('beta/eu', token, 'tenants')).status, 409);
+        assert.equal((await pay('alpha/eu', token, 'tenants')).status, 201);
+        assert.deepEqual(seen.splice(0), [{ source: 'charge', params: { tenant: ['alpha', 'eu'] } }]);
+      }
+    } finally {
+      await server.close();
+      await sb.close();
+    }
+  });
+
   it('keeps at most 16 mount-path parameters of plain strings, each name and value at most 256 characters', () => {
     const many = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`p${i}`, `v${i}`]));
     assert.deepEqual(Object.keys(mountParams(many)), Object.keys(many).slice(0, MOUNT_PARAMS_MAX));
