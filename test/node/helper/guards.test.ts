@@ -809,6 +809,100 @@ describe('helper behind an app-wide parser that leaves bytes, text or an inflate
     }
   });
 
+  it('logs no card number a req.body getter threw as a number, a bigint or in a number field', async () => {
+    const { logger, log: logs } = captureLogger();
+    const thrown: unknown[] = [
+      4242424242424242,
+      -4242424242424242,
+      4242424242424242n,
+      { errors: [{ path: 'cardNumber', received: 4242424242424242 }] },
+      Object.assign(new Error('not JSON'), { value: 4242424242424242 }),
+    ];
+    let next = 0;
+    const app = express();
+    app.use((req, _res, done) => {
+      const what = thrown[next++];
+      req.resume().on('end', () => {
+        Object.defineProperty(req, 'body', {
+          configurable: true,
+          get: () => {
+            throw what;
+          },
+        });
+        done();
+      });
+    });
+    app.use(
+      '/payments',
+      tesseraHelper({
+        ...legacyHelperOptions(sb),
+        startupKeyCheck: false,
+        resolveCharge: () => ({ amount: 100, currency: 'EUR' }),
+        logger,
+      }),
+    );
+    const server = await serveApp(app);
+    try {
+      for (const what of thrown) {
+        const r = await call(`${server.base}/payments/charges`, { body: { orderReference: 'o' } });
+        assert.equal(r.status, 400, `${String(what)}: ${r.text}`);
+        assert.equal(r.json.code, 'TESSERA_BODY_UNREADABLE', r.text);
+      }
+      const lines = logs.lines.filter((l) => l.event === 'tessera.body.unreadable');
+      assert.equal(lines.length, thrown.length, JSON.stringify(logs.lines));
+      // Before, each was written as the number it was: `"cause":4242424242424242`.
+      assert.ok(!logs.text().replace(/\D/g, '').includes('4242424242424242'), logs.text());
+      assert.equal(lines[0]!.cause, '[redacted-card]');
+      assert.equal(lines[1]!.cause, '-[redacted-card]');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('reads a req.body getter once: what the route gets is what was checked, even when a second read throws', async () => {
+    // A bridge whose getter parses on first read and fails on the next (a consumed stream): the route read it again.
+    let reads = 0;
+    const app = express();
+    app.use((req, _res, next) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const text = Buffer.concat(chunks).toString();
+        let read = 0;
+        Object.defineProperty(req, 'body', {
+          configurable: true,
+          get: () => {
+            reads++;
+            if (read++ === 0) return JSON.parse(text);
+            throw new Error('the body stream was already consumed');
+          },
+        });
+        next();
+      });
+    });
+    app.use(
+      '/payments',
+      tesseraHelper({
+        ...legacyHelperOptions(sb),
+        startupKeyCheck: false,
+        resolveCharge: () => ({ amount: 100, currency: 'EUR' }),
+        logger: captureLogger().logger,
+      }),
+    );
+    const server = await serveApp(app);
+    try {
+      const r = await call(`${server.base}/payments/charges`, {
+        body: { cardToken: 'nope', orderReference: 'o', email: 'a@b.co' },
+      });
+      // Before: 500 TESSERA_INTERNAL, the route's read of req.body throwing.
+      assert.equal(r.status, 400, r.text);
+      assert.equal(r.json.field, 'cardToken', r.text);
+      assert.equal(reads, 1, 'read once, by the check');
+    } finally {
+      await server.close();
+    }
+  });
+
   it('reads a body a getter-only req.body gives as text or bytes (no setter to take the parsed body back)', async () => {
     // A bridge that keeps the body read-only: a getter and no setter, so the helper cannot assign what it parsed.
     let kind: 'text' | 'bytes' = 'text';
@@ -1193,6 +1287,25 @@ describe('redactingLogger', () => {
     assert.equal(line!.note, 'got [redacted-jwt]');
     assert.equal(line!.orderReference, 'order-1');
     assert.equal(line!.msg, 'charge for [redacted-card]');
+  });
+
+  it('masks a card number logged as a number or a bigint, and writes every other number as the number it is', () => {
+    const { logger, log } = captureLogger();
+    redactingLogger(logger, []).warn({
+      card: 4242424242424242,
+      big: 4242424242424242n,
+      nested: { values: [5555555555554444, 1795729501401] },
+      status: 402,
+      at: 1795729501401,
+      amount: 4299.5,
+    });
+    const [line] = log.lines;
+    assert.equal(line!.card, '[redacted-card]');
+    assert.equal(line!.big, '[redacted-card]');
+    assert.deepEqual(line!.nested, { values: ['[redacted-card]', 1795729501401] });
+    assert.equal(line!.status, 402);
+    assert.equal(line!.at, 1795729501401);
+    assert.equal(line!.amount, 4299.5);
   });
 
   it('masks a card number a logged URL or form holds with its groups parted by +, %20 or %2D', () => {
