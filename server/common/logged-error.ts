@@ -80,6 +80,17 @@ export function logCleaner(rules: LogRules): LogCleaner {
         left = -1;
       }
     };
+  /**
+   * A number is text of the line too: a card number written as one (what a body parser or a hook threw, `4242…` or
+   * `{ value: 4242… }`; a bigint) is cleaned as its decimal text is, and written as that text. Only integers of 13
+   * digits or more can be one (one comparison for every other number: statuses, durations, counts).
+   */
+  const numeric = (v: number | bigint): unknown => {
+    if (typeof v === 'number' && !(Math.abs(v) >= 1e12)) return v;
+    const digits = String(v);
+    const cleaned = text(digits);
+    return cleaned === digits ? v : cleaned;
+  };
   const inner = (key: string, item: unknown, depth: number): unknown =>
     rules.secretKey(key) ? '[redacted]' : value(item, depth);
   const field = bounded(inner);
@@ -142,6 +153,7 @@ export function logCleaner(rules: LogRules): LogCleaner {
     if (left === 0) return TOO_MANY;
     left--;
     if (typeof v === 'string') return text(v);
+    if (typeof v === 'number' || typeof v === 'bigint') return numeric(v);
     if (v === null || typeof v !== 'object') return v;
     // Deeper than any line the helper writes: cut, never passed on unscrubbed.
     if (depth > 8) return '[too deep]';

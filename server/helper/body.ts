@@ -76,6 +76,10 @@ export function jsonBody(limit: number, log: HelperLogger): RequestHandler {
           if (parsedLarger(parsed, limit)) throw tooLarge(limit);
           // A `null` that was sent (`express.json({ strict: false })`) is a body that is no object, as when read here.
           checkParsed(parsed);
+          // What was checked is what the route reads: a getter (a bridge's) is read once, never again, so one that
+          // throws on a second read, or answers another value, cannot reach the route (it was 500 TESSERA_INTERNAL).
+          // A getter that cannot be replaced (its property not configurable) is left to the route, as before.
+          setBody(req, parsed, false);
         }
       } catch (err) {
         return next(err);
@@ -101,15 +105,18 @@ export function jsonBody(limit: number, log: HelperLogger): RequestHandler {
 
 /**
  * Puts the parsed body in `req.body`. A bridge may have left it as a getter with no setter (a read-only body): the
- * assignment throws, or is ignored, so the parsed body becomes the request's own property instead.
+ * assignment throws, or is ignored, so the parsed body becomes the request's own property instead. Unless `required`,
+ * a `body` that cannot be redefined (an own property that is not configurable) is left as it is.
  */
-function setBody(req: Request, value: unknown): void {
+function setBody(req: Request, value: unknown, required = true): void {
   try {
     req.body = value;
     if (req.body === value) return;
   } catch {
-    // Read-only: defined below.
+    // Read-only, or a getter that throws when read again: defined below.
   }
+  const own = Object.getOwnPropertyDescriptor(req, 'body');
+  if (!required && own && !own.configurable) return;
   Object.defineProperty(req, 'body', { value, writable: true, configurable: true, enumerable: true });
 }
 

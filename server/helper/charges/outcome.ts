@@ -33,18 +33,25 @@ export interface ChargeOutcome {
    * (docs/decisions/helper.md#helper-mount-params). Absent in answers stored before 2026-11-26: then under any.
    */
   readonly params?: Readonly<Record<string, string>>;
+  /**
+   * The SHA-256 of all the mount-path parameters, only when {@link params} is not all of them (records.ts
+   * `mountRecord`: a name or value over 256 characters, a wildcard's segments): compared with the caller's too.
+   */
+  readonly mount?: string;
 }
 
 /** Who made a charge and under which mount path: what its stored answer keeps beside the outcome. */
 export interface ChargeMaker {
   readonly owner?: ResultOwner;
   readonly params?: Readonly<Record<string, string>>;
+  readonly mount?: string;
 }
 
-/** The `owner` and `params` fields of an answer, each only when known. */
-const madeBy = ({ owner, params }: ChargeMaker = {}) => ({
+/** The `owner`, `params` and `mount` fields of an answer, each only when known. */
+const madeBy = ({ owner, params, mount }: ChargeMaker = {}) => ({
   ...(owner ? { owner } : {}),
   ...(params ? { params } : {}),
+  ...(mount ? { mount } : {}),
 });
 
 const APPROVED = new Set(['Authorised', 'Captured', 'Flagged']);

@@ -25,14 +25,15 @@ export function idempotencyKeyFor(
   cardToken: string,
   orderReference: string,
   digest: Buffer = tokenDigest(cardToken),
-  params: Readonly<Record<string, string>> = {},
+  params: unknown = {},
 ): string {
-  const entries = Object.entries(params);
+  const entries = Object.entries(mountBinding(params));
   // A helper under a path with parameters (one helper for many shops): the shop is part of the order too, or a token
   // sent again under another shop's path with the same order reference, once the store had forgotten its answer, was
   // the same request to the provider, and its replay was taken as the other shop's payment. Without parameters the key
   // is what it always was. An order reference holds no NUL (its schema refuses control characters), so the NUL parts
-  // the two unambiguously. docs/decisions/helper.md#helper-mount-params
+  // the two unambiguously. Every parameter counts, as the request has it ({@link mountBinding}), not only those a
+  // record keeps ({@link mountParams}). docs/decisions/helper.md#helper-mount-params
   const order = entries.length === 0 ? orderReference : `${orderReference}\0${JSON.stringify(entries)}`;
   const bound = hash('sha256', Buffer.concat([digest, Buffer.from(order, 'utf8')]), 'base64url');
   return `tessera-charge-${bound}`;
@@ -67,6 +68,38 @@ export function mountParams(params: unknown): Record<string, string> {
   return Object.fromEntries(kept);
 }
 
+/**
+ * Every mount-path parameter of a charge request, as a charge is bound to it: each name and value as Express gave it,
+ * whatever its length or number, a wildcard's segments (`string[]`) as they are, anything else (only a middleware
+ * that rewrote `req.params` leaves it) as `null`. {@link mountParams} keeps a bounded copy for `onCharge`; a charge
+ * bound to that copy was one charge for two shops whose paths differ only in what the copy leaves out (a name longer
+ * than 256 characters, a wildcard's segments), and its answer was replayed from one to the other
+ * (docs/decisions/helper.md#helper-mount-params).
+ */
+export function mountBinding(params: unknown): Record<string, string | (string | null)[] | null> {
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) return {};
+  const all: [string, string | (string | null)[] | null][] = [];
+  for (const [name, value] of Object.entries(params)) {
+    if (typeof value === 'string') all.push([name, value]);
+    else if (Array.isArray(value)) all.push([name, value.map((v: unknown) => (typeof v === 'string' ? v : null))]);
+    else all.push([name, null]);
+  }
+  return Object.fromEntries(all);
+}
+
+/**
+ * The mount-path parameters of a charge as its stored answer and its 3-D Secure record keep them: the bounded copy
+ * `onCharge` sees ({@link mountParams}), and, only when that copy is not all of them ({@link mountBinding}), `mount`,
+ * the SHA-256 (base64url) of all of them, so that the answer is still told apart from another shop's while the store's
+ * value stays small. docs/decisions/helper.md#helper-mount-params
+ */
+export function mountRecord(params: unknown): { params: Record<string, string>; mount?: string } {
+  const kept = mountParams(params);
+  const all = JSON.stringify(Object.entries(mountBinding(params)));
+  if (all === JSON.stringify(Object.entries(kept))) return { params: kept };
+  return { params: kept, mount: hash('sha256', all, 'base64url') };
+}
+
 /** What the 3-D Secure return needs to finish a charge. */
 export interface PendingThreeDs {
   readonly resultKey: string;
@@ -79,6 +112,8 @@ export interface PendingThreeDs {
    * `req.params` on the return (absent in records written before 2026-11-26: the return's own are kept then).
    */
   readonly params?: Readonly<Record<string, string>>;
+  /** The digest of all the parameters, when {@link params} is not all of them ({@link mountRecord}). */
+  readonly mount?: string;
   /**
    * The session id itself, in records written before 2026-11-26 only: a session id is a bearer secret, and the store's
    * values can end up in its logs; the {@link owner} holds its hash, which is all the decline counters need.

@@ -45,7 +45,8 @@ import {
 } from './outcome.js';
 import {
   idempotencyKeyFor,
-  mountParams,
+  mountBinding,
+  mountRecord,
   type PendingThreeDs,
   RESULT_TTL_MS,
   resultKey,
@@ -311,7 +312,7 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
           orderReference: outcome.orderReference,
           ip: t.caller.ip,
           owner: outcome.owner ?? t.caller.owner,
-          params: outcome.params ?? t.params,
+          ...(outcome.params ? { params: outcome.params, mount: outcome.mount } : t.mount),
         };
     return settle(charge, pending);
   }
@@ -373,7 +374,8 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
   }
 
   async function charge(t: TokenRequest, claim: TokenClaim): Promise<ChargeOutcome> {
-    const { req, body, key, digest, params } = t;
+    const { req, body, key, digest } = t;
+    const { params, mount: allParams } = t.mount;
     const { ip, owner } = t.caller;
     // Reserved before anything else, so concurrent charges cannot overshoot; kept only for a decline, or when
     // the provider may have charged (outcome unknown). docs/decisions/helper.md#helper-rate-limits
@@ -435,7 +437,7 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
       let answer: Awaited<ReturnType<LegacyClient['charges']['create']>>;
       try {
         answer = await legacy.charges.create(request, {
-          idempotencyKey: idempotencyKeyFor(body.cardToken, body.orderReference, digest, params),
+          idempotencyKey: idempotencyKeyFor(body.cardToken, body.orderReference, digest, t.pathParams),
         });
         checkChargeCreated(answer);
       } catch (err) {
@@ -461,7 +463,7 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
       const data = answer.data;
       let outcome: ChargeOutcome;
       if (isThreeDSecureRedirect(data)) {
-        outcome = pendingOutcome(data.redirectUrl, data.id, body.orderReference, { owner, params });
+        outcome = pendingOutcome(data.redirectUrl, data.id, body.orderReference, { owner, params, mount: allParams });
         const pending: PendingThreeDs = {
           resultKey: key,
           orderReference: body.orderReference,
@@ -470,12 +472,13 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
           // The provider sends the shopper back to `publicUrl`'s path, one for every mount: the return hands these to
           // `onCharge` (docs/decisions/helper.md#helper-mount-params).
           params,
+          ...(allParams ? { mount: allParams } : {}),
           ...(successUrl ? { successUrl } : {}),
           ...(failUrl ? { failUrl } : {}),
         };
         await saved(store.set(threeDsKey(data.id), JSON.stringify(pending), RESULT_TTL_MS));
       } else {
-        outcome = outcomeOf(data as Charge, body.orderReference, { owner, params });
+        outcome = outcomeOf(data as Charge, body.orderReference, { owner, params, mount: allParams });
         keep = outcome.status === 402;
       }
       // The answer is stored and the token's claim given back in one step, while the decline counters settle; first
@@ -587,11 +590,13 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
     const digest = tokenDigest(body.cardToken);
     const key = resultKey(body.cardToken, digest);
     // The shop, for a helper under a path with parameters: part of the order (docs/decisions/helper.md#helper-mount-params).
-    const params = mountParams(req.params);
+    // Read once: every parameter for the idempotency key, and what the records keep of them.
+    const pathParams = mountBinding(req.params);
+    const mount = mountRecord(pathParams);
     // One promise per token in this process, registered before any await, so a double submit shares it.
     let running = inFlight.get(key);
     if (!running) {
-      running = tokenOutcome({ req, body, key, digest, caller, params });
+      running = tokenOutcome({ req, body, key, digest, caller, pathParams, mount });
       inFlight.set(key, running);
       running.then(
         () => inFlight.delete(key),
@@ -602,7 +607,7 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
     if (
       !mayRead(outcome.owner, owner) ||
       outcome.orderReference !== body.orderReference ||
-      !sameParams(outcome.params, params)
+      !sameMount(outcome, mount)
     ) {
       throw new HelperHttpError(409, 'TESSERA_CARD_TOKEN_USED', 'cardToken was already used; ask for the card again', {
         field: 'cardToken',
@@ -653,8 +658,10 @@ interface TokenRequest {
   readonly key: string;
   readonly digest: Buffer;
   readonly caller: Caller;
-  /** The request's mount-path parameters as a record keeps them (records.ts `mountParams`). */
-  readonly params: Readonly<Record<string, string>>;
+  /** Every mount-path parameter of the request, for the idempotency key (records.ts `mountBinding`). */
+  readonly pathParams: Readonly<Record<string, unknown>>;
+  /** The request's mount-path parameters as a record keeps them (records.ts `mountRecord`). */
+  readonly mount: { readonly params: Readonly<Record<string, string>>; readonly mount?: string };
 }
 
 /** A card token's claim in the store, held by one request while it charges; `given` once it was given back. */
@@ -682,11 +689,14 @@ function mayRead(owner: ResultOwner | undefined, caller: ResultOwner): boolean {
  * that neither its page nor beta's `onCharge` learns alpha's charge as beta's (docs/decisions/helper.md#helper-mount-params).
  * An answer stored before the parameters were kept is read under any.
  */
-function sameParams(
-  kept: Readonly<Record<string, string>> | undefined,
-  caller: Readonly<Record<string, string>>,
+function sameMount(
+  outcome: ChargeOutcome,
+  { params: caller, mount }: { readonly params: Readonly<Record<string, string>>; readonly mount?: string },
 ): boolean {
+  const kept = outcome.params;
   if (kept === undefined) return true;
+  // The parameters a record leaves out (a value over 256 characters, a wildcard's segments) count as well.
+  if (outcome.mount !== mount) return false;
   const names = Object.keys(kept);
   if (names.length !== Object.keys(caller).length) return false;
   return names.every((name) => Object.hasOwn(caller, name) && caller[name] === kept[name]);

@@ -809,6 +809,100 @@ describe('helper behind an app-wide parser that leaves bytes, text or an inflate
     }
   });
 
+  it('logs no card number a req.body getter threw as a number, a bigint or in a number field', async () => {
+    const { logger, log: logs } = captureLogger();
+    const thrown: unknown[] = [
+      4242424242424242,
+      -4242424242424242,
+      4242424242424242n,
+      { errors: [{ path: 'cardNumber', received: 4242424242424242 }] },
+      Object.assign(new Error('not JSON'), { value: 4242424242424242 }),
+    ];
+    let next = 0;
+    const app = express();
+    app.use((req, _res, done) => {
+      const what = thrown[next++];
+      req.resume().on('end', () => {
+        Object.defineProperty(req, 'body', {
+          configurable: true,
+          get: () => {
+            throw what;
+          },
+        });
+        done();
+      });
+    });
+    app.use(
+      '/payments',
+      tesseraHelper({
+        ...legacyHelperOptions(sb),
+        startupKeyCheck: false,
+        resolveCharge: () => ({ amount: 100, currency: 'EUR' }),
+        logger,
+      }),
+    );
+    const server = await serveApp(app);
+    try {
+      for (const what of thrown) {
+        const r = await call(`${server.base}/payments/charges`, { body: { orderReference: 'o' } });
+        assert.equal(r.status, 400, `${String(what)}: ${r.text}`);
+        assert.equal(r.json.code, 'TESSERA_BODY_UNREADABLE', r.text);
+      }
+      const lines = logs.lines.filter((l) => l.event === 'tessera.body.unreadable');
+      assert.equal(lines.length, thrown.length, JSON.stringify(logs.lines));
+      // Before, each was written as the number it was: `"cause":4242424242424242`.
+      assert.ok(!logs.text().replace(/\D/g, '').includes('4242424242424242'), logs.text());
+      assert.equal(lines[0]!.cause, '[redacted-card]');
+      assert.equal(lines[1]!.cause, '-[redacted-card]');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('reads a req.body getter once: what the route gets is what was checked, even when a second read throws', async () => {
+    // A bridge whose getter parses on first read and fails on the next (a consumed stream): the route read it again.
+    let reads = 0;
+    const app = express();
+    app.use((req, _res, next) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const text = Buffer.concat(chunks).toString();
+        let read = 0;
+        Object.defineProperty(req, 'body', {
+          configurable: true,
+          get: () => {
+            reads++;
+            if (read++ === 0) return JSON.parse(text);
+            throw new Error('the body stream was already consumed');
+          },
+        });
+        next();
+      });
+    });
+    app.use(
+      '/payments',
+      tesseraHelper({
+        ...legacyHelperOptions(sb),
+        startupKeyCheck: false,
+        resolveCharge: () => ({ amount: 100, currency: 'EUR' }),
+        logger: captureLogger().logger,
+      }),
+    );
+    const server = await serveApp(app);
+    try {
+      const r = await call(`${server.base}/payments/charges`, {
+        body: { cardToken: 'nope', orderReference: 'o', email: 'a@b.co' },
+      });
+      // Before: 500 TESSERA_INTERNAL, the route's read of req.body throwing.
+      assert.equal(r.status, 400, r.text);
+      assert.equal(r.json.field, 'cardToken', r.text);
+      assert.equal(reads, 1, 'read once, by the check');
+    } finally {
+      await server.close();
+    }
+  });
+
   it('reads a body a getter-only req.body gives as text or bytes (no setter to take the parsed body back)', async () => {
     // A bridge that keeps the body read-only: a getter and no setter, so the helper cannot assign what it parsed.
     let kind: 'text' | 'bytes' = 'text';
@@ -1070,6 +1164,84 @@ describe('helper mounted under a path with parameters', () => {
     }
   });
 
+  it('tells apart shops whose paths differ only in what a record leaves out: a name over 256 characters, a wildcard', async () => {
+    const sb = await startSandbox();
+    const app = express();
+    const server = await serveApp(app);
+    const store = new MemoryStore();
+    try {
+      const seen: { source: string; params: unknown }[] = [];
+      let failing = false;
+      const helper = tesseraHelper({
+        ...legacyHelperOptions(sb),
+        rateLimits: NO_RATE_LIMITS,
+        startupKeyCheck: false,
+        store,
+        logger: captureLogger().logger,
+        publicUrl: `${server.base}/shops/main/payments`,
+        resolveCharge: (req) => ({ amount: 4200, currency: 'GBP', threeDSecure: req.body.orderReference === 'o-3ds' }),
+        onCharge: (_event, { req, source }) => {
+          if (failing) throw new Error('the orders table is locked');
+          seen.push({ source, params: { ...req.params } });
+        },
+      });
+      app.use('/shops/:shop/payments', helper);
+      // Express 5 gives a wildcard's segments as an array, which a record leaves out as it leaves out a long name.
+      const express5 = typeof (express.request as { param?: unknown }).param !== 'function';
+      if (express5) app.use('/tenants/*tenant/payments', helper);
+      const alpha = 'alpha'.repeat(60);
+      const beta = 'beta-'.repeat(60);
+      const pay = (shop: string, body: Record<string, unknown>, root = 'shops') =>
+        call(`${server.base}/${root}/${shop}/payments/charges`, { body, headers: { accept: 'application/json' } });
+      const forget = async (cardToken: string) => {
+        const key = resultKey(cardToken);
+        assert.ok(await store.release(key, (await store.get(key))!));
+      };
+
+      // A charge whose onCharge failed: before, its retry under beta's path got alpha's 201 and beta's onCharge.
+      const plain = { cardToken: await cardToken(sb), orderReference: 'o-plain', email: 'a@b.co' };
+      failing = true;
+      assert.equal((await pay(alpha, plain)).json.code, 'TESSERA_ON_CHARGE_FAILED');
+      failing = false;
+      const elsewhere = await pay(beta, plain);
+      assert.equal(elsewhere.status, 409, elsewhere.text);
+      assert.equal(elsewhere.json.code, 'TESSERA_CARD_TOKEN_USED');
+      assert.deepEqual(seen, []);
+      assert.equal((await pay(alpha, plain)).status, 201);
+      assert.deepEqual(seen.splice(0), [{ source: 'charge', params: { shop: alpha } }]);
+      // The answer forgotten: before, the same idempotency key made the provider replay alpha's charge to beta.
+      await forget(plain.cardToken);
+      const replayed = await pay(beta, plain);
+      assert.equal(replayed.status, 409, replayed.text);
+      assert.equal((await pay(alpha, plain)).status, 201);
+
+      // 3-D Secure: the charge's record keeps the digest of its parameters, so its final answer is still alpha's.
+      const threeDs = { cardToken: await cardToken(sb, '4000000000003220'), orderReference: 'o-3ds', email: 'a@b.co' };
+      const started = await pay(alpha, threeDs);
+      assert.equal(started.status, 202, started.text);
+      assert.equal((await pay(beta, threeDs)).status, 409);
+      const back = await call(await answerChallenge(sb, started.json.redirectUrl), {
+        headers: { accept: 'application/json' },
+      });
+      assert.equal(back.status, 201, back.text);
+      // The return hands onCharge what the record keeps: the long name is missing, never another shop's.
+      assert.deepEqual(seen.splice(0), [{ source: '3ds-return', params: {} }]);
+      assert.equal((await pay(alpha, threeDs)).status, 201);
+      assert.equal((await pay(beta, threeDs)).status, 409);
+
+      if (express5) {
+        const token = { cardToken: await cardToken(sb), orderReference: 'o-wild', email: 'a@b.co' };
+        assert.equal((await pay('alpha/eu', token, 'tenants')).status, 201);
+        assert.equal((await pay('beta/eu', token, 'tenants')).status, 409);
+        assert.equal((await pay('alpha/eu', token, 'tenants')).status, 201);
+        assert.deepEqual(seen.splice(0), [{ source: 'charge', params: { tenant: ['alpha', 'eu'] } }]);
+      }
+    } finally {
+      await server.close();
+      await sb.close();
+    }
+  });
+
   it('keeps at most 16 mount-path parameters of plain strings, each name and value at most 256 characters', () => {
     const many = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`p${i}`, `v${i}`]));
     assert.deepEqual(Object.keys(mountParams(many)), Object.keys(many).slice(0, MOUNT_PARAMS_MAX));
@@ -1115,6 +1287,25 @@ describe('redactingLogger', () => {
     assert.equal(line!.note, 'got [redacted-jwt]');
     assert.equal(line!.orderReference, 'order-1');
     assert.equal(line!.msg, 'charge for [redacted-card]');
+  });
+
+  it('masks a card number logged as a number or a bigint, and writes every other number as the number it is', () => {
+    const { logger, log } = captureLogger();
+    redactingLogger(logger, []).warn({
+      card: 4242424242424242,
+      big: 4242424242424242n,
+      nested: { values: [5555555555554444, 1795729501401] },
+      status: 402,
+      at: 1795729501401,
+      amount: 4299.5,
+    });
+    const [line] = log.lines;
+    assert.equal(line!.card, '[redacted-card]');
+    assert.equal(line!.big, '[redacted-card]');
+    assert.deepEqual(line!.nested, { values: ['[redacted-card]', 1795729501401] });
+    assert.equal(line!.status, 402);
+    assert.equal(line!.at, 1795729501401);
+    assert.equal(line!.amount, 4299.5);
   });
 
   it('masks a card number a logged URL or form holds with its groups parted by +, %20 or %2D', () => {

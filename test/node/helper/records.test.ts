@@ -37,6 +37,14 @@ describe('charge records', () => {
     assert.notEqual(alpha, idempotencyKeyFor(token, 'order-42', digest, { shop: 'beta' }));
     assert.notEqual(alpha, idempotencyKeyFor(token, 'order-42', digest, { store: 'alpha' }));
     assert.equal(alpha, idempotencyKeyFor(token, 'order-42', digest, { shop: 'alpha' }));
+    // Every parameter, not only those a record keeps: names over 256 characters, a wildcard's segments.
+    const long = (s: string) => idempotencyKeyFor(token, 'order-42', digest, { shop: s.repeat(300) });
+    assert.notEqual(long('a'), long('b'));
+    assert.notEqual(long('a'), idempotencyKeyFor(token, 'order-42'));
+    const wild = (...tenant: string[]) => idempotencyKeyFor(token, 'order-42', digest, { tenant });
+    assert.notEqual(wild('alpha', 'eu'), wild('beta', 'eu'));
+    assert.notEqual(wild('alpha', 'eu'), wild('alpha/eu'));
+    assert.notEqual(wild('alpha'), idempotencyKeyFor(token, 'order-42', digest, { tenant: 'alpha' }));
   });
 
   it('keeps the card token itself out of every key', () => {
