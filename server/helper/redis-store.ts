@@ -182,12 +182,25 @@ const SCRIPTS: Record<Script, string> = {
   extend: EXTEND,
   reserve: RESERVE,
 };
+/**
+ * The scripts whose call the helper gives back when it fails (a card token's claim, a decline reservation). Sent late,
+ * after their give-back, they would take what nothing gives back: see {@link RedisStore} `#scriptKeys`.
+ */
+const GIVEN_BACK: ReadonlySet<Script> = new Set(['claimAndGet', 'reserve']);
 const SHAS = Object.fromEntries(
   Object.entries(SCRIPTS).map(([name, source]) => [name, createHash('sha1').update(source).digest('hex')]),
 ) as Record<Script, string>;
 
 /** The code a Redis error reply starts with (`WRONGPASS`, `NOAUTH`, `LOADING`): anchored, one bounded run. */
 const REPLY_CODE = /^[A-Z][A-Z_]{1,31}(?![\w-])/;
+
+/** One store call: `late` once it has timed out and been answered {@link StoreUnavailableError}. */
+interface StoreCall {
+  readonly late: boolean;
+}
+
+/** A call bounded by the client's own `commandTimeout`, which rejects the command itself: never late while it runs. */
+const BOUNDED: StoreCall = { late: false };
 
 function ttl(ms: number): number {
   return Math.max(1, Math.ceil(ms));
@@ -340,19 +353,21 @@ export class RedisStore<C extends RedisStoreClient = Redis | Cluster> implements
     throw new StoreUnavailableError('the shared store cannot be reached; nothing was done, try again', err);
   };
 
-  #call<T>(run: () => Promise<T>): Promise<T> {
-    // A ready client whose commands time out by themselves needs no timer of ours: one fewer per store call.
-    if (this.#bounded && this.client.status === 'ready') return run().catch(this.#unavailable);
+  #call<T>(run: (call: StoreCall) => Promise<T>): Promise<T> {
+    // A ready client whose commands time out by themselves needs no timer of ours: one fewer per store call. Its
+    // command that times out is rejected by the client, so nothing of the call is sent after that.
+    if (this.#bounded && this.client.status === 'ready') return run(BOUNDED).catch(this.#unavailable);
     return this.#timed(run);
   }
 
-  async #timed<T>(run: () => Promise<T>): Promise<T> {
+  async #timed<T>(run: (call: StoreCall) => Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
+    const call = { late: false };
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new StoreUnavailableError(`the shared store did not answer within ${this.#timeoutMs} ms`)),
-        this.#timeoutMs,
-      );
+      timer = setTimeout(() => {
+        call.late = true;
+        reject(new StoreUnavailableError(`the shared store did not answer within ${this.#timeoutMs} ms`));
+      }, this.#timeoutMs);
     });
     try {
       // A new or reconnecting client refuses commands (no offline queue) until it is ready: wait for that, within the
@@ -373,7 +388,7 @@ export class RedisStore<C extends RedisStoreClient = Redis | Cluster> implements
           }),
         ]);
       }
-      return await Promise.race([run(), late]);
+      return await Promise.race([run(call), late]);
     } catch (err) {
       return this.#unavailable(err);
     } finally {
@@ -393,16 +408,30 @@ export class RedisStore<C extends RedisStoreClient = Redis | Cluster> implements
     return this.#waiting;
   }
 
-  async #script(name: Script, key: string, ...args: (string | number)[]): Promise<unknown> {
-    return this.#scriptKeys(name, [key], args);
+  async #script(call: StoreCall, name: Script, key: string, ...args: (string | number)[]): Promise<unknown> {
+    return this.#scriptKeys(call, name, [key], args);
   }
 
-  async #scriptKeys(name: Script, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+  /**
+   * `EVALSHA` of a script, and `EVAL` of it when Redis answers that it does not have it (`NOSCRIPT`: restarted, failed
+   * over, `SCRIPT FLUSH`). Not when the call timed out meanwhile and is one the helper gives back when it fails
+   * ({@link GIVEN_BACK}): its give-back went to Redis at the timeout and ran on the way, before the `EVAL` was even
+   * sent, so a reservation sent that way held a place for its whole window (a claim, its TTL). The `EVALSHA` ran
+   * nothing, so nothing was taken, and nothing is sent. Other scripts still are: a late count counts what happened
+   * (fail closed), a late give-back or stored answer is right when it lands.
+   */
+  async #scriptKeys(
+    call: StoreCall,
+    name: Script,
+    keys: readonly string[],
+    args: readonly (string | number)[],
+  ): Promise<unknown> {
     const prefixed = keys.map((k) => this.#prefix + k);
     try {
       return await this.client.evalsha(SHAS[name], keys.length, ...prefixed, ...args);
     } catch (err) {
       if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
+      if (call.late && GIVEN_BACK.has(name)) throw err;
       return this.client.eval(SCRIPTS[name], keys.length, ...prefixed, ...args);
     }
   }
@@ -418,28 +447,28 @@ export class RedisStore<C extends RedisStoreClient = Redis | Cluster> implements
   }
 
   hit(key: string, windowMs: number): Promise<{ count: number; resetAtMs: number }> {
-    return this.#call(async () => {
-      const [count, left] = (await this.#script('hit', key, ttl(windowMs))) as [number, number];
+    return this.#call(async (call) => {
+      const [count, left] = (await this.#script(call, 'hit', key, ttl(windowMs))) as [number, number];
       return { count, resetAtMs: Date.now() + left };
     });
   }
 
   count(key: string): Promise<{ count: number; resetAtMs: number }> {
-    return this.#call(async () => {
-      const [count, left] = (await this.#script('count', key)) as [number, number];
+    return this.#call(async (call) => {
+      const [count, left] = (await this.#script(call, 'count', key)) as [number, number];
       return count === 0 && left === 0 ? { count: 0, resetAtMs: 0 } : { count, resetAtMs: Date.now() + left };
     });
   }
 
   unhit(key: string): Promise<void> {
-    return this.#call(async () => {
-      await this.#script('unhit', key);
+    return this.#call(async (call) => {
+      await this.#script(call, 'unhit', key);
     });
   }
 
   reserve(key: string, id: string, ttlMs: number): Promise<{ count: number; resetAtMs: number }> {
-    return this.#call(async () => {
-      const [count, left] = (await this.#script('reserve', key, id, ttl(ttlMs))) as [number, number];
+    return this.#call(async (call) => {
+      const [count, left] = (await this.#script(call, 'reserve', key, id, ttl(ttlMs))) as [number, number];
       return { count, resetAtMs: Date.now() + left };
     });
   }
@@ -459,7 +488,7 @@ export class RedisStore<C extends RedisStoreClient = Redis | Cluster> implements
   }
 
   release(key: string, value: string): Promise<boolean> {
-    return this.#call(async () => (await this.#script('release', key, value)) === 1);
+    return this.#call(async (call) => (await this.#script(call, 'release', key, value)) === 1);
   }
 
   claimAndGet(
@@ -474,8 +503,8 @@ export class RedisStore<C extends RedisStoreClient = Redis | Cluster> implements
         return { claimed, value: (await this.client.get(this.#prefix + key)) ?? undefined };
       });
     }
-    return this.#call(async () => {
-      const [claimed, stored] = (await this.#scriptKeys('claimAndGet', [claimKey, key], [value, ttl(ttlMs)])) as [
+    return this.#call(async (call) => {
+      const [claimed, stored] = (await this.#scriptKeys(call, 'claimAndGet', [claimKey, key], [value, ttl(ttlMs)])) as [
         number,
         string | null,
       ];
@@ -485,17 +514,17 @@ export class RedisStore<C extends RedisStoreClient = Redis | Cluster> implements
 
   setAndRelease(key: string, value: string, ttlMs: number, claimKey: string, claimValue: string): Promise<void> {
     if (this.#cluster) {
-      return this.#call(async () => {
+      return this.#call(async (call) => {
         await this.client.set(this.#prefix + key, value, 'PX', ttl(ttlMs));
-        await this.#script('release', claimKey, claimValue);
+        await this.#script(call, 'release', claimKey, claimValue);
       });
     }
-    return this.#call(async () => {
-      await this.#scriptKeys('setAndRelease', [key, claimKey], [value, ttl(ttlMs), claimValue]);
+    return this.#call(async (call) => {
+      await this.#scriptKeys(call, 'setAndRelease', [key, claimKey], [value, ttl(ttlMs), claimValue]);
     });
   }
 
   extend(key: string, value: string, ttlMs: number): Promise<boolean> {
-    return this.#call(async () => (await this.#script('extend', key, value, ttl(ttlMs))) === 1);
+    return this.#call(async (call) => (await this.#script(call, 'extend', key, value, ttl(ttlMs))) === 1);
   }
 }

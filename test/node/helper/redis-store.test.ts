@@ -15,6 +15,7 @@ import {
   StoreUnavailableError,
 } from '../../../server/helper/index.js';
 import { commitDeclines, releaseDeclines, reserveDeclines } from '../../../server/helper/rate-limit.js';
+import { claimAndGet } from '../../../server/helper/store.js';
 import { checkClusterNode, checkEviction } from '../../../server/helper/store-eviction.js';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { call } from '../../support/http.js';
@@ -490,6 +491,49 @@ describe('RedisStore against a real redis-server', () => {
       await releaseDeclines(b, await waiting);
     } finally {
       await relay.close();
+    }
+  });
+
+  it('sends no reservation or claim after its give-back when Redis forgot its scripts and answers late (a client of its own without commandTimeout)', async () => {
+    // A project's own client, with ioredis's default of no commandTimeout: the store bounds its calls by a timer, and
+    // the command it sent goes on. Redis restarted or failed over (its scripts gone: SCRIPT FLUSH) and is slow.
+    const client = new Redis(server.url);
+    const store = new RedisStore({ client, keyPrefix: 'noscript:', timeoutMs: 200 });
+    const admin = new Redis(server.url);
+    const sleeper = new Redis(server.url);
+    const counters = [
+      { key: 'declines:ip:203.0.113.9', limit: { max: 1, windowMs: 600_000 }, name: 'declinesPerIp' as const },
+    ];
+    /** Runs `step` while Redis stalls for 500 ms, after it forgot its scripts (the owner-only release's loaded again). */
+    const stalled = async (step: () => Promise<unknown>) => {
+      await admin.call('SCRIPT', 'FLUSH');
+      await store.release('other:claim', 'nobody');
+      const stall = sleeper.call('DEBUG', 'SLEEP', '0.5');
+      await sleep(30);
+      await assert.rejects(step(), StoreUnavailableError);
+      await stall;
+      await sleep(100);
+    };
+    try {
+      await ready(store);
+      // The reservation's EVALSHA times out and is given back (ZREM, run at once when Redis wakes), then Redis answers
+      // NOSCRIPT: the store sent the script itself (EVAL) after its give-back, and the reservation held the shopper's
+      // one place for the window (ten minutes), with no decline at all.
+      await stalled(() => reserveDeclines(store, counters, Date.now));
+      assert.equal(await reservations(store, 'declines:ip:203.0.113.9'), 0, 'no reservation left behind');
+      await releaseDeclines(store, await reserveDeclines(store, counters, Date.now));
+      // A card token's claim the same way: its give-back (the owner-only release, whose script Redis has) ran first,
+      // and the claim then sent held the token for its 10 s against the shopper's retry.
+      await stalled(() => claimAndGet(store, 'charge:t:claim', 'owner-1', 10_000, 'charge:t'));
+      assert.equal(await admin.get('noscript:charge:t:claim'), null, 'no claim left behind');
+      // What lands late and is not given back is still sent: a count (fail closed).
+      await stalled(() => store.hit('requests:ip:203.0.113.9', 600_000));
+      assert.equal((await store.count('requests:ip:203.0.113.9')).count, 1);
+    } finally {
+      await store.close();
+      client.disconnect();
+      admin.disconnect();
+      sleeper.disconnect();
     }
   });
 
