@@ -1,4 +1,4 @@
-import { createPublicKey, type KeyObject } from 'node:crypto';
+import { createPublicKey, KeyObject, type webcrypto } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { createRemoteJWKSet, customFetch, errors, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import { z } from 'zod';
@@ -22,8 +22,11 @@ export const HOST_ALGORITHMS = [
 ] as const;
 export type HostAlgorithm = (typeof HOST_ALGORITHMS)[number];
 
-/** A verification key: SPKI PEM text, a public JWK, or a Node `KeyObject`. */
-export type HostKey = string | Record<string, unknown> | KeyObject;
+/**
+ * A verification key: SPKI PEM text, a public JWK, a Node `KeyObject`, or a WebCrypto `CryptoKey` (what jose's
+ * `importSPKI`, `importJWK` and `generateKeyPair` give).
+ */
+export type HostKey = string | Record<string, unknown> | KeyObject | webcrypto.CryptoKey;
 
 /**
  * How the helper checks the short-lived JWT the merchant's own back end issues
@@ -75,7 +78,7 @@ export const hostAuthOption = z
     jwksUrl: secureUrlOption('https://auth.example.com/.well-known/jwks.json').optional(),
     key: z
       .custom<HostKey>((v) => typeof v === 'string' || (!!v && typeof v === 'object'), {
-        error: 'must be a public key: SPKI PEM text, a public JWK or a KeyObject',
+        error: 'must be a public key: SPKI PEM text, a public JWK, a KeyObject or a CryptoKey',
       })
       .optional(),
     clockToleranceSeconds: integerOption(0, 30).optional(),
@@ -115,14 +118,17 @@ const PRIVATE_KEY_REFUSED =
  */
 export function importHostKey(key: HostKey): KeyObject {
   // Text and JWKs first: createPublicKey would quietly derive the public half of a private one.
+  // A WebCrypto key (Node's global class: `webcrypto.CryptoKey` is not exported on Node 20).
+  const isCryptoKey = typeof globalThis.CryptoKey === 'function' && key instanceof globalThis.CryptoKey;
   const isPrivate =
     typeof key === 'string'
       ? PRIVATE_PEM.test(key)
-      : !('asymmetricKeyType' in key) && (key as Record<string, unknown>).d !== undefined;
+      : !isCryptoKey && !('asymmetricKeyType' in key) && (key as Record<string, unknown>).d !== undefined;
   if (isPrivate) throw new TypeError(PRIVATE_KEY_REFUSED);
   let keyObject: KeyObject;
   try {
     if (typeof key === 'string') keyObject = createPublicKey(key);
+    else if (isCryptoKey) keyObject = KeyObject.from(key as webcrypto.CryptoKey);
     else if ('asymmetricKeyType' in key || 'symmetricKeySize' in key) keyObject = key as KeyObject;
     else {
       if ((key as Record<string, unknown>).kty === 'oct') throw new Error('symmetric');
@@ -130,7 +136,7 @@ export function importHostKey(key: HostKey): KeyObject {
     }
   } catch (cause) {
     throw new TypeError(
-      'tesseraHelper: option `hostAuth.key` must be an asymmetric public key (SPKI PEM, public JWK or KeyObject); symmetric keys are not accepted',
+      'tesseraHelper: option `hostAuth.key` must be an asymmetric public key (SPKI PEM, public JWK, KeyObject or CryptoKey); symmetric keys are not accepted',
       { cause },
     );
   }

@@ -211,6 +211,20 @@ describe('tesseraHelper options', () => {
     }
   });
 
+  it('takes a WebCrypto CryptoKey as hostAuth.key (what jose’s importSPKI, importJWK and generateKeyPair give), not a private one', async () => {
+    const { privateKey, publicKey } = await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, [
+      'sign',
+      'verify',
+    ]);
+    const hostAuth = { issuer: 'https://m.example', audience: 'a', algorithms: ['ES256' as const] };
+    const oauth = { clientId: 'cli_abcdefgh1234', clientSecret: 'a-long-client-secret' };
+    assert.doesNotThrow(() => tesseraHelper({ ...base, ...oauth, hostAuth: { ...hostAuth, key: publicKey } }));
+    assert.throws(
+      () => tesseraHelper({ ...base, ...oauth, hostAuth: { ...hostAuth, key: privateKey } }),
+      /option `hostAuth.key` is a private key: pass its public half/,
+    );
+  });
+
   it('never lets a secret travel over plain HTTP except to loopback', () => {
     const oauth = {
       clientId: 'cli_abcdefgh1234',

@@ -210,6 +210,73 @@ console.log(JSON.stringify({
     }
   });
 
+  it('type-checks the helper on Express 4 with its own types (@types/express 4): one copy, the app’s', () => {
+    // A TypeScript app on Express 4 installs @types/express 4. Were the package to keep a copy of @types/express 5
+    // of its own, its router and middleware would be typed by that copy, and `app.use(payments.mountPath, payments)`
+    // and `app.get(path, tesseraCsp(…), …)` would not compile: the two copies' `Application`s differ.
+    const scratch4 = mkdtempSync(join(tmpdir(), 'tessera-consumer-express4-types-'));
+    try {
+      writeFileSync(
+        join(scratch4, 'package.json'),
+        JSON.stringify({ name: 'consumer4', private: true, type: 'module' }),
+      );
+      run(
+        'npm',
+        [
+          'install',
+          '--prefer-offline',
+          '--no-audit',
+          '--no-fund',
+          '--silent',
+          tarball,
+          'express@4',
+          '@types/express@4',
+          '@types/node@20',
+        ],
+        scratch4,
+      );
+      writeFileSync(
+        join(scratch4, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            strict: true,
+            module: 'NodeNext',
+            moduleResolution: 'NodeNext',
+            target: 'ES2022',
+            noEmit: true,
+            lib: ['ES2023'],
+            skipLibCheck: false,
+            types: ['node'],
+          },
+          files: ['app.ts'],
+        }),
+      );
+      writeFileSync(
+        join(scratch4, 'app.ts'),
+        `import express from 'express';
+import { tesseraCsp, tesseraHelper } from 'tessera/server';
+const payments = tesseraHelper({
+  mountPath: '/payments',
+  publicKey: 'pk_sbox_x',
+  secretKey: 'sk_sbox_x',
+  resolveCharge: (req, { orderReference }) => (req.ip && orderReference ? { amount: 1999, currency: 'EUR' } : undefined),
+});
+const app = express();
+app.use(payments.mountPath, payments);
+app.use(express.json());
+app.get('/checkout', tesseraCsp({ cardTokenUrl: payments.cardTokenUrl }), (req, res) => {
+  res.send(payments.page(req, res).scriptTag);
+});
+app.use('/shops/:shop/payments', payments);
+`,
+      );
+      run(join(repo, 'node_modules', '.bin', 'tsc'), ['-p', '.'], scratch4);
+      assert.equal(existsSync(join(scratch4, 'node_modules', 'tessera', 'node_modules', '@types', 'express')), false);
+    } finally {
+      rmSync(scratch4, { recursive: true, force: true });
+    }
+  });
+
   it('installs without Express where only the widget, the clients or the sandbox are used; the helper and the demo say what is missing', () => {
     const bare = mkdtempSync(join(tmpdir(), 'tessera-consumer-bare-'));
     try {
