@@ -955,6 +955,52 @@ describe('helper behind an app-wide parser that leaves bytes, text or an inflate
   });
 });
 
+/**
+ * One helper for many shops, mounted at `/shops/:shop/payments` over a real sandbox (3-D Secure for order `o-3ds`), with
+ * what its `onCharge` saw; `failing` makes `onCharge` throw, `forget` makes the store lose a token's answer.
+ */
+async function shopsHelper() {
+  const sb = await startSandbox();
+  const app = express();
+  const server = await serveApp(app);
+  const store = new MemoryStore();
+  const seen: { source: string; params: unknown; orderReference: string }[] = [];
+  const shops = {
+    sb,
+    app,
+    store,
+    seen,
+    failing: false,
+    helper: undefined as unknown as ReturnType<typeof tesseraHelper>,
+    pay: (shop: string, body: Record<string, unknown>, root = 'shops') =>
+      call(`${server.base}/${root}/${shop}/payments/charges`, { body, headers: { accept: 'application/json' } }),
+    /** The store loses the token's answer (a restarted MemoryStore, an evicting Redis). */
+    forget: async (cardToken: string) => {
+      const key = resultKey(cardToken);
+      assert.ok(await store.release(key, (await store.get(key))!));
+    },
+    close: async () => {
+      await server.close();
+      await sb.close();
+    },
+  };
+  shops.helper = tesseraHelper({
+    ...legacyHelperOptions(sb),
+    rateLimits: NO_RATE_LIMITS,
+    startupKeyCheck: false,
+    store,
+    logger: captureLogger().logger,
+    publicUrl: `${server.base}/shops/main/payments`,
+    resolveCharge: (req) => ({ amount: 4200, currency: 'GBP', threeDSecure: req.body.orderReference === 'o-3ds' }),
+    onCharge: (event, { req, source }) => {
+      if (shops.failing) throw new Error('the orders table is locked');
+      seen.push({ source, params: { ...req.params }, orderReference: event.orderReference });
+    },
+  });
+  app.use('/shops/:shop/payments', shops.helper);
+  return shops;
+}
+
 describe('helper mounted under a path with parameters', () => {
   it("gives resolveCharge the parameters of the path it is mounted under, and its routes' own parameters win", async () => {
     const sb = await startSandbox();
@@ -1054,28 +1100,9 @@ describe('helper mounted under a path with parameters', () => {
   });
 
   it("refuses a card token's charge sent again under another mount path: onCharge never sees another shop's parameters", async () => {
-    const sb = await startSandbox();
-    const app = express();
-    const server = await serveApp(app);
+    const shops = await shopsHelper();
+    const { sb, seen, pay } = shops;
     try {
-      const seen: { source: string; params: unknown; orderReference: string }[] = [];
-      let failing = false;
-      const helper = tesseraHelper({
-        ...legacyHelperOptions(sb),
-        rateLimits: NO_RATE_LIMITS,
-        startupKeyCheck: false,
-        logger: captureLogger().logger,
-        publicUrl: `${server.base}/shops/main/payments`,
-        resolveCharge: (req) => ({ amount: 4200, currency: 'GBP', threeDSecure: req.body.orderReference === 'o-3ds' }),
-        onCharge: (event, { req, source }) => {
-          if (failing) throw new Error('the orders table is locked');
-          seen.push({ source, params: { ...req.params }, orderReference: event.orderReference });
-        },
-      });
-      app.use('/shops/:shop/payments', helper);
-      const pay = (shop: string, body: Record<string, unknown>) =>
-        call(`${server.base}/shops/${shop}/payments/charges`, { body, headers: { accept: 'application/json' } });
-
       // 3-D Secure: started for shop alpha, the challenge passed, the shopper not yet back through the return.
       const threeDs = { cardToken: await cardToken(sb, '4000000000003220'), orderReference: 'o-3ds', email: 'a@b.co' };
       const started = await pay('alpha', threeDs);
@@ -1092,48 +1119,23 @@ describe('helper mounted under a path with parameters', () => {
 
       // A charge whose onCharge failed: its retry delivers it, but only under the shop that charged it.
       const plain = { cardToken: await cardToken(sb), orderReference: 'o-plain', email: 'a@b.co' };
-      failing = true;
+      shops.failing = true;
       assert.equal((await pay('alpha', plain)).json.code, 'TESSERA_ON_CHARGE_FAILED');
-      failing = false;
+      shops.failing = false;
       const retried = await pay('beta', plain);
       assert.equal(retried.status, 409, retried.text);
       assert.deepEqual(seen, []);
       assert.equal((await pay('alpha', plain)).status, 201);
       assert.deepEqual(seen.splice(0), [{ source: 'charge', params: { shop: 'alpha' }, orderReference: 'o-plain' }]);
     } finally {
-      await server.close();
-      await sb.close();
+      await shops.close();
     }
   });
 
   it("refuses a token sent under another shop's path once the store forgot its answer: the provider never replays it there", async () => {
-    const sb = await startSandbox();
-    const app = express();
-    const server = await serveApp(app);
-    const store = new MemoryStore();
+    const shops = await shopsHelper();
+    const { sb, seen, pay, forget } = shops;
     try {
-      const seen: { source: string; params: unknown }[] = [];
-      const helper = tesseraHelper({
-        ...legacyHelperOptions(sb),
-        rateLimits: NO_RATE_LIMITS,
-        startupKeyCheck: false,
-        store,
-        logger: captureLogger().logger,
-        publicUrl: `${server.base}/shops/main/payments`,
-        resolveCharge: (req) => ({ amount: 4200, currency: 'GBP', threeDSecure: req.body.orderReference === 'o-3ds' }),
-        onCharge: (_event, { req, source }) => {
-          seen.push({ source, params: { ...req.params } });
-        },
-      });
-      app.use('/shops/:shop/payments', helper);
-      const pay = (shop: string, body: Record<string, unknown>) =>
-        call(`${server.base}/shops/${shop}/payments/charges`, { body, headers: { accept: 'application/json' } });
-      /** The store loses the token's answer (a restarted MemoryStore, an evicting Redis). */
-      const forget = async (cardToken: string) => {
-        const key = resultKey(cardToken);
-        assert.ok(await store.release(key, (await store.get(key))!));
-      };
-
       const threeDs = { cardToken: await cardToken(sb, '4000000000003220'), orderReference: 'o-3ds', email: 'a@b.co' };
       const started = await pay('alpha', threeDs);
       assert.equal(started.status, 202, started.text);
@@ -1146,7 +1148,7 @@ describe('helper mounted under a path with parameters', () => {
         headers: { accept: 'application/json' },
       });
       assert.equal(back.status, 201, back.text);
-      assert.deepEqual(seen.splice(0), [{ source: '3ds-return', params: { shop: 'alpha' } }]);
+      assert.deepEqual(seen.splice(0), [{ source: '3ds-return', params: { shop: 'alpha' }, orderReference: 'o-3ds' }]);
 
       const plain = { cardToken: await cardToken(sb), orderReference: 'o-plain', email: 'a@b.co' };
       assert.equal((await pay('alpha', plain)).status, 201);
@@ -1157,58 +1159,34 @@ describe('helper mounted under a path with parameters', () => {
       // Under its own shop the provider still replays the one charge.
       const again = await pay('alpha', plain);
       assert.equal(again.status, 201, again.text);
-      assert.deepEqual(seen.splice(0), [{ source: 'charge', params: { shop: 'alpha' } }]);
+      assert.deepEqual(seen.splice(0), [{ source: 'charge', params: { shop: 'alpha' }, orderReference: 'o-plain' }]);
     } finally {
-      await server.close();
-      await sb.close();
+      await shops.close();
     }
   });
 
   it('tells apart shops whose paths differ only in what a record leaves out: a name over 256 characters, a wildcard', async () => {
-    const sb = await startSandbox();
-    const app = express();
-    const server = await serveApp(app);
-    const store = new MemoryStore();
+    const shops = await shopsHelper();
+    const { sb, app, helper, seen, forget } = shops;
     try {
-      const seen: { source: string; params: unknown }[] = [];
-      let failing = false;
-      const helper = tesseraHelper({
-        ...legacyHelperOptions(sb),
-        rateLimits: NO_RATE_LIMITS,
-        startupKeyCheck: false,
-        store,
-        logger: captureLogger().logger,
-        publicUrl: `${server.base}/shops/main/payments`,
-        resolveCharge: (req) => ({ amount: 4200, currency: 'GBP', threeDSecure: req.body.orderReference === 'o-3ds' }),
-        onCharge: (_event, { req, source }) => {
-          if (failing) throw new Error('the orders table is locked');
-          seen.push({ source, params: { ...req.params } });
-        },
-      });
-      app.use('/shops/:shop/payments', helper);
       // Express 5 gives a wildcard's segments as an array, which a record leaves out as it leaves out a long name.
       const express5 = typeof (express.request as { param?: unknown }).param !== 'function';
       if (express5) app.use('/tenants/*tenant/payments', helper);
       const alpha = 'alpha'.repeat(60);
       const beta = 'beta-'.repeat(60);
-      const pay = (shop: string, body: Record<string, unknown>, root = 'shops') =>
-        call(`${server.base}/${root}/${shop}/payments/charges`, { body, headers: { accept: 'application/json' } });
-      const forget = async (cardToken: string) => {
-        const key = resultKey(cardToken);
-        assert.ok(await store.release(key, (await store.get(key))!));
-      };
+      const pay = shops.pay;
 
       // A charge whose onCharge failed: before, its retry under beta's path got alpha's 201 and beta's onCharge.
       const plain = { cardToken: await cardToken(sb), orderReference: 'o-plain', email: 'a@b.co' };
-      failing = true;
+      shops.failing = true;
       assert.equal((await pay(alpha, plain)).json.code, 'TESSERA_ON_CHARGE_FAILED');
-      failing = false;
+      shops.failing = false;
       const elsewhere = await pay(beta, plain);
       assert.equal(elsewhere.status, 409, elsewhere.text);
       assert.equal(elsewhere.json.code, 'TESSERA_CARD_TOKEN_USED');
       assert.deepEqual(seen, []);
       assert.equal((await pay(alpha, plain)).status, 201);
-      assert.deepEqual(seen.splice(0), [{ source: 'charge', params: { shop: alpha } }]);
+      assert.deepEqual(seen.splice(0), [{ source: 'charge', params: { shop: alpha }, orderReference: 'o-plain' }]);
       // The answer forgotten: before, the same idempotency key made the provider replay alpha's charge to beta.
       await forget(plain.cardToken);
       const replayed = await pay(beta, plain);
@@ -1225,7 +1203,7 @@ describe('helper mounted under a path with parameters', () => {
       });
       assert.equal(back.status, 201, back.text);
       // The return hands onCharge what the record keeps: the long name is missing, never another shop's.
-      assert.deepEqual(seen.splice(0), [{ source: '3ds-return', params: {} }]);
+      assert.deepEqual(seen.splice(0), [{ source: '3ds-return', params: {}, orderReference: 'o-3ds' }]);
       assert.equal((await pay(alpha, threeDs)).status, 201);
       assert.equal((await pay(beta, threeDs)).status, 409);
 
@@ -1234,11 +1212,12 @@ describe('helper mounted under a path with parameters', () => {
         assert.equal((await pay('alpha/eu', token, 'tenants')).status, 201);
         assert.equal((await pay('beta/eu', token, 'tenants')).status, 409);
         assert.equal((await pay('alpha/eu', token, 'tenants')).status, 201);
-        assert.deepEqual(seen.splice(0), [{ source: 'charge', params: { tenant: ['alpha', 'eu'] } }]);
+        assert.deepEqual(seen.splice(0), [
+          { source: 'charge', params: { tenant: ['alpha', 'eu'] }, orderReference: 'o-wild' },
+        ]);
       }
     } finally {
-      await server.close();
-      await sb.close();
+      await shops.close();
     }
   });
 
