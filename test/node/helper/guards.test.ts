@@ -580,6 +580,36 @@ describe('helper behind an app-wide parser of other media types', () => {
   });
 });
 
+/**
+ * The helper at `/payments` behind a bridge from another framework: it reads the stream, then leaves `req.body` a getter
+ * with no setter, the one `getter(bytes)` gives for the request (one that parses lazily, throws, or gives the text).
+ */
+function behindBodyGetter(
+  sb: RunningSandbox,
+  getter: (bytes: Buffer) => () => unknown,
+  logger: pino.Logger = captureLogger().logger,
+) {
+  const app = express();
+  app.use((req, _res, next) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      Object.defineProperty(req, 'body', { configurable: true, enumerable: true, get: getter(Buffer.concat(chunks)) });
+      next();
+    });
+  });
+  app.use(
+    '/payments',
+    tesseraHelper({
+      ...legacyHelperOptions(sb),
+      startupKeyCheck: false,
+      resolveCharge: () => ({ amount: 100, currency: 'EUR' }),
+      logger,
+    }),
+  );
+  return serveApp(app);
+}
+
 /** An app-wide parser that reads every body and leaves `as(bytes)` in `req.body`. */
 function bytesParser(as: (bytes: Buffer) => unknown): express.RequestHandler {
   return (req, _res, next) => {
@@ -763,30 +793,7 @@ describe('helper behind an app-wide parser that leaves bytes, text or an inflate
     // A bridge from another framework: it reads the stream, then parses on first use of req.body and throws on bytes it
     // cannot parse, as JSON.parse does (its message quotes the start of the body: never logged unredacted).
     const { logger, log: logs } = captureLogger();
-    const app = express();
-    app.use((req, _res, next) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const text = Buffer.concat(chunks).toString();
-        Object.defineProperty(req, 'body', {
-          configurable: true,
-          enumerable: true,
-          get: () => JSON.parse(text),
-        });
-        next();
-      });
-    });
-    app.use(
-      '/payments',
-      tesseraHelper({
-        ...legacyHelperOptions(sb),
-        startupKeyCheck: false,
-        resolveCharge: () => ({ amount: 100, currency: 'EUR' }),
-        logger,
-      }),
-    );
-    const server = await serveApp(app);
+    const server = await behindBodyGetter(sb, (bytes) => () => JSON.parse(bytes.toString()), logger);
     try {
       const url = `${server.base}/payments/charges`;
       for (const raw of ['{"cardToken": 4242424242424242', '{"orderReference": "4242 4242 4242 4242" oops}', '{']) {
@@ -819,29 +826,16 @@ describe('helper behind an app-wide parser that leaves bytes, text or an inflate
       Object.assign(new Error('not JSON'), { value: 4242424242424242 }),
     ];
     let next = 0;
-    const app = express();
-    app.use((req, _res, done) => {
-      const what = thrown[next++];
-      req.resume().on('end', () => {
-        Object.defineProperty(req, 'body', {
-          configurable: true,
-          get: () => {
-            throw what;
-          },
-        });
-        done();
-      });
-    });
-    app.use(
-      '/payments',
-      tesseraHelper({
-        ...legacyHelperOptions(sb),
-        startupKeyCheck: false,
-        resolveCharge: () => ({ amount: 100, currency: 'EUR' }),
-        logger,
-      }),
+    const server = await behindBodyGetter(
+      sb,
+      () => {
+        const what = thrown[next++];
+        return () => {
+          throw what;
+        };
+      },
+      logger,
     );
-    const server = await serveApp(app);
     try {
       for (const what of thrown) {
         const r = await call(`${server.base}/payments/charges`, { body: { orderReference: 'o' } });
@@ -862,34 +856,14 @@ describe('helper behind an app-wide parser that leaves bytes, text or an inflate
   it('reads a req.body getter once: what the route gets is what was checked, even when a second read throws', async () => {
     // A bridge whose getter parses on first read and fails on the next (a consumed stream): the route read it again.
     let reads = 0;
-    const app = express();
-    app.use((req, _res, next) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const text = Buffer.concat(chunks).toString();
-        let read = 0;
-        Object.defineProperty(req, 'body', {
-          configurable: true,
-          get: () => {
-            reads++;
-            if (read++ === 0) return JSON.parse(text);
-            throw new Error('the body stream was already consumed');
-          },
-        });
-        next();
-      });
+    const server = await behindBodyGetter(sb, (bytes) => {
+      let read = 0;
+      return () => {
+        reads++;
+        if (read++ === 0) return JSON.parse(bytes.toString());
+        throw new Error('the body stream was already consumed');
+      };
     });
-    app.use(
-      '/payments',
-      tesseraHelper({
-        ...legacyHelperOptions(sb),
-        startupKeyCheck: false,
-        resolveCharge: () => ({ amount: 100, currency: 'EUR' }),
-        logger: captureLogger().logger,
-      }),
-    );
-    const server = await serveApp(app);
     try {
       const r = await call(`${server.base}/payments/charges`, {
         body: { cardToken: 'nope', orderReference: 'o', email: 'a@b.co' },
@@ -906,26 +880,10 @@ describe('helper behind an app-wide parser that leaves bytes, text or an inflate
   it('reads a body a getter-only req.body gives as text or bytes (no setter to take the parsed body back)', async () => {
     // A bridge that keeps the body read-only: a getter and no setter, so the helper cannot assign what it parsed.
     let kind: 'text' | 'bytes' = 'text';
-    const app = express();
-    app.use((req, _res, next) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const bytes = Buffer.concat(chunks);
-        const value = kind === 'text' ? bytes.toString() : new Uint8Array(bytes);
-        Object.defineProperty(req, 'body', { configurable: true, enumerable: true, get: () => value });
-        next();
-      });
+    const server = await behindBodyGetter(sb, (bytes) => {
+      const value = kind === 'text' ? bytes.toString() : new Uint8Array(bytes);
+      return () => value;
     });
-    app.use(
-      '/payments',
-      tesseraHelper({
-        ...legacyHelperOptions(sb),
-        startupKeyCheck: false,
-        resolveCharge: () => ({ amount: 100, currency: 'EUR' }),
-      }),
-    );
-    const server = await serveApp(app);
     try {
       const url = `${server.base}/payments/charges`;
       for (const k of ['text', 'bytes'] as const) {
