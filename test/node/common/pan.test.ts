@@ -119,6 +119,22 @@ const OBFUSCATIONS: [string, string][] = [
   ['form-encoded after an escape', 'q=card%3A+5555+5555+5555+4444'],
   ['form-encoded double spaces', 'q=4242++4242++4242++4242'],
   ['form-encoded spaced dashes', 'q=4242+-+4242+-+4242+-+4242'],
+  // A raw `+` right after an escape is a form space too: where text is percent-encoded, a literal `+` is `%2B`.
+  ['percent-encoded and form spaces mixed', 'q=4242%20+4242%20+4242%20+4242'],
+  // Any escaped separator (`encodeURIComponent('card:5555555555554444')`): its hex letter made a hex word of the group.
+  ['after an escaped colon', 'note=card%3A5555555555554444'],
+  ['after an escaped equals sign', 'q=pan%3D4242%204242%204242%204242'],
+  ['percent-encoded slashes', '4242%2F4242%2F4242%2F4242'],
+  ['percent-encoded commas and spaces', '4242%2C%204242%2C%204242%2C%204242'],
+  ['percent-encoded tabs', '4242%094242%094242%094242'],
+  ['JSON in a query', 'q=%7B%22pan%22%3A%224242%204242%204242%204242%22%7D'],
+  // Encoded twice: a URL inside a query (a return or redirect URL) has the `%` of its own escapes escaped again.
+  ['in a return URL, encoded twice', 'return=https%3A%2F%2Fshop.example%2Fpay%3Fpan%3D4242%25204242%25204242%25204242'],
+  ['hyphens encoded twice', '4242%252D4242%252D4242%252D4242'],
+  ['pluses encoded twice', '4242%252B4242%252B4242%252B4242'],
+  // A literal `%` whose next two digits would read as an escape (`%40` is `@`): the text is read both ways.
+  ['after a literal percent sign (4000 0566 5566 5556)', 'up 5%4000 0566 5566 5556'],
+  ['after a literal percent sign (2223 0031 2200 3222)', 'up 5%2223-0031-2200-3222'],
 ];
 
 describe('card numbers by digit content (server/common/pan.ts)', () => {
@@ -151,6 +167,8 @@ describe('card numbers by digit content (server/common/pan.ts)', () => {
     assert.equal(findPan({ parts: ['5555', '5555', '5555', '4444'] }), 'parts.3');
     assert.equal(findPan({ a: '4242+4242', b: '4242+4242' }), 'b');
     assert.equal(findPan({ a: '4242%204242', b: '4242%2D4242' }), 'b');
+    assert.equal(findPan({ a: '4242%2F4242', b: '4242%3A4242' }), 'b');
+    assert.equal(findPan({ a: '4242%25204242', b: '4242%252D4242' }), 'b');
     assert.equal(findPan({ a: 4242424242424242 }), 'a');
     assert.equal(findPan({ '4111 1111 1111 1111': 'x' }), '[key]');
     assert.equal(findPan({ billing: { '4242x4242y4242z4242': 1 } }), 'billing.[key]');
@@ -209,6 +227,14 @@ describe('card numbers by digit content (server/common/pan.ts)', () => {
       'msg=call+me+on+%2B4242424242424242',
       'msg=call+me+on+%2B44+20+7946+0958',
       'phone=++4242424242424242',
+      // Escapes of other separators, and escapes encoded twice, are read as what they stand for.
+      'tel=%252B44%252020%25207946%25200958',
+      'ts=2026-11-23T08%253A15%253A30%252B01%253A00',
+      '12345678%252D1234%252D4123%252D8123%252D123456789012',
+      'q=%7B%22id%22%3A%2212345678-1234-4123-8123-123456789012%22%2C%22n%22%3A4242%7D',
+      'to=%252B4242424242424242',
+      'q=%20+1+202+555+0143',
+      'at=2026%2F11%2F26%2021%3A25%3A40',
     ]) {
       assert.equal(containsPan(text), false, text);
     }
@@ -332,6 +358,11 @@ describe('card numbers by digit content (server/common/pan.ts)', () => {
       ['broken escapes', fill('4%2')],
       ['escapes between groups', fill('4242%204242%2D4242%2B')],
       ['pluses before digits', fill('+4')],
+      ['escapes encoded twice between groups', fill('4242%2520')],
+      ['broken escapes encoded twice', fill('4%252')],
+      ['escapes of punctuation between groups', fill('4242%3A4242%2F')],
+      // Read twice: with the escape, and with the `%` literal.
+      ['a percent sign before digits', fill('4%22')],
       // Overlapping readings, each of which passes: every group starts one, parted alike or not.
       ['card numbers back to back', fill('4242 ')],
       ['a port before each card number', fill('6379 card 4242 4242 4242 4242 ')],
@@ -363,6 +394,8 @@ describe('card numbers in a megabyte of hostile text', () => {
       ['digits and dashes', fill('4-')],
       ['form-encoded card numbers back to back', fill('4242+')],
       ['percent-encoded card numbers back to back', fill('4242%20')],
+      ['card numbers encoded twice back to back', fill('4242%2520')],
+      ['a percent sign before each group, read both ways', fill('4242%22')],
       ['spaces between groups', `4242${' '.repeat(size)}4242 4242 4242 4242`],
     ] as const) {
       const ms = fastestMsSync(() => maskPans(text), 5000);
