@@ -591,6 +591,15 @@ export function mayBeRoundedPan(value: number): boolean {
   return startsLikeBrand(String(Math.abs(value)));
 }
 
+/**
+ * Whether a number or bigint a program holds (not JSON text) is a card number: by its decimal digits, or, for a number
+ * past 2^53, by its leading digits ({@link mayBeRoundedPan}: it may be one `JSON.parse` rounded). What the log
+ * redactors and the sandbox's request log mask, as the body guard refuses it (`findPan(…, { rounded: true })`).
+ */
+export function numberHoldsPan(value: number | bigint): boolean {
+  return containsPan(String(value)) || (typeof value === 'number' && mayBeRoundedPan(value));
+}
+
 function walk(value: unknown, path: string, depth: number, state: WalkState) {
   if (state.hit !== undefined || depth > MAX_DEPTH) return;
   if (typeof value === 'number' || typeof value === 'bigint') {

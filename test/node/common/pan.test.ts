@@ -8,6 +8,9 @@ import {
   jsonNumbersHoldPan,
   maskPans,
 } from '../../../server/common/pan.js';
+import { type HelperLogger, redactingLogger } from '../../../server/helper/log.js';
+import { createRedactor } from '../../../server/provider/log.js';
+import { maskValue } from '../../../server/sandbox/core/mask.js';
 import { seededRandom } from '../../support/random.js';
 import { fastestMsSync } from '../../support/timing.js';
 
@@ -438,5 +441,53 @@ describe("jsonMayHoldPan: the body guard's fast path", () => {
       const parsed = JSON.parse(json) as unknown;
       if (findPan(parsed) !== undefined || jsonNumbersHoldPan(json)) assert.equal(jsonMayHoldPan(json), true, json);
     }
+  });
+});
+
+describe('one finder for every redactor', () => {
+  it('the helper log, the provider clients and the sandbox request log all mask a card number held as a number', () => {
+    const lines: object[] = [];
+    const sink = (obj: object) => void lines.push(obj);
+    const logger: HelperLogger = redactingLogger({ debug: sink, info: sink, warn: sink, error: sink }, []);
+    const provider = createRedactor();
+    // A card number as a JSON number, a bigint, in a list, and one of 19 digits JSON.parse rounded (4000000000000000006
+    // parses to 4000000000000000000: its first 16 digits are exact, and it no longer passes Luhn).
+    const value = {
+      ref: 4242424242424242,
+      id: 4000056655665556n,
+      list: [5555555555554444],
+      rounded: JSON.parse('4000000000000000006') as number,
+      price: 4299,
+      at: 1732645312000,
+      snowflake: Number('1234567890123456789'),
+    };
+    logger.info(value);
+    const err = Object.assign(new Error('declined'), { account: 6011111111111117 });
+    logger.error({ err });
+    const seen = [
+      ['helper log', lines[0]],
+      ['helper log, an error field', lines[1]],
+      ['provider client log', provider(value)],
+      ['provider client log, an error field', provider.error(err)],
+      ['sandbox request log', maskValue(value)],
+    ] as const;
+    const text = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? String(x) : x));
+    for (const [where, v] of seen) {
+      const written = text(v);
+      for (const digits of [
+        '4242424242424242',
+        '4000056655665556',
+        '5555555555554444',
+        '4000000000000000',
+        '6011111111111117',
+      ]) {
+        assert.ok(!written.includes(digits), `${where} kept ${digits}: ${written}`);
+      }
+      if (!where.includes('error')) assert.ok(written.includes('4299'), `${where} dropped the price: ${written}`);
+    }
+    // What is no card number is kept as it was: a timestamp, a snowflake id.
+    assert.equal((lines[0] as typeof value).at, 1732645312000);
+    assert.equal((lines[0] as typeof value).snowflake, value.snowflake);
+    assert.deepEqual((maskValue(value) as typeof value).at, 1732645312000);
   });
 });
