@@ -514,7 +514,10 @@ export function containsPan(text: string): boolean {
  * everything else, ids included, exactly as it was.
  */
 export function maskPans(text: string, mask: (digits: string) => string = defaultMask): string {
-  if (tooFewDigits(text)) return text;
+  return tooFewDigits(text) ? text : maskBoth(text, mask);
+}
+
+function maskBoth(text: string, mask: (digits: string) => string): string {
   ambiguous = false;
   const groups = groupsOf(text);
   const maybeLiteral = ambiguous;
