@@ -158,7 +158,8 @@ interface Escape extends Class {
   stands: string;
   /**
    * Written with decimal digits only (`%22`, `%40`, and every escape encoded twice, `%25…`), other than `%20` and
-   * `%09`: after a literal `%` they may be a card number's first two digits instead (`%4000 0566 5566 5556`).
+   * `%09`: right before a digit, after a literal `%`, they may be a card number's first two digits instead
+   * (`%4000 0566 5566 5556`).
    */
   numeric: boolean;
 }
@@ -197,8 +198,8 @@ let ambiguous = false;
  * (`%2520`: a URL inside a query, a redirect or return URL, has its `%` escaped again): read as that character, as a
  * form-encoded text is read as its decoded text is. In a URL or a form body written into a log line or a JSON string,
  * `4242%204242%204242%204242` is a card number, where the `20` of each escape put digits between its groups, and
- * `card%3A4242…`, `pan%3D4242…` made a hex word of the first group. With `literal`, a numeric escape is not read
- * (the `%` is itself). Constant work per position: linear. Undefined for any other `%` (a letter or a digit
+ * `card%3A4242…`, `pan%3D4242…` made a hex word of the first group. With `literal`, a numeric escape right before a
+ * digit is not read (the `%` is itself). Constant work per position: linear. Undefined for any other `%` (a letter or a digit
  * escaped, a byte of a UTF-8 sequence, a broken escape).
  */
 function escapeAt(text: string, i: number, literal: boolean): Escape | undefined {
@@ -209,9 +210,10 @@ function escapeAt(text: string, i: number, literal: boolean): Escape | undefined
     if (inner < 128 && TWICE[inner]) found = TWICE[inner];
   }
   if (!found?.numeric) return found;
-  if (literal) return undefined;
   const next = text.charCodeAt(i + found.width);
-  if (next >= 48 && next <= 57) ambiguous = true;
+  if (next < 48 || next > 57) return found;
+  if (literal) return undefined;
+  ambiguous = true;
   return found;
 }
 

@@ -195,6 +195,9 @@ describe('card numbers by digit content (server/common/pan.ts)', () => {
       }
       const line = `request ${id} done`;
       if (maskPans(line) !== line) garbled.push(id);
+      // In a logged URL, percent-encoded once and twice: the escapes around it are read as what they stand for.
+      const url = `GET /o?next=%2Forders%2F${id}%3Fref%3D%2522${id}%2522%26n%3D1 200`;
+      if (maskPans(url) !== url) garbled.push(url);
     }
     assert.deepEqual(refused.slice(0, 10), [], `${refused.length} of ${ids.length} refused`);
     assert.deepEqual(garbled.slice(0, 10), [], `${garbled.length} of ${ids.length} garbled`);
