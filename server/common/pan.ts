@@ -345,16 +345,27 @@ export function isCardNumber(digits: string): boolean {
 function startsLikeBrand(digits: string): boolean {
   const n = digits.length;
   if (n < 13 || n > 19) return false;
-  for (const brand of BRANDS) {
-    if (!brand.lengths.includes(n)) continue;
-    for (const p of brand.patterns) {
-      const [lo, hi] = typeof p === 'number' ? [p, p] : p;
-      const head = Number(digits.slice(0, String(lo).length));
-      if (head >= lo && head <= hi) return true;
-    }
+  // The number's first 1–6 digits as integers, read once (the longest brand prefix has 6).
+  let head = 0;
+  for (let k = 1; k <= PREFIX_MAX; k++) {
+    head = head * 10 + digits.charCodeAt(k - 1) - 48;
+    heads[k] = head;
   }
+  for (const [size, lo, hi] of PREFIXES[n]!) if (heads[size]! >= lo && heads[size]! <= hi) return true;
   return false;
 }
+
+/** The brand prefixes of each length of card number (13–19): how many digits each reads, and its range. */
+const PREFIXES: (readonly [number, number, number])[][] = [];
+for (let n = 0; n <= 19; n++) PREFIXES.push([]);
+for (const brand of BRANDS) {
+  for (const p of brand.patterns) {
+    const [lo, hi] = typeof p === 'number' ? [p, p] : p;
+    for (const n of brand.lengths) if (n <= 19) PREFIXES[n]!.push([String(lo).length, lo, hi]);
+  }
+}
+const PREFIX_MAX = Math.max(...PREFIXES.flat().map(([size]) => size));
+const heads: number[] = new Array(PREFIX_MAX + 1).fill(0);
 
 /** Group lengths of a card number written in groups (the last entry is the range of the last group). */
 const LAYOUTS: readonly (readonly [number[], number, number])[] = [
@@ -597,12 +608,17 @@ export function mayBeRoundedPan(value: number): boolean {
 }
 
 /**
- * Whether a number or bigint a program holds (not JSON text) is a card number: by its decimal digits, or, for a number
- * past 2^53, by its leading digits ({@link mayBeRoundedPan}: it may be one `JSON.parse` rounded). What the log
- * redactors and the sandbox's request log mask, as the body guard refuses it (`findPan(…, { rounded: true })`).
+ * Whether a number or bigint a program holds (not JSON text) is a card number: by its decimal digits (of its whole
+ * part: its text is one run of digits, so no scan), or, for a number past 2^53, by its leading digits
+ * ({@link mayBeRoundedPan}: it may be one `JSON.parse` rounded). What the helper's log redactor masks, as the body
+ * guard refuses it (`findPan(…, { rounded: true })`). Constant work: every number of every log line is checked.
  */
 export function numberHoldsPan(value: number | bigint): boolean {
-  return containsPan(String(value)) || (typeof value === 'number' && mayBeRoundedPan(value));
+  if (typeof value === 'bigint') return isCardNumber(String(value < 0n ? -value : value));
+  const whole = Math.trunc(Math.abs(value));
+  // Fewer than 13 digits (most numbers: statuses, durations, amounts), or NaN.
+  if (!(whole >= 1e12)) return false;
+  return isCardNumber(String(whole)) || mayBeRoundedPan(whole);
 }
 
 function walk(value: unknown, path: string, depth: number, state: WalkState) {
