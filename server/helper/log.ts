@@ -70,8 +70,14 @@ export function redactingLogger(logger: HelperLogger, secrets: readonly string[]
     out = replaceJwts(out, '[redacted-jwt]');
     return maskPans(out, redactedCard);
   };
-  // A number is held to the body guard's rule: its digits, or past 2^53 its leading ones (JSON.parse rounded it).
-  const scrubNumber = (n: number | bigint): unknown => (numberHoldsPan(n) ? redactedCard() : n);
+  // A number is held to the body guard's rule: its digits, or past 2^53 its leading ones (JSON.parse rounded it). One
+  // that holds a card number is written as its cleaned text (`-[redacted-card]`); a rounded one's text holds none.
+  const scrubNumber = (n: number | bigint): unknown => {
+    if (!numberHoldsPan(n)) return n;
+    const digits = String(n);
+    const cleaned = scrubText(digits);
+    return cleaned === digits ? redactedCard() : cleaned;
+  };
   const { value: scrub, field } = logCleaner({ text: scrubText, secretKey: secretKeyName, number: scrubNumber });
   const enabled = (logger as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled;
   const wrap =
