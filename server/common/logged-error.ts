@@ -32,6 +32,11 @@ export interface LogRules {
   text(value: string): string;
   /** Whether the value under `key` is hidden (`[redacted]`): a secret, token or card field. */
   secretKey(key: string): boolean;
+  /**
+   * Any number or bigint of the line, as it may be logged; without it, one of 13 digits or more is cleaned as its
+   * decimal text is (`text`), and any other is written as it is.
+   */
+  number?(value: number | bigint): unknown;
 }
 
 /** The cleaning of a line's values under {@link LogRules}. */
@@ -153,7 +158,7 @@ export function logCleaner(rules: LogRules): LogCleaner {
     if (left === 0) return TOO_MANY;
     left--;
     if (typeof v === 'string') return text(v);
-    if (typeof v === 'number' || typeof v === 'bigint') return numeric(v);
+    if (typeof v === 'number' || typeof v === 'bigint') return rules.number ? rules.number(v) : numeric(v);
     if (v === null || typeof v !== 'object') return v;
     // Deeper than any line the helper writes: cut, never passed on unscrubbed.
     if (depth > 8) return '[too deep]';

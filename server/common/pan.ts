@@ -21,8 +21,10 @@ import { luhnValid } from '../../shared/card/luhn.js';
  * `⁴²`, circled `④②`, through NFKC), and invisible format characters (U+200B, U+00AD soft hyphen, U+2060…),
  * which are skipped as if absent; and the separators form and percent-encoding write, in a URL or a form body held
  * by a log line or a JSON string: `+` after a digit (`4242+4242+4242+4242`, as `URLSearchParams` writes spaces), and
- * `%20`, `%2D`, `%2B` (either case), each read as the one character it stands for (a space, `-`, `+`), where its
- * digits would otherwise sit between the groups ({@link escapeAt}).
+ * the escape of any ASCII space, punctuation or symbol (`%20`, `%2D`, `%2B`, `%3A`, `%2F`, `%22`…, either case, and
+ * encoded twice: `%2520`), each read as the one character it stands for, where its digits would otherwise sit
+ * between the groups or make a hex word of one (`card%3A4242…`) ({@link escapeAt}). A `%` right before digits that
+ * read as an escape (`%224242`) may be literal (`%4000 0566 5566 5556`): such text is read both ways.
  *
  * What keeps ordinary identifiers out:
  * - a word (letters and digits) made only of digits and hex letters (`a`–`f`) is a hex identifier (a UUID, an
@@ -150,24 +152,69 @@ function classify(cp: number): Class {
   return out;
 }
 
-/** Percent-encoded space, hyphen and plus (`%20`, `%2D`, `%2B`): read as the character each stands for (see escapeAt). */
-const ESCAPED_SPACE: Class = { kind: Kind.Space, digits: '' };
-const ESCAPED_HYPHEN: Class = { kind: Kind.Other, digits: '' };
-const ESCAPED_PLUS: Class = { kind: Kind.Plus, digits: '' };
+/** A percent-escape read as the one character it stands for: its class, how many UTF-16 units it takes, and that character. */
+interface Escape extends Class {
+  width: number;
+  stands: string;
+  /**
+   * Written with decimal digits only (`%22`, `%40`, and every escape encoded twice, `%25…`), other than `%20` and
+   * `%09`: right before a digit, after a literal `%`, they may be a card number's first two digits instead
+   * (`%4000 0566 5566 5556`).
+   */
+  numeric: boolean;
+}
 
 /**
- * The class of the percent-escape at `i` (a `%`), when it is a space, hyphen or plus (`%20`, `%2D`, `%2B`, either
- * case): read as that character, three units wide. In a URL or a form body written into a log line or a JSON string,
- * `4242%204242%204242%204242` is a card number, where the `20` of each escape put digits between its groups (and
- * `%2D4242` made a hex word of the group). Constant work per position: linear. Undefined for any other `%`.
+ * The escapes of ASCII white space, punctuation and symbols (`%20`, `%2D`, `%2B`, `%3A`, `%2F`, `%22`, …), by byte,
+ * once encoded (3 units) and twice (`%2520`, 5 units: the `%` itself escaped as `%25`). Letters and digits are not
+ * read through (`%34` stays `%` and `34`): no encoder escapes them.
  */
-function escapeAt(text: string, i: number): Class | undefined {
-  if (text.charCodeAt(i + 1) !== 50 /* 2 */) return undefined;
-  const c = text.charCodeAt(i + 2);
-  if (c === 48 /* 0 */) return ESCAPED_SPACE;
-  if (c === 68 /* D */ || c === 100 /* d */) return ESCAPED_HYPHEN;
-  if (c === 66 /* B */ || c === 98 /* b */) return ESCAPED_PLUS;
-  return undefined;
+const ONCE: (Escape | undefined)[] = [];
+const TWICE: (Escape | undefined)[] = [];
+for (let byte = 0; byte < 128; byte++) {
+  const { kind } = ASCII[byte]!;
+  if (kind !== Kind.Space && kind !== Kind.Other && kind !== Kind.Plus) continue;
+  const stands = kind === Kind.Space ? '' : String.fromCharCode(byte);
+  const numeric = byte >> 4 <= 9 && (byte & 15) <= 9 && byte !== 0x20 && byte !== 0x09;
+  ONCE[byte] = { kind, digits: '', width: 3, stands, numeric };
+  TWICE[byte] = { kind, digits: '', width: 5, stands, numeric: true };
+}
+
+/** The value of hex digit `c` (a UTF-16 unit), or 256 when it is none: `hi * 16 + lo` is then 256 or more. */
+function hexValue(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48;
+  const lower = c | 32;
+  return lower >= 97 && lower <= 102 ? lower - 87 : 256;
+}
+
+/**
+ * Set by a scan that read a {@link Escape.numeric} escape right before a digit (`%224242…`): the text may also be read
+ * with that `%` literal (`%4000 0566 5566 5556`), and is, by a second scan.
+ */
+let ambiguous = false;
+
+/**
+ * The escape at `i` (a `%`) when it stands for ASCII white space, punctuation or a symbol, once or twice encoded
+ * (`%2520`: a URL inside a query, a redirect or return URL, has its `%` escaped again): read as that character, as a
+ * form-encoded text is read as its decoded text is. In a URL or a form body written into a log line or a JSON string,
+ * `4242%204242%204242%204242` is a card number, where the `20` of each escape put digits between its groups, and
+ * `card%3A4242…`, `pan%3D4242…` made a hex word of the first group. With `literal`, a numeric escape right before a
+ * digit is not read (the `%` is itself). Constant work per position: linear. Undefined for any other `%` (a letter or a digit
+ * escaped, a byte of a UTF-8 sequence, a broken escape).
+ */
+function escapeAt(text: string, i: number, literal: boolean): Escape | undefined {
+  const byte = hexValue(text.charCodeAt(i + 1)) * 16 + hexValue(text.charCodeAt(i + 2));
+  let found = byte < 128 ? ONCE[byte] : undefined;
+  if (byte === 0x25) {
+    const inner = hexValue(text.charCodeAt(i + 3)) * 16 + hexValue(text.charCodeAt(i + 4));
+    if (inner < 128 && TWICE[inner]) found = TWICE[inner];
+  }
+  if (!found?.numeric) return found;
+  const next = text.charCodeAt(i + found.width);
+  if (next < 48 || next > 57) return found;
+  if (literal) return undefined;
+  ambiguous = true;
+  return found;
 }
 
 /**
@@ -176,7 +223,7 @@ function escapeAt(text: string, i: number): Class | undefined {
  * digits is a hex identifier: its digit runs are barred, and nothing joins across it. In any other word, letters
  * part groups like spaces do (`card4242424242424242please`, `4242x4242y4242z4242`).
  */
-function groupsOf(text: string): Group[] {
+function groupsOf(text: string, literal = false): Group[] {
   const groups: Group[] = [];
   let digits = '';
   let start = -1;
@@ -186,6 +233,8 @@ function groupsOf(text: string): Group[] {
   // groups was read since the last letter or digit (form encoding's spaces: `4242++4242`, `4242+-+4242`).
   let plusParts = false;
   let formRun = false;
+  // Whether the last character read was a percent-escape: the text around it is percent-encoded.
+  let lastEscaped = false;
   // A run right after `digit.` is a decimal fraction (`1.6893190000000686`), not a card number.
   let fraction = false;
   let lastDot = false;
@@ -235,9 +284,9 @@ function groupsOf(text: string): Group[] {
   for (let i = 0; i < text.length; ) {
     const cp = text.codePointAt(i)!;
     // Checked for the escapes only at a `%`: this loop runs once per character of every log line.
-    const escaped = cp === 37 ? escapeAt(text, i) : undefined;
+    const escaped = cp === 37 ? escapeAt(text, i, literal) : undefined;
     const cls = escaped ?? classify(cp);
-    const width = escaped ? 3 : cp > 0xffff ? 2 : 1;
+    const width = escaped ? escaped.width : cp > 0xffff ? 2 : 1;
     i += width;
     if (cls.kind === Kind.Skip) continue;
     if (cls.kind === Kind.Digit) {
@@ -267,10 +316,11 @@ function groupsOf(text: string): Group[] {
     } else {
       if (cls.kind === Kind.Plus) {
         // A phone number's `+` follows neither a digit nor a letter: after either it is a space as form encoding
-        // writes one (`my+card+is+4242+4242…`), and so is every raw `+` in the same run of separators. An escaped
-        // `%2B` is a literal `+`: it parts groups only right after a digit (`4242%2B4242`), else it is a phone's.
+        // writes one (`my+card+is+4242+4242…`), and so is every raw `+` in the same run of separators or right after
+        // an escape (`4242%20+4242`: where text is percent-encoded, a literal `+` is `%2B`). An escaped `%2B` is a
+        // literal `+`: it parts groups only right after a digit (`4242%2B4242`), else it is a phone's.
         const word = previous === Kind.Digit || previous === Kind.Hex || previous === Kind.Letter;
-        plusParts = previous === Kind.Digit || (width === 1 && (word || formRun));
+        plusParts = previous === Kind.Digit || (width === 1 && (word || formRun || lastEscaped));
         if (width === 1 && plusParts) formRun = true;
       }
       closeWord(previous === Kind.Digit);
@@ -280,6 +330,7 @@ function groupsOf(text: string): Group[] {
     beforeLast = previous;
     previous = cls.kind;
     lastDot = cp === 46;
+    lastEscaped = escaped !== undefined;
   }
   closeWord(previous === Kind.Digit);
   return groups;
@@ -294,16 +345,27 @@ export function isCardNumber(digits: string): boolean {
 function startsLikeBrand(digits: string): boolean {
   const n = digits.length;
   if (n < 13 || n > 19) return false;
-  for (const brand of BRANDS) {
-    if (!brand.lengths.includes(n)) continue;
-    for (const p of brand.patterns) {
-      const [lo, hi] = typeof p === 'number' ? [p, p] : p;
-      const head = Number(digits.slice(0, String(lo).length));
-      if (head >= lo && head <= hi) return true;
-    }
+  // The number's first 1–6 digits as integers, read once (the longest brand prefix has 6).
+  let head = 0;
+  for (let k = 1; k <= PREFIX_MAX; k++) {
+    head = head * 10 + digits.charCodeAt(k - 1) - 48;
+    heads[k] = head;
   }
+  for (const [size, lo, hi] of PREFIXES[n]!) if (heads[size]! >= lo && heads[size]! <= hi) return true;
   return false;
 }
+
+/** The brand prefixes of each length of card number (13–19): how many digits each reads, and its range. */
+const PREFIXES: (readonly [number, number, number])[][] = [];
+for (let n = 0; n <= 19; n++) PREFIXES.push([]);
+for (const brand of BRANDS) {
+  for (const p of brand.patterns) {
+    const [lo, hi] = typeof p === 'number' ? [p, p] : p;
+    for (const n of brand.lengths) if (n <= 19) PREFIXES[n]!.push([String(lo).length, lo, hi]);
+  }
+}
+const PREFIX_MAX = Math.max(...PREFIXES.flat().map(([size]) => size));
+const heads: number[] = new Array(PREFIX_MAX + 1).fill(0);
 
 /** Group lengths of a card number written in groups (the last entry is the range of the last group). */
 const LAYOUTS: readonly (readonly [number[], number, number])[] = [
@@ -360,27 +422,25 @@ function partedBy(groups: readonly Group[], hit: Hit): number {
  * What parts group `k` from the one before, white space and invisible characters left out: `-` in `4242 - 4242`,
  * `` in `4242 4242`. At most {@link MAX_GAP} characters (more part no groups of one number).
  */
-function separator(text: string, groups: readonly Group[], k: number): string {
+function separator(text: string, literal: boolean, groups: readonly Group[], k: number): string {
   let out = '';
   const to = groups[k]!.start;
   for (let i = groups[k - 1]!.end; i < to && out.length <= MAX_GAP * 2; ) {
     const cp = text.codePointAt(i)!;
-    const escaped = cp === 37 ? escapeAt(text, i) : undefined;
+    const escaped = cp === 37 ? escapeAt(text, i, literal) : undefined;
     const cls = escaped ?? classify(cp);
-    const width = escaped ? 3 : cp > 0xffff ? 2 : 1;
-    // An escape is compared as the character it stands for: `%2D` parts groups as `-` does.
-    if (cls.kind !== Kind.Space && cls.kind !== Kind.Skip) {
-      out += escaped === ESCAPED_PLUS ? '+' : escaped === ESCAPED_HYPHEN ? '-' : text.slice(i, i + width);
-    }
+    const width = escaped ? escaped.width : cp > 0xffff ? 2 : 1;
+    // An escape is compared as the character it stands for: `%2D` and `%252D` part groups as `-` does.
+    if (cls.kind !== Kind.Space && cls.kind !== Kind.Skip) out += escaped ? escaped.stands : text.slice(i, i + width);
     i += width;
   }
   return out;
 }
 
 /** Whether the groups of `hit` are all parted alike (`4242-4242-4242-4242`, `4242 4242 4242 4242`). */
-function partedAlike(text: string, groups: readonly Group[], hit: Hit): boolean {
-  const first = separator(text, groups, hit.first + 1);
-  for (let k = hit.first + 2; k <= hit.last; k++) if (separator(text, groups, k) !== first) return false;
+function partedAlike(text: string, literal: boolean, groups: readonly Group[], hit: Hit): boolean {
+  const first = separator(text, literal, groups, hit.first + 1);
+  for (let k = hit.first + 2; k <= hit.last; k++) if (separator(text, literal, groups, k) !== first) return false;
   return true;
 }
 
@@ -389,9 +449,9 @@ function partedAlike(text: string, groups: readonly Group[], hit: Hit): boolean 
  * groups are parted alike and those of `hit` are not (`6379 4242-4242-4242-4242`), or both or neither are and its
  * groups are parted by fewer characters other than white space (`6379 card 4242 4242 4242 4242`).
  */
-function betterReading(text: string, groups: readonly Group[], hit: Hit, next: Hit): boolean {
-  const alike = partedAlike(text, groups, next);
-  if (alike !== partedAlike(text, groups, hit)) return alike;
+function betterReading(text: string, literal: boolean, groups: readonly Group[], hit: Hit, next: Hit): boolean {
+  const alike = partedAlike(text, literal, groups, next);
+  if (alike !== partedAlike(text, literal, groups, hit)) return alike;
   return partedBy(groups, next) < partedBy(groups, hit);
 }
 
@@ -406,7 +466,7 @@ function betterReading(text: string, groups: readonly Group[], hit: Hit, next: H
  * giving way to the next (`4242x4111y5555 4248 4242 4244`). Linear: each group is tried as a start once, and the
  * second group of a reading once more.
  */
-function* hitsIn(text: string, groups: readonly Group[]): Generator<Hit> {
+function* hitsIn(text: string, groups: readonly Group[], literal = false): Generator<Hit> {
   for (let i = 0; i < groups.length; i++) {
     const hit = hitAt(groups, i);
     if (!hit) continue;
@@ -415,7 +475,7 @@ function* hitsIn(text: string, groups: readonly Group[]): Generator<Hit> {
     if (last > first) {
       const next = hitAt(groups, i + 1);
       if (next) {
-        if (betterReading(text, groups, hit, next)) first = next.first;
+        if (betterReading(text, literal, groups, hit, next)) first = next.first;
         last = Math.max(last, next.last);
       }
       j = i + 2;
@@ -454,7 +514,12 @@ export function jsonMayHoldPan(text: string): boolean {
 /** Whether `text` holds a card number, as this module defines one. */
 export function containsPan(text: string): boolean {
   if (tooFewDigits(text)) return false;
-  return !hitsIn(text, groupsOf(text)).next().done;
+  ambiguous = false;
+  const groups = groupsOf(text);
+  const maybeLiteral = ambiguous;
+  if (!hitsIn(text, groups).next().done) return true;
+  // A `%` right before digits that read as an escape (`%224242`) may be literal (`%4000 0566 5566 5556`): read so too.
+  return maybeLiteral && !hitsIn(text, groupsOf(text, true), true).next().done;
 }
 
 /**
@@ -462,11 +527,23 @@ export function containsPan(text: string): boolean {
  * everything else, ids included, exactly as it was.
  */
 export function maskPans(text: string, mask: (digits: string) => string = defaultMask): string {
-  if (tooFewDigits(text)) return text;
+  return tooFewDigits(text) ? text : maskBoth(text, mask);
+}
+
+function maskBoth(text: string, mask: (digits: string) => string): string {
+  ambiguous = false;
   const groups = groupsOf(text);
+  const maybeLiteral = ambiguous;
+  const out = maskGroups(text, groups, mask, false);
+  // A `%` right before digits that read as an escape (`%224242`) may be literal (`%4000 0566 5566 5556`): what is
+  // left is read so too (rare: text without such an escape pays nothing more).
+  return maybeLiteral ? maskGroups(out, groupsOf(out, true), mask, true) : out;
+}
+
+function maskGroups(text: string, groups: Group[], mask: (digits: string) => string, literal: boolean): string {
   let out = '';
   let at = 0;
-  for (const { first, last } of hitsIn(text, groups)) {
+  for (const { first, last } of hitsIn(text, groups, literal)) {
     let digits = '';
     for (let k = first; k <= last; k++) digits += groups[k]!.digits;
     out += text.slice(at, groups[first]!.start) + mask(digits);
@@ -482,10 +559,12 @@ export const MAX_DEPTH = 32;
 
 /**
  * Text that is nothing but digits and separators (`"4242 4242"`, `"4242+4242"`, `"4242%204242"`, at most 40 of them):
- * a fragment a card number may be split into. One character class or an escape that starts with `%`, which the class
- * does not hold, under one quantifier: each position matches one way only, so it is linear.
+ * a fragment a card number may be split into. The separators' escapes count too, once or twice encoded (`%20`, `%2D`,
+ * `%2B`, `%2C`, `%2E`, `%2F`, `%09`, `%0A`, `%0D`, `%3A`, `%5F`, `%7C`; `%2520`). One character class or an escape that
+ * starts with `%`, which the class does not hold, under one quantifier: each position matches one way only (after
+ * `%2`, a `5` can only start `25`), so it is linear.
  */
-const FRAGMENT = /^(?:[\p{Nd}\s\p{Pd}._,:|/+\p{Cf}]|%2[0BbDd]){1,40}$/u;
+const FRAGMENT = /^(?:[\p{Nd}\s\p{Pd}._,:|/+\p{Cf}]|%(?:25)?(?:2[0BbCcDdEeFf]|0[9AaDd]|3[Aa]|5[Ff]|7[Cc])){1,40}$/u;
 
 function fragmentGroups(text: string): Group[] | undefined {
   if (!FRAGMENT.test(text)) return undefined;
@@ -526,6 +605,20 @@ export function mayBeRoundedPan(value: number): boolean {
   if (!Number.isInteger(value) || Number.isSafeInteger(value)) return false;
   // Below 1e21 a number's text has no exponent: past that it is no card's length anyway.
   return startsLikeBrand(String(Math.abs(value)));
+}
+
+/**
+ * Whether a number or bigint a program holds (not JSON text) is a card number: by its decimal digits (of its whole
+ * part: its text is one run of digits, so no scan), or, for a number past 2^53, by its leading digits
+ * ({@link mayBeRoundedPan}: it may be one `JSON.parse` rounded). What the helper's log redactor masks, as the body
+ * guard refuses it (`findPan(…, { rounded: true })`). Constant work: every number of every log line is checked.
+ */
+export function numberHoldsPan(value: number | bigint): boolean {
+  if (typeof value === 'bigint') return isCardNumber(String(value < 0n ? -value : value));
+  const whole = Math.trunc(Math.abs(value));
+  // Fewer than 13 digits (most numbers: statuses, durations, amounts), or NaN.
+  if (!(whole >= 1e12)) return false;
+  return isCardNumber(String(whole)) || mayBeRoundedPan(whole);
 }
 
 function walk(value: unknown, path: string, depth: number, state: WalkState) {

@@ -3,7 +3,7 @@ import { isSecurityCodeName } from '../common/card-fields.js';
 import { replaceJwts } from '../common/jwt-text.js';
 import { errorLineTarget, isLoggedError, logCleaner } from '../common/logged-error.js';
 import { cutUrlPasswords } from '../common/url-password.js';
-import { maskPans } from './pan-guard.js';
+import { maskPans, numberHoldsPan } from './pan-guard.js';
 
 /** The part of a pino logger the helper uses; any pino-compatible logger fits. */
 export interface HelperLogger {
@@ -70,7 +70,15 @@ export function redactingLogger(logger: HelperLogger, secrets: readonly string[]
     out = replaceJwts(out, '[redacted-jwt]');
     return maskPans(out, redactedCard);
   };
-  const { value: scrub, field } = logCleaner({ text: scrubText, secretKey: secretKeyName });
+  // A number is held to the body guard's rule: its digits, or past 2^53 its leading ones (JSON.parse rounded it). One
+  // that holds a card number is written as its cleaned text (`-[redacted-card]`); a rounded one's text holds none.
+  const scrubNumber = (n: number | bigint): unknown => {
+    if (!numberHoldsPan(n)) return n;
+    const digits = String(n);
+    const cleaned = scrubText(digits);
+    return cleaned === digits ? redactedCard() : cleaned;
+  };
+  const { value: scrub, field } = logCleaner({ text: scrubText, secretKey: secretKeyName, number: scrubNumber });
   const enabled = (logger as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled;
   const wrap =
     (level: 'debug' | 'info' | 'warn' | 'error') =>

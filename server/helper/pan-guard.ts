@@ -2,4 +2,12 @@
  * The helper's card-number guard. The rule lives in `server/common/pan.ts`, shared with the provider clients'
  * redactor and the sandbox's request log; see docs/decisions/helper.md#helper-pan-guard.
  */
-export { containsPan, findPan, jsonMayHoldPan, jsonNumbersHoldPan, MAX_DEPTH, maskPans } from '../common/pan.js';
+export {
+  containsPan,
+  findPan,
+  jsonMayHoldPan,
+  jsonNumbersHoldPan,
+  MAX_DEPTH,
+  maskPans,
+  numberHoldsPan,
+} from '../common/pan.js';

@@ -37,6 +37,12 @@ export function maskObjectTokens(text: string): string {
   return text.replace(OBJECT_TOKEN, (_m, prefix: string, rest: string) => `${prefix}…${rest.slice(-4)}`);
 }
 
+/** A number as a client's log keeps it: an integer of 12 digits or more (a card or account number, any script) is `[number]`. */
+function redactNumber(value: number | bigint): unknown {
+  const n = Number(value);
+  return Number.isInteger(n) && Math.abs(n) >= 1e11 ? '[number]' : value;
+}
+
 /** A function that returns a safe deep copy of any value for logs and error messages. */
 export type Redactor = (value: unknown) => unknown;
 
@@ -66,7 +72,7 @@ export function createRedactor(secrets: readonly (string | undefined)[] = []): C
   const redact = (value: unknown, depth = 0): unknown => {
     if (depth > 32) return '[too deep]';
     if (typeof value === 'string') return text(value);
-    if (typeof value === 'number') return Number.isInteger(value) && Math.abs(value) >= 1e11 ? '[number]' : value;
+    if (typeof value === 'number' || typeof value === 'bigint') return redactNumber(value);
     if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
     if (value && typeof value === 'object') {
       const out: Record<string, unknown> = {};

@@ -1,5 +1,5 @@
 import { isSecurityCodeName } from '../../common/card-fields.js';
-import { maskPans } from '../../common/pan.js';
+import { maskPans, mayBeRoundedPan } from '../../common/pan.js';
 
 /**
  * Masking for everything the sandbox keeps about a request (the request log, `GET /_sandbox/requests`), by digit
@@ -46,7 +46,7 @@ export function maskText(text: string): string {
 export function maskValue(value: unknown, depth = 0): unknown {
   if (depth > 40) return '[too deep]';
   if (typeof value === 'string') return maskText(value);
-  if (typeof value === 'number') return Number.isInteger(value) ? numberOrMasked(value) : value;
+  if (typeof value === 'number' || typeof value === 'bigint') return numberOrMasked(value);
   if (Array.isArray(value)) return value.map((v) => maskValue(v, depth + 1));
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
@@ -64,10 +64,16 @@ export function maskValue(value: unknown, depth = 0): unknown {
   return value;
 }
 
-function numberOrMasked(n: number): number | string {
+/**
+ * A number as the log keeps it: masked when its digits are a card number, or when it is past 2^53 and starts like a
+ * brand of its length (JSON.parse rounded a card number of 17–19 digits: its first 16 digits are still exact), the
+ * body guard's rule (`findPan(…, { rounded: true })`).
+ */
+function numberOrMasked(n: number | bigint): number | bigint | string {
   const text = String(n);
   const masked = maskText(text);
-  return masked === text ? n : masked;
+  if (masked !== text) return masked;
+  return typeof n === 'number' && mayBeRoundedPan(n) ? maskPan(text) : n;
 }
 
 /**

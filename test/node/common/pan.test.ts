@@ -8,6 +8,9 @@ import {
   jsonNumbersHoldPan,
   maskPans,
 } from '../../../server/common/pan.js';
+import { type HelperLogger, redactingLogger } from '../../../server/helper/log.js';
+import { createRedactor } from '../../../server/provider/log.js';
+import { maskValue } from '../../../server/sandbox/core/mask.js';
 import { seededRandom } from '../../support/random.js';
 import { fastestMsSync } from '../../support/timing.js';
 
@@ -119,6 +122,22 @@ const OBFUSCATIONS: [string, string][] = [
   ['form-encoded after an escape', 'q=card%3A+5555+5555+5555+4444'],
   ['form-encoded double spaces', 'q=4242++4242++4242++4242'],
   ['form-encoded spaced dashes', 'q=4242+-+4242+-+4242+-+4242'],
+  // A raw `+` right after an escape is a form space too: where text is percent-encoded, a literal `+` is `%2B`.
+  ['percent-encoded and form spaces mixed', 'q=4242%20+4242%20+4242%20+4242'],
+  // Any escaped separator (`encodeURIComponent('card:5555555555554444')`): its hex letter made a hex word of the group.
+  ['after an escaped colon', 'note=card%3A5555555555554444'],
+  ['after an escaped equals sign', 'q=pan%3D4242%204242%204242%204242'],
+  ['percent-encoded slashes', '4242%2F4242%2F4242%2F4242'],
+  ['percent-encoded commas and spaces', '4242%2C%204242%2C%204242%2C%204242'],
+  ['percent-encoded tabs', '4242%094242%094242%094242'],
+  ['JSON in a query', 'q=%7B%22pan%22%3A%224242%204242%204242%204242%22%7D'],
+  // Encoded twice: a URL inside a query (a return or redirect URL) has the `%` of its own escapes escaped again.
+  ['in a return URL, encoded twice', 'return=https%3A%2F%2Fshop.example%2Fpay%3Fpan%3D4242%25204242%25204242%25204242'],
+  ['hyphens encoded twice', '4242%252D4242%252D4242%252D4242'],
+  ['pluses encoded twice', '4242%252B4242%252B4242%252B4242'],
+  // A literal `%` whose next two digits would read as an escape (`%40` is `@`): the text is read both ways.
+  ['after a literal percent sign (4000 0566 5566 5556)', 'up 5%4000 0566 5566 5556'],
+  ['after a literal percent sign (2223 0031 2200 3222)', 'up 5%2223-0031-2200-3222'],
 ];
 
 describe('card numbers by digit content (server/common/pan.ts)', () => {
@@ -151,6 +170,8 @@ describe('card numbers by digit content (server/common/pan.ts)', () => {
     assert.equal(findPan({ parts: ['5555', '5555', '5555', '4444'] }), 'parts.3');
     assert.equal(findPan({ a: '4242+4242', b: '4242+4242' }), 'b');
     assert.equal(findPan({ a: '4242%204242', b: '4242%2D4242' }), 'b');
+    assert.equal(findPan({ a: '4242%2F4242', b: '4242%3A4242' }), 'b');
+    assert.equal(findPan({ a: '4242%25204242', b: '4242%252D4242' }), 'b');
     assert.equal(findPan({ a: 4242424242424242 }), 'a');
     assert.equal(findPan({ '4111 1111 1111 1111': 'x' }), '[key]');
     assert.equal(findPan({ billing: { '4242x4242y4242z4242': 1 } }), 'billing.[key]');
@@ -174,6 +195,9 @@ describe('card numbers by digit content (server/common/pan.ts)', () => {
       }
       const line = `request ${id} done`;
       if (maskPans(line) !== line) garbled.push(id);
+      // In a logged URL, percent-encoded once and twice: the escapes around it are read as what they stand for.
+      const url = `GET /o?next=%2Forders%2F${id}%3Fref%3D%2522${id}%2522%26n%3D1 200`;
+      if (maskPans(url) !== url) garbled.push(url);
     }
     assert.deepEqual(refused.slice(0, 10), [], `${refused.length} of ${ids.length} refused`);
     assert.deepEqual(garbled.slice(0, 10), [], `${garbled.length} of ${ids.length} garbled`);
@@ -209,6 +233,14 @@ describe('card numbers by digit content (server/common/pan.ts)', () => {
       'msg=call+me+on+%2B4242424242424242',
       'msg=call+me+on+%2B44+20+7946+0958',
       'phone=++4242424242424242',
+      // Escapes of other separators, and escapes encoded twice, are read as what they stand for.
+      'tel=%252B44%252020%25207946%25200958',
+      'ts=2026-11-23T08%253A15%253A30%252B01%253A00',
+      '12345678%252D1234%252D4123%252D8123%252D123456789012',
+      'q=%7B%22id%22%3A%2212345678-1234-4123-8123-123456789012%22%2C%22n%22%3A4242%7D',
+      'to=%252B4242424242424242',
+      'q=%20+1+202+555+0143',
+      'at=2026%2F11%2F26%2021%3A25%3A40',
     ]) {
       assert.equal(containsPan(text), false, text);
     }
@@ -332,6 +364,11 @@ describe('card numbers by digit content (server/common/pan.ts)', () => {
       ['broken escapes', fill('4%2')],
       ['escapes between groups', fill('4242%204242%2D4242%2B')],
       ['pluses before digits', fill('+4')],
+      ['escapes encoded twice between groups', fill('4242%2520')],
+      ['broken escapes encoded twice', fill('4%252')],
+      ['escapes of punctuation between groups', fill('4242%3A4242%2F')],
+      // Read twice: with the escape, and with the `%` literal.
+      ['a percent sign before digits', fill('4%22')],
       // Overlapping readings, each of which passes: every group starts one, parted alike or not.
       ['card numbers back to back', fill('4242 ')],
       ['a port before each card number', fill('6379 card 4242 4242 4242 4242 ')],
@@ -363,6 +400,8 @@ describe('card numbers in a megabyte of hostile text', () => {
       ['digits and dashes', fill('4-')],
       ['form-encoded card numbers back to back', fill('4242+')],
       ['percent-encoded card numbers back to back', fill('4242%20')],
+      ['card numbers encoded twice back to back', fill('4242%2520')],
+      ['a percent sign before each group, read both ways', fill('4242%22')],
       ['spaces between groups', `4242${' '.repeat(size)}4242 4242 4242 4242`],
     ] as const) {
       const ms = fastestMsSync(() => maskPans(text), 5000);
@@ -405,5 +444,53 @@ describe("jsonMayHoldPan: the body guard's fast path", () => {
       const parsed = JSON.parse(json) as unknown;
       if (findPan(parsed) !== undefined || jsonNumbersHoldPan(json)) assert.equal(jsonMayHoldPan(json), true, json);
     }
+  });
+});
+
+describe('one finder for every redactor', () => {
+  it('the helper log, the provider clients and the sandbox request log all mask a card number held as a number', () => {
+    const lines: object[] = [];
+    const sink = (obj: object) => void lines.push(obj);
+    const logger: HelperLogger = redactingLogger({ debug: sink, info: sink, warn: sink, error: sink }, []);
+    const provider = createRedactor();
+    // A card number as a JSON number, a bigint, in a list, and one of 19 digits JSON.parse rounded (4000000000000000006
+    // parses to 4000000000000000000: its first 16 digits are exact, and it no longer passes Luhn).
+    const value = {
+      ref: 4242424242424242,
+      id: 4000056655665556n,
+      list: [5555555555554444],
+      rounded: JSON.parse('4000000000000000006') as number,
+      price: 4299,
+      at: 1732645312000,
+      snowflake: Number('1234567890123456789'),
+    };
+    logger.info(value);
+    const err = Object.assign(new Error('declined'), { account: 6011111111111117 });
+    logger.error({ err });
+    const seen = [
+      ['helper log', lines[0]],
+      ['helper log, an error field', lines[1]],
+      ['provider client log', provider(value)],
+      ['provider client log, an error field', provider.error(err)],
+      ['sandbox request log', maskValue(value)],
+    ] as const;
+    const text = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? String(x) : x));
+    for (const [where, v] of seen) {
+      const written = text(v);
+      for (const digits of [
+        '4242424242424242',
+        '4000056655665556',
+        '5555555555554444',
+        '4000000000000000',
+        '6011111111111117',
+      ]) {
+        assert.ok(!written.includes(digits), `${where} kept ${digits}: ${written}`);
+      }
+      if (!where.includes('error')) assert.ok(written.includes('4299'), `${where} dropped the price: ${written}`);
+    }
+    // What is no card number is kept as it was: a timestamp, a snowflake id.
+    assert.equal((lines[0] as typeof value).at, 1732645312000);
+    assert.equal((lines[0] as typeof value).snowflake, value.snowflake);
+    assert.deepEqual((maskValue(value) as typeof value).at, 1732645312000);
   });
 });
