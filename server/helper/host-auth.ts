@@ -1,10 +1,17 @@
 import { createPublicKey, KeyObject, type webcrypto } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { createRemoteJWKSet, customFetch, errors, type JWTVerifyGetKey, jwtVerify } from 'jose';
+import {
+  createRemoteJWKSet,
+  customFetch,
+  errors,
+  type FetchImplementation,
+  type JWTVerifyGetKey,
+  jwtVerify,
+} from 'jose';
 import { z } from 'zod';
 import { integerOption, secureUrlOption } from '../common/options.js';
 import { HelperHttpError } from './errors.js';
-import { boundedJwksFetch } from './jwks-fetch.js';
+import { boundedJwksFetch, JWKS_RETRY_MS, JwksRetryLater } from './jwks-fetch.js';
 
 /** Asymmetric JWS algorithms a host token may use. HMAC and `none` are never accepted. */
 export const HOST_ALGORITHMS = [
@@ -268,12 +275,22 @@ function checkExtras(
 
 /** A verifier of host tokens; `verify` resolves the claims or throws a 401/503 HelperHttpError. */
 export function createHostVerifier(options: HostAuthOptions, now: () => number) {
+  /** When the JWKS lookup last failed on the issuer's side, by the helper's clock. */
+  let faultAt: number | undefined;
   const jwks: JWTVerifyGetKey | undefined = options.jwksUrl
     ? createRemoteJWKSet(new URL(options.jwksUrl), {
         timeoutDuration: options.jwksTimeoutMs ?? 5000,
         cooldownDuration: 30_000,
-        // At most JWKS_MAX_BYTES of body, read under the same timeout (docs/decisions/helper.md#helper-host-jwt).
-        [customFetch]: boundedJwksFetch,
+        // At most JWKS_MAX_BYTES of body, read under the same timeout; none at all for JWKS_RETRY_MS after a failed
+        // lookup, so a flood of tokens (random `kid`s) while the issuer fails cannot make one fetch each. A lookup the
+        // loaded set answers makes no fetch and goes on (docs/decisions/helper.md#helper-host-jwt).
+        [customFetch]: ((url, init) => {
+          const t = now();
+          if (faultAt !== undefined && t >= faultAt && t < faultAt + JWKS_RETRY_MS) {
+            return Promise.reject(new JwksRetryLater());
+          }
+          return boundedJwksFetch(url, init);
+        }) satisfies FetchImplementation,
       })
     : undefined;
   const key: KeyObject | undefined = jwks ? undefined : importHostKey(options.key!);
@@ -284,7 +301,11 @@ export function createHostVerifier(options: HostAuthOptions, now: () => number) 
         try {
           return await jwks(header, token);
         } catch (err) {
-          if (keySourceFault(err) && err !== null && typeof err === 'object') sourceFaults.add(err);
+          if (keySourceFault(err) && err !== null && typeof err === 'object') {
+            sourceFaults.add(err);
+            // A fetch not made does not start the wait again: it ends JWKS_RETRY_MS after the last real failure.
+            if (!(err instanceof JwksRetryLater)) faultAt = now();
+          }
           throw err;
         }
       }
