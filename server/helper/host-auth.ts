@@ -1,5 +1,4 @@
 import { createPublicKey, KeyObject, type webcrypto } from 'node:crypto';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import {
   createRemoteJWKSet,
   customFetch,
@@ -378,18 +377,6 @@ export function createHostVerifier(options: HostAuthOptions, now: () => number) 
 }
 
 export type HostVerifier = ReturnType<typeof createHostVerifier>;
-
-/** Express middleware: verifies the host token and puts its claims in `res.locals.hostClaims`. */
-export function requireHost(verify: HostVerifier): RequestHandler {
-  return async (req: Request, res: Response, next: NextFunction) => {
-    try {
-      res.locals.hostClaims = await verify(req.headers.authorization);
-      next();
-    } catch (err) {
-      next(err);
-    }
-  };
-}
 
 /** 403 for a verified user asking about something its claims do not name. */
 export function forbidden(field: string, what: string): HelperHttpError {
