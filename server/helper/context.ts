@@ -47,6 +47,8 @@ export interface HelperContext {
   readonly widget: () => WidgetAsset;
   /** The shopper's session id, when the merchant's app has one. */
   readonly sessionOf: (req: Request) => string | undefined;
+  /** Warns once when `trust proxy` makes `req.ip`, the key of the per-IP limits, unreliable (one per helper). */
+  readonly checkProxy: (req: Request) => void;
   /** Present when `hostAuth` is configured. */
   readonly verifyHost: HostVerifier | undefined;
 }

@@ -159,6 +159,7 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
    * (or a JWKS lookup); each 401 counts (docs/decisions/helper.md#helper-rate-limits).
    */
   async function verifyCounted(req: Request, res: Response, failed: NonNullable<typeof failures>): Promise<void> {
+    ctx.checkProxy(req);
     const key = `host-auth-failures:ip:${ipKey(req.ip)}`;
     const known = await ctx.store.count(key);
     if (known.count >= failed.max) {

@@ -755,6 +755,17 @@ describe('dashboard routes against the sandbox', () => {
     assert.equal((await ask(path, await tokenA(), { target: limited })).status, 200, 'the window is over');
   });
 
+  it('warns once when dashboard requests come through a proxy nobody declared: every user would share its IP', async () => {
+    const limited = await helper({ rateLimits: { hostAuthFailuresPerIp: { max: 3, windowMs: 60_000 } } });
+    const path = '/entities/ent_fixture_a/payment-instruments';
+    for (let i = 0; i < 2; i++) {
+      const r = await call(`${limited.url}${path}`, { headers: { 'x-forwarded-for': '203.0.113.7' } });
+      assert.equal(r.status, 401, r.text);
+    }
+    const warnings = limited.log.lines.filter((l) => l.event === 'tessera.trust_proxy');
+    assert.equal(warnings.length, 1, JSON.stringify(warnings));
+  });
+
   it('counts dashboard requests per user of each issuer: the same sub of another issuer is another user', async () => {
     // RFC 7519 §4.1.2: a `sub` is unique within its issuer. Keyed on `sub` alone, a user of one issuer spent the budget
     // of every user of the other issuers who had the same `sub`, and could lock them out.
