@@ -274,8 +274,17 @@ function checkExtras(
 
 /** A verifier of host tokens; `verify` resolves the claims or throws a 401/503 HelperHttpError. */
 export function createHostVerifier(options: HostAuthOptions, now: () => number) {
-  /** When the JWKS lookup last failed on the issuer's side, by the helper's clock. */
-  let faultAt: number | undefined;
+  /**
+   * When the JWKS lookup last failed on the issuer's side, by the helper's clock (which tests move) and by the
+   * monotonic one: the wait ends when either says it is over, so a helper clock that stands still or jumps back
+   * cannot make it last.
+   */
+  let faultAt: { at: number; mono: number } | undefined;
+  const waiting = () => {
+    if (faultAt === undefined) return false;
+    const t = now();
+    return t >= faultAt.at && t < faultAt.at + JWKS_RETRY_MS && performance.now() < faultAt.mono + JWKS_RETRY_MS;
+  };
   const jwks: JWTVerifyGetKey | undefined = options.jwksUrl
     ? createRemoteJWKSet(new URL(options.jwksUrl), {
         timeoutDuration: options.jwksTimeoutMs ?? 5000,
@@ -284,10 +293,7 @@ export function createHostVerifier(options: HostAuthOptions, now: () => number) 
         // lookup, so a flood of tokens (random `kid`s) while the issuer fails cannot make one fetch each. A lookup the
         // loaded set answers makes no fetch and goes on (docs/decisions/helper.md#helper-host-jwt).
         [customFetch]: ((url, init) => {
-          const t = now();
-          if (faultAt !== undefined && t >= faultAt && t < faultAt + JWKS_RETRY_MS) {
-            return Promise.reject(new JwksRetryLater());
-          }
+          if (waiting()) return Promise.reject(new JwksRetryLater());
           return boundedJwksFetch(url, init);
         }) satisfies FetchImplementation,
       })
@@ -303,7 +309,7 @@ export function createHostVerifier(options: HostAuthOptions, now: () => number) 
           if (keySourceFault(err) && err !== null && typeof err === 'object') {
             sourceFaults.add(err);
             // A fetch not made does not start the wait again: it ends JWKS_RETRY_MS after the last real failure.
-            if (!(err instanceof JwksRetryLater)) faultAt = now();
+            if (!(err instanceof JwksRetryLater)) faultAt = { at: now(), mono: performance.now() };
           }
           throw err;
         }
