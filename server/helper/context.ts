@@ -16,6 +16,8 @@ export interface ResolvedLimits {
   /** Off unless set (docs/decisions/helper.md#helper-declines-total). */
   readonly declinesTotal: Limit | undefined;
   readonly hostRequestsPerUser: Limit | undefined;
+  /** Dashboard requests of one IP whose host token was missing or refused (docs/decisions/helper.md#helper-rate-limits). */
+  readonly hostAuthFailuresPerIp: Limit | undefined;
 }
 
 /** Defaults of `rateLimits` (docs/decisions/helper.md#helper-rate-limits). */
@@ -27,6 +29,7 @@ export const DEFAULT_LIMITS: ResolvedLimits = Object.freeze({
   declinesPerSession: { max: 3, windowMs: 10 * 60_000 },
   declinesTotal: undefined,
   hostRequestsPerUser: { max: 120, windowMs: 60_000 },
+  hostAuthFailuresPerIp: { max: 60, windowMs: 60_000 },
 });
 
 /** Everything a route of one helper instance shares. */
@@ -44,6 +47,8 @@ export interface HelperContext {
   readonly widget: () => WidgetAsset;
   /** The shopper's session id, when the merchant's app has one. */
   readonly sessionOf: (req: Request) => string | undefined;
+  /** Warns once when `trust proxy` makes `req.ip`, the key of the per-IP limits, unreliable (one per helper). */
+  readonly checkProxy: (req: Request) => void;
   /** Present when `hostAuth` is configured. */
   readonly verifyHost: HostVerifier | undefined;
 }

@@ -20,6 +20,7 @@ import { MemoryStore } from './store.js';
 import { checkClusterNode, checkEviction } from './store-eviction.js';
 import { guardStore } from './store-guard.js';
 import { checkStore, type StoreCheckResult } from './store-startup.js';
+import { trustProxyCheck } from './trust-proxy.js';
 import { widgetLoader, widgetRoutes } from './widget-routes.js';
 
 /** The router `tesseraHelper` returns, with what a page template needs. */
@@ -142,6 +143,7 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
         const id = (req as unknown as { sessionID?: unknown }).sessionID;
         return typeof id === 'string' && id ? id : undefined;
       }),
+    checkProxy: trustProxyCheck(log),
     verifyHost: o.hostAuth ? createHostVerifier(o.hostAuth, now) : undefined,
   };
 

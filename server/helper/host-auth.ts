@@ -1,10 +1,16 @@
 import { createPublicKey, KeyObject, type webcrypto } from 'node:crypto';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { createRemoteJWKSet, customFetch, errors, type JWTVerifyGetKey, jwtVerify } from 'jose';
+import {
+  createRemoteJWKSet,
+  customFetch,
+  errors,
+  type FetchImplementation,
+  type JWTVerifyGetKey,
+  jwtVerify,
+} from 'jose';
 import { z } from 'zod';
 import { integerOption, secureUrlOption } from '../common/options.js';
 import { HelperHttpError } from './errors.js';
-import { boundedJwksFetch } from './jwks-fetch.js';
+import { boundedJwksFetch, JWKS_RETRY_MS, JwksRetryLater } from './jwks-fetch.js';
 
 /** Asymmetric JWS algorithms a host token may use. HMAC and `none` are never accepted. */
 export const HOST_ALGORITHMS = [
@@ -268,12 +274,28 @@ function checkExtras(
 
 /** A verifier of host tokens; `verify` resolves the claims or throws a 401/503 HelperHttpError. */
 export function createHostVerifier(options: HostAuthOptions, now: () => number) {
+  /**
+   * When the JWKS lookup last failed on the issuer's side, by the helper's clock (which tests move) and by the
+   * monotonic one: the wait ends when either says it is over, so a helper clock that stands still or jumps back
+   * cannot make it last.
+   */
+  let faultAt: { at: number; mono: number } | undefined;
+  const waiting = () => {
+    if (faultAt === undefined) return false;
+    const t = now();
+    return t >= faultAt.at && t < faultAt.at + JWKS_RETRY_MS && performance.now() < faultAt.mono + JWKS_RETRY_MS;
+  };
   const jwks: JWTVerifyGetKey | undefined = options.jwksUrl
     ? createRemoteJWKSet(new URL(options.jwksUrl), {
         timeoutDuration: options.jwksTimeoutMs ?? 5000,
         cooldownDuration: 30_000,
-        // At most JWKS_MAX_BYTES of body, read under the same timeout (docs/decisions/helper.md#helper-host-jwt).
-        [customFetch]: boundedJwksFetch,
+        // At most JWKS_MAX_BYTES of body, read under the same timeout; none at all for JWKS_RETRY_MS after a failed
+        // lookup, so a flood of tokens (random `kid`s) while the issuer fails cannot make one fetch each. A lookup the
+        // loaded set answers makes no fetch and goes on (docs/decisions/helper.md#helper-host-jwt).
+        [customFetch]: ((url, init) => {
+          if (waiting()) return Promise.reject(new JwksRetryLater());
+          return boundedJwksFetch(url, init);
+        }) satisfies FetchImplementation,
       })
     : undefined;
   const key: KeyObject | undefined = jwks ? undefined : importHostKey(options.key!);
@@ -284,7 +306,11 @@ export function createHostVerifier(options: HostAuthOptions, now: () => number) 
         try {
           return await jwks(header, token);
         } catch (err) {
-          if (keySourceFault(err) && err !== null && typeof err === 'object') sourceFaults.add(err);
+          if (keySourceFault(err) && err !== null && typeof err === 'object') {
+            sourceFaults.add(err);
+            // A fetch not made does not start the wait again: it ends JWKS_RETRY_MS after the last real failure.
+            if (!(err instanceof JwksRetryLater)) faultAt = { at: now(), mono: performance.now() };
+          }
           throw err;
         }
       }
@@ -357,18 +383,6 @@ export function createHostVerifier(options: HostAuthOptions, now: () => number) 
 }
 
 export type HostVerifier = ReturnType<typeof createHostVerifier>;
-
-/** Express middleware: verifies the host token and puts its claims in `res.locals.hostClaims`. */
-export function requireHost(verify: HostVerifier): RequestHandler {
-  return async (req: Request, res: Response, next: NextFunction) => {
-    try {
-      res.locals.hostClaims = await verify(req.headers.authorization);
-      next();
-    } catch (err) {
-      next(err);
-    }
-  };
-}
 
 /** 403 for a verified user asking about something its claims do not name. */
 export function forbidden(field: string, what: string): HelperHttpError {

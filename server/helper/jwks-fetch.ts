@@ -17,6 +17,21 @@ export class JwksTooLarge extends Error {
 }
 
 /**
+ * How long after a failed JWKS lookup (the issuer's fault: unreachable, slow, not 200, not a key set) no new fetch is
+ * made: jose keeps no cooldown after a failed fetch, so every request that needed the set (each one while none was
+ * ever loaded, each unknown `kid`) fetched it again (docs/decisions/helper.md#helper-host-jwt).
+ */
+export const JWKS_RETRY_MS = 5_000;
+
+/** A JWKS fetch not made: the last lookup failed less than {@link JWKS_RETRY_MS} ago. */
+export class JwksRetryLater extends Error {
+  constructor() {
+    super(`the JWKS could not be read less than ${JWKS_RETRY_MS} ms ago; not fetched again yet`);
+    this.name = 'JwksRetryLater';
+  }
+}
+
+/**
  * jose's `customFetch` for the host-auth JWKS: jose's own request through `fetch` (its headers only, no redirect
  * followed, its timeout signal), with the body of a 200 read up to {@link JWKS_MAX_BYTES}. A `Content-Length` over the
  * cap is refused before the body is read; a body that grows past it is cut off there; either way the exchange is

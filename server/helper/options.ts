@@ -216,6 +216,11 @@ export interface TesseraHelperSettings {
     readonly declinesTotal?: Limit | false;
     /** Dashboard requests of one user: the host token's `iss` and `sub` together (default 120 a minute). */
     readonly hostRequestsPerUser?: Limit | false;
+    /**
+     * Dashboard requests of one IP answered 401 (host token missing or refused), default 60 a minute: past it, every
+     * dashboard request of that IP is 429 before its token is checked. docs/decisions/helper.md#helper-rate-limits
+     */
+    readonly hostAuthFailuresPerIp?: Limit | false;
   };
   /** The shopper's session id for per-session limits (default: `req.sessionID` of express-session, if any). */
   readonly sessionId?: (req: Request) => string | undefined;

@@ -19,7 +19,8 @@ export type LimitName =
   | 'declinesPerIp'
   | 'declinesPerSession'
   | 'declinesTotal'
-  | 'hostRequestsPerUser';
+  | 'hostRequestsPerUser'
+  | 'hostAuthFailuresPerIp';
 
 // One message for a value that is neither a limit nor `false` (zod's own was "Invalid input"); a limit with a bad
 // field is still named down to that field (`rateLimits.chargesPerIp.max`).
@@ -37,6 +38,7 @@ export const rateLimitsOption = z.strictObject({
   declinesPerSession: limitOption.optional(),
   declinesTotal: limitOption.optional(),
   hostRequestsPerUser: limitOption.optional(),
+  hostAuthFailuresPerIp: limitOption.optional(),
 });
 
 /** The 429 of a limit: names the limit and the option that sets it. */

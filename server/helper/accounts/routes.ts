@@ -10,10 +10,10 @@ import { jsonBody } from '../body.js';
 import type { HelperContext } from '../context.js';
 import { answerable, badRequest, HelperHttpError } from '../errors.js';
 import { hookTimeout, LATE, thrownMessage, withinHookTime } from '../hooks.js';
-import { forbidden, type HostClaims, requireHost } from '../host-auth.js';
+import { forbidden, type HostClaims } from '../host-auth.js';
 import type { CardUpdatedEvent } from '../options.js';
 import { instrumentChanged, instrumentRead, instrumentsListed, updaterAnswered } from '../provider-answers.js';
-import { consume } from '../rate-limit.js';
+import { consume, ipKey, tooMany } from '../rate-limit.js';
 import { sendJson } from '../respond.js';
 import { isTokenRequestError, upstreamError } from '../upstream.js';
 import { parseBody } from '../validate.js';
@@ -137,11 +137,13 @@ function accountsError(err: unknown, field: string): HelperHttpError {
 export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, router: Router = Router()): Router {
   const verify = ctx.verifyHost!;
   const limit = ctx.limits.hostRequestsPerUser;
+  const failures = ctx.limits.hostAuthFailuresPerIp;
   const claimsOf = (res: Response) => res.locals.hostClaims as HostClaims;
   const host = [
-    requireHost(verify),
-    async (_req: Request, res: Response, next: (err?: unknown) => void) => {
+    async (req: Request, res: Response, next: (err?: unknown) => void) => {
       try {
+        if (failures) await verifyCounted(req, res, failures);
+        else res.locals.hostClaims = await verify(req.headers.authorization);
         if (limit)
           await consume(ctx.store, hostUserKey(claimsOf(res)), limit, ctx.now(), 'requests', 'hostRequestsPerUser');
         next();
@@ -150,6 +152,27 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
       }
     },
   ];
+
+  /**
+   * The host token checked under `hostAuthFailuresPerIp`: an IP whose requests were answered 401 `max` times in the
+   * window gets 429 before its token is read, so a flood of bad tokens costs a store read each, not a signature check
+   * (or a JWKS lookup); each 401 counts (docs/decisions/helper.md#helper-rate-limits).
+   */
+  async function verifyCounted(req: Request, res: Response, failed: NonNullable<typeof failures>): Promise<void> {
+    ctx.checkProxy(req);
+    const key = `host-auth-failures:ip:${ipKey(req.ip)}`;
+    const known = await ctx.store.count(key);
+    if (known.count >= failed.max) {
+      const message = 'too many requests with a missing or refused host token; try again later';
+      throw tooMany('TESSERA_RATE_LIMITED', message, 'hostAuthFailuresPerIp', known.resetAtMs, ctx.now());
+    }
+    try {
+      res.locals.hostClaims = await verify(req.headers.authorization);
+    } catch (err) {
+      if (err instanceof HelperHttpError && err.status === 401) await ctx.store.hit(key, failed.windowMs);
+      throw err;
+    }
+  }
 
   function entityOf(req: Request, res: Response): string {
     const entityId = pathParam(req, 'entityId', ENTITY_ID, 'a sub-entity id (ent_…)');

@@ -142,36 +142,6 @@ function providerIp(ip: string): string | undefined {
 }
 
 /**
- * Warns once when Express's `trust proxy` makes `req.ip` (the key of the per-IP limits) unreliable: `true` lets
- * any client choose its IP with `X-Forwarded-For`; off while requests carry `X-Forwarded-For` means a proxy in
- * front whose clients all share its address. See docs/helper.md "Rate limits and trust proxy" and docs/decisions/helper.md#helper-rate-limits.
- */
-function trustProxyCheck(ctx: HelperContext): (req: Request) => void {
-  let warnedTrue = false;
-  let warnedOff = false;
-  return (req) => {
-    if (warnedTrue && warnedOff) return;
-    const setting: unknown = req.app?.get('trust proxy');
-    if (setting === true && !warnedTrue) {
-      warnedTrue = true;
-      ctx.log.warn(
-        { event: 'tessera.trust_proxy', trustProxy: true },
-        "Express's `trust proxy` is true: every client can choose its own IP with X-Forwarded-For, so the per-IP " +
-          'card-testing limits do not hold. Set it to the number of proxies in front of this server (e.g. 1) or their addresses.',
-      );
-    } else if (!setting && req.headers['x-forwarded-for'] !== undefined && !warnedOff) {
-      warnedOff = true;
-      ctx.log.warn(
-        { event: 'tessera.trust_proxy', trustProxy: setting ?? false },
-        "requests carry X-Forwarded-For but Express's `trust proxy` is off: X-Forwarded-For is ignored (it could be " +
-          'forged), so if a proxy is in front of this server all its clients share its IP in the per-IP limits. ' +
-          'Set `trust proxy` to the number of proxies you run (e.g. 1) or their addresses; never `true`.',
-      );
-    }
-  };
-}
-
-/**
  * `POST /charges` and `GET /charges/3ds-return`: one card token → at most one
  * charge (docs/decisions/helper.md#helper-charges).
  */
@@ -180,7 +150,6 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
   const inFlight = new Map<string, Promise<ChargeOutcome>>();
   const { store, limits, log } = ctx;
   const exposeCodes = ctx.options.exposeDeclineCodes === true;
-  const checkProxy = trustProxyCheck(ctx);
 
   /** Who is paying, read once per request (`req.ip` runs Express's proxy rules on every read). */
   const callerOf = (req: Request): Caller => {
@@ -553,7 +522,7 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
   // Counted before the body is read and scanned: a flood of large bodies costs a store hit each, not a scan.
   const requestBudget = async (req: Request, _res: Response, next: NextFunction) => {
     try {
-      checkProxy(req);
+      ctx.checkProxy(req);
       if (limits.requestsPerIp) {
         await consume(
           store,

@@ -726,6 +726,46 @@ describe('dashboard routes against the sandbox', () => {
     assert.equal(r.json.code, 'TESSERA_RATE_LIMITED');
   });
 
+  it('limits failed host authentications per IP: past the limit, 429 before any token is checked', async () => {
+    // Each refused token cost a signature check (about 0.2 ms, 1 ms with a 7 KB header), and with a failing JWKS a key
+    // fetch, without limit: a caller with no valid token could send as many as it liked.
+    const limited = await helper({
+      rateLimits: { hostAuthFailuresPerIp: { max: 3, windowMs: 60_000 }, hostRequestsPerUser: false },
+    });
+    const path = '/entities/ent_fixture_a/payment-instruments';
+    const good = await tokenA();
+    // Valid tokens, and a valid token the path refuses (403), spend nothing of it.
+    for (let i = 0; i < 5; i++) assert.equal((await ask(path, good, { target: limited })).status, 200);
+    assert.equal((await ask('/entities/ent_fixture_b/payment-instruments', good, { target: limited })).status, 403);
+    const none = `${b64({ alg: 'none' })}.${b64({ iss: issuer.issuer, aud: issuer.audience, sub: 'usr_a' })}.`;
+    const [head, body] = good.split('.');
+    for (const bad of [undefined, none, `${head}.${body}.${'A'.repeat(86)}`]) {
+      const r = await ask(path, bad, { target: limited });
+      assert.equal(r.status, 401, r.text);
+    }
+    for (const token of [good, `${head}.${body}.${'B'.repeat(86)}`, undefined]) {
+      const r = await ask(path, token, { target: limited });
+      assert.equal(r.status, 429, r.text);
+      assert.equal(r.json.code, 'TESSERA_RATE_LIMITED');
+      assert.equal(r.json.limit, 'hostAuthFailuresPerIp');
+      assert.equal(r.json.option, 'rateLimits.hostAuthFailuresPerIp');
+      assert.equal(r.headers.get('retry-after'), '60');
+    }
+    sb.clock.advance(60);
+    assert.equal((await ask(path, await tokenA(), { target: limited })).status, 200, 'the window is over');
+  });
+
+  it('warns once when dashboard requests come through a proxy nobody declared: every user would share its IP', async () => {
+    const limited = await helper({ rateLimits: { hostAuthFailuresPerIp: { max: 3, windowMs: 60_000 } } });
+    const path = '/entities/ent_fixture_a/payment-instruments';
+    for (let i = 0; i < 2; i++) {
+      const r = await call(`${limited.url}${path}`, { headers: { 'x-forwarded-for': '203.0.113.7' } });
+      assert.equal(r.status, 401, r.text);
+    }
+    const warnings = limited.log.lines.filter((l) => l.event === 'tessera.trust_proxy');
+    assert.equal(warnings.length, 1, JSON.stringify(warnings));
+  });
+
   it('counts dashboard requests per user of each issuer: the same sub of another issuer is another user', async () => {
     // RFC 7519 §4.1.2: a `sub` is unique within its issuer. Keyed on `sub` alone, a user of one issuer spent the budget
     // of every user of the other issuers who had the same `sub`, and could lock them out.

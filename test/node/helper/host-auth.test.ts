@@ -7,7 +7,7 @@ import { gzipSync } from 'node:zlib';
 import { exportJWK, SignJWT, UnsecuredJWT } from 'jose';
 import { HelperHttpError } from '../../../server/helper/errors.js';
 import { createHostVerifier, type HostAuthOptions } from '../../../server/helper/host-auth.js';
-import { JWKS_MAX_BYTES, JwksTooLarge } from '../../../server/helper/jwks-fetch.js';
+import { JWKS_MAX_BYTES, JWKS_RETRY_MS, JwksTooLarge } from '../../../server/helper/jwks-fetch.js';
 import { VirtualClock } from '../../../server/sandbox/clock.js';
 import { type Issuer, startIssuer } from './support.js';
 
@@ -210,6 +210,48 @@ describe('host JWT verification', () => {
           throw new Error(`JWKS at ${path}: ${err.message}`);
         });
       }
+    } finally {
+      jwks.closeAllConnections();
+      jwks.close();
+    }
+  });
+
+  it('fetches a failing JWKS at most once per JWKS_RETRY_MS, whatever the number of tokens, and again after', async () => {
+    // jose keeps no cooldown after a failed fetch: each request (random `kid`s, or any token while no set was ever
+    // loaded) fetched the issuer's JWKS again, one outbound request per inbound one for as long as the issuer failed.
+    let fetches = 0;
+    let up = false;
+    const good = await (await fetch(issuer.jwksUrl)).text();
+    const jwks = createServer((_req, res) => {
+      fetches++;
+      if (up) res.writeHead(200, { 'content-type': 'application/json' }).end(good);
+      else res.writeHead(500).end();
+    });
+    await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = jwks.address() as AddressInfo;
+      const verify = createHostVerifier({ ...options, jwksUrl: `http://127.0.0.1:${port}/jwks.json` }, now);
+      const token = await issuer.sign();
+      for (let i = 0; i < 30; i++) {
+        const kid = i % 2 ? 'host-1' : `kid-${i}`;
+        await refused(
+          verify(`Bearer ${await issuer.sign({}, { header: { kid } })}`),
+          503,
+          'TESSERA_HOST_AUTH_UNAVAILABLE',
+        );
+      }
+      assert.equal(fetches, 1, 'one fetch for 30 requests while the issuer fails');
+      clock.advance(JWKS_RETRY_MS / 1000 - 1);
+      await refused(verify(`Bearer ${token}`), 503, 'TESSERA_HOST_AUTH_UNAVAILABLE');
+      assert.equal(fetches, 1, 'still waiting: the refused lookups did not start the wait again');
+      clock.advance(1);
+      await refused(verify(`Bearer ${token}`), 503, 'TESSERA_HOST_AUTH_UNAVAILABLE');
+      assert.equal(fetches, 2, 'fetched again once the wait is over');
+      up = true;
+      await refused(verify(`Bearer ${token}`), 503, 'TESSERA_HOST_AUTH_UNAVAILABLE');
+      clock.advance(JWKS_RETRY_MS / 1000);
+      assert.equal((await verify(`Bearer ${token}`)).sub, 'usr_1', 'the issuer is back: the set is loaded');
+      assert.equal(fetches, 3);
     } finally {
       jwks.closeAllConnections();
       jwks.close();
