@@ -280,18 +280,24 @@ export function createHostVerifier(options: HostAuthOptions, now: () => number) 
    * cannot make it last.
    */
   let faultAt: { at: number; mono: number } | undefined;
+  /**
+   * Failed fetches since the set was last loaded: the wait starts at the second. One alone is a blip (a refresh of a set
+   * older than jose's 10 minutes, a rotated key's new `kid`, the first token after a start): the next request fetches
+   * again rather than every user's being 503 for JWKS_RETRY_MS (docs/decisions/helper.md#helper-host-jwt).
+   */
+  let failedInARow = 0;
   const waiting = () => {
-    if (faultAt === undefined) return false;
+    if (faultAt === undefined || failedInARow < 2) return false;
     const t = now();
     return t >= faultAt.at && t < faultAt.at + JWKS_RETRY_MS && performance.now() < faultAt.mono + JWKS_RETRY_MS;
   };
-  const jwks: JWTVerifyGetKey | undefined = options.jwksUrl
+  const jwks: ReturnType<typeof createRemoteJWKSet> | undefined = options.jwksUrl
     ? createRemoteJWKSet(new URL(options.jwksUrl), {
         timeoutDuration: options.jwksTimeoutMs ?? 5000,
         cooldownDuration: 30_000,
-        // At most JWKS_MAX_BYTES of body, read under the same timeout; none at all for JWKS_RETRY_MS after a failed
-        // lookup, so a flood of tokens (random `kid`s) while the issuer fails cannot make one fetch each. A lookup the
-        // loaded set answers makes no fetch and goes on (docs/decisions/helper.md#helper-host-jwt).
+        // At most JWKS_MAX_BYTES of body, read under the same timeout; none at all for JWKS_RETRY_MS after a second
+        // failed lookup in a row, so a flood of tokens (random `kid`s) while the issuer fails cannot make one fetch each.
+        // A lookup the loaded set answers makes no fetch and goes on (docs/decisions/helper.md#helper-host-jwt).
         [customFetch]: ((url, init) => {
           if (waiting()) return Promise.reject(new JwksRetryLater());
           return boundedJwksFetch(url, init);
@@ -307,11 +313,19 @@ export function createHostVerifier(options: HostAuthOptions, now: () => number) 
           return await jwks(header, token);
         } catch (err) {
           if (keySourceFault(err) && err !== null && typeof err === 'object') {
+            // A fetch not made does not start the wait again: it ends JWKS_RETRY_MS after the last real failure. The
+            // lookups that shared one fetch (jose makes one at a time) share its error: one failure, counted once.
+            if (!(err instanceof JwksRetryLater) && !sourceFaults.has(err)) {
+              faultAt = { at: now(), mono: performance.now() };
+              failedInARow++;
+            }
             sourceFaults.add(err);
-            // A fetch not made does not start the wait again: it ends JWKS_RETRY_MS after the last real failure.
-            if (!(err instanceof JwksRetryLater)) faultAt = { at: now(), mono: performance.now() };
           }
           throw err;
+        } finally {
+          // jose fetches only when its set is not cooling down (30 s after a load): cooling down now, a load succeeded
+          // since the last failure, which a caller's token cannot fake.
+          if (jwks.coolingDown) failedInARow = 0;
         }
       }
     : undefined;

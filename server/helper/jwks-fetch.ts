@@ -17,13 +17,14 @@ export class JwksTooLarge extends Error {
 }
 
 /**
- * How long after a failed JWKS lookup (the issuer's fault: unreachable, slow, not 200, not a key set) no new fetch is
- * made: jose keeps no cooldown after a failed fetch, so every request that needed the set (each one while none was
- * ever loaded, each unknown `kid`) fetched it again (docs/decisions/helper.md#helper-host-jwt).
+ * How long after the second failed JWKS lookup in a row (the issuer's fault: unreachable, slow, not 200, not a key set)
+ * no new fetch is made: jose keeps no cooldown after a failed fetch, so every request that needed the set (each one
+ * while none was ever loaded, each unknown `kid`) fetched it again. One failure alone is a blip, after which the next
+ * request fetches again (docs/decisions/helper.md#helper-host-jwt).
  */
 export const JWKS_RETRY_MS = 5_000;
 
-/** A JWKS fetch not made: the last lookup failed less than {@link JWKS_RETRY_MS} ago. */
+/** A JWKS fetch not made: the last lookup failed, the second in a row, less than {@link JWKS_RETRY_MS} ago. */
 export class JwksRetryLater extends Error {
   constructor() {
     super(`the JWKS could not be read less than ${JWKS_RETRY_MS} ms ago; not fetched again yet`);

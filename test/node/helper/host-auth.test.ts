@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHmac, generateKeyPairSync } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, mock } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { exportJWK, SignJWT, UnsecuredJWT } from 'jose';
 import { HelperHttpError } from '../../../server/helper/errors.js';
@@ -216,9 +216,10 @@ describe('host JWT verification', () => {
     }
   });
 
-  it('fetches a failing JWKS at most once per JWKS_RETRY_MS, whatever the number of tokens, and again after', async () => {
+  it('fetches a failing JWKS at most once per JWKS_RETRY_MS after two failures, whatever the number of tokens, and again after', async () => {
     // jose keeps no cooldown after a failed fetch: each request (random `kid`s, or any token while no set was ever
     // loaded) fetched the issuer's JWKS again, one outbound request per inbound one for as long as the issuer failed.
+    // The wait starts at the second failed fetch in a row (a single one is a blip: see the next test).
     let fetches = 0;
     let up = false;
     const good = await (await fetch(issuer.jwksUrl)).text();
@@ -240,18 +241,69 @@ describe('host JWT verification', () => {
           'TESSERA_HOST_AUTH_UNAVAILABLE',
         );
       }
-      assert.equal(fetches, 1, 'one fetch for 30 requests while the issuer fails');
+      assert.equal(fetches, 2, 'two fetches for 30 requests while the issuer fails');
       clock.advance(JWKS_RETRY_MS / 1000 - 1);
       await refused(verify(`Bearer ${token}`), 503, 'TESSERA_HOST_AUTH_UNAVAILABLE');
-      assert.equal(fetches, 1, 'still waiting: the refused lookups did not start the wait again');
+      assert.equal(fetches, 2, 'still waiting: the refused lookups did not start the wait again');
       clock.advance(1);
       await refused(verify(`Bearer ${token}`), 503, 'TESSERA_HOST_AUTH_UNAVAILABLE');
-      assert.equal(fetches, 2, 'fetched again once the wait is over');
+      assert.equal(fetches, 3, 'fetched again once the wait is over');
       up = true;
       await refused(verify(`Bearer ${token}`), 503, 'TESSERA_HOST_AUTH_UNAVAILABLE');
       clock.advance(JWKS_RETRY_MS / 1000);
       assert.equal((await verify(`Bearer ${token}`)).sub, 'usr_1', 'the issuer is back: the set is loaded');
-      assert.equal(fetches, 3);
+      assert.equal(fetches, 4);
+    } finally {
+      jwks.closeAllConnections();
+      jwks.close();
+    }
+  });
+
+  it('answers the next request after one failed JWKS fetch (a blip) from a fetch of its own, not 503 for JWKS_RETRY_MS', async () => {
+    // The wait used to start at the first failed fetch: a set older than jose's 10 minutes (refreshed by the first
+    // request after them), a new `kid` after a key rotation, or the first token after a start, met one failed fetch, and
+    // every request of every user was 503 for 5 s, the issuer back at once. Now only two failures in a row start it.
+    let fetches = 0;
+    let failNext = true;
+    const good = await (await fetch(issuer.jwksUrl)).text();
+    const jwks = createServer((_req, res) => {
+      fetches++;
+      if (failNext) {
+        failNext = false;
+        res.writeHead(503).end();
+      } else res.writeHead(200, { 'content-type': 'application/json' }).end(good);
+    });
+    await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = jwks.address() as AddressInfo;
+      const jwksUrl = `http://127.0.0.1:${port}/jwks.json`;
+      // The first token after a start.
+      let verify = createHostVerifier({ ...options, jwksUrl }, now);
+      const first = await Promise.all([1, 2, 3].map(() => issuer.sign()));
+      // Three lookups at once share one failed fetch: one failure, not three.
+      await Promise.all(first.map((t) => refused(verify(`Bearer ${t}`), 503, 'TESSERA_HOST_AUTH_UNAVAILABLE')));
+      assert.equal(fetches, 1);
+      assert.equal((await verify(`Bearer ${await issuer.sign()}`)).sub, 'usr_1', 'the issuer is back: served');
+      assert.equal(fetches, 2);
+      // A set older than jose's 10 minutes, refreshed by the next request: jose measures its ages on Date.
+      verify = createHostVerifier({ ...options, jwksUrl }, now);
+      mock.timers.enable({ apis: ['Date'], now: Date.now() });
+      try {
+        assert.equal((await verify(`Bearer ${await issuer.sign()}`)).sub, 'usr_1');
+        mock.timers.tick(11 * 60_000);
+        failNext = true;
+        await refused(verify(`Bearer ${await issuer.sign()}`), 503, 'TESSERA_HOST_AUTH_UNAVAILABLE');
+        assert.equal((await verify(`Bearer ${await issuer.sign()}`)).sub, 'usr_1', 'a key of the loaded set: served');
+        assert.equal(fetches, 5);
+        // A failure after the set was loaded again is a first failure again, not a second in a row.
+        mock.timers.tick(11 * 60_000);
+        failNext = true;
+        await refused(verify(`Bearer ${await issuer.sign()}`), 503, 'TESSERA_HOST_AUTH_UNAVAILABLE');
+        assert.equal((await verify(`Bearer ${await issuer.sign()}`)).sub, 'usr_1');
+        assert.equal(fetches, 7);
+      } finally {
+        mock.timers.reset();
+      }
     } finally {
       jwks.closeAllConnections();
       jwks.close();
