@@ -163,6 +163,8 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
       requestsPerIp: { max: 1000, windowMs: 600_000 },
       chargesPerIp: { max: 200, windowMs: 600_000 },
       declinesPerIp: { max: 50, windowMs: 600_000 },
+      // Dashboard tokens that expired while a tab stood open are refused too: shared by everyone on loopback.
+      hostAuthFailuresPerIp: { max: 600, windowMs: 60_000 },
     },
     sessionId: sessionOf,
     logger: log,
