@@ -329,7 +329,8 @@ function groupsOf(text: string, literal = false): Group[] {
     }
     beforeLast = previous;
     previous = cls.kind;
-    lastDot = cp === 46;
+    // An escaped full stop (`%2E`, `%252E`) is one too: `0%2E4242424242424242` is a fraction, as `0.4242…` is.
+    lastDot = escaped ? escaped.stands === '.' : cp === 46;
     lastEscaped = escaped !== undefined;
   }
   closeWord(previous === Kind.Digit);

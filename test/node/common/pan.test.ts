@@ -241,6 +241,9 @@ describe('card numbers by digit content (server/common/pan.ts)', () => {
       'to=%252B4242424242424242',
       'q=%20+1+202+555+0143',
       'at=2026%2F11%2F26%2021%3A25%3A40',
+      // A decimal fraction whose full stop is escaped, as the escape is read as what it stands for.
+      'x=0%2E4242424242424242',
+      'q=%7B%22ms%22%3A0%252E4242424242424242%7D',
     ]) {
       assert.equal(containsPan(text), false, text);
     }
