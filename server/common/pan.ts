@@ -329,7 +329,8 @@ function groupsOf(text: string, literal = false): Group[] {
     }
     beforeLast = previous;
     previous = cls.kind;
-    lastDot = cp === 46;
+    // An escaped full stop (`%2E`, `%252E`) is one too: `0%2E4242424242424242` is a fraction, as `0.4242…` is.
+    lastDot = escaped ? escaped.stands === '.' : cp === 46;
     lastEscaped = escaped !== undefined;
   }
   closeWord(previous === Kind.Digit);
@@ -534,20 +535,65 @@ function maskBoth(text: string, mask: (digits: string) => string): string {
   ambiguous = false;
   const groups = groupsOf(text);
   const maybeLiteral = ambiguous;
-  const out = maskGroups(text, groups, mask, false);
-  // A `%` right before digits that read as an escape (`%224242`) may be literal (`%4000 0566 5566 5556`): what is
-  // left is read so too (rare: text without such an escape pays nothing more).
-  return maybeLiteral ? maskGroups(out, groupsOf(out, true), mask, true) : out;
+  const found = spansOf(text, groups, false);
+  // A `%` right before digits that read as an escape (`%224242`) may be literal (`%4000 0566 5566 5556`): the text is
+  // read so too, and where the two readings' spans overlap they are masked as one (rare: text without such an escape
+  // pays nothing more). Both readings are of the text itself, never of the first one's masks, whose digits (the last 4)
+  // would join what is left into readings the text does not hold, and differ from one redactor to another.
+  return maskSpans(text, maybeLiteral ? mergeSpans(found, spansOf(text, groupsOf(text, true), true)) : found, mask);
 }
 
-function maskGroups(text: string, groups: Group[], mask: (digits: string) => string, literal: boolean): string {
-  let out = '';
-  let at = 0;
+/** A stretch of text to mask: UTF-16 offsets (end exclusive) and the digits of the groups it covers. */
+interface Span {
+  start: number;
+  end: number;
+  digits: string;
+  /** The groups it covers (indexes into `groups`), for a merge to take only the digits past another span. */
+  groups: readonly Group[];
+  first: number;
+  last: number;
+}
+
+function spansOf(text: string, groups: Group[], literal: boolean): Span[] {
+  const spans: Span[] = [];
   for (const { first, last } of hitsIn(text, groups, literal)) {
     let digits = '';
     for (let k = first; k <= last; k++) digits += groups[k]!.digits;
-    out += text.slice(at, groups[first]!.start) + mask(digits);
-    at = groups[last]!.end;
+    spans.push({ start: groups[first]!.start, end: groups[last]!.end, digits, groups, first, last });
+  }
+  return spans;
+}
+
+/**
+ * The spans of two readings of one text, each list in order, as one list in order: overlapping spans are one, whose
+ * digits are the first one's and those of the other's groups past its end. Linear: each group is looked at once.
+ */
+function mergeSpans(a: readonly Span[], b: readonly Span[]): Span[] {
+  const out: Span[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    const next = j >= b.length || (i < a.length && a[i]!.start <= b[j]!.start) ? a[i++]! : b[j++]!;
+    const current = out[out.length - 1];
+    if (!current || next.start >= current.end) {
+      out.push({ ...next });
+      continue;
+    }
+    for (let k = next.first; k <= next.last; k++) {
+      const g = next.groups[k]!;
+      if (g.start >= current.end) current.digits += g.digits;
+    }
+    current.end = Math.max(current.end, next.end);
+  }
+  return out;
+}
+
+function maskSpans(text: string, spans: readonly Span[], mask: (digits: string) => string): string {
+  let out = '';
+  let at = 0;
+  for (const { start, end, digits } of spans) {
+    out += text.slice(at, start) + mask(digits);
+    at = end;
   }
   return at === 0 ? text : out + text.slice(at);
 }

@@ -1,4 +1,4 @@
-import { createPublicKey, KeyObject, type webcrypto } from 'node:crypto';
+import { createPublicKey, type KeyObject, type webcrypto } from 'node:crypto';
 import {
   createRemoteJWKSet,
   customFetch,
@@ -118,23 +118,76 @@ const PRIVATE_KEY_REFUSED =
   'tesseraHelper: option `hostAuth.key` is a private key: pass its public half (`createPublicKey(privateKey)`, or the public JWK); the helper only verifies host tokens';
 
 /**
- * Turns `key` into a public KeyObject; throws a TypeError naming `hostAuth.key` when it cannot, and for a private key:
- * the helper only verifies, so the issuer's signing key has no business in its options
- * (docs/decisions/helper.md#helper-host-jwt).
+ * The algorithms a WebCrypto key may verify, by what it was imported or generated for: its algorithm, hash and curve
+ * (`importSPKI(pem, 'RS256')` gives an RSASSA-PKCS1-v1_5 key with SHA-256, which verifies RS256 only). Empty for a key
+ * that verifies no host token (RSA-OAEP, ECDH, X25519, a SHA-1 hash).
  */
-export function importHostKey(key: HostKey): KeyObject {
-  // Text and JWKs first: createPublicKey would quietly derive the public half of a private one.
+function cryptoKeyAlgorithms(key: webcrypto.CryptoKey): HostAlgorithm[] {
+  const algorithm = key.algorithm as { name: string; hash?: { name?: string }; namedCurve?: string };
+  const bits = { 'SHA-256': '256', 'SHA-384': '384', 'SHA-512': '512' }[algorithm.hash?.name ?? ''];
+  switch (algorithm.name) {
+    case 'RSASSA-PKCS1-v1_5':
+      return bits ? [`RS${bits}` as HostAlgorithm] : [];
+    case 'RSA-PSS':
+      return bits ? [`PS${bits}` as HostAlgorithm] : [];
+    case 'ECDSA': {
+      const alg = { 'P-256': 'ES256', 'P-384': 'ES384', 'P-521': 'ES512' }[algorithm.namedCurve ?? ''];
+      return alg ? [alg as HostAlgorithm] : [];
+    }
+    case 'Ed25519':
+      return ['EdDSA', 'Ed25519'];
+    default:
+      return [];
+  }
+}
+
+/**
+ * A WebCrypto key as the helper verifies with it: as it is, so jose holds every token to the algorithm, hash and curve
+ * the key was made for, and to its `verify` usage, as it does for any CryptoKey (a KeyObject made from it would verify
+ * RS512 and PS256 tokens with a key imported for RS256, and signatures with an encryption key). Refused at
+ * configuration, naming `hostAuth.key`, when it is private or secret, or verifies none of `algorithms`.
+ */
+function importCryptoKey(key: webcrypto.CryptoKey, algorithms: readonly HostAlgorithm[]): webcrypto.CryptoKey {
+  if (key.type === 'private') throw new TypeError(PRIVATE_KEY_REFUSED);
+  if (key.type !== 'public') {
+    throw new TypeError('tesseraHelper: option `hostAuth.key` must be an asymmetric public key, not a secret');
+  }
+  const fits = key.usages.includes('verify') ? cryptoKeyAlgorithms(key) : [];
+  if (fits.length === 0) {
+    throw new TypeError(
+      `tesseraHelper: option \`hostAuth.key\` is a CryptoKey for ${key.algorithm.name} with usages [${key.usages.join(', ')}]: it verifies no host token; import the issuer's public key for verifying (jose's \`importSPKI(pem, 'ES256')\`, \`importJWK(jwk, 'ES256')\`)`,
+    );
+  }
+  if (algorithms.length > 0 && !algorithms.some((alg) => fits.includes(alg))) {
+    throw new TypeError(
+      `tesseraHelper: option \`hostAuth.key\` verifies only ${fits.join(', ')}, which \`hostAuth.algorithms\` (${algorithms.join(', ')}) does not list`,
+    );
+  }
+  return key;
+}
+
+/**
+ * Turns `key` into a public KeyObject (a WebCrypto key is kept as it is: {@link importCryptoKey}); throws a TypeError
+ * naming `hostAuth.key` when it cannot, and for a private key: the helper only verifies, so the issuer's signing key
+ * has no business in its options (docs/decisions/helper.md#helper-host-jwt).
+ */
+export function importHostKey(
+  key: HostKey,
+  algorithms: readonly HostAlgorithm[] = [],
+): KeyObject | webcrypto.CryptoKey {
   // A WebCrypto key (Node's global class: `webcrypto.CryptoKey` is not exported on Node 20).
-  const isCryptoKey = typeof globalThis.CryptoKey === 'function' && key instanceof globalThis.CryptoKey;
+  if (typeof globalThis.CryptoKey === 'function' && key instanceof globalThis.CryptoKey) {
+    return importCryptoKey(key as webcrypto.CryptoKey, algorithms);
+  }
+  // Text and JWKs first: createPublicKey would quietly derive the public half of a private one.
   const isPrivate =
     typeof key === 'string'
       ? PRIVATE_PEM.test(key)
-      : !isCryptoKey && !('asymmetricKeyType' in key) && (key as Record<string, unknown>).d !== undefined;
+      : !('asymmetricKeyType' in key) && (key as Record<string, unknown>).d !== undefined;
   if (isPrivate) throw new TypeError(PRIVATE_KEY_REFUSED);
   let keyObject: KeyObject;
   try {
     if (typeof key === 'string') keyObject = createPublicKey(key);
-    else if (isCryptoKey) keyObject = KeyObject.from(key as webcrypto.CryptoKey);
     else if ('asymmetricKeyType' in key || 'symmetricKeySize' in key) keyObject = key as KeyObject;
     else {
       if ((key as Record<string, unknown>).kty === 'oct') throw new Error('symmetric');
@@ -304,7 +357,7 @@ export function createHostVerifier(options: HostAuthOptions, now: () => number) 
         }) satisfies FetchImplementation,
       })
     : undefined;
-  const key: KeyObject | undefined = jwks ? undefined : importHostKey(options.key!);
+  const key = jwks ? undefined : importHostKey(options.key!, options.algorithms);
   /** The errors the JWKS lookup threw that are the issuer's fault; with a configured key there are none. */
   const sourceFaults = new WeakSet<object>();
   const getKey: JWTVerifyGetKey | undefined = jwks

@@ -241,6 +241,9 @@ describe('card numbers by digit content (server/common/pan.ts)', () => {
       'to=%252B4242424242424242',
       'q=%20+1+202+555+0143',
       'at=2026%2F11%2F26%2021%3A25%3A40',
+      // A decimal fraction whose full stop is escaped, as the escape is read as what it stands for.
+      'x=0%2E4242424242424242',
+      'q=%7B%22ms%22%3A0%252E4242424242424242%7D',
     ]) {
       assert.equal(containsPan(text), false, text);
     }
@@ -296,6 +299,10 @@ describe('card numbers by digit content (server/common/pan.ts)', () => {
     // groups (`4443 [card ••••4248]   4248 - 5104`), one of them in the mask.
     assert.equal(maskPans('4443 6379.4244 4244   4248   4248 - 5104', mask), '4443 [637942444244424842485104]');
     assert.equal(maskPans('4443 6379.4244 4244   4248   4248 - 5104'), '4443 [card ••••5104]');
+    // Across the two readings of a `%` before digits: with it literal, 4000 0566 5566 5556 (after `5%`); with `%40` an
+    // escape, 5566 5556 0000 0002. The second reading was of the first one's output, the mask in place of its last two
+    // groups: 4000 0566 was left in clear.
+    assert.equal(maskPans('up 5%4000 0566 5566 5556 0000 0002', mask), 'up 5%[400005665566555600000002]');
   });
 
   it('shows no reading of four 4-digit groups beyond its first group, in 100,000 random texts (seeded)', () => {
@@ -402,6 +409,11 @@ describe('card numbers in a megabyte of hostile text', () => {
       ['percent-encoded card numbers back to back', fill('4242%20')],
       ['card numbers encoded twice back to back', fill('4242%2520')],
       ['a percent sign before each group, read both ways', fill('4242%22')],
+      // Both readings find card numbers, and their spans overlap: merged as one list.
+      ['card numbers after a literal percent sign', fill('5%4000 0566 5566 5556 0000 0002 ')],
+      ['a percent sign before digits', fill('%224')],
+      ['escapes of percent signs, chained', `%${fill('25')}224242`],
+      ['escaped percent signs and digits', fill('%254')],
       ['spaces between groups', `4242${' '.repeat(size)}4242 4242 4242 4242`],
     ] as const) {
       const ms = fastestMsSync(() => maskPans(text), 5000);
@@ -448,6 +460,26 @@ describe("jsonMayHoldPan: the body guard's fast path", () => {
 });
 
 describe('one finder for every redactor', () => {
+  it('masks the same stretches of text in every log, whatever digits its mask shows, when a `%` comes before digits', () => {
+    // `%22` before digits is read twice, as an escape and as a literal `%`. The second reading was of the first one's
+    // output, so the last 4 digits a mask shows joined what was left: 5556 2212 3456 7898 passes Luhn, and the sandbox
+    // and the provider clients masked `%2212 3456 7898` too, the helper log did not, and the default mask nested
+    // (`[card ••••[card ••••7898]`). An escape anywhere in the line did it (`user%2540163.com`, an e-mail address).
+    for (const text of ['4000056655665556 %2212 3456 7898', '4000056655665556 2212 3456 7898 user%2540163.com']) {
+      const rest = text.slice('4000056655665556'.length);
+      const lines: object[] = [];
+      const sink = (obj: object) => void lines.push(obj);
+      redactingLogger({ debug: sink, info: sink, warn: sink, error: sink }, []).info({ text });
+      const seen = [
+        ['helper log', (lines[0] as { text: string }).text, '[redacted-card]'],
+        ['provider client log', createRedactor().text(text), '************5556'],
+        ['sandbox request log', maskValue(text), '400005******5556'],
+        ['default mask', maskPans(text), '[card ••••5556]'],
+      ] as const;
+      for (const [where, written, masked] of seen) assert.equal(written, `${masked}${rest}`, where);
+    }
+  });
+
   it('the helper log, the provider clients and the sandbox request log all mask a card number held as a number', () => {
     const lines: object[] = [];
     const sink = (obj: object) => void lines.push(obj);

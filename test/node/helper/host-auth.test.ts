@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { createHmac, generateKeyPairSync } from 'node:crypto';
+import { createHmac, generateKeyPairSync, KeyObject } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it, mock } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import { exportJWK, SignJWT, UnsecuredJWT } from 'jose';
+import { exportJWK, generateKeyPair, SignJWT, UnsecuredJWT } from 'jose';
 import { HelperHttpError } from '../../../server/helper/errors.js';
 import { createHostVerifier, type HostAuthOptions } from '../../../server/helper/host-auth.js';
 import { JWKS_MAX_BYTES, JWKS_RETRY_MS, JwksTooLarge } from '../../../server/helper/jwks-fetch.js';
@@ -478,6 +478,31 @@ describe('host JWT verification', () => {
       });
     }
     assert.equal((await verify(`Bearer ${await issuer.sign()}`)).sub, 'usr_1');
+  });
+
+  it('holds a token to the algorithm its CryptoKey was imported for (RS256 only, not RS512 or PS256)', async () => {
+    // What jose's importSPKI(pem, 'RS256') and generateKeyPair('RS256') give: a key for RSASSA-PKCS1-v1_5 with SHA-256.
+    const { publicKey, privateKey } = await generateKeyPair('RS256', { extractable: true });
+    const signer = KeyObject.from(privateKey as never);
+    const algorithms = ['RS256', 'RS512', 'PS256'] as const;
+    const verify = createHostVerifier(
+      { ...options, algorithms: [...algorithms], jwksUrl: undefined, key: publicKey },
+      now,
+    );
+    const seconds = Math.floor(now() / 1000);
+    const tokenAs = (alg: string) =>
+      new SignJWT({ iss: issuer.issuer, aud: issuer.audience, sub: 'usr_1' })
+        .setProtectedHeader({ alg })
+        .setIssuedAt(seconds)
+        .setExpirationTime(seconds + 300)
+        .sign(signer);
+    assert.equal((await verify(`Bearer ${await tokenAs('RS256')}`)).sub, 'usr_1');
+    // The same RSA key under another algorithm: a KeyObject made from the CryptoKey verified both.
+    for (const alg of ['RS512', 'PS256']) {
+      await refused(verify(`Bearer ${await tokenAs(alg)}`), 401, 'TESSERA_HOST_AUTH_INVALID').catch((err: Error) => {
+        throw new Error(`${alg}: ${err.message}`);
+      });
+    }
   });
 
   it('refuses a symmetric key at configuration', () => {

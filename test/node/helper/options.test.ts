@@ -225,6 +225,38 @@ describe('tesseraHelper options', () => {
     );
   });
 
+  it('refuses a CryptoKey that verifies no host token, or none of hostAuth.algorithms, at configuration', async () => {
+    const subtle = crypto.subtle;
+    const rsa = { modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' };
+    const ec = await subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify']);
+    const oaep = await subtle.generateKey({ name: 'RSA-OAEP', ...rsa }, false, ['encrypt', 'decrypt']);
+    const ecdh = await subtle.generateKey({ name: 'ECDH', namedCurve: 'P-256' }, false, ['deriveBits']);
+    const x25519 = (await subtle.generateKey({ name: 'X25519' }, false, ['deriveBits'])) as CryptoKeyPair;
+    // The issuer's ECDSA public key, imported without the `verify` usage.
+    const spki = await subtle.exportKey('spki', ec.publicKey);
+    const unusable = await subtle.importKey('spki', spki, { name: 'ECDSA', namedCurve: 'P-256' }, false, []);
+    const hmac = await subtle.generateKey({ name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+    const rs256 = await subtle.generateKey({ name: 'RSASSA-PKCS1-v1_5', ...rsa }, false, ['sign', 'verify']);
+    const oauth = { clientId: 'cli_abcdefgh1234', clientSecret: 'a-long-client-secret' };
+    const helperWith = (key: CryptoKey, algorithms: string[] = ['RS256', 'PS256', 'ES256']) =>
+      tesseraHelper({
+        ...base,
+        ...oauth,
+        hostAuth: { issuer: 'https://m.example', audience: 'a', algorithms, key },
+      } as never);
+    for (const key of [oaep.publicKey, ecdh.publicKey, x25519.publicKey, unusable]) {
+      assert.throws(() => helperWith(key), /option `hostAuth.key` is a CryptoKey for .*: it verifies no host token/);
+    }
+    assert.throws(() => helperWith(hmac), /option `hostAuth.key` must be an asymmetric public key, not a secret/);
+    // Made for RS256: hostAuth.algorithms must list it.
+    assert.throws(
+      () => helperWith(rs256.publicKey, ['RS512', 'PS256']),
+      /option `hostAuth.key` verifies only RS256, which `hostAuth.algorithms` \(RS512, PS256\) does not list/,
+    );
+    assert.doesNotThrow(() => helperWith(rs256.publicKey, ['RS256']));
+    assert.doesNotThrow(() => helperWith(ec.publicKey, ['ES256']));
+  });
+
   it('never lets a secret travel over plain HTTP except to loopback', () => {
     const oauth = {
       clientId: 'cli_abcdefgh1234',
