@@ -79,6 +79,15 @@ export function redactingLogger(logger: HelperLogger, secrets: readonly string[]
     return cleaned === digits ? redactedCard() : cleaned;
   };
   const { value: scrub, field } = logCleaner({ text: scrubText, secretKey: secretKeyName, number: scrubNumber });
+  // The keys of a line are cleaned too; the helper's lines have the same dozen, so those that hold nothing to clean are
+  // remembered (never one that held a card number or a secret), as the verdicts of {@link secretKeyName} are.
+  const plainKeys = new Set<string>();
+  const scrubKey = (key: string): string => {
+    if (plainKeys.has(key)) return key;
+    const clean = scrubText(key);
+    if (clean === key && key.length <= 64 && plainKeys.size < KEY_VERDICTS_MAX) plainKeys.add(key);
+    return clean;
+  };
   const enabled = (logger as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled;
   const wrap =
     (level: 'debug' | 'info' | 'warn' | 'error') =>
@@ -97,12 +106,15 @@ export function redactingLogger(logger: HelperLogger, secrets: readonly string[]
       } else {
         const out: Record<string, unknown> = {};
         for (const [k, v] of Object.entries(obj)) {
+          // The key is text of the line too, as a nested one is (logCleaner): a merchant's line may be keyed by what a
+          // request sent (a form field's name, a header's), and a card number or a secret there was written as it was.
+          const key = scrubKey(k);
           // An Error, or one a provider client already wrote in the shape (its `provider.error` lines).
           if (isLoggedError(v)) {
             errorKeys ??= [];
-            errorKeys.push(k);
+            errorKeys.push(key);
           }
-          out[k] = field(k, v, 1);
+          out[key] = field(k, v, 1);
         }
         clean = out;
       }

@@ -1245,6 +1245,37 @@ describe('redactingLogger', () => {
     assert.equal(line!.amount, 4299.5);
   });
 
+  it('cleans the keys of a line itself as it cleans those nested in it: a card number or a secret as a key name', () => {
+    const { logger, log } = captureLogger();
+    const secret = 'sk_sbox_tessera0demo0secret0key0000001';
+    // A merchant's own line, keyed by what a request sent (a form field's name, a header's): before, only keys nested
+    // in a value were cleaned, and these were written as they were.
+    const err = new Error('boom');
+    redactingLogger(logger, [secret]).error(
+      {
+        '4242 4242 4242 4242': 'card as a field name',
+        [4111111111111111]: 1,
+        [`x-${secret}`]: 'a secret as a header name',
+        nested: { '5555555555554444': 2 },
+        [`https://user:hunter2hunter2@shop.example/`]: 3,
+        [`failure 4242424242424242`]: err,
+        event: 'shop.form',
+      },
+      'form',
+    );
+    const [line] = log.lines;
+    const text = JSON.stringify(line);
+    for (const leak of ['4242424242424242', '4242 4242 4242 4242', '4111111111111111', secret, 'hunter2hunter2']) {
+      assert.ok(!text.includes(leak), `${leak} in ${text}`);
+    }
+    assert.equal(line!.event, 'shop.form');
+    assert.deepEqual(line!.nested, { '[redacted-card]': 2 });
+    assert.ok('x-[redacted]' in line!, text);
+    assert.equal(line!['https://user:[redacted]@shop.example/'], 3);
+    // An Error under a cleaned key is still written in its shape.
+    assert.equal((line!['failure [redacted-card]'] as { message?: unknown }).message, 'boom');
+  });
+
   it('masks a card number a logged URL or form holds with its groups parted by +, %20 or %2D', () => {
     const { logger, log } = captureLogger();
     // Each was written as it was: the `+` taken for a phone number's, the escapes putting digits between the groups.

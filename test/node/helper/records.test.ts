@@ -16,6 +16,20 @@ describe('charge records', () => {
       threeDsKey('pay_tok_0123456789abcdef'),
       '3ds:b44791aa9fe9a7148603759a2e56d894b8a633a26ac07974f1fdfb122d215cfd',
     );
+    // Under a mount path with parameters (docs/decisions/helper.md#helper-mount-params): plain strings as on the
+    // 2026-11-26 binding, a wildcard's segments and a value past the record's bounds as on its amendment.
+    assert.equal(
+      idempotencyKeyFor(token, 'order-42', undefined, { shop: 'alpha' }),
+      'tessera-charge-br4p1M7mPZ5Cdy4mZs0Od5u3mEoTq3DJ4HiFfPcTBkU',
+    );
+    assert.equal(
+      idempotencyKeyFor(token, 'order-42', undefined, { tenant: ['alpha', 'eu'] }),
+      'tessera-charge-b0qrhtdj111j1SvOF4ZkyhHYeXBkJ9_PL3mooc6YsWE',
+    );
+    assert.equal(
+      idempotencyKeyFor(token, 'order-42', undefined, { shop: 'a'.repeat(300) }),
+      'tessera-charge-5HuaGdrP8-yi-J8acJimxm50HFgD-MIs75XoVlLW0-g',
+    );
     // Given the digest (hashed once per request) or not, the keys are the same.
     const digest = tokenDigest(token);
     assert.equal(idempotencyKeyFor(token, 'order-42', digest), idempotencyKeyFor(token, 'order-42'));
