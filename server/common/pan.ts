@@ -35,7 +35,8 @@ import { luhnValid } from '../../shared/card/luhn.js';
  *   does a raw `+` after a letter or in a run of form spaces: `my+card+is+4242+…`, `4242++4242`), and a run
  *   of more than 6 digits right after `digit.` is a decimal fraction (`1.6893190000000686`: a logged duration once
  *   passed Luhn with a brand prefix);
- * - brand prefixes and lengths: nothing starting with 0, 1, 7, 8 or 9 is a card (timestamps, snowflake ids);
+ * - brand prefixes and lengths: nothing starting with 0, 1, 7 or 9, or with 8 other than UnionPay's 81, is a card
+ *   (timestamps, snowflake ids);
  * - 12-digit numbers are not looked for (the last group of a UUID is 12 characters, and all digits in 0.4% of them),
  *   and neither are runs of more than 19 digits or groups in other layouts (8-4-4-4-12, dates, IP addresses).
  */

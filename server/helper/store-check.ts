@@ -29,11 +29,18 @@ export const STORE_CHECKS: readonly StoreCheck[] = [
     applies: always,
     async run({ store, k, advance, short }) {
       assert.equal(await store.get(k('absent')), undefined);
-      await store.set(k('a'), 'x', short);
+      await store.set(k('a'), 'x', 60_000);
       await store.set(k('long'), '{"json":"ok"}', 60_000);
       assert.equal(await store.get(k('a')), 'x');
+      // Replaced, with the short TTL: read back at once, it is the new value, unless the machine stalled past the TTL
+      // (then it may be gone already, never the old value).
+      const since = Date.now();
       await store.set(k('a'), 'y', short);
-      assert.equal(await store.get(k('a')), 'y');
+      const read = await store.get(k('a'));
+      assert.ok(
+        read === 'y' || (read === undefined && Date.now() - since >= short),
+        'a value forgotten before its TTL',
+      );
       await advance(short * 2);
       assert.equal(await store.get(k('a')), undefined, 'a value outlived its TTL');
       assert.equal(await store.get(k('long')), '{"json":"ok"}');
@@ -52,8 +59,11 @@ export const STORE_CHECKS: readonly StoreCheck[] = [
       assert.ok(Math.abs(second.resetAtMs - first.resetAtMs) < 1000, 'same window');
       assert.equal((await store.count(k('c'))).count, 2);
       assert.deepEqual(await store.count(k('absent')), { count: 0, resetAtMs: 0 });
+      const since = Date.now();
       assert.equal((await store.hit(k('s'), short)).count, 1);
-      assert.equal((await store.hit(k('s'), short)).count, 2);
+      const again = (await store.hit(k('s'), short)).count;
+      // The second hit is in the first one's window, unless the machine stalled past it (then it starts a new one).
+      assert.ok(again === 2 || (again === 1 && Date.now() - since >= short), `a short window counted ${again}`);
       await advance(short * 2);
       assert.deepEqual(await store.count(k('s')), { count: 0, resetAtMs: 0 }, 'a window outlived its length');
       assert.equal((await store.hit(k('s'), short)).count, 1);
