@@ -714,6 +714,31 @@ function walk(value: unknown, path: string, depth: number, state: WalkState) {
 }
 
 /**
+ * Whether a string of JSON text, a key or a value, holds a card number once its escapes are decoded: what
+ * {@link findPan} cannot see in the parsed value when `JSON.parse` dropped it, as it drops the value of a key that
+ * comes again later in the same object (`{"email":"4242…","email":"a@b.co"}`). Each string is read on its own
+ * (strings are not joined into a split card number here: {@link findPan} does that for those the parsed value kept).
+ * For text `JSON.parse` accepted. Linear.
+ */
+export function jsonStringsHoldPan(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    if (text.charCodeAt(i) !== 34 /* " */) continue;
+    const start = i;
+    let escaped = false;
+    for (i++; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 92 /* \\ */) {
+        escaped = true;
+        i++;
+      } else if (c === 34) break;
+    }
+    const literal = text.slice(start, i + 1);
+    if (containsPan(escaped ? (JSON.parse(literal) as string) : literal.slice(1, -1))) return true;
+  }
+  return false;
+}
+
+/**
  * Whether JSON text holds, outside its strings, a number of 13–19 digits that is a card number: what
  * `JSON.parse` rounds away (a 19-digit number loses its last digits) and {@link findPan} therefore cannot see.
  * Strings are skipped (they are checked parsed), so a hex id in a string is not read digit by digit. Linear.

@@ -10,7 +10,14 @@ import {
 import { findSecurityCode } from '../common/card-fields.js';
 import { HelperHttpError } from './errors.js';
 import type { HelperLogger } from './log.js';
-import { containsPan, findPan, jsonMayHoldPan, jsonNumbersHoldPan, MAX_DEPTH } from './pan-guard.js';
+import {
+  containsPan,
+  findPan,
+  jsonMayHoldPan,
+  jsonNumbersHoldPan,
+  jsonStringsHoldPan,
+  MAX_DEPTH,
+} from './pan-guard.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -266,9 +273,12 @@ function parseJson(req: Request, raw: Buffer): unknown {
     // number past 2^53 that starts like a brand of its length is refused even when its text is no card number, as a
     // browser's JSON.stringify writes a 19-digit card number rounded (4329363667431089800 as 4329363667431089700) and
     // a client may send one in exponent form (4.3293636674310898e18). The raw numbers catch the exact digits of a card
-    // number anywhere in the text; anything past MAX_DEPTH is refused by checkShape.
+    // number anywhere in the text, and the raw strings one in a value a later duplicate key overwrote (the parsed body
+    // no longer holds it); anything past MAX_DEPTH is refused by checkShape.
     const panField = findPan(parsed, { rounded: true });
-    if (panField !== undefined || jsonNumbersHoldPan(text)) throw cardDataRefused(panField || 'body');
+    if (panField !== undefined || jsonNumbersHoldPan(text) || jsonStringsHoldPan(text)) {
+      throw cardDataRefused(panField || 'body');
+    }
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new HelperHttpError(400, 'TESSERA_BODY_NOT_OBJECT', 'the body must be a JSON object', { field: 'body' });

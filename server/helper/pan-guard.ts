@@ -7,6 +7,7 @@ export {
   findPan,
   jsonMayHoldPan,
   jsonNumbersHoldPan,
+  jsonStringsHoldPan,
   MAX_DEPTH,
   maskPans,
   numberHoldsPan,

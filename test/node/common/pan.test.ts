@@ -6,6 +6,7 @@ import {
   isCardNumber,
   jsonMayHoldPan,
   jsonNumbersHoldPan,
+  jsonStringsHoldPan,
   maskPans,
 } from '../../../server/common/pan.js';
 import { type HelperLogger, redactingLogger } from '../../../server/helper/log.js';
@@ -182,6 +183,15 @@ describe('card numbers by digit content (server/common/pan.ts)', () => {
     assert.equal(jsonNumbersHoldPan('{"prices":[4299,1999,2499,5998],"id":"a4242424242424242b"}'), false);
     assert.equal(jsonNumbersHoldPan('{"n":4242424242424242428}'), true);
     assert.equal(jsonNumbersHoldPan('{"s":"4242424242424242","t":"\\"4242424242424242"}'), false);
+    // Every string of the text, keys and the values a later duplicate key overwrote included, escapes decoded; each
+    // on its own, and no number.
+    assert.equal(jsonStringsHoldPan('{"s":"4242424242424242","s":"x"}'), true);
+    assert.equal(jsonStringsHoldPan('{"4242 4242 4242 4242":1,"4242 4242 4242 4242":2}'), true);
+    assert.equal(jsonStringsHoldPan('{"s":"\\"\\u0034242424242424242\\\\"}'), true);
+    assert.equal(
+      jsonStringsHoldPan('{"a":"4242 4242","b":"4242 4242","n":4242424242424242,"id":"a4242424242424242b"}'),
+      false,
+    );
   });
 
   it('refuses no identifier of 100,000 random UUIDs, ULIDs, hex and numeric ids, and masks none', () => {
@@ -445,7 +455,7 @@ describe("jsonMayHoldPan: the body guard's fast path", () => {
     assert.equal(jsonMayHoldPan('{"a":"é"}'), true, 'any character outside ASCII');
   });
 
-  it('never clears a text in which findPan or jsonNumbersHoldPan finds a card number', () => {
+  it('never clears a text in which findPan, jsonNumbersHoldPan or jsonStringsHoldPan finds a card number', () => {
     const random = seededRandom(15);
     const pieces = ['4242', ' ', '-', '"', ',', ':', '\\u0034', '４', '①', 'a', 'x', '4', '0', '1', '{', '}', '.'];
     for (let n = 0; n < 20_000; n++) {
@@ -454,7 +464,9 @@ describe("jsonMayHoldPan: the body guard's fast path", () => {
       for (let k = 0; k < length; k++) text += pieces[Math.floor(random() * pieces.length)];
       const json = JSON.stringify({ v: text, w: [text] });
       const parsed = JSON.parse(json) as unknown;
-      if (findPan(parsed) !== undefined || jsonNumbersHoldPan(json)) assert.equal(jsonMayHoldPan(json), true, json);
+      if (findPan(parsed) !== undefined || jsonNumbersHoldPan(json) || jsonStringsHoldPan(json)) {
+        assert.equal(jsonMayHoldPan(json), true, json);
+      }
     }
   });
 });
