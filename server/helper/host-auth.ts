@@ -46,9 +46,16 @@ export interface HostAuthOptions {
   readonly audience: string | readonly string[];
   /** Allowed algorithms, asymmetric only (e.g. `['ES256']`). */
   readonly algorithms: readonly HostAlgorithm[];
-  /** HTTPS URL of the issuer's JWKS (loopback may be HTTP). Exactly one of `jwksUrl` and `key`. */
+  /**
+   * HTTPS URL of the issuer's JWKS (loopback may be HTTP). Exactly one of `jwksUrl` and `key`. After two failed fetches
+   * in a row it is not fetched again for 5 s (requests that need it answer 503 meanwhile).
+   */
   readonly jwksUrl?: string;
-  /** The issuer's public key. Exactly one of `jwksUrl` and `key`. */
+  /**
+   * The issuer's public key: SPKI PEM, a public JWK, a public `KeyObject` or a public WebCrypto `CryptoKey` (jose's
+   * `importSPKI`, `importJWK`; it verifies only the algorithm it was imported for, which `algorithms` must list).
+   * Exactly one of `jwksUrl` and `key`.
+   */
   readonly key?: HostKey;
   /** Leeway for `exp`/`nbf`/`iat`, 0–30 seconds (default 5). */
   readonly clockToleranceSeconds?: number;

@@ -43,8 +43,8 @@ function secretKeyName(key: string): boolean {
  * Wraps `logger` so nothing it is given can leak: the values of keys that name a secret,
  * token or card field (a security code under any of its usual names included) are replaced by `[redacted]`, JWT-shaped strings and the
  * configured secret values and the password of any URL with user info (`https://user:password@host`) are cut out of
- * every string, and anything the card-number
- * guard takes for a card number (any script, any separator it knows) is replaced; ids are left exactly as they are.
+ * every string and key, and anything the card-number guard takes for a card number (any script, any separator it
+ * knows; in a number or a bigint too) is replaced; ids are left exactly as they are.
  * An Error is written as `{ type, message, code…, stack, errors?, cause? }`, whatever `err` serializer a pino logger
  * has (docs/helper.md#log-events).
  * The helper only ever logs fields it chose (route, status, codes, ids), so this is the second line, not the first.
