@@ -52,3 +52,45 @@ export function findSecurityCode(value: unknown, path = ''): string | undefined 
   }
   return undefined;
 }
+
+/**
+ * Whether JSON text, one `JSON.parse` accepted, has a key named like a card security code with a value (anything but
+ * `null` or `""`) anywhere in it: what {@link findSecurityCode} cannot see in the parsed value when `JSON.parse`
+ * dropped it, as it drops the value of a key that comes again later in the same object (`{"cvv":"123","cvv":""}`
+ * parses to a blank `cvv`). A string is a key when a `:` follows it; keys are decoded (`"\u0063vv"`). Linear: each
+ * string is read once, and only a key of at most 64 characters' worth of escapes is decoded.
+ */
+export function jsonHoldsSecurityCode(text: string): boolean {
+  const n = text.length;
+  const skipSpace = (at: number) => {
+    let i = at;
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c !== 32 && c !== 9 && c !== 10 && c !== 13) break;
+      i++;
+    }
+    return i;
+  };
+  for (let i = 0; i < n; i++) {
+    if (text.charCodeAt(i) !== 34 /* " */) continue;
+    const start = i;
+    let escaped = false;
+    for (i++; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 92 /* \ */) {
+        escaped = true;
+        i++;
+      } else if (c === 34) break;
+    }
+    const end = i + 1;
+    const after = skipSpace(end);
+    // A value, or a key too long to be a name even with every character escaped (`\uXXXX`, six).
+    if (text.charCodeAt(after) !== 58 /* : */ || end - start > 64 * 6 + 2) continue;
+    const literal = text.slice(start, end);
+    if (!isSecurityCodeName(escaped ? (JSON.parse(literal) as string) : literal.slice(1, -1))) continue;
+    const value = skipSpace(after + 1);
+    if (text.startsWith('null', value) || text.startsWith('""', value)) continue;
+    return true;
+  }
+  return false;
+}

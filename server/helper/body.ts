@@ -7,7 +7,7 @@ import {
   otherTransferCoding,
   utf8Charset,
 } from '../common/body-guard.js';
-import { findSecurityCode } from '../common/card-fields.js';
+import { findSecurityCode, jsonHoldsSecurityCode } from '../common/card-fields.js';
 import { HelperHttpError } from './errors.js';
 import type { HelperLogger } from './log.js';
 import {
@@ -284,5 +284,8 @@ function parseJson(req: Request, raw: Buffer): unknown {
     throw new HelperHttpError(400, 'TESSERA_BODY_NOT_OBJECT', 'the body must be a JSON object', { field: 'body' });
   }
   checkShape(parsed);
+  // A code in the value of a key that comes again later in its object, blank there (`{"cvv":"123","cvv":""}`), is in
+  // the text but not in the parsed body checkShape read.
+  if (jsonHoldsSecurityCode(text)) throw cardDataRefused('body');
   return parsed;
 }

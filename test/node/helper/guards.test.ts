@@ -405,6 +405,31 @@ describe('helper basics over HTTP', () => {
     assert.equal(r.json.field, 'cardToken', r.text);
   });
 
+  it('refuses a security code in a value a later duplicate key overwrote with a blank', async () => {
+    // `{"cvv":"123","cvv":""}` parses to a blank `cvv`, which carries nothing: the code itself was in the body the
+    // helper read, but not in `req.body` it checked, and the charge went on. Nested, escaped and spaced alike.
+    for (const raw of [
+      '{"cvv":"123","cvv":"","cardToken":"card_tok_abcdefgh","orderReference":"o-1"}',
+      '{"card":{"security_code" : 123, "security_code":null},"cardToken":"card_tok_abcdefgh","orderReference":"o-1"}',
+      '{"\u0063vc":"999","cvc":null,"cardToken":"card_tok_abcdefgh","orderReference":"o-1"}',
+      '{"CVV2":{"v":"123"},"CVV2":"","cardToken":"card_tok_abcdefgh","orderReference":"o-1"}',
+    ]) {
+      const r = await call(`${h.url}/charges`, { raw, headers: { 'content-type': 'application/json' } });
+      assert.equal(r.status, 400, `${raw}: ${r.text}`);
+      assert.equal(r.json.code, 'TESSERA_CARD_DATA_REFUSED', raw);
+      assert.equal(r.json.field, 'body', raw);
+    }
+    // Blank codes, twice or once, a value that only names a code, and `cid` pass to the charge's own checks.
+    for (const raw of [
+      '{"cvv":"","cvv":null,"cardToken":"nope","orderReference":"o-1"}',
+      '{"cvv" : null ,"note":"cvv","x":{"cid":"c-42","cid":""},"cardToken":"nope","orderReference":"o-1"}',
+      '{"a":["cvv",":","123"],"cardToken":"nope","orderReference":"o-1"}',
+    ]) {
+      const r = await call(`${h.url}/charges`, { raw, headers: { 'content-type': 'application/json' } });
+      assert.equal(r.json.field, 'cardToken', `${raw}: ${r.text}`);
+    }
+  });
+
   it('answers a path parameter that is not valid percent-encoding with 400 naming the path, not a 500', async () => {
     for (const path of ['/locales/%ZZ.json', '/locales/%E0%A4%A.json']) {
       const r = await call(`${h.url}${path}`);

@@ -98,6 +98,54 @@ describe('checkTesseraStore: the checks a merchant runs on a store of its own', 
     assert.equal(err.check, 'answers each of 100 concurrent hits a different count, 1 to 100');
   });
 
+  it('fails a store that forgets every TTL under a second, even when its calls are slow enough to take one', async () => {
+    // TTLs kept in whole seconds, rounded down, behind a remote store's 60 ms a call: each short TTL or window is gone
+    // when read back at once, and set and get took longer than it, as a machine that stalled would. A lapse after such
+    // a stall was taken for one, so this store passed every check (it has none of the optional methods).
+    const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+    const seconds = (ms: number) => Math.floor(ms / 1000) * 1000;
+    const err = await failedCheck(
+      ownStore((memory) => {
+        const slow = async <T>(call: () => Promise<T>) => {
+          await sleep(60);
+          return call();
+        };
+        return {
+          get: (k) => slow(() => memory.get(k)),
+          set: (k, v, t) => slow(() => (seconds(t) > 0 ? memory.set(k, v, seconds(t)) : memory.set(k, v, 1))),
+          hit: (k, w) => slow(() => memory.hit(k, Math.max(1, seconds(w)))),
+          count: (k) => slow(() => memory.count(k)),
+          unhit: (k) => slow(() => memory.unhit(k)),
+          claim: (k, v, t) => slow(() => memory.claim(k, v, Math.max(1, seconds(t)))),
+          release: (k, v) => slow(() => memory.release(k, v)),
+        };
+      }),
+    );
+    assert.equal(err.check, 'keeps a value for its TTL, replaces it on set, and forgets it after');
+    assert.match(err.message, /in 5 tries: it had lapsed each time/);
+  });
+
+  it('passes a correct store whose short TTL and window lapse before they are read, as the machine stalled after the write', async () => {
+    const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+    let stalls = 4;
+    await checkTesseraStore(
+      ownStore((memory) => ({
+        // The machine stalls right after the write, past its 100 ms: a correct store has let it lapse by the read.
+        set: async (k, v, t) => {
+          await memory.set(k, v, t);
+          if (t === 100 && stalls > 2 && stalls-- > 0) await sleep(120);
+        },
+        hit: async (k, w) => {
+          const hit = await memory.hit(k, w);
+          if (w === 100 && stalls > 0 && stalls-- > 0) await sleep(120);
+          return hit;
+        },
+      })),
+      { shortMs: 100 },
+    );
+    assert.equal(stalls, 0, 'every stall was met');
+  });
+
   it('checks the optional methods where a store has them: a setAndRelease that frees any claim fails', async () => {
     const err = await failedCheck(
       ownStore((memory) => ({
