@@ -3,7 +3,7 @@
 // TESSERA_SANDBOX_URL, TESSERA_PUBLIC_KEY, TESSERA_SECRET_KEY, and TESSERA_REDIS_URL or TESSERA_REDIS_CLUSTER (the
 // loopback ports of a Redis Cluster's nodes, comma-separated); optionally TESSERA_RATE_LIMITS (JSON, replaces the
 // `rateLimits` below) and TESSERA_TRUST_PROXY (Express's `trust proxy`, a number of hops). Its onCharge pushes
-// `<pid> <charge id>` onto the Redis list `test:oncharge`, so a test sees which instance recorded which charge.
+// `<pid> <charge id>` (and ` <shop>` under `/shops/:shop/payments`) onto the Redis list `test:oncharge`, so a test sees which instance recorded which charge.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
@@ -36,8 +36,9 @@ if (process.env.TESSERA_TRUST_PROXY) app.set('trust proxy', Number(process.env.T
 const rateLimits = process.env.TESSERA_RATE_LIMITS
   ? JSON.parse(process.env.TESSERA_RATE_LIMITS)
   : { chargesPerIp: { max: 10_000, windowMs: 60_000 }, declinesPerIp: { max: 3, windowMs: 600_000 } };
+// Also under a path with a parameter, as one helper for many shops mounts (issue #15): its onCharge adds the shop.
 app.use(
-  '/payments',
+  ['/payments', '/shops/:shop/payments'],
   tesseraHelper({
     publicKey: env('TESSERA_PUBLIC_KEY'),
     secretKey: env('TESSERA_SECRET_KEY'),
@@ -49,8 +50,9 @@ app.use(
     store,
     logger: pino({ level: 'silent' }),
     resolveCharge: (_req, { orderReference }) => ORDERS[orderReference],
-    onCharge: async (charge) => {
-      await store.client.rpush('test:oncharge', `${process.pid} ${charge.id}`);
+    onCharge: async (charge, { req }) => {
+      const shop = req.params.shop === undefined ? '' : ` ${req.params.shop}`;
+      await store.client.rpush('test:oncharge', `${process.pid} ${charge.id}${shop}`);
     },
     rateLimits,
   }),

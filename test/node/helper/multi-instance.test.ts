@@ -13,7 +13,7 @@ import {
   threeDsReturnOnAnother,
 } from './instance-process.js';
 import { RedisServer } from './redis-server.js';
-import { cardToken, fault, sandboxCharges } from './support.js';
+import { answerChallenge, cardToken, fault, sandboxCharges } from './support.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -64,6 +64,55 @@ describe('several helper processes sharing one Redis and one sandbox', () => {
 
   it('finishes a 3-D Secure charge started on one instance through the return on another', () =>
     threeDsReturnOnAnother(fleet));
+
+  it('binds a charge to its shop across instances: a 3-D Secure charge of alpha returned through another instance tells alpha, a retry under beta is 409', async () => {
+    const shop = (i: number, name: string, body: Record<string, unknown>) =>
+      call(`${instances[i]!.url.replace(/\/payments$/, '')}/shops/${name}/payments/charges`, {
+        body: { email: 'a@shop.example', ...body },
+      });
+    const body = { cardToken: await cardToken(sb, '4000000000003220'), orderReference: 'order-3ds' };
+    const started = await shop(0, 'alpha', body);
+    assert.equal(started.status, 202, started.text);
+    // Pending on alpha: another instance refuses the token under beta, and makes no charge of it.
+    const pendingBeta = await shop(1, 'beta', body);
+    assert.equal(pendingBeta.status, 409, pendingBeta.text);
+    assert.equal(pendingBeta.json.code, 'TESSERA_CARD_TOKEN_USED');
+    const query = new URL(await answerChallenge(sb, started.json.redirectUrl)).search;
+    // The return reaches another instance under one path for every shop (publicUrl's): onCharge still sees alpha.
+    const back = await fetch(`${instances[1]!.url}/charges/3ds-return${query}`, {
+      headers: { accept: 'application/json' },
+    });
+    assert.equal(back.status, 201, await back.clone().text());
+    const { id } = (await back.json()) as { id: string };
+    assert.deepEqual(await delivered(), [`${instances[1]!.child.pid} ${id} alpha`]);
+    const beta = await shop(2, 'beta', body);
+    assert.equal(beta.status, 409, beta.text);
+    const alpha = await shop(2, 'alpha', body);
+    assert.equal(alpha.status, 201, alpha.text);
+    assert.equal(alpha.json.id, id);
+    assert.equal((await sandboxCharges(sb)).length, 1, 'one provider charge request');
+    assert.deepEqual(await delivered(), [`${instances[1]!.child.pid} ${id} alpha`], 'onCharge once, for alpha');
+  });
+
+  it("refuses a token under beta on one instance while alpha's charge of it is in flight on another: 409, one provider charge", async () => {
+    const shop = (i: number, name: string, body: Record<string, unknown>) =>
+      call(`${instances[i]!.url.replace(/\/payments$/, '')}/shops/${name}/payments/charges`, {
+        body: { email: 'a@shop.example', ...body },
+      });
+    const body = { cardToken: await cardToken(sb), orderReference: 'order-1' };
+    await fault(sb, { method: 'POST', path: '/api2/v2/charges/token', delayMs: 1500, count: 1 });
+    const first = shop(0, 'alpha', body);
+    await sleep(300);
+    const beta = await shop(1, 'beta', body);
+    assert.equal(beta.status, 409, beta.text);
+    assert.equal(beta.json.code, 'TESSERA_CARD_TOKEN_USED');
+    const alpha = await first;
+    assert.equal(alpha.status, 201, alpha.text);
+    assert.equal((await shop(2, 'beta', body)).status, 409);
+    assert.deepEqual(await madeCharges(sb), [alpha.json.id], 'one provider charge');
+    assert.equal((await sandboxCharges(sb)).length, 1, 'beta never reached the provider');
+    assert.deepEqual(await delivered(), [`${instances[0]!.child.pid} ${alpha.json.id} alpha`]);
+  });
 
   it('counts declines across instances: the per-IP decline limit is reached by declines spread over three', async () => {
     for (let i = 0; i < 3; i++) {
