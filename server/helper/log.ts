@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { isSecurityCodeName } from '../common/card-fields.js';
 import { replaceJwts } from '../common/jwt-text.js';
-import { keyCleaner } from '../common/log-keys.js';
+import { keyCleaner, setField } from '../common/log-keys.js';
 import { errorLineTarget, isLoggedError, logCleaner } from '../common/logged-error.js';
 import { cutUrlPasswords } from '../common/url-password.js';
 import { maskPans, numberHoldsPan } from './pan-guard.js';
@@ -109,7 +109,7 @@ export function redactingLogger(logger: HelperLogger, secrets: readonly string[]
             errorKeys ??= [];
             errorKeys.push(key);
           }
-          out[key] = field(k, v, 1);
+          setField(out, key, field(k, v, 1));
         }
         clean = out;
       }

@@ -7,7 +7,7 @@
 
 import { isSecurityCodeName } from '../common/card-fields.js';
 import { replaceJwts } from '../common/jwt-text.js';
-import { keyCleaner } from '../common/log-keys.js';
+import { keyCleaner, setField } from '../common/log-keys.js';
 import { logCleaner } from '../common/logged-error.js';
 import { maskPans } from '../common/pan.js';
 import { cutUrlPasswords } from '../common/url-password.js';
@@ -82,7 +82,11 @@ export function createRedactor(secrets: readonly (string | undefined)[] = []): C
       const out: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(value)) {
         if (isSecurityCodeName(k)) continue;
-        out[key(k)] = SECRET_KEY.test(k) && v !== null && typeof v !== 'boolean' ? '[redacted]' : redact(v, depth + 1);
+        setField(
+          out,
+          key(k),
+          SECRET_KEY.test(k) && v !== null && typeof v !== 'boolean' ? '[redacted]' : redact(v, depth + 1),
+        );
       }
       return out;
     }
