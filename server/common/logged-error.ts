@@ -4,6 +4,8 @@
  * errors?, cause? }`, each string cleaned by the caller's rules (docs/decisions/helper.md#helper-logging).
  */
 
+import { setField } from './log-keys.js';
+
 /** What is written for a value whose getters throw while it is read. */
 export const UNREADABLE = '[a value that could not be read]';
 
@@ -133,7 +135,8 @@ export function logCleaner(rules: LogRules): LogCleaner {
           continue;
         }
         const kind = typeof v;
-        if (kind === 'string' || kind === 'number' || kind === 'boolean') out[text(k)] = inner(k, v, depth + 1);
+        if (kind === 'string' || kind === 'number' || kind === 'boolean')
+          setField(out, text(k), inner(k, v, depth + 1));
       }
     } catch {
       // Its keys could not be listed (a proxy): the fields are left out.
@@ -183,7 +186,7 @@ export function logCleaner(rules: LogRules): LogCleaner {
           break;
         }
         // The key is text of the line too: a card number or a secret as a key name is cleaned like any string.
-        out[text(k)] = inner(k, (v as Record<string, unknown>)[k], depth + 1);
+        setField(out, text(k), inner(k, (v as Record<string, unknown>)[k], depth + 1));
       }
       return out;
     } catch {

@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { isSecurityCodeName } from '../common/card-fields.js';
 import { replaceJwts } from '../common/jwt-text.js';
+import { keyCleaner, setField } from '../common/log-keys.js';
 import { errorLineTarget, isLoggedError, logCleaner } from '../common/logged-error.js';
 import { cutUrlPasswords } from '../common/url-password.js';
 import { maskPans, numberHoldsPan } from './pan-guard.js';
@@ -81,13 +82,7 @@ export function redactingLogger(logger: HelperLogger, secrets: readonly string[]
   const { value: scrub, field } = logCleaner({ text: scrubText, secretKey: secretKeyName, number: scrubNumber });
   // The keys of a line are cleaned too; the helper's lines have the same dozen, so those that hold nothing to clean are
   // remembered (never one that held a card number or a secret), as the verdicts of {@link secretKeyName} are.
-  const plainKeys = new Set<string>();
-  const scrubKey = (key: string): string => {
-    if (plainKeys.has(key)) return key;
-    const clean = scrubText(key);
-    if (clean === key && key.length <= 64 && plainKeys.size < KEY_VERDICTS_MAX) plainKeys.add(key);
-    return clean;
-  };
+  const scrubKey = keyCleaner(scrubText);
   const enabled = (logger as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled;
   const wrap =
     (level: 'debug' | 'info' | 'warn' | 'error') =>
@@ -114,7 +109,7 @@ export function redactingLogger(logger: HelperLogger, secrets: readonly string[]
             errorKeys ??= [];
             errorKeys.push(key);
           }
-          out[key] = field(k, v, 1);
+          setField(out, key, field(k, v, 1));
         }
         clean = out;
       }

@@ -7,6 +7,7 @@
 
 import { isSecurityCodeName } from '../common/card-fields.js';
 import { replaceJwts } from '../common/jwt-text.js';
+import { keyCleaner, setField } from '../common/log-keys.js';
 import { logCleaner } from '../common/logged-error.js';
 import { maskPans } from '../common/pan.js';
 import { cutUrlPasswords } from '../common/url-password.js';
@@ -69,6 +70,9 @@ export function createRedactor(secrets: readonly (string | undefined)[] = []): C
     // Card numbers by the one rule of server/common/pan.ts (any script, any separator, ids left alone).
     return maskPans(maskObjectTokens(replaceJwts(out, '[redacted jwt]').replace(KEY_LIKE, '[redacted key]')), maskPan);
   };
+  // A key is text too: a provider's validation error keyed by the value sent, or a merchant's own field, may be a card
+  // number or a secret. Plain keys are remembered, forgotten when a secret is learned (`add`).
+  const key = keyCleaner(text);
   const redact = (value: unknown, depth = 0): unknown => {
     if (depth > 32) return '[too deep]';
     if (typeof value === 'string') return text(value);
@@ -78,7 +82,11 @@ export function createRedactor(secrets: readonly (string | undefined)[] = []): C
       const out: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(value)) {
         if (isSecurityCodeName(k)) continue;
-        out[k] = SECRET_KEY.test(k) && v !== null && typeof v !== 'boolean' ? '[redacted]' : redact(v, depth + 1);
+        setField(
+          out,
+          key(k),
+          SECRET_KEY.test(k) && v !== null && typeof v !== 'boolean' ? '[redacted]' : redact(v, depth + 1),
+        );
       }
       return out;
     }
@@ -90,6 +98,8 @@ export function createRedactor(secrets: readonly (string | undefined)[] = []): C
     if (secret.length < 6 || known.has(secret)) return;
     known.add(secret);
     issued.push(secret);
+    // A key remembered as plain may hold it.
+    key.forget();
     // Access tokens are added as they are issued; keep only the recent ones (older ones have expired).
     if (issued.length > 16) known.delete(issued.shift()!);
   };

@@ -1,4 +1,5 @@
 import { isSecurityCodeName } from '../../common/card-fields.js';
+import { setField } from '../../common/log-keys.js';
 import { maskPans, mayBeRoundedPan } from '../../common/pan.js';
 
 /**
@@ -53,11 +54,15 @@ export function maskValue(value: unknown, depth = 0): unknown {
     for (const k of Object.keys(value)) {
       if (CVV_KEY.test(k) || isSecurityCodeName(k)) continue;
       const v = (value as Record<string, unknown>)[k];
-      out[maskText(k)] = SECRET_KEY.test(k)
-        ? '[redacted]'
-        : NUMBER_KEY.test(k) && (typeof v === 'string' || typeof v === 'number')
-          ? maskPan(String(v))
-          : maskValue(v, depth + 1);
+      setField(
+        out,
+        maskText(k),
+        SECRET_KEY.test(k)
+          ? '[redacted]'
+          : NUMBER_KEY.test(k) && (typeof v === 'string' || typeof v === 'number')
+            ? maskPan(String(v))
+            : maskValue(v, depth + 1),
+      );
     }
     return out;
   }
@@ -84,7 +89,7 @@ export function maskCardTokenRequest(body: unknown): unknown {
   const masked = maskValue(body);
   if (!masked || typeof masked !== 'object' || Array.isArray(masked)) return masked;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(masked)) out[k] = CARD_TOKEN_FIELDS.has(k) ? v : dropCvvLike(v, 0);
+  for (const [k, v] of Object.entries(masked)) setField(out, k, CARD_TOKEN_FIELDS.has(k) ? v : dropCvvLike(v, 0));
   return out;
 }
 
@@ -94,6 +99,6 @@ function dropCvvLike(value: unknown, depth: number): unknown {
   if (depth > 40 || !value || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((v) => dropCvvLike(v, depth + 1));
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = dropCvvLike(v, depth + 1);
+  for (const [k, v] of Object.entries(value)) setField(out, k, dropCvvLike(v, depth + 1));
   return out;
 }

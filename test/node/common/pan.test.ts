@@ -11,7 +11,7 @@ import {
 } from '../../../server/common/pan.js';
 import { type HelperLogger, redactingLogger } from '../../../server/helper/log.js';
 import { createRedactor } from '../../../server/provider/log.js';
-import { maskValue } from '../../../server/sandbox/core/mask.js';
+import { maskCardTokenRequest, maskValue } from '../../../server/sandbox/core/mask.js';
 import { seededRandom } from '../../support/random.js';
 import { fastestMsSync } from '../../support/timing.js';
 
@@ -536,5 +536,54 @@ describe('one finder for every redactor', () => {
     assert.equal((lines[0] as typeof value).at, 1732645312000);
     assert.equal((lines[0] as typeof value).snowflake, value.snowflake);
     assert.deepEqual((maskValue(value) as typeof value).at, 1732645312000);
+  });
+
+  it('every redactor writes a `__proto__` key as a field of the copy, cleaned, and sets no prototype', () => {
+    // JSON.parse makes `__proto__` an own field; `copy[key] = value` set the copy's prototype instead, so the field
+    // was missing from the line (and a value assigned a prototype to the copy).
+    const parsed = () =>
+      JSON.parse(
+        '{"__proto__":{"note":"4242 4242 4242 4242","memo":"kept"},"list":[{"__proto__":"4000056655665556"}],"ok":"yes"}',
+      ) as Record<string, unknown>;
+    const lines: object[] = [];
+    const sink = (obj: object) => void lines.push(obj);
+    const logger = redactingLogger({ debug: sink, info: sink, warn: sink, error: sink }, []);
+    logger.info(parsed());
+    logger.info({ nested: parsed() });
+    const err = new Error('declined');
+    Object.defineProperty(err, '__proto__', { value: '5555555555554444', enumerable: true });
+    logger.error({ err });
+    const provider = createRedactor();
+    const seen: [string, unknown][] = [
+      ['helper log', lines[0]],
+      ['helper log, nested', (lines[1] as { nested: unknown }).nested],
+      ['provider client log', provider(parsed())],
+      [
+        'provider client log, an error line',
+        (provider.error(Object.assign(new Error('x'), { cause: parsed() })) as { cause: unknown }).cause,
+      ],
+      ['sandbox request log', maskValue(parsed())],
+      ['sandbox request log, a card-token request', maskCardTokenRequest(parsed())],
+    ];
+    for (const [where, copy] of seen) {
+      const line = copy as Record<string, unknown>;
+      assert.equal(Object.getPrototypeOf(line), Object.prototype, where);
+      assert.ok(Object.hasOwn(line, '__proto__'), `${where}: ${JSON.stringify(line)}`);
+      const field = Object.getOwnPropertyDescriptor(line, '__proto__')!.value as Record<string, unknown>;
+      assert.equal(Object.getPrototypeOf(field), Object.prototype, where);
+      assert.equal(field.memo, 'kept', where);
+      const item = (line.list as Record<string, unknown>[])[0]!;
+      assert.ok(Object.hasOwn(item, '__proto__') && Object.getPrototypeOf(item) === Object.prototype, where);
+      assert.equal(line.ok, 'yes', where);
+      const written = JSON.stringify(line);
+      for (const digits of ['4242 4242 4242 4242', '4000056655665556']) {
+        assert.ok(!written.includes(digits), `${where} kept ${digits}: ${written}`);
+      }
+      assert.ok(written.includes('"__proto__":{'), `${where}: ${written}`);
+    }
+    // An Error's own field of one value under that name.
+    const shaped = (lines[2] as { err: Record<string, unknown> }).err;
+    assert.ok(Object.hasOwn(shaped, '__proto__'), JSON.stringify(shaped));
+    assert.equal(JSON.stringify(shaped).includes('5555555555554444'), false);
   });
 });

@@ -269,6 +269,62 @@ describe('logging and redaction', () => {
     assert.ok(!lines.join('\n').includes('Jane Roe'), lines.join('\n'));
   });
 
+  it("cleans the keys of an answer and of an error's body as it cleans text: a card number or a secret as a key", async (t) => {
+    // A provider's validation error keyed by the value it refused, or a merchant's own fields echoed back: the keys
+    // were written as they were, in the body lines of a standalone client and in the body of the error it threw.
+    const secret = sb.credentials.secretKey;
+    let status = 200;
+    const body = JSON.stringify({
+      id: 'charge_abcdefghijklmnop',
+      fields: { '4242424242424242': 'invalid', '4111 1111 1111 1111': 'x', [`sent ${secret}`]: true, plain: 2 },
+    });
+    const endpoint = createServer((req, res) => {
+      req.resume();
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(body);
+    });
+    await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
+    t.after(() => {
+      endpoint.closeAllConnections();
+      endpoint.close();
+    });
+    const { lines, logger } = captureLogger();
+    const client = createLegacyClient({
+      secretKey: secret,
+      baseUrl: `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}`,
+      logger,
+      logBodies: true,
+      maxRetries: 0,
+    });
+    await client.charges.retrieve('charge_abcdefghijklmnop');
+    status = 422;
+    const error = await client.charges.retrieve('charge_abcdefghijklmnop').catch((e: unknown) => e);
+    await client.close();
+    assert.ok(error instanceof ProviderError, String(error));
+    // The merchant logs what the client threw: pino's error serializer writes its body whole.
+    const chunks: string[] = [];
+    pino(new Writable({ write: (chunk, _enc, done) => done(void chunks.push(String(chunk))) })).error({ err: error });
+    const bodyLine = lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l.event === 'provider.response.body');
+    const expected = { '************4242': 'invalid', '************1111': 'x', 'sent [redacted]': true, plain: 2 };
+    assert.deepEqual((bodyLine!.body as { fields: unknown }).fields, expected);
+    assert.deepEqual((error.body as { fields: unknown }).fields, expected);
+    const text = [...lines, ...chunks].join('\n');
+    for (const leak of ['4242424242424242', '4111 1111 1111 1111', secret]) {
+      assert.ok(!text.includes(leak), `${leak} in ${text}`);
+    }
+  });
+
+  it('cleans a key it remembered as plain once the secret it holds is learned', () => {
+    const redact = createRedactor();
+    const token = 'opaque0access0token0value';
+    // An opaque token is no shape any rule finds: the key is plain until the token is issued.
+    assert.deepEqual(redact({ [token]: 1 }), { [token]: 1 });
+    redact.add(token);
+    assert.deepEqual(redact({ [token]: 1 }), { '[redacted]': 1 });
+  });
+
   it('redacts values by key and by shape', () => {
     const redact = createRedactor(['my-client-secret-123']);
     assert.deepEqual(
