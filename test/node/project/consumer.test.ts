@@ -58,6 +58,18 @@ function run(cmd: string, args: string[], cwd: string): string {
   return execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000 });
 }
 
+/** A scratch project with the packed package on Express 4 and its types: made once, for the tests that need it. */
+let express4: string | undefined;
+function express4Project(): string {
+  if (!express4) {
+    express4 = mkdtempSync(join(tmpdir(), 'tessera-consumer-express4-'));
+    writeFileSync(join(express4, 'package.json'), JSON.stringify({ name: 'consumer4', private: true, type: 'module' }));
+    const deps = [tarball, 'express@4', '@types/express@4', '@types/node@20'];
+    run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--silent', ...deps], express4);
+  }
+  return express4;
+}
+
 describe('the packed package', { timeout: 240_000 }, () => {
   before(() => {
     scratch = mkdtempSync(join(tmpdir(), 'tessera-consumer-'));
@@ -86,7 +98,10 @@ describe('the packed package', { timeout: 240_000 }, () => {
       scratch,
     );
   });
-  after(() => rmSync(scratch, { recursive: true, force: true }));
+  after(() => {
+    rmSync(scratch, { recursive: true, force: true });
+    if (express4) rmSync(express4, { recursive: true, force: true });
+  });
 
   it('imports every subpath from an ES module (server, provider, sandbox, widget, react)', () => {
     writeFileSync(
@@ -166,47 +181,34 @@ console.log(JSON.stringify({
 
   it('mounts the helper on Express 5 and on Express 4, and both answer /config and a real charge', () => {
     // The helper imports `express` itself (a peer dependency), so Express 4 needs its own project.
-    const scratch4 = mkdtempSync(join(tmpdir(), 'tessera-consumer-express4-'));
-    try {
-      writeFileSync(
-        join(scratch4, 'package.json'),
-        JSON.stringify({ name: 'consumer4', private: true, type: 'module' }),
-      );
-      run(
-        'npm',
-        ['install', '--prefer-offline', '--no-audit', '--no-fund', '--silent', tarball, 'express@4'],
-        scratch4,
-      );
-      const answers = [scratch, scratch4].map((dir) => {
-        writeFileSync(join(dir, 'helper-app.mjs'), HELPER_APP);
-        // The helper's default logger writes to stdout too; the answer is the RESULT line.
-        const line = run(process.execPath, ['helper-app.mjs'], dir)
-          .split('\n')
-          .find((l) => l.startsWith('RESULT '));
-        assert.ok(line, `no RESULT line from the app in ${dir}`);
-        return JSON.parse(line.slice('RESULT '.length));
-      });
-      assert.deepEqual(
-        answers.map((a) => Number(a.express.split('.')[0])),
-        [5, 4],
-      );
-      for (const a of answers) {
-        assert.equal(a.config.status, 200, JSON.stringify(a));
-        assert.deepEqual(Object.keys(a.config.body).sort(), [
-          'cardTokenUrl',
-          'environment',
-          'publicKey',
-          'widgetIntegrity',
-        ]);
-        assert.equal(a.charge.status, 201, JSON.stringify(a));
-        assert.equal(a.charge.body.approved, true);
-        assert.equal(a.charge.body.last4, '4242');
-        assert.match(a.charge.body.id, /^charge_/);
-        assert.equal(a.badCharge.status, 400, JSON.stringify(a));
-        assert.match(JSON.stringify(a.badCharge.body), /cardToken/);
-      }
-    } finally {
-      rmSync(scratch4, { recursive: true, force: true });
+    const scratch4 = express4Project();
+    const answers = [scratch, scratch4].map((dir) => {
+      writeFileSync(join(dir, 'helper-app.mjs'), HELPER_APP);
+      // The helper's default logger writes to stdout too; the answer is the RESULT line.
+      const line = run(process.execPath, ['helper-app.mjs'], dir)
+        .split('\n')
+        .find((l) => l.startsWith('RESULT '));
+      assert.ok(line, `no RESULT line from the app in ${dir}`);
+      return JSON.parse(line.slice('RESULT '.length));
+    });
+    assert.deepEqual(
+      answers.map((a) => Number(a.express.split('.')[0])),
+      [5, 4],
+    );
+    for (const a of answers) {
+      assert.equal(a.config.status, 200, JSON.stringify(a));
+      assert.deepEqual(Object.keys(a.config.body).sort(), [
+        'cardTokenUrl',
+        'environment',
+        'publicKey',
+        'widgetIntegrity',
+      ]);
+      assert.equal(a.charge.status, 201, JSON.stringify(a));
+      assert.equal(a.charge.body.approved, true);
+      assert.equal(a.charge.body.last4, '4242');
+      assert.match(a.charge.body.id, /^charge_/);
+      assert.equal(a.badCharge.status, 400, JSON.stringify(a));
+      assert.match(JSON.stringify(a.badCharge.body), /cardToken/);
     }
   });
 
@@ -214,46 +216,26 @@ console.log(JSON.stringify({
     // A TypeScript app on Express 4 installs @types/express 4. Were the package to keep a copy of @types/express 5
     // of its own, its router and middleware would be typed by that copy, and `app.use(payments.mountPath, payments)`
     // and `app.get(path, tesseraCsp(…), …)` would not compile: the two copies' `Application`s differ.
-    const scratch4 = mkdtempSync(join(tmpdir(), 'tessera-consumer-express4-types-'));
-    try {
-      writeFileSync(
-        join(scratch4, 'package.json'),
-        JSON.stringify({ name: 'consumer4', private: true, type: 'module' }),
-      );
-      run(
-        'npm',
-        [
-          'install',
-          '--prefer-offline',
-          '--no-audit',
-          '--no-fund',
-          '--silent',
-          tarball,
-          'express@4',
-          '@types/express@4',
-          '@types/node@20',
-        ],
-        scratch4,
-      );
-      writeFileSync(
-        join(scratch4, 'tsconfig.json'),
-        JSON.stringify({
-          compilerOptions: {
-            strict: true,
-            module: 'NodeNext',
-            moduleResolution: 'NodeNext',
-            target: 'ES2022',
-            noEmit: true,
-            lib: ['ES2023'],
-            skipLibCheck: false,
-            types: ['node'],
-          },
-          files: ['app.ts'],
-        }),
-      );
-      writeFileSync(
-        join(scratch4, 'app.ts'),
-        `import express from 'express';
+    const scratch4 = express4Project();
+    writeFileSync(
+      join(scratch4, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          target: 'ES2022',
+          noEmit: true,
+          lib: ['ES2023'],
+          skipLibCheck: false,
+          types: ['node'],
+        },
+        files: ['app.ts'],
+      }),
+    );
+    writeFileSync(
+      join(scratch4, 'app.ts'),
+      `import express from 'express';
 import { tesseraCsp, tesseraHelper } from 'tessera/server';
 const payments = tesseraHelper({
   mountPath: '/payments',
@@ -269,12 +251,9 @@ app.get('/checkout', tesseraCsp({ cardTokenUrl: payments.cardTokenUrl }), (req, 
 });
 app.use('/shops/:shop/payments', payments);
 `,
-      );
-      run(join(repo, 'node_modules', '.bin', 'tsc'), ['-p', '.'], scratch4);
-      assert.equal(existsSync(join(scratch4, 'node_modules', 'tessera', 'node_modules', '@types', 'express')), false);
-    } finally {
-      rmSync(scratch4, { recursive: true, force: true });
-    }
+    );
+    run(join(repo, 'node_modules', '.bin', 'tsc'), ['-p', '.'], scratch4);
+    assert.equal(existsSync(join(scratch4, 'node_modules', 'tessera', 'node_modules', '@types', 'express')), false);
   });
 
   it('installs without Express where only the widget, the clients or the sandbox are used; the helper and the demo say what is missing', () => {
