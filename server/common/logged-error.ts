@@ -5,6 +5,7 @@
  */
 
 import { setField } from './log-keys.js';
+import { numberHoldsPan } from './pan.js';
 
 /** What is written for a value whose getters throw while it is read. */
 export const UNREADABLE = '[a value that could not be read]';
@@ -34,11 +35,6 @@ export interface LogRules {
   text(value: string): string;
   /** Whether the value under `key` is hidden (`[redacted]`): a secret, token or card field. */
   secretKey(key: string): boolean;
-  /**
-   * Any number or bigint of the line, as it may be logged; without it, one of 13 digits or more is cleaned as its
-   * decimal text is (`text`), and any other is written as it is.
-   */
-  number?(value: number | bigint): unknown;
 }
 
 /** The cleaning of a line's values under {@link LogRules}. */
@@ -88,15 +84,16 @@ export function logCleaner(rules: LogRules): LogCleaner {
       }
     };
   /**
-   * A number is text of the line too: a card number written as one (what a body parser or a hook threw, `4242…` or
-   * `{ value: 4242… }`; a bigint) is cleaned as its decimal text is, and written as that text. Only integers of 13
-   * digits or more can be one (one comparison for every other number: statuses, durations, counts).
+   * A number is held to the body guard's rule (`numberHoldsPan`): its digits, or past 2^53 its leading ones (JSON.parse
+   * rounded it). One that holds a card number (`4242…` or `{ value: 4242… }` a parser or a hook threw; a bigint) is
+   * written as its cleaned text (`-[redacted-card]`); a rounded one, whose text holds none, as `[redacted-card]`. Every
+   * other number (statuses, durations, timestamps) costs one comparison and is written as it is.
    */
   const numeric = (v: number | bigint): unknown => {
-    if (typeof v === 'number' && !(Math.abs(v) >= 1e12)) return v;
+    if (!numberHoldsPan(v)) return v;
     const digits = String(v);
     const cleaned = text(digits);
-    return cleaned === digits ? v : cleaned;
+    return cleaned === digits ? '[redacted-card]' : cleaned;
   };
   const inner = (key: string, item: unknown, depth: number): unknown =>
     rules.secretKey(key) ? '[redacted]' : value(item, depth);
@@ -161,7 +158,7 @@ export function logCleaner(rules: LogRules): LogCleaner {
     if (left === 0) return TOO_MANY;
     left--;
     if (typeof v === 'string') return text(v);
-    if (typeof v === 'number' || typeof v === 'bigint') return rules.number ? rules.number(v) : numeric(v);
+    if (typeof v === 'number' || typeof v === 'bigint') return numeric(v);
     if (v === null || typeof v !== 'object') return v;
     // Deeper than any line the helper writes: cut, never passed on unscrubbed.
     if (depth > 8) return '[too deep]';

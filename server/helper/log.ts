@@ -4,7 +4,7 @@ import { replaceJwts } from '../common/jwt-text.js';
 import { keyCleaner, setField } from '../common/log-keys.js';
 import { errorLineTarget, isLoggedError, logCleaner } from '../common/logged-error.js';
 import { cutUrlPasswords } from '../common/url-password.js';
-import { maskPans, numberHoldsPan } from './pan-guard.js';
+import { maskPans } from './pan-guard.js';
 
 /** The part of a pino logger the helper uses; any pino-compatible logger fits. */
 export interface HelperLogger {
@@ -71,15 +71,7 @@ export function redactingLogger(logger: HelperLogger, secrets: readonly string[]
     out = replaceJwts(out, '[redacted-jwt]');
     return maskPans(out, redactedCard);
   };
-  // A number is held to the body guard's rule: its digits, or past 2^53 its leading ones (JSON.parse rounded it). One
-  // that holds a card number is written as its cleaned text (`-[redacted-card]`); a rounded one's text holds none.
-  const scrubNumber = (n: number | bigint): unknown => {
-    if (!numberHoldsPan(n)) return n;
-    const digits = String(n);
-    const cleaned = scrubText(digits);
-    return cleaned === digits ? redactedCard() : cleaned;
-  };
-  const { value: scrub, field } = logCleaner({ text: scrubText, secretKey: secretKeyName, number: scrubNumber });
+  const { value: scrub, field } = logCleaner({ text: scrubText, secretKey: secretKeyName });
   // The keys of a line are cleaned too; the helper's lines have the same dozen, so those that hold nothing to clean are
   // remembered (never one that held a card number or a secret), as the verdicts of {@link secretKeyName} are.
   const scrubKey = keyCleaner(scrubText);
