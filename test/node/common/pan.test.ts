@@ -509,7 +509,10 @@ describe('one finder for every redactor', () => {
       snowflake: Number('1234567890123456789'),
     };
     logger.info(value);
-    const err = Object.assign(new Error('declined'), { account: 6011111111111117 });
+    const err = Object.assign(new Error('declined'), {
+      account: 6011111111111117,
+      rounded: JSON.parse('4000000000000000006') as number,
+    });
     logger.error({ err });
     const seen = [
       ['helper log', lines[0]],
