@@ -1,3 +1,5 @@
+import { jsonStringAt, someJsonString } from './json-text.js';
+
 /**
  * Card security codes by the name of the key that holds one: the helper refuses a body that carries one, and every
  * redactor (the helper's log, the provider clients' log, the sandbox's request log) drops it.
@@ -7,6 +9,7 @@
  * scan of values can tell from any other number, so its name is what gives it away. `cid` (American Express's name)
  * is left out: it is far more often a client or correlation id (docs/decisions/helper.md#helper-pan-guard).
  */
+
 const SECURITY_CODE_NAMES: ReadonlySet<string> = new Set([
   'cvv',
   'cvv2',
@@ -71,26 +74,12 @@ export function jsonHoldsSecurityCode(text: string): boolean {
     }
     return i;
   };
-  for (let i = 0; i < n; i++) {
-    if (text.charCodeAt(i) !== 34 /* " */) continue;
-    const start = i;
-    let escaped = false;
-    for (i++; i < n; i++) {
-      const c = text.charCodeAt(i);
-      if (c === 92 /* \ */) {
-        escaped = true;
-        i++;
-      } else if (c === 34) break;
-    }
-    const end = i + 1;
+  return someJsonString(text, (start, end, escaped) => {
     const after = skipSpace(end);
     // A value, or a key too long to be a name even with every character escaped (`\uXXXX`, six).
-    if (text.charCodeAt(after) !== 58 /* : */ || end - start > 64 * 6 + 2) continue;
-    const literal = text.slice(start, end);
-    if (!isSecurityCodeName(escaped ? (JSON.parse(literal) as string) : literal.slice(1, -1))) continue;
+    if (text.charCodeAt(after) !== 58 /* : */ || end - start > 64 * 6 + 2) return false;
+    if (!isSecurityCodeName(jsonStringAt(text, start, end, escaped))) return false;
     const value = skipSpace(after + 1);
-    if (text.startsWith('null', value) || text.startsWith('""', value)) continue;
-    return true;
-  }
-  return false;
+    return !text.startsWith('null', value) && !text.startsWith('""', value);
+  });
 }

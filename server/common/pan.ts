@@ -1,6 +1,7 @@
 import { BRANDS } from '../../shared/card/brands.js';
 import { digitValue } from '../../shared/card/format.js';
 import { luhnValid } from '../../shared/card/luhn.js';
+import { jsonStringAt, someJsonString } from './json-text.js';
 
 /**
  * Finding card numbers (PANs) in text a server did not expect them in: the helper refuses bodies, queries and
@@ -721,21 +722,7 @@ function walk(value: unknown, path: string, depth: number, state: WalkState) {
  * For text `JSON.parse` accepted. Linear.
  */
 export function jsonStringsHoldPan(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    if (text.charCodeAt(i) !== 34 /* " */) continue;
-    const start = i;
-    let escaped = false;
-    for (i++; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      if (c === 92 /* \\ */) {
-        escaped = true;
-        i++;
-      } else if (c === 34) break;
-    }
-    const literal = text.slice(start, i + 1);
-    if (containsPan(escaped ? (JSON.parse(literal) as string) : literal.slice(1, -1))) return true;
-  }
-  return false;
+  return someJsonString(text, (start, end, escaped) => containsPan(jsonStringAt(text, start, end, escaped)));
 }
 
 /**
