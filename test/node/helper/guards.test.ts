@@ -385,6 +385,9 @@ describe('helper basics over HTTP', () => {
     }
   });
 
+  /** POST /charges with `raw` as its JSON body, as written (duplicate keys and escapes kept). */
+  const charge = (raw: string) => call(`${h.url}/charges`, { raw, headers: { 'content-type': 'application/json' } });
+
   it('refuses a card number in a value a later duplicate key overwrote, which the parsed body no longer holds', async () => {
     // `JSON.parse` keeps the last of two equal keys: the card number in the first was in the body the helper read, but
     // not in `req.body` it checked, and the charge went on (201 behind the sandbox). Keys and escapes alike.
@@ -394,14 +397,14 @@ describe('helper basics over HTTP', () => {
       '{"a":"\\u0034242424242424242","a":"x","cardToken":"card_tok_abcdefgh","orderReference":"o-1"}',
       '{"x":{"5555555555554444":1},"x":2,"cardToken":"card_tok_abcdefgh","orderReference":"o-1"}',
     ]) {
-      const r = await call(`${h.url}/charges`, { raw, headers: { 'content-type': 'application/json' } });
+      const r = await charge(raw);
       assert.equal(r.status, 400, `${raw}: ${r.text}`);
       assert.equal(r.json.code, 'TESSERA_CARD_DATA_REFUSED', raw);
       assert.equal(r.json.field, 'body', raw);
     }
     // Duplicate keys without a card number, and a hex id or a UUID in a string, pass to the charge's own checks.
     const ok = `{"email":"x","email":"a@b.co","ref":"${randomUUID()}","id":"5f1d7c2a9b3e4d6f8a0b1c2d3e4f5a6b","cardToken":"nope","orderReference":"o-1"}`;
-    const r = await call(`${h.url}/charges`, { raw: ok, headers: { 'content-type': 'application/json' } });
+    const r = await charge(ok);
     assert.equal(r.json.field, 'cardToken', r.text);
   });
 
@@ -414,7 +417,7 @@ describe('helper basics over HTTP', () => {
       '{"\u0063vc":"999","cvc":null,"cardToken":"card_tok_abcdefgh","orderReference":"o-1"}',
       '{"CVV2":{"v":"123"},"CVV2":"","cardToken":"card_tok_abcdefgh","orderReference":"o-1"}',
     ]) {
-      const r = await call(`${h.url}/charges`, { raw, headers: { 'content-type': 'application/json' } });
+      const r = await charge(raw);
       assert.equal(r.status, 400, `${raw}: ${r.text}`);
       assert.equal(r.json.code, 'TESSERA_CARD_DATA_REFUSED', raw);
       assert.equal(r.json.field, 'body', raw);
@@ -425,7 +428,7 @@ describe('helper basics over HTTP', () => {
       '{"cvv" : null ,"note":"cvv","x":{"cid":"c-42","cid":""},"cardToken":"nope","orderReference":"o-1"}',
       '{"a":["cvv",":","123"],"cardToken":"nope","orderReference":"o-1"}',
     ]) {
-      const r = await call(`${h.url}/charges`, { raw, headers: { 'content-type': 'application/json' } });
+      const r = await charge(raw);
       assert.equal(r.json.field, 'cardToken', `${raw}: ${r.text}`);
     }
   });
