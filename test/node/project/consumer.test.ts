@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { STRICT_NODE_PROJECT } from '../../support/tsconfig.js';
 
 // Packs the package as `npm publish` would, installs the tarball into a scratch
 // project (with Express 5, and React for `tessera/react`) and uses every subpath the way a user would, from ES
@@ -221,14 +222,9 @@ console.log(JSON.stringify({
       join(scratch4, 'tsconfig.json'),
       JSON.stringify({
         compilerOptions: {
-          strict: true,
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          target: 'ES2022',
-          noEmit: true,
+          ...STRICT_NODE_PROJECT,
           lib: ['ES2023'],
           skipLibCheck: false,
-          types: ['node'],
         },
         files: ['app.ts'],
       }),
@@ -313,15 +309,10 @@ console.log(JSON.stringify({ brand: widget.detectBrand('4242')?.id, token: token
       join(scratch, 'tsconfig.json'),
       JSON.stringify({
         compilerOptions: {
-          strict: true,
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          target: 'ES2022',
-          noEmit: true,
+          ...STRICT_NODE_PROJECT,
           lib: ['ES2023', 'DOM'],
           jsx: 'react-jsx',
           skipLibCheck: false,
-          types: ['node'],
         },
         include: ['src'],
       }),

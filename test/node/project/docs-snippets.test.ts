@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { STRICT_NODE_PROJECT } from '../../support/tsconfig.js';
 
 // The TypeScript blocks of the server references (docs/helper.md, docs/clients.md, docs/sandbox.md), type-checked as
 // a merchant would paste them, with `strict`, by the repository's tsc against the sources (`tessera/*` maps to them;
@@ -113,13 +114,8 @@ describe('TypeScript blocks of the server references', { timeout: 120_000 }, () 
       join(dir, 'tsconfig.json'),
       JSON.stringify({
         compilerOptions: {
-          strict: true,
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          target: 'ES2022',
+          ...STRICT_NODE_PROJECT,
           lib: ['ES2023', 'DOM'],
-          types: ['node'],
-          noEmit: true,
           skipLibCheck: true,
           esModuleInterop: true,
           paths: {
