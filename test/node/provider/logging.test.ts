@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, type TestContext } from 'node:test';
 import pino from 'pino';
 import { Agent } from 'undici';
 import {
@@ -14,6 +14,22 @@ import {
 import { createRedactor } from '../../../server/provider/log.js';
 import type { RunningSandbox } from '../../../server/sandbox/index.js';
 import { captureLogger, FAST_RETRY, fault, sandbox } from './support.js';
+
+/** A loopback endpoint that answers every request as `answer()` says (status, content type, body), closed after `t`. */
+async function answering(t: TestContext, answer: () => [number, string, string]): Promise<Server> {
+  const endpoint = createServer((req, res) => {
+    req.resume();
+    const [status, type, body] = answer();
+    res.writeHead(status, { 'content-type': type });
+    res.end(body);
+  });
+  await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
+  t.after(() => {
+    endpoint.closeAllConnections();
+    endpoint.close();
+  });
+  return endpoint;
+}
 
 const PANS = ['4242424242424242', '4000000000003220', '5100000000002004', '4000000000001000', '4000000000009003'];
 const CVV = '737';
@@ -242,16 +258,11 @@ describe('logging and redaction', () => {
   it("leaves a response's body out of the error of provider.error, as it does an answer's headers", async (t) => {
     // An answer that is not JSON (a proxy's error page, a provider's text): its body is kept on the error as a string,
     // and a string field of an error was written in the line, with logBodies off.
-    const endpoint = createServer((req, res) => {
-      req.resume();
-      res.writeHead(502, { 'content-type': 'text/html' });
-      res.end('<html>upstream for Jane Roe, 1 Main St, order 1234</html>');
-    });
-    await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
-    t.after(() => {
-      endpoint.closeAllConnections();
-      endpoint.close();
-    });
+    const endpoint = await answering(t, () => [
+      502,
+      'text/html',
+      '<html>upstream for Jane Roe, 1 Main St, order 1234</html>',
+    ]);
     const { lines, logger } = captureLogger();
     const client = createLegacyClient({
       secretKey: sb.credentials.secretKey,
@@ -278,16 +289,7 @@ describe('logging and redaction', () => {
       id: 'charge_abcdefghijklmnop',
       fields: { '4242424242424242': 'invalid', '4111 1111 1111 1111': 'x', [`sent ${secret}`]: true, plain: 2 },
     });
-    const endpoint = createServer((req, res) => {
-      req.resume();
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(body);
-    });
-    await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
-    t.after(() => {
-      endpoint.closeAllConnections();
-      endpoint.close();
-    });
+    const endpoint = await answering(t, () => [status, 'application/json', body]);
     const { lines, logger } = captureLogger();
     const client = createLegacyClient({
       secretKey: secret,
