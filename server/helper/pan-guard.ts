@@ -10,5 +10,4 @@ export {
   jsonStringsHoldPan,
   MAX_DEPTH,
   maskPans,
-  numberHoldsPan,
 } from '../common/pan.js';
