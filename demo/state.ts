@@ -96,8 +96,9 @@ export class ShopState {
     return `${prefix}${randomBytes(12).toString('base64url').replace(/[-_]/g, '0')}`;
   }
 
-  cart(session: string): Line[] {
-    const cart = this.#carts.get(session);
+  /** The session's cart (empty for a visitor without a session). */
+  cart(session: string | undefined): Line[] {
+    const cart = session === undefined ? undefined : this.#carts.get(session);
     if (!cart) return [];
     return [...cart].map(([id, quantity]) => ({ product: product(id)!, quantity }));
   }
