@@ -115,9 +115,14 @@ export class ShopState {
     else cart.set(productId, Math.min(MAX_QUANTITY, (cart.get(productId) ?? 0) + 1));
   }
 
-  /** An order that may be forgotten to make room: paid, or not paid long after it was placed. */
+  /**
+   * An order that may be forgotten to make room: paid, or not paid long after it was placed, or placed later than now
+   * by the clock: the console's reset set the sandbox clock back, and the sandbox forgot every card token and
+   * challenge started for it (else an order placed after the clock was moved on a year stayed open a year).
+   */
   #finished(order: Order, nowMs: number): boolean {
-    return order.paidBy !== undefined || nowMs - order.createdMs >= this.#limits.abandonedAfterMs;
+    const age = nowMs - order.createdMs;
+    return order.paidBy !== undefined || age < 0 || age >= this.#limits.abandonedAfterMs;
   }
 
   /**
