@@ -8,6 +8,7 @@ import { CAPTURE_AFTER_HOURS, PRODUCTS, THREE_DS_FROM } from './catalogue.js';
 import { DemoError, invalid } from './errors.js';
 import { layout, pageScript, Safe } from './html.js';
 import { onlyMethods } from './methods.js';
+import type { DemoSessions } from './session.js';
 import { checkoutBody, resultBody, shopBody, type TestCardRow } from './shop-pages.js';
 import { type Order, OrderRefused, type ShopState } from './state.js';
 
@@ -23,6 +24,8 @@ const cartSchema = z.object({
 
 export interface ShopDeps {
   readonly state: ShopState;
+  /** The demo's sessions: a cart is the first thing a visitor stores, so adding to it issues the session. */
+  readonly sessions: DemoSessions;
   readonly legacy: LegacyClient;
   readonly testCards: () => Promise<readonly TestCardRow[]>;
   readonly now: () => number;
@@ -89,7 +92,7 @@ export function shopRoutes(deps: ShopDeps): Router {
         const field = String(issue.path[0] ?? 'product');
         throw invalid(field, `${field} ${issue.message}`);
       }
-      deps.state.change(res.locals.session, parsed.data.product, parsed.data.action);
+      deps.state.change(deps.sessions.ensure(req, res), parsed.data.product, parsed.data.action);
       res.redirect(303, '/#cart');
     })
     .all(onlyMethods('POST'));
@@ -98,9 +101,11 @@ export function shopRoutes(deps: ShopDeps): Router {
     .route('/checkout')
     .post((_req, res) => {
       const { maxOpenPerSession, abandonedAfterMs } = deps.state.limits;
+      const session: string | undefined = res.locals.session;
       let order: Order | undefined;
       try {
-        order = deps.state.placeOrder(res.locals.session, deps.now());
+        // Without a session there is no cart to order.
+        order = session === undefined ? undefined : deps.state.placeOrder(session, deps.now());
       } catch (err) {
         if (!(err instanceof OrderRefused)) throw err;
         // The cart is kept: paying one of the open orders, or waiting, lets the shopper check out again.

@@ -96,8 +96,9 @@ export class ShopState {
     return `${prefix}${randomBytes(12).toString('base64url').replace(/[-_]/g, '0')}`;
   }
 
-  cart(session: string): Line[] {
-    const cart = this.#carts.get(session);
+  /** The session's cart (empty for a visitor without a session). */
+  cart(session: string | undefined): Line[] {
+    const cart = session === undefined ? undefined : this.#carts.get(session);
     if (!cart) return [];
     return [...cart].map(([id, quantity]) => ({ product: product(id)!, quantity }));
   }
@@ -114,9 +115,14 @@ export class ShopState {
     else cart.set(productId, Math.min(MAX_QUANTITY, (cart.get(productId) ?? 0) + 1));
   }
 
-  /** An order that may be forgotten to make room: paid, or not paid long after it was placed. */
+  /**
+   * An order that may be forgotten to make room: paid, or not paid long after it was placed, or placed later than now
+   * by the clock: the console's reset set the sandbox clock back, and the sandbox forgot every card token and
+   * challenge started for it (else an order placed after the clock was moved on a year stayed open a year).
+   */
   #finished(order: Order, nowMs: number): boolean {
-    return order.paidBy !== undefined || nowMs - order.createdMs >= this.#limits.abandonedAfterMs;
+    const age = nowMs - order.createdMs;
+    return order.paidBy !== undefined || age < 0 || age >= this.#limits.abandonedAfterMs;
   }
 
   /**

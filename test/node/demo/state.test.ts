@@ -54,6 +54,18 @@ describe('the demo shop’s order store (demo/state.ts)', () => {
     assert.ok(state.placeOrder('s', HOUR), 'abandoned orders no longer count');
   });
 
+  it('counts an order placed before the clock was set back (a sandbox reset) as abandoned, not open for as long as the clock had been moved on', () => {
+    const state = new ShopState({ maxOpenPerSession: 2, maxOrders: 3 });
+    // The console moved the clock a year on, orders were placed, then the sandbox reset set it back to now.
+    const year = 366 * 24 * HOUR;
+    order(state, 's', year);
+    order(state, 's', year);
+    order(state, 'other', year);
+    // A day later by the reset clock: the sandbox forgot every card token and challenge of those orders.
+    assert.ok(order(state, 's', 24 * HOUR), 'the session may check out again');
+    assert.equal(state.cart('s').length, 0);
+  });
+
   it('gives a session’s cart and orders to its new id (sign-in)', () => {
     const state = new ShopState();
     const placed = order(state, 'old', 0)!;
