@@ -152,7 +152,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
     clientSecret: creds.clientSecret,
     accountsBaseUrl: sandbox.url,
     authBaseUrl: sandbox.url,
-    resolveCharge: resolveCharge(state, sessionOf),
+    resolveCharge: resolveCharge(state, sessionOf, now),
     // Orders are marked paid here, on the server, from the provider's answer (docs/helper.md "Fulfilling an order").
     onCharge: recordCharge(state, now),
     hostAuth: { issuer: HOST_ISSUER, audience: HOST_AUDIENCE, algorithms: [HOST_ALGORITHM], key: issuer.publicJwk },

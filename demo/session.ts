@@ -53,7 +53,7 @@ export class DemoSessions {
   }
 
   #use(req: Request, res: Response, id: string): void {
-    // One cookie of ours per answer: a sign-in replaces the one the middleware set for a new visitor.
+    // One cookie of ours per answer: a sign-in replaces one that ensure() set earlier in the same request.
     const others = ([] as (string | number)[])
       .concat(res.getHeader('Set-Cookie') ?? [])
       .map(String)

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { CurrencyCode } from '../server/helper/index.js';
-import { CURRENCY, MAX_QUANTITY, type Product, product } from './catalogue.js';
+import { CHALLENGE_LAPSES_AFTER_MS, CURRENCY, MAX_QUANTITY, type Product, product } from './catalogue.js';
 
 /** One line of a cart or an order. */
 export interface Line {
@@ -28,6 +28,22 @@ export interface Order {
   readonly attempts: Attempt[];
   /** Set once a charge of this order was approved: it can no longer be paid. */
   paidBy?: string;
+  /**
+   * When the latest 3-D Secure challenge of this order started (sandbox clock), until an outcome is recorded: while it
+   * is open the provider refuses any other charge of the order (docs/decisions/demo.md#demo-capture).
+   */
+  challengeStartedMs?: number;
+}
+
+/**
+ * How long the order's 3-D Secure challenge stays open (ms), or undefined when none is: none started, an outcome was
+ * recorded since, it lapsed, or it started "later" than now (the console's reset set the clock back and the sandbox
+ * forgot it).
+ */
+export function challengeLeftMs(order: Order, nowMs: number): number | undefined {
+  if (order.challengeStartedMs === undefined || order.paidBy !== undefined) return undefined;
+  const age = nowMs - order.challengeStartedMs;
+  return age < 0 || age >= CHALLENGE_LAPSES_AFTER_MS ? undefined : CHALLENGE_LAPSES_AFTER_MS - age;
 }
 
 const MAX_SESSIONS = 10_000;
