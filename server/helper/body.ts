@@ -131,13 +131,44 @@ function setBody(req: Request, value: unknown, required = true): void {
  * What another parser left in `req.body`. A getter that throws (a bridge that parses on first read, and throws on
  * bytes it cannot parse) means the body cannot be read: 400 naming `body`, as for a body the helper cannot read
  * itself, since the bytes are the sender's; the merchant's log gets what was thrown (docs/decisions/helper.md#helper-body).
+ * So does a Promise (or any thenable: a bridge that parses asynchronously): the helper reads bodies synchronously, and
+ * as an object with no fields it was answered "cardToken is required", a field the sender had sent. A rejected one
+ * is handled here, so it is no unhandled rejection.
  */
 function parsedBody(req: Request, log: HelperLogger): unknown {
+  let body: unknown;
   try {
-    return req.body;
+    body = req.body;
   } catch (err) {
-    log.warn({ event: 'tessera.body.unreadable', cause: err }, 'req.body threw when read: answered 400');
-    throw new HelperHttpError(400, 'TESSERA_BODY_UNREADABLE', 'the body could not be read', { field: 'body' });
+    log.warn(
+      { event: 'tessera.body.unreadable', reason: 'threw', cause: err },
+      'req.body threw when read: answered 400',
+    );
+    throw unreadable();
+  }
+  if (isThenable(body)) {
+    if (body instanceof Promise) body.catch(() => {});
+    log.warn(
+      { event: 'tessera.body.unreadable', reason: 'promise' },
+      'req.body is a Promise: a bridge that parses bodies asynchronously must resolve it before the helper; answered 400',
+    );
+    throw unreadable();
+  }
+  return body;
+}
+
+const unreadable = () =>
+  new HelperHttpError(400, 'TESSERA_BODY_UNREADABLE', 'the body could not be read', { field: 'body' });
+
+/** Whether `value` is a Promise or another thenable (an object or function with a `then` method). */
+function isThenable(value: unknown): boolean {
+  if (value instanceof Promise) return true;
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return false;
+  try {
+    return typeof (value as { then?: unknown }).then === 'function';
+  } catch {
+    // A `then` that throws when read (a proxy, a getter): no body to read either way.
+    return true;
   }
 }
 

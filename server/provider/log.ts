@@ -7,8 +7,9 @@
 
 import { isSecurityCodeName } from '../common/card-fields.js';
 import { replaceJwts } from '../common/jwt-text.js';
-import { keyCleaner, setField } from '../common/log-keys.js';
+import { keyCleaner } from '../common/log-keys.js';
 import { logCleaner } from '../common/logged-error.js';
+import { setField } from '../common/own-field.js';
 import { maskPans } from '../common/pan.js';
 import { cutUrlPasswords } from '../common/url-password.js';
 

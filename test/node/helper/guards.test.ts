@@ -864,6 +864,44 @@ describe('helper behind an app-wide parser that leaves bytes, text or an inflate
     }
   });
 
+  it('answers a req.body that is a Promise (a bridge that parses asynchronously) 400 naming body, and logs why', async () => {
+    // Read as an object with no fields, it was answered "cardToken is required": the sender was told to fix a field it
+    // had sent. A rejected one must not become an unhandled rejection either.
+    const { logger, log: logs } = captureLogger();
+    const kinds = ['resolved', 'rejected', 'thenable'] as const;
+    let next = 0;
+    const server = await behindBodyGetter(
+      sb,
+      (bytes) => {
+        const kind = kinds[next++ % kinds.length];
+        const parse = () => JSON.parse(bytes.toString()) as unknown;
+        if (kind === 'resolved') return () => Promise.resolve(parse());
+        if (kind === 'rejected') {
+          return () => Promise.reject(new Error('the bridge could not parse the body'));
+        }
+        // biome-ignore lint/suspicious/noThenProperty: a thenable that is no Promise is the case under test
+        return () => ({ then: (resolve: (v: unknown) => void) => resolve(parse()) });
+      },
+      logger,
+    );
+    try {
+      for (const kind of kinds) {
+        const r = await call(`${server.base}/payments/charges`, {
+          body: { cardToken: 'card_tok_x', orderReference: 'o', email: 'a@b.co' },
+        });
+        assert.equal(r.status, 400, `${kind}: ${r.text}`);
+        assert.equal(r.json.code, 'TESSERA_BODY_UNREADABLE', `${kind}: ${r.text}`);
+        assert.equal(r.json.field, 'body', `${kind}: ${r.text}`);
+      }
+      const lines = logs.lines.filter((l) => l.event === 'tessera.body.unreadable');
+      assert.equal(lines.length, kinds.length, JSON.stringify(logs.lines));
+      for (const line of lines) assert.equal(line.reason, 'promise', JSON.stringify(line));
+      assert.ok(!logs.lines.some((l) => l.event === 'tessera.error'), 'not the helper failing');
+    } finally {
+      await server.close();
+    }
+  });
+
   it('logs no card number a req.body getter threw as a number, a bigint or in a number field', async () => {
     const { logger, log: logs } = captureLogger();
     const thrown: unknown[] = [
