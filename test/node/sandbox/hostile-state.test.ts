@@ -306,6 +306,62 @@ describe('Account Services collections stay bounded', () => {
     assert.equal((await onboard('fourth')).status, 201);
   });
 
+  it('refuses fixtures that hold more than a cap, naming the place, so no list answers more than the cap', async () => {
+    // Before: fixtures loaded past every cap (101 reserve rules on one entity were all listed).
+    const fixtures = sampleFixtures();
+    const [a, b] = fixtures.accounts.entities as Record<string, unknown>[];
+    const rules = Array.from({ length: 101 }, (_, i) => ({
+      id: `rsv_many_${i}`,
+      type: 'rolling',
+      valid_from_in_days: 10,
+      rolling: rule.rolling,
+    }));
+    const cases: [Parameters<typeof startSandbox>[0], RegExp][] = [
+      [
+        { fixtures: { accounts: { ...fixtures.accounts, entities: [{ ...a, reserve_rules: rules }, b] } } },
+        /accounts\.entities\.0\.reserve_rules: .*100/,
+      ],
+      [
+        {
+          fixtures: {
+            accounts: {
+              ...fixtures.accounts,
+              entities: [
+                {
+                  ...a,
+                  payment_instruments: Array.from({ length: 101 }, (_, i) => ({ ...bank, id: `ppi_many_${i}` })),
+                },
+              ],
+            },
+          },
+        },
+        /accounts\.entities\.0\.payment_instruments: .*100/,
+      ],
+      [{ fixtures, limits: { maxEntities: 1 } }, /accounts\.entities: 2 entities.*limits\.maxEntities \(1\)/],
+      // The fixtures' card and four bank accounts are five stored instruments.
+      [
+        { fixtures, limits: { maxStoredInstruments: 4 } },
+        /accounts\.stored_cards: 5 stored instruments.*limits\.maxStoredInstruments \(4\)/,
+      ],
+    ];
+    for (const [options, message] of cases) {
+      let started: RunningSandbox | undefined;
+      try {
+        await assert.rejects(
+          (async () => {
+            started = await startSandbox(options);
+          })(),
+          message,
+        );
+      } finally {
+        await started?.close();
+      }
+    }
+    // At the caps exactly, they load.
+    const full = await startSandbox({ fixtures, limits: { maxEntities: 2, maxStoredInstruments: 5 } });
+    await full.close();
+  });
+
   it('refuses the start option when a cap is not a whole number from 1', async () => {
     await assert.rejects(startSandbox({ limits: { maxEntities: 0 } }), /limits\.maxEntities/);
     await assert.rejects(startSandbox({ limits: { maxStoredInstruments: 1.5 } }), /limits\.maxStoredInstruments/);
