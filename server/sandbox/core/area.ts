@@ -108,8 +108,11 @@ export function mountArea(area: SandboxArea, ctx: { faults: FaultTable }): AreaH
   const afterNegotiation = area.faultable ? faulted : route;
 
   const negotiated = (req: Request, res: Response) => {
-    // After `prepare`, so the refusal of a repeated header carries the area's CORS headers like any other error.
-    const refused = repeatedHeader(req) ?? negotiate(area.formats, req, res);
+    // After `prepare`, so the refusal of a repeated header carries the area's CORS headers like any other error;
+    // after negotiation has picked the format, so a legacy client that asked for XML gets it in XML; but before a
+    // 406, which it outranks.
+    const unacceptable = negotiate(area.formats, req, res);
+    const refused = repeatedHeader(req) ?? unacceptable;
     if (refused) fail(refused, req, res);
     else afterNegotiation(req, res);
   };

@@ -4,6 +4,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { call } from '../../support/http.js';
 import { accessToken, authed, FORM, form, requests, sampleFixtures, V3 } from './accounts-support.js';
+import { fromXml } from './legacy-support.js';
 
 /**
  * What a hostile or careless client could grow or confuse in the sandbox's own state: the fault table, the Account
@@ -20,7 +21,7 @@ function postRaw(
   headers: RawHeaders,
   body: string,
   // biome-ignore lint/suspicious/noExplicitAny: tests assert the body's shape, as test/support/http.ts's Answer.
-): Promise<{ status: number; headers: Record<string, unknown>; json: any }> {
+): Promise<{ status: number; headers: Record<string, unknown>; text: string; json: any }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: 'POST', headers, signal: AbortSignal.timeout(10_000) }, (res) => {
       let text = '';
@@ -28,7 +29,10 @@ function postRaw(
       res.on('data', (chunk: string) => {
         text += chunk;
       });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, json: JSON.parse(text) }));
+      res.on('end', () => {
+        const json = res.headers['content-type']?.startsWith('application/json') ? JSON.parse(text) : undefined;
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+      });
     });
     req.once('error', reject);
     req.end(body);
@@ -140,6 +144,30 @@ describe('single-valued headers sent twice', () => {
     );
     assert.equal(joined.status, 200);
     assert.equal(joined.headers['idempotent-replayed'], undefined);
+  });
+
+  it('answers a legacy client that asked for XML in XML, like every other legacy error', async () => {
+    // Before: the refusal came before negotiation, so it was JSON whatever Accept said.
+    const r = await postRaw(
+      `${sb.url}/api2/v2/tokens/payment`,
+      {
+        authorization: [sb.credentials.secretKey, sb.credentials.secretKey],
+        'content-type': 'application/json',
+        accept: 'application/xml',
+      },
+      JSON.stringify({ value: 100, currency: 'USD', chargeMode: 1 }),
+    );
+    assert.equal(r.status, 400);
+    assert.match(String(r.headers['content-type']), /^application\/xml/);
+    assert.equal(fromXml(r.text).errorCode, 'header_repeated');
+    // An Accept the area cannot answer is still refused for the repeated header first (in its default format).
+    const both = await postRaw(
+      `${sb.url}/api2/v2/tokens/payment`,
+      { authorization: [sb.credentials.secretKey, sb.credentials.secretKey], accept: 'text/csv' },
+      '{}',
+    );
+    assert.equal(both.status, 400);
+    assert.equal(both.json.errorCode, 'header_repeated');
   });
 
   it("answers it in the Account Services and token endpoint's shapes", async () => {
@@ -276,6 +304,62 @@ describe('Account Services collections stay bounded', () => {
     // Reset puts the fixtures back and frees the room.
     sb.context.reset();
     assert.equal((await onboard('fourth')).status, 201);
+  });
+
+  it('refuses fixtures that hold more than a cap, naming the place, so no list answers more than the cap', async () => {
+    // Before: fixtures loaded past every cap (101 reserve rules on one entity were all listed).
+    const fixtures = sampleFixtures();
+    const [a, b] = fixtures.accounts.entities as Record<string, unknown>[];
+    const rules = Array.from({ length: 101 }, (_, i) => ({
+      id: `rsv_many_${i}`,
+      type: 'rolling',
+      valid_from_in_days: 10,
+      rolling: rule.rolling,
+    }));
+    const cases: [Parameters<typeof startSandbox>[0], RegExp][] = [
+      [
+        { fixtures: { accounts: { ...fixtures.accounts, entities: [{ ...a, reserve_rules: rules }, b] } } },
+        /accounts\.entities\.0\.reserve_rules: .*100/,
+      ],
+      [
+        {
+          fixtures: {
+            accounts: {
+              ...fixtures.accounts,
+              entities: [
+                {
+                  ...a,
+                  payment_instruments: Array.from({ length: 101 }, (_, i) => ({ ...bank, id: `ppi_many_${i}` })),
+                },
+              ],
+            },
+          },
+        },
+        /accounts\.entities\.0\.payment_instruments: .*100/,
+      ],
+      [{ fixtures, limits: { maxEntities: 1 } }, /accounts\.entities: 2 entities.*limits\.maxEntities \(1\)/],
+      // The fixtures' card and four bank accounts are five stored instruments.
+      [
+        { fixtures, limits: { maxStoredInstruments: 4 } },
+        /accounts\.stored_cards: 5 stored instruments.*limits\.maxStoredInstruments \(4\)/,
+      ],
+    ];
+    for (const [options, message] of cases) {
+      let started: RunningSandbox | undefined;
+      try {
+        await assert.rejects(
+          (async () => {
+            started = await startSandbox(options);
+          })(),
+          message,
+        );
+      } finally {
+        await started?.close();
+      }
+    }
+    // At the caps exactly, they load.
+    const full = await startSandbox({ fixtures, limits: { maxEntities: 2, maxStoredInstruments: 5 } });
+    await full.close();
   });
 
   it('refuses the start option when a cap is not a whole number from 1', async () => {
