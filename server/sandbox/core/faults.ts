@@ -63,8 +63,13 @@ export function parseFaultRule(body: unknown): FaultRule {
   if (unknown.length === 0) return parseWith(faultRuleSchema, body);
   throw new SandboxValidationError(
     unknown.map((key) => {
-      const { field, name } = locateIssue(faultRuleSchema, [key]);
-      return { field, code: `${name}_invalid`, message: `${field}: is not a fault setting (${SETTINGS.join(', ')})` };
+      // The code is fixed, never built from the caller's key (docs/decisions/sandbox.md#error-bodies).
+      const { field } = locateIssue(faultRuleSchema, [key]);
+      return {
+        field,
+        code: 'fault_setting_unknown',
+        message: `${field}: is not a fault setting (${SETTINGS.join(', ')})`,
+      };
     }),
     400,
   );
