@@ -1,4 +1,5 @@
 import { errorLineTarget } from '../../common/logged-error.js';
+import { XmlCodecError } from '../codec/xml.js';
 import { InvalidResponseError, type ProviderError } from '../errors.js';
 import { AttemptAbort } from './attempt-abort.js';
 import { backoffDelay, MAX_RETRY_AFTER_MS, parseRetryAfter, sleep } from './backoff.js';
@@ -194,16 +195,22 @@ export async function send<T>(http: HttpContext, ex: Exchange): Promise<Provider
  * Why a body could not be decoded, and the `cause` its error carries, in words that quote nothing of the body.
  * `JSON.parse`'s message quotes the text around the fault (`"{"a": sk_test_ho"... is not valid JSON`): a piece of an
  * echoed secret or card number that no redactor can recognise, in the error's message and in its cause's message and
- * stack. Its position is kept; the XML codec's own messages quote nothing of the text and stay, redacted
- * (docs/decisions/provider.md#answer-text).
+ * stack. Its position is kept. The XML codec's messages quote at most a name the body gives (the encoding it declares,
+ * a key's path): the cause is a copy of its error with message and field redacted, never the error as thrown, whose
+ * message and stack pino's serializer and util.inspect write whole (docs/decisions/provider.md#answer-text).
  */
-function undecodable(thrown: unknown, http: HttpContext): { reason: string; cause: unknown } {
+function undecodable(thrown: unknown, http: HttpContext): { reason: string; cause: Error } {
   if (thrown instanceof SyntaxError) {
     const position = /at position (\d+)/.exec(thrown.message)?.[1];
     const cause = new SyntaxError(`the body is not valid JSON${position ? ` (at position ${position})` : ''}`);
     return { reason: cause.message, cause };
   }
-  return { reason: http.redact.text((thrown as Error)?.message ?? String(thrown)), cause: thrown };
+  const reason = http.redact.text(thrown instanceof Error ? thrown.message : String(thrown));
+  if (thrown instanceof XmlCodecError) {
+    const field = thrown.field === undefined ? undefined : http.redact.text(thrown.field);
+    return { reason, cause: new XmlCodecError(thrown.code, reason, field) };
+  }
+  return { reason, cause: new Error(reason) };
 }
 
 /**

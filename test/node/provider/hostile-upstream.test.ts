@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, it, type TestContext } from 'node:test';
+import { inspect } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import {
   AuthenticationError,
@@ -12,6 +13,7 @@ import {
   ProviderError,
 } from '../../../server/provider/index.js';
 import { TOKEN_OPERATION } from '../../../server/provider/oauth/token-source.js';
+import { captureLogger as pinoLogger } from '../helper/support.js';
 import { bareServer, captureLogger } from './support.js';
 
 // The clients against an upstream that answers like an enemy (a broken provider, or whatever sits at its address):
@@ -128,6 +130,27 @@ describe('a hostile upstream echoing secrets where the clients did not look', ()
       assertClean(`body ${i}`, seen(error), [SECRET, PAN]);
     }
     assertClean('log', lines.join('\n'), [SECRET, PAN]);
+  });
+
+  it('keeps an echoed secret out of the cause of an XML body it cannot read, as pino and util.inspect write it', async (t) => {
+    // The XML codec's refusal of a declared encoding quotes the encoding's name; the error's message was redacted, but
+    // its `cause`, the codec's own error, was kept as thrown: pino's error serializer appends a cause's message to the
+    // error's, and util.inspect prints it whole.
+    const server = await hostile(t, (req, _body, res) => {
+      res.writeHead(200, { 'content-type': 'application/xml' });
+      res.end(`<?xml version="1.0" encoding="${String(req.headers.authorization)}"?><response><id>x</id></response>`);
+    });
+    const { client, lines } = legacyOf(t, server.url);
+    const error = await client.charges.retrieve('charge_abc').catch((e: unknown) => e);
+    assert.ok(error instanceof InvalidResponseError, String(error));
+    assert.match(error.message, /names the encoding "\[redacted\]"/);
+    const cause = error.cause as { code?: unknown; message: string };
+    assert.equal(cause.code, 'xml_encoding');
+    // A real pino logger with its default serializers: what a merchant's own log line of the error holds.
+    const { logger, log } = pinoLogger();
+    logger.error({ err: error }, 'charge lookup failed');
+    assertClean('error', `${seen(error)}\n${inspect(error, { depth: 8 })}\n${log.text()}`, [SECRET]);
+    assertClean('log', lines.join('\n'), [SECRET]);
   });
 
   it('cuts the text of a body it keeps after redacting it: no piece of a secret or card number at the cut', async (t) => {
