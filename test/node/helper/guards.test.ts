@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { get, request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
+import { runInNewContext } from 'node:vm';
 import { deflateSync, gzipSync } from 'node:zlib';
 import express, { type Request, type Response } from 'express';
 import pino from 'pino';
@@ -898,6 +899,71 @@ describe('helper behind an app-wide parser that leaves bytes, text or an inflate
       for (const line of lines) assert.equal(line.reason, 'promise', JSON.stringify(line));
       assert.ok(!logs.lines.some((l) => l.event === 'tessera.error'), 'not the helper failing');
     } finally {
+      await server.close();
+    }
+  });
+
+  it('answers a Promise of another realm, a thenable over a rejected Promise and a Promise with a hostile then 400, with no unhandled rejection', async () => {
+    // Only a Promise of this realm had its rejection handled: one made in a vm context, or a thenable wrapping the
+    // bridge's own Promise, rejected unhandled (a crash under Node's default --unhandled-rejections=throw), and a
+    // Promise whose own `then` or `catch` threw was 500 TESSERA_INTERNAL.
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown) => rejections.push(reason);
+    process.on('unhandledRejection', onRejection);
+    const { logger, log: logs } = captureLogger();
+    const hostile = (name: 'then' | 'catch') => {
+      const p = Promise.reject(new Error('the bridge could not parse the body'));
+      Object.defineProperty(p, name, {
+        value: () => {
+          throw new Error(`hostile ${name}`);
+        },
+      });
+      return p;
+    };
+    const kinds = {
+      'another realm': () => runInNewContext('Promise.reject(new Error("the bridge could not parse the body"))'),
+      'a thenable over a rejected Promise': () => {
+        const parsing = Promise.reject(new Error('the bridge could not parse the body'));
+        // biome-ignore lint/suspicious/noThenProperty: a thenable that is no Promise is the case under test
+        return { then: (ok: (v: unknown) => unknown, ko: (e: unknown) => unknown) => parsing.then(ok, ko) };
+      },
+      'a thenable whose then throws': () => ({
+        // biome-ignore lint/suspicious/noThenProperty: a thenable that is no Promise is the case under test
+        then: () => {
+          throw new Error('hostile then');
+        },
+      }),
+      'a thenable that never settles': () => ({
+        // biome-ignore lint/suspicious/noThenProperty: a thenable that is no Promise is the case under test
+        then: () => {},
+      }),
+      'a Promise with a hostile own then': () => hostile('then'),
+      'a Promise with a hostile own catch': () => hostile('catch'),
+    } as const;
+    const names = Object.keys(kinds) as (keyof typeof kinds)[];
+    let next = 0;
+    const server = await behindBodyGetter(sb, () => kinds[names[next++]!], logger);
+    try {
+      for (const kind of names) {
+        const r = await call(`${server.base}/payments/charges`, {
+          body: { cardToken: 'card_tok_x', orderReference: 'o', email: 'a@b.co' },
+        });
+        assert.equal(r.status, 400, `${kind}: ${r.text}`);
+        assert.equal(r.json.code, 'TESSERA_BODY_UNREADABLE', `${kind}: ${r.text}`);
+        assert.equal(r.json.field, 'body', `${kind}: ${r.text}`);
+      }
+      // Unhandled rejections are reported once the microtasks and the next macrotask have run.
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(
+        rejections.map((r) => String(r)),
+        [],
+      );
+      const lines = logs.lines.filter((l) => l.event === 'tessera.body.unreadable');
+      assert.equal(lines.length, names.length, JSON.stringify(logs.lines));
+      assert.ok(!logs.lines.some((l) => l.event === 'tessera.error'), JSON.stringify(logs.lines));
+    } finally {
+      process.off('unhandledRejection', onRejection);
       await server.close();
     }
   });
