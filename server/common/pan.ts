@@ -25,7 +25,7 @@ import { jsonStringAt, someJsonString } from './json-text.js';
  * the escape of any ASCII space, punctuation or symbol (`%20`, `%2D`, `%2B`, `%3A`, `%2F`, `%22`…, either case, and
  * encoded twice: `%2520`), each read as the one character it stands for, where its digits would otherwise sit
  * between the groups or make a hex word of one (`card%3A4242…`) ({@link escapeAt}); so are the escapes of a UTF-8
- * sequence that stands for white space, an invisible character, a dash or a digit (`%C2%A0`, `%E2%80%8B`,
+ * sequence that stands for white space, an invisible character, punctuation or a digit (`%C2%A0`, `%E2%80%8B`,
  * `%E3%80%80`, `%E2%80%93`, `%EF%BC%94`, once or twice encoded), and only those ({@link utf8At}). A `%` right before
  * digits that read as an escape (`%224242`) may be literal (`%4000 0566 5566 5556`): such text is read both ways.
  *
@@ -201,8 +201,8 @@ function byteAt(text: string, i: number, twice: boolean): number {
   return hexValue(text.charCodeAt(at + 1)) * 16 + hexValue(text.charCodeAt(at + 2));
 }
 
-/** Dash punctuation (`‐ ‑ ‒ – — －`): separators, as `-` is. */
-const DASH = /^\p{Pd}$/u;
+/** Punctuation of any script (dashes `‐ – —`, `•`, `·`, `、`): separators, as ASCII punctuation is. */
+const PUNCTUATION = /^\p{P}$/u;
 /** The least code point a UTF-8 sequence of 2, 3 and 4 bytes may write (less is overlong), by continuation bytes. */
 const UTF8_MIN = [0, 0x80, 0x800, 0x10000];
 /** The escapes of UTF-8 sequences read, by code point and width; `null` for those not read. Bounded like `cache`. */
@@ -212,9 +212,11 @@ const utf8Cache = new Map<number, Escape | null>();
  * The escapes of the UTF-8 sequence at `i` (`%C2%A0`, `%E2%80%8B`, `%EF%BC%94`; twice encoded, `%25C2%25A0`), whose
  * first byte, `lead`, has been read, when it is well formed (no overlong form, no surrogate) and stands for what the
  * scan reads as a separator or a digit in decoded text: white space (a no-break, thin or ideographic space), an
- * invisible character (a zero-width space, a soft hyphen, a combining mark), a dash, or a digit of any script
- * (full-width `４`, `٤`, circled `④`). Letters, symbols and other punctuation (`%C3%A9`, an emoji, CJK text) are left
- * as they are written, so ordinary encoded text is read as before. At most 20 characters are looked at: linear.
+ * invisible character (a zero-width space, a soft hyphen, a combining mark), punctuation (a dash, a bullet, a middle
+ * dot), or a digit of any script (full-width `４`, `٤`, circled `④`). Letters and symbols (`%C3%A9`, CJK text, an
+ * emoji, `€`) are left as they are written: the words of ordinary encoded text are read as before (decoded,
+ * `é4242424242424242` is one word with a letter, and its digits a card number; escaped, a hex word). At most 20
+ * characters are looked at: linear. See docs/decisions/helper.md#helper-pan-guard.
  */
 function utf8At(text: string, i: number, lead: number, twice: boolean): Escape | undefined {
   if (lead < 0xc2 || lead > 0xf4) return undefined;
@@ -237,7 +239,7 @@ function utf8At(text: string, i: number, lead: number, twice: boolean): Escape |
     cls.kind === Kind.Digit ||
     cls.kind === Kind.Space ||
     cls.kind === Kind.Skip ||
-    (cls.kind === Kind.Other && DASH.test(stands));
+    (cls.kind === Kind.Other && PUNCTUATION.test(stands));
   // Never numeric: a literal `%` before its text makes a hex word (`%C2…`, `%25C2…`), never a card number's digits.
   const out = read ? { kind: cls.kind, digits: cls.digits, width, stands, numeric: false } : null;
   if (utf8Cache.size < CACHE_MAX) utf8Cache.set(key, out);
@@ -550,7 +552,9 @@ function* hitsIn(text: string, groups: readonly Group[], literal = false): Gener
 /**
  * Whether `text` is ASCII with fewer than 13 digits, the fewest a card number has: then it holds none, and the scan
  * is skipped (most ids, paths and log fields). Outside ASCII one character may stand for two digits, so even a
- * short text is scanned: `㊷㊷㊷㊷㊷㊷㊷㊷` is 4242 4242 4242 4242 in eight characters.
+ * short text is scanned: `㊷㊷㊷㊷㊷㊷㊷㊷` is 4242 4242 4242 4242 in eight characters. Percent-encoded, each such
+ * character's escapes hold at least as many ASCII digits as the digits it stands for (checked over every code point:
+ * the fewest is `%DB%B0` for `۰`, and `%E3%8A%B7` for `㊷`), so an escaped card number never has fewer than 13.
  */
 function tooFewDigits(text: string): boolean {
   let digits = 0;

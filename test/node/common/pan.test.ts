@@ -148,6 +148,8 @@ const OBFUSCATIONS: [string, string][] = [
   ['percent-encoded narrow no-break spaces', 'card%3A%E2%80%AF4242%E2%80%AF4242%E2%80%AF4242%E2%80%AF4242'],
   ['percent-encoded soft hyphens', '4242%C2%AD4242%C2%AD4242%C2%AD4242'],
   ['percent-encoded en dashes', '4242%E2%80%934242%E2%80%934242%E2%80%934242'],
+  ['percent-encoded bullets', '4242%E2%80%A24242%E2%80%A24242%E2%80%A24242'],
+  ['percent-encoded full-width hyphens and middle dots', '4242%EF%BC%8D4242%C2%B74242%EF%BC%8D4242'],
   ['percent-encoded full-width digits', encodeURIComponent('４２４２４２４２４２４２４２４２')],
   [
     'percent-encoded full-width digits and spaces',
