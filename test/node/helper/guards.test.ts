@@ -386,6 +386,50 @@ describe('helper basics over HTTP', () => {
     }
   });
 
+  it('refuses a card number whose groups percent-encoded UTF-8 parts, or whose digits it writes, in the URL and in a body', async () => {
+    // A shopper's copy of a formatted number (no-break, thin, ideographic or zero-width spaces, full-width digits),
+    // put in a query by a page. Decoded once, the URL still held the escapes when encoded twice (a return URL), and a
+    // JSON string holding a URL was never decoded: the escapes put digits between the groups, and all got through.
+    const logged = h.log.lines.length;
+    for (const query of [
+      '?q=4242%C2%A04242%C2%A04242%C2%A04242',
+      '?next=pan%3D4242%25C2%25A04242%25C2%25A04242%25C2%25A04242',
+      '?next=pan%3D5555%25E2%2580%25895555%25E2%2580%25895555%25E2%2580%25894444',
+      '?next=pan%3D4242%25E3%2580%25804242%25E3%2580%25804242%25E3%2580%25804242',
+      `?next=${encodeURIComponent(encodeURIComponent('４２４２ ４２４２ ４２４２ ４２４２'))}`,
+    ]) {
+      const r = await call(`${h.url}/config${query}`);
+      assert.equal(r.status, 400, query);
+      assert.equal(r.json.code, 'TESSERA_CARD_DATA_REFUSED', query);
+      assert.equal(r.json.field, 'query', query);
+    }
+    for (const [field, value] of [
+      ['returnUrl', 'https://shop.example/pay?card=4242%C2%A04242%C2%A04242%C2%A04242'],
+      ['note', '5555%E2%80%8B5555%E2%80%8B5555%E2%80%8B4444'],
+      ['memo', 'q=%EF%BC%94%EF%BC%92%EF%BC%94%EF%BC%92%E3%80%804242%E3%80%804242%E3%80%804242'],
+      ['form', 'pan=4242%25C2%25A04242%25C2%25A04242%25C2%25A04242'],
+    ]) {
+      const r = await call(`${h.url}/charges`, {
+        body: { cardToken: 'card_tok_abcdefgh', orderReference: 'o-1', [field!]: value },
+      });
+      assert.equal(r.status, 400, `${field}: ${r.text}`);
+      assert.equal(r.json.code, 'TESSERA_CARD_DATA_REFUSED', field);
+      assert.equal(r.json.field, field);
+    }
+    const lines = JSON.stringify(h.log.lines.slice(logged));
+    assert.ok(lines.includes('TESSERA_CARD_DATA_REFUSED'), lines);
+    assert.ok(!/(4242|5555|4444|%EF%BC%94)/i.test(lines), lines);
+    // Ordinary encoded text passes: names, emoji, CJK text, an order id after a letter that is no separator.
+    for (const query of [
+      `?name=${encodeURIComponent('Renée Müller')}&order=4242424242424241`,
+      `?q=${encodeURIComponent('café ☕ 😀 你好')}`,
+      `?next=${encodeURIComponent(`/thanks?name=${encodeURIComponent('Zoë')}&ref=o-12345`)}`,
+    ]) {
+      const r = await call(`${h.url}/config${query}`);
+      assert.equal(r.status, 200, `${query}: ${r.text}`);
+    }
+  });
+
   /** POST /charges with `raw` as its JSON body, as written (duplicate keys and escapes kept). */
   const charge = (raw: string) => call(`${h.url}/charges`, { raw, headers: { 'content-type': 'application/json' } });
 
@@ -1445,6 +1489,29 @@ describe('redactingLogger', () => {
     assert.equal(line!.form, 'pan=[redacted-card]');
     assert.equal(line!.referer, 'https://shop.example/pay?card=[redacted-card]');
     assert.equal(line!.phone, '+44 20 7946 0958');
+    assert.equal(line!.msg, 'GET /pay?card=[redacted-card] failed');
+  });
+
+  it('masks a card number a logged URL or form holds with its groups parted by percent-encoded UTF-8, or its digits so written', () => {
+    const { logger, log } = captureLogger();
+    // Each was written as it was: the escapes' hex digits between the groups.
+    redactingLogger(logger, []).info(
+      {
+        url: '/pay?card=4242%C2%A04242%C2%A04242%C2%A04242&exp=12',
+        form: 'pan=5555%E3%80%805555%E3%80%805555%E3%80%804444',
+        referer:
+          'https://shop.example/pay?return=%2Fpay%3Fcard%3D4242%25E2%2580%25894242%25E2%2580%25894242%25E2%2580%25894242',
+        digits: `n=${encodeURIComponent('４２４２４２４２４２４２４２４２')}`,
+        name: `name=${encodeURIComponent('Renée 😀 你好')}&order=4242424242424241`,
+      },
+      'GET /pay?card=4242%E2%80%8B4242%E2%80%8B4242%E2%80%8B4242 failed',
+    );
+    const [line] = log.lines;
+    assert.equal(line!.url, '/pay?card=[redacted-card]&exp=12');
+    assert.equal(line!.form, 'pan=[redacted-card]');
+    assert.equal(line!.referer, 'https://shop.example/pay?return=%2Fpay%3Fcard%3D[redacted-card]');
+    assert.equal(line!.digits, 'n=[redacted-card]');
+    assert.equal(line!.name, `name=${encodeURIComponent('Renée 😀 你好')}&order=4242424242424241`);
     assert.equal(line!.msg, 'GET /pay?card=[redacted-card] failed');
   });
 
