@@ -253,6 +253,30 @@ export function templateWhitespace(): Plugin {
   };
 }
 
+/**
+ * Property names private to this bundle, mangled by the minifier like Lit's `_$` ones
+ * (docs/decisions/widget.md#widget-bundle-size): the brand table's fields (shared/card/brands.ts), the card
+ * formatter's and checker's results (shared/card/format.ts, validate.ts) and lit-html's template internals. The
+ * minifier renames every property of that name, whoever owns it, so a name here must never be one a page, a locale
+ * file or the browser reads: not in an event detail or `Strings`, not a DOM or built-in member
+ * (test/node/widget/mangled-names.test.ts checks these against TypeScript's declarations of both).
+ */
+export const MANGLED_PROPERTIES = [
+  'patterns',
+  'lengths',
+  'gaps',
+  'cvvLength',
+  'luhn',
+  'digits',
+  'caret',
+  'problem',
+  'strings',
+  'parts',
+  'ctor',
+  'renderBefore',
+  'creationScope',
+] as const;
+
 // Library mode: one minified ES module for <script type="module">, Lit bundled in.
 export default defineConfig({
   build: {
@@ -269,8 +293,14 @@ export default defineConfig({
       // Lit's cross-version internals (`_$AH`, `_$litType$`, …) keep their names in Lit's own build so that templates
       // and parts of two Lit copies can meet; in this bundle Lit is private (nothing outside renders with it or hands it
       // a template), so they are mangled like any other name (docs/decisions/widget.md#widget-bundle-size).
+      // So are the bundle's own private property names (MANGLED_PROPERTIES above).
       output: {
-        minify: { compress: true, mangle: true, codegen: true, mangleProps: { include: /^_\$/ } },
+        minify: {
+          compress: true,
+          mangle: true,
+          codegen: true,
+          mangleProps: { include: new RegExp(`^(?:_\\$|(?:${MANGLED_PROPERTIES.join('|')})$)`) },
+        },
         comments: { annotation: false, jsdoc: false, legal: false },
       },
       // `lit` re-exports LitElement, whose module only registers itself (version list, hydration
