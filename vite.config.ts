@@ -31,7 +31,8 @@ function subresourceIntegrity(): Plugin {
  * still throw; and three template features the widget's templates never use (bindings in comments, in the text of
  * raw-text elements such as `<textarea>`, and iterables in a child binding), nor its `svg` and `mathml` templates nor
  * property bindings (`.value=${…}`); and the attribute converter's `Number`, `Object` and `Array` types (the
- * element's properties are strings and booleans).
+ * element's properties are strings and booleans); directives (none is imported), the `useDefault` property option and
+ * the `wrapped` handling of a property declared over an accessor (an `accessor` field).
  * Each edit must apply: a Lit update that changes the text fails the build rather than silently growing it.
  */
 function litTrim(): Plugin {
@@ -66,6 +67,12 @@ function litTrim(): Plugin {
         '',
       ],
       [/,B:(\w+),F:/, ',F:'],
+      // Directives (`lit/directives/*`, `lit/directive.js`): resolveDirective becomes the identity, which is what it is
+      // for any other value (templateWhitespace fails the build on a directive module imported by a widget source).
+      [
+        /function (\w+)\(\w+,(\w+),\w+=\w+,\w+\)\{if\(\2===\w+\)return \2;.*?\._\$litDirective\$;.*?\1\(\w+,\w+\._\$AS\(\w+,\2\.values\),\w+,\w+\)\),\2\}/,
+        'const $1=(t,i)=>i;',
+      ],
     ],
     '@lit/reactive-element/reactive-element.js': [
       [/,(\w+)=(\w+)\.reactiveElementPolyfillSupport,/, ','],
@@ -73,6 +80,24 @@ function litTrim(): Plugin {
       // and booleans (templateWhitespace fails the build on another `type:` in a widget source).
       [/;break;case Object:case Array:\w+=null==\w+\?\w+:JSON\.stringify\(\w+\)/, ''],
       [/;break;case Number:.*?catch\(\w+\)\{\w+=null\}/, ''],
+      // The `useDefault` property option and the `wrapped` flag of a property declared over an accessor (Lit's
+      // `accessor` fields with decorators): the element's properties use neither (templateWhitespace fails the build on
+      // `useDefault` or an `accessor` field in a widget source), so the default-values map and its checks never ran.
+      [/useDefault:!1,/, ''],
+      [/,this\.prototype\.hasOwnProperty\(\w+\)&&\(\(\w+=Object\.create\(\w+\)\)\.wrapped=!0\)/, ''],
+      [/(this\[(\w+)\]=(\w+))\?\?this\._\$Ej\?\.get\(\2\)\?\?\3/, '$1'],
+      [
+        /\|\|(\w+)\.useDefault&&\1\.reflect&&\w+===this\._\$Ej\?\.get\(\w+\)&&!this\.hasAttribute\(\w+\._\$Eu\(\w+,\1\)\)/,
+        '',
+      ],
+      [
+        /\{useDefault:(\w+),reflect:(\w+),wrapped:\w+\},\w+\)\{\1&&!\(this\._\$Ej\?\?=new Map\)\.has\((\w+)\)&&\(this\._\$Ej\.set\(\3,\w+\?\?\w+\?\?this\[\3\]\),!0!==\w+\|\|void 0!==\w+\)\|\|\((this\._\$AL\.has\(\3\)\|\|\(this\.hasUpdated\|\|)\1\|\|/,
+        '{reflect:$2}){($4',
+      ],
+      [
+        /const (\w+)=this\.constructor\.elementProperties;if\(\1\.size>0\)for\(const\[(\w+),(\w+)\]of \1\)\{const\{wrapped:\w+\}=\3,(\w+)=this\[\2\];.*?this\.\w+\(\2,void 0,\3,\4\)\}/,
+        '',
+      ],
       [/,\w+\?\.\(\{ReactiveElement:\w+\}\),\(\w+\.reactiveElementVersions\?\?=\[\]\)\.push\("[\d.]+"\)/, ''],
       [/Symbol\.metadata\?\?=Symbol\("metadata"\),\w+\.litPropertyMetadata\?\?=new WeakMap;/, ''],
       [
@@ -246,12 +271,42 @@ export function templateWhitespace(): Plugin {
       // attribute's text as it is.
       const type = /[/\\]widget[/\\].*\.ts$/.test(id) && /\btype\s*:\s*(?:Number|Object|Array)\b/.exec(code);
       if (type) throw new Error(`tessera-template-whitespace: ${type[0]} property in ${id} (see litTrim)`);
+      // litTrim removed directives (resolveDirective is the identity), the `useDefault` property option and the
+      // handling of `accessor` fields: none of them would work.
+      const trimmed =
+        /[/\\]widget[/\\].*\.ts$/.test(id) &&
+        /['"](?:lit|lit-html)\/(?:async-)?directives?\b|\buseDefault\b|\baccessor\s+#?\w+\s*[=;:!?]/.exec(code);
+      if (trimmed) throw new Error(`tessera-template-whitespace: ${trimmed[0]} in ${id} (see litTrim)`);
       return /[/\\]widget[/\\].*\.ts$/.test(id) && /\b(html|svg|css)`/.test(code)
         ? { code: minifyTemplates(code), map: null }
         : null;
     },
   };
 }
+
+/**
+ * Property names private to this bundle, mangled by the minifier like Lit's `_$` ones
+ * (docs/decisions/widget.md#widget-bundle-size): the brand table's fields (shared/card/brands.ts), the card
+ * formatter's and checker's results (shared/card/format.ts, validate.ts) and lit-html's template internals. The
+ * minifier renames every property of that name, whoever owns it, so a name here must never be one a page, a locale
+ * file or the browser reads: not in an event detail or `Strings`, not a DOM or built-in member
+ * (test/node/widget/mangled-names.test.ts checks these against TypeScript's declarations of both).
+ */
+export const MANGLED_PROPERTIES = [
+  'patterns',
+  'lengths',
+  'gaps',
+  'cvvLength',
+  'luhn',
+  'digits',
+  'caret',
+  'problem',
+  'strings',
+  'parts',
+  'ctor',
+  'renderBefore',
+  'creationScope',
+] as const;
 
 // Library mode: one minified ES module for <script type="module">, Lit bundled in.
 export default defineConfig({
@@ -269,8 +324,14 @@ export default defineConfig({
       // Lit's cross-version internals (`_$AH`, `_$litType$`, …) keep their names in Lit's own build so that templates
       // and parts of two Lit copies can meet; in this bundle Lit is private (nothing outside renders with it or hands it
       // a template), so they are mangled like any other name (docs/decisions/widget.md#widget-bundle-size).
+      // So are the bundle's own private property names (MANGLED_PROPERTIES above).
       output: {
-        minify: { compress: true, mangle: true, codegen: true, mangleProps: { include: /^_\$/ } },
+        minify: {
+          compress: true,
+          mangle: true,
+          codegen: true,
+          mangleProps: { include: new RegExp(`^(?:_\\$|(?:${MANGLED_PROPERTIES.join('|')})$)`) },
+        },
         comments: { annotation: false, jsdoc: false, legal: false },
       },
       // `lit` re-exports LitElement, whose module only registers itself (version list, hydration

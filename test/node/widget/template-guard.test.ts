@@ -1,7 +1,8 @@
 /**
  * The build's template step (vite.config.ts, templateWhitespace) fails the build on what litTrim cut out of lit-html:
- * property bindings, `svg`/`mathml` templates and the directives that make them, and (from reactive-element) the
- * attribute converter's `Number`, `Object` and `Array` property types. Each case below is written the way
+ * property bindings, `svg`/`mathml` templates, directives (added 2026-11-27), and from reactive-element the attribute
+ * converter's `Number`, `Object` and `Array` property types, the `useDefault` property option and `accessor` fields
+ * (added 2026-11-27). Each case below is written the way
  * lit-html itself would take it; before, the guard matched only `.name=${…}` and `svg\`…\`` exactly, so a property
  * binding with a space around its `=` or text before it in the value was built as an attribute binding, silently.
  */
@@ -36,6 +37,13 @@ describe('the build fails on a template feature litTrim removed', () => {
     ['a Number property', 'static properties = { amount: { type: Number } };'],
     ['an Array property over lines', 'static properties = {\n  brands: {\n    type:\n      Array,\n  },\n};'],
     ['an Object property', 'static properties = { options: { type : Object } };'],
+    // Directives, the useDefault option and accessor fields (added 2026-11-27).
+    ['a directive', "import { classMap } from 'lit/directives/class-map.js';"],
+    ['a directive of its own', "import { Directive, directive } from 'lit/directive.js';"],
+    ['an async directive', "import { AsyncDirective } from 'lit-html/async-directive.js';"],
+    ['a useDefault property', 'static properties = { size: { reflect: true, useDefault: true } };'],
+    ['an accessor field', "@property() accessor brand = '';"],
+    ['a private accessor field', 'static accessor #open: boolean;'],
   ] as const) {
     it(what, () => {
       assert.throws(() => build(code), /tessera-template-whitespace/);
@@ -49,6 +57,7 @@ describe('the build fails on a template feature litTrim removed', () => {
       'Boolean and String properties',
       "static properties = { a: { type: Boolean }, b: { type: String }, c: { type: 'x' } };",
     ],
+    ['a comment about an accessor', '// The accessor for the form: a getter, not a reactive property.\nget form() {}'],
   ] as const) {
     it(`but not on ${what}`, () => {
       assert.doesNotThrow(() => build(code));
