@@ -6,7 +6,10 @@ import type { ResultOwner } from './outcome.js';
 // What the charge routes spend of a caller's limits before any charge (docs/decisions/helper.md#helper-rate-limits):
 // every payment request, and every valid charge request.
 
-/** The first middleware that counts a payment request (`requestsPerIp`), after the proxy check. */
+/**
+ * The middleware of both charge routes that checks the proxy and counts a payment request (`requestsPerIp`), before
+ * the body is read.
+ */
 export function requestBudget(ctx: HelperContext) {
   const { store, limits } = ctx;
   // Counted before the body is read and scanned: a flood of large bodies costs a store hit each, not a scan.

@@ -2,9 +2,10 @@ import { hash } from 'node:crypto';
 import type { Request } from 'express';
 import type { HelperContext } from '../context.js';
 import { ipKey } from '../rate-limit.js';
-import type { ResultOwner } from './outcome.js';
+import type { ChargeOutcome, ResultOwner } from './outcome.js';
 
-// Who sends a charge request, and who may read a token's stored answer (docs/decisions/helper.md#helper-charges).
+// Who sends a charge request, and who may read a token's stored answer: its owner (docs/decisions/helper.md#helper-charges)
+// under the same mount-path parameters (docs/decisions/helper.md#helper-mount-params).
 
 const sha256 = (text: string) => hash('sha256', text, 'hex');
 
@@ -36,4 +37,23 @@ export function mayRead(owner: ResultOwner | undefined, caller: ResultOwner): bo
   if (!owner) return true;
   if (owner.session) return owner.session === caller.session;
   return owner.ip === caller.ip;
+}
+
+/**
+ * Whether a token's stored answer was made under the caller's mount-path parameters: a token sent again under another
+ * shop's path (`/shops/beta/payments` for a charge of `/shops/alpha/payments`) is another order, refused like one, so
+ * that neither its page nor beta's `onCharge` learns alpha's charge as beta's (docs/decisions/helper.md#helper-mount-params).
+ * An answer stored before the parameters were kept is read under any.
+ */
+export function sameMount(
+  outcome: ChargeOutcome,
+  { params: caller, mount }: { readonly params: Readonly<Record<string, string>>; readonly mount?: string },
+): boolean {
+  const kept = outcome.params;
+  if (kept === undefined) return true;
+  // The parameters a record leaves out (a value over 256 characters, a wildcard's segments) count as well.
+  if (outcome.mount !== mount) return false;
+  const names = Object.keys(kept);
+  if (names.length !== Object.keys(caller).length) return false;
+  return names.every((name) => Object.hasOwn(caller, name) && caller[name] === kept[name]);
 }

@@ -33,6 +33,7 @@ export interface Declines {
   countOnce(resultKey: string, owner: ResultOwner): Promise<void>;
 }
 
+/** The decline limits of one helper, shared by its charges and its 3-D Secure returns. */
 export function declines(ctx: HelperContext): Declines {
   const { store, limits, log } = ctx;
 

@@ -7,13 +7,13 @@ import { consumeAll } from '../rate-limit.js';
 import { sendJson } from '../respond.js';
 import { parseBody } from '../validate.js';
 import { chargeBudgets, requestBudget } from './budgets.js';
-import { callerOf, mayRead } from './caller.js';
+import { callerOf, mayRead, sameMount } from './caller.js';
 import { tokenOutcomes } from './claim.js';
 import { declines } from './declines.js';
 import { deliverCharge } from './on-charge.js';
 import { answerBody } from './outcome.js';
 import { providerCharge } from './provider-charge.js';
-import { mountBinding, mountRecord, resultKey, sameMount, threeDsKey, tokenDigest } from './records.js';
+import { mountBinding, mountRecord, resultKey, threeDsKey, tokenDigest } from './records.js';
 import { chargeBodySchema } from './schema.js';
 import { returnPages, threeDsReturn } from './three-ds-return.js';
 import { threeDsSettlement } from './three-ds-settle.js';
@@ -25,12 +25,12 @@ import { threeDsSettlement } from './three-ds-settle.js';
 export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: Router = Router()): Router {
   const { store, limits } = ctx;
   const exposeCodes = ctx.options.exposeDeclineCodes === true;
-  const counted = declines(ctx);
-  const threeDs = threeDsSettlement(ctx, legacy, counted);
+  const declineLimits = declines(ctx);
+  const threeDs = threeDsSettlement(ctx, legacy, declineLimits);
   // One per helper instance: the requests of this process that charge one token at once share its outcome.
   const tokenOutcome = tokenOutcomes(ctx, {
     refreshed: threeDs.refreshed,
-    charge: providerCharge(ctx, legacy, counted),
+    charge: providerCharge(ctx, legacy, declineLimits),
   });
   const budget = requestBudget(ctx);
 

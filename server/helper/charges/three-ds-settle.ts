@@ -16,6 +16,7 @@ export interface ThreeDsSettlement {
   refreshed(outcome: ChargeOutcome, t: TokenRequest): Promise<ChargeOutcome>;
 }
 
+/** One per helper: the 3-D Secure return and `POST /charges` settle through the same one. */
 export function threeDsSettlement(ctx: HelperContext, legacy: LegacyClient, declines: Declines): ThreeDsSettlement {
   const { store } = ctx;
 

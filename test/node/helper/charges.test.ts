@@ -264,6 +264,55 @@ describe('POST /charges against the sandbox', () => {
     assert.equal((await sandboxCharges(sb)).length, 1);
   });
 
+  it('answers a request that joins a charge in flight by its own session and order: 409 for another one, no charge of its own', async () => {
+    ORDERS['order-2'] = { amount: 2500, currency: 'EUR' };
+    for (const second of [
+      { session: 'shopper-b', orderReference: 'order-1' },
+      { session: 'shopper-a', orderReference: 'order-2' },
+    ]) {
+      // The charge's `resolveCharge` waits until both requests have been read (the session is read right before a
+      // request asks for the token's outcome, with no await between when no charge budget is on): the later one
+      // joins the earlier one's charge in this process, whichever arrives first.
+      let read = 0;
+      let bothRead!: () => void;
+      const both = new Promise<void>((resolve) => {
+        bothRead = resolve;
+      });
+      const events: { orderReference: string }[] = [];
+      const target = await helper({
+        rateLimits: NO_RATE_LIMITS,
+        sessionId: (req) => {
+          if (++read === 2) bothRead();
+          return req.get('x-session') ?? undefined;
+        },
+        resolveCharge: async (_req, { orderReference }) => {
+          await both;
+          return ORDERS[orderReference];
+        },
+        onCharge: (e) => void events.push(e),
+      });
+      const token = await cardToken(sb);
+      const first = { cardToken: token, orderReference: 'order-1', email: 'a@shop.example' };
+      const [a, b] = await Promise.all([
+        pay(target, first, { 'x-session': 'shopper-a' }),
+        pay(target, { ...first, orderReference: second.orderReference }, { 'x-session': second.session }),
+      ]);
+      const answers = [a, b].sort((x, y) => x.status - y.status);
+      assert.deepEqual(
+        answers.map((r) => r.status),
+        [201, 409],
+        `${a.text} ${b.text}`,
+      );
+      const [paid, refused] = answers as [Answer, Answer];
+      assert.equal(refused.json.code, 'TESSERA_CARD_TOKEN_USED', refused.text);
+      assert.equal(refused.json.field, 'cardToken');
+      assert.ok(!refused.text.includes(String(paid.json.id)), refused.text);
+      assert.equal(events.length, 1);
+      assert.equal((await sandboxCharges(sb)).length, 1);
+      sb.context.reset();
+    }
+  });
+
   it('refuses the same token for another order with 409', async () => {
     const token = await cardToken(sb);
     assert.equal((await pay(h, { cardToken: token, orderReference: 'order-1', email: 'a@shop.example' })).status, 201);
