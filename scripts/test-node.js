@@ -1,33 +1,18 @@
 #!/usr/bin/env node
 // Runs Node test files (`*.test.ts`) under a folder, or named one by one, with node:test and tsx.
 // Node 20's `--test` does not expand globs or pick up .ts files, so we list them.
-// `--express=4` runs them on Express 4 (the `express4` dev alias; test/support/express-version.mjs); `--concurrency=N`
-// runs N files at once.
+// `--express=4` runs them on Express 4 (the `express4` dev alias; test/support/express-version.mjs).
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const args = process.argv.slice(2);
-const option = (/** @type {string} */ name) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-const express = option('express');
+const express = args.find((a) => a.startsWith('--express='))?.slice('--express='.length);
 if (express !== undefined && express !== '4' && express !== '5') {
   console.error(`--express must be 4 or 5, got ${JSON.stringify(express)}`);
   process.exit(2);
 }
-// How many test files run at once: $TEST_CONCURRENCY, else --concurrency (the Node layers' npm scripts pass 3: their
-// files wait on child processes, timers and the network for much of their time;
-// docs/decisions/tooling.md#node-test-concurrency), else 2 (the end-to-end files, which drive browsers).
-const concurrency = process.env.TEST_CONCURRENCY ?? option('concurrency') ?? '2';
-if (!/^[1-9]\d*$/.test(concurrency)) {
-  console.error(`TEST_CONCURRENCY or --concurrency must be a positive integer, got ${JSON.stringify(concurrency)}`);
-  process.exit(2);
-}
-const unknown = args.find((a) => a.startsWith('--') && !/^--(?:express|concurrency)=/.test(a));
-if (unknown) {
-  console.error(`unknown option ${unknown}; the options are --express=4|5 and --concurrency=N`);
-  process.exit(2);
-}
-const dirs = args.filter((a) => !a.startsWith('--'));
+const dirs = args.filter((a) => !a.startsWith('--express='));
 if (dirs.length === 0) {
   console.error('usage: node scripts/test-node.js <dir or file> [...]');
   process.exit(2);
@@ -43,6 +28,7 @@ if (files.length === 0) {
   console.error(`no *.test.ts files under ${dirs.join(', ')}`);
   process.exit(1);
 }
+const concurrency = process.env.TEST_CONCURRENCY ?? '2';
 const result = spawnSync(
   process.execPath,
   [
