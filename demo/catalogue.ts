@@ -21,6 +21,13 @@ export const CURRENCY = 'EUR';
 /** Orders from this total (minor units) ask the card's issuer for 3-D Secure (`chargeMode: 2`). */
 export const THREE_DS_FROM = 5000;
 
+/**
+ * How long the provider keeps a 3-D Secure challenge open before it declines the charge (the sandbox's
+ * docs/decisions/sandbox.md#legacy-3ds). Until then the charge holds the order's `trackId`, so no other card can pay
+ * the order (docs/decisions/demo.md#demo-capture).
+ */
+export const CHALLENGE_LAPSES_AFTER_MS = 15 * 60 * 1000;
+
 /** Hours after authorisation at which an ordinary order is captured (when the parcel ships). */
 export const CAPTURE_AFTER_HOURS = 24;
 

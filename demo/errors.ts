@@ -1,4 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
+import { maskUrlPans } from '../server/common/url-pans.js';
+import { HelperHttpError } from '../server/helper/index.js';
 import { html, layout } from './html.js';
 
 /** A refusal of the demo's own routes: a status, a stable code and the field at fault. */
@@ -21,8 +23,9 @@ export const invalid = (field: string, message: string) => new DemoError(400, 'D
 
 /**
  * The demo's error answer: JSON `{code, message, field}`, or a small page for a browser navigation (one that
- * asks for text/html). Express's own errors (a malformed body: 400, too large: 413) keep their status; anything
- * unexpected is a 500 without details (logged).
+ * asks for text/html). Express's own errors (a malformed body: 400, too large: 413) keep their status, as does a
+ * helper error a page route met (`helper.page()`: 503 `TESSERA_WIDGET_NOT_BUILT`); anything unexpected is a 500
+ * without details (logged, its path with any card number masked).
  */
 export function errorHandler(log: { error(obj: object, msg?: string): void }) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
@@ -34,6 +37,10 @@ export function errorHandler(log: { error(obj: object, msg?: string): void }) {
     if (err instanceof DemoError) {
       ({ status, code, message, field } = err);
       if (err.headers) res.set(err.headers);
+    } else if (err instanceof HelperHttpError) {
+      // From the helper's `page()` in a page route: a 503 naming the fix (`npm run build`) is no internal error.
+      ({ status, code, message, field } = err);
+      res.set(err.headers);
     } else if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
       status = e.status;
       // The router's own 400 for a path parameter that does not decode (`/checkout/%`) is about the path.
@@ -47,7 +54,8 @@ export function errorHandler(log: { error(obj: object, msg?: string): void }) {
             : 'The request body could not be read.';
       field = path ? 'path' : 'body';
     } else {
-      log.error({ event: 'demo.error', path: req.path, err }, 'demo route failed');
+      // The path as the request log writes it: a card number in it is masked in any spelling (`4242%204242…`).
+      log.error({ event: 'demo.error', path: maskUrlPans(req.originalUrl.split('?')[0]!), err }, 'demo route failed');
     }
     res.status(status);
     const page = (req.get('accept') ?? '').includes('text/html') && req.accepts(['html', 'json']) === 'html';

@@ -16,6 +16,8 @@ export function recordCharge(state: ShopState, now: () => number) {
     const order = state.order(charge.trackId ?? charge.orderReference);
     if (!order) return;
     if (!order.attempts.some((a) => a.id === charge.id)) order.attempts.push({ id: charge.id, atMs: now() });
+    // The challenge the shopper left open (if any) has ended: this is its outcome, or another card paid after it lapsed.
+    order.challengeStartedMs = undefined;
     if (charge.approved && !order.paidBy) order.paidBy = charge.id;
   };
 }

@@ -152,7 +152,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
     clientSecret: creds.clientSecret,
     accountsBaseUrl: sandbox.url,
     authBaseUrl: sandbox.url,
-    resolveCharge: resolveCharge(state, sessionOf),
+    resolveCharge: resolveCharge(state, sessionOf, now),
     // Orders are marked paid here, on the server, from the provider's answer (docs/helper.md "Fulfilling an order").
     onCharge: recordCharge(state, now),
     hostAuth: { issuer: HOST_ISSUER, audience: HOST_AUDIENCE, algorithms: [HOST_ALGORITHM], key: issuer.publicJwk },
@@ -236,15 +236,24 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
   app.use(sessions.middleware());
   app.use(helper.mountPath!, helper);
   const publicDir = join(packageRoot(), 'demo', 'public');
+  // The files and the icon carry the pages' security headers too (nosniff above all), with a policy that lets a file
+  // opened as a document (the SVG icon) run and load nothing; the pages get theirs below, with the nonce.
+  const fileHeaders = helmet({
+    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+  });
   // `redirect: false`: `/static` was a 301 to `/static/`, a folder it does not list (404).
-  app.use('/static', express.static(publicDir, { index: false, fallthrough: true, maxAge: '5m', redirect: false }));
+  app.use(
+    '/static',
+    fileHeaders,
+    express.static(publicDir, { index: false, fallthrough: true, maxAge: '5m', redirect: false }),
+  );
   // A file it serves, asked with another method, is 405 like the routes (express.static passes such a request on).
   const files = new Set(readdirSync(publicDir).map((name) => `/${name}`));
   app.use('/static', (req, res, next) => (files.has(req.path) ? onlyMethods('GET')(req, res, next) : next()));
   // Browsers ask every origin for /favicon.ico; a 404 there was a console error on every demo page.
   app
     .route('/favicon.ico')
-    .get((_req, res) => {
+    .get(fileHeaders, (_req, res) => {
       res.type('image/svg+xml').set('Cache-Control', 'public, max-age=86400').send(FAVICON);
     })
     .all(onlyMethods('GET'));
@@ -260,6 +269,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
   app.use(
     shopRoutes({
       state,
+      sessions,
       legacy,
       testCards,
       now,

@@ -14,12 +14,14 @@ export interface DemoSessionsOptions {
 }
 
 /**
- * The demo's sessions: every visitor gets an id the server issued, in `res.locals.session`; the platform
+ * The demo's sessions: a visitor who stores something gets an id the server issued, in `res.locals.session`; the platform
  * dashboard's signed-in user is kept here, on the server, by id. A real shop has its own session middleware
  * (express-session and a store); this is just enough for the demo, with the same rules
  * (docs/decisions/demo.md#demo-sessions):
  * - an id the server never issued is not adopted (session fixation): it carries a MAC under a key made at start,
- *   and a cookie without a valid one gets a fresh id, as a missing cookie does;
+ *   and a cookie without a valid one is no session, as a missing cookie is;
+ * - an id is issued only when something is stored under it ({@link DemoSessions.ensure}: the cart, a sign-in), never
+ *   on an answer that stores nothing, which a shared cache could keep and give to every visitor;
  * - signing in issues a new id ({@link DemoSessions.signIn}), so an id planted or seen before sign-in never
  *   names the signed-in session.
  */
@@ -51,7 +53,7 @@ export class DemoSessions {
   }
 
   #use(req: Request, res: Response, id: string): void {
-    // One cookie of ours per answer: a sign-in replaces the one the middleware set for a new visitor.
+    // One cookie of ours per answer: a sign-in replaces one that ensure() set earlier in the same request.
     const others = ([] as (string | number)[])
       .concat(res.getHeader('Set-Cookie') ?? [])
       .map(String)
@@ -61,24 +63,34 @@ export class DemoSessions {
     res.locals.session = id;
   }
 
-  /** The middleware: `res.locals.session` is the request's session id, issued now when it had none the server issued. */
+  /**
+   * The middleware: `res.locals.session` is the request's session id when its cookie carries one the server issued,
+   * else undefined. It sets no cookie: a request that stores nothing under a session (a page, a script, the widget
+   * bundle) gets none, so an answer a shared cache may keep (`Cache-Control: public`) never carries one visitor's id
+   * to the next, as express-session's `saveUninitialized: false` does. {@link DemoSessions.ensure} issues one.
+   */
   middleware() {
     return (req: Request, res: Response, next: NextFunction) => {
       const header = req.headers.cookie ?? '';
-      let id: string | undefined;
       for (const part of header.split(';')) {
         const [name, value] = part.trim().split('=', 2);
         if (name === SESSION_COOKIE && value && this.#issued(value)) {
-          id = value;
+          this.#ids.set(req, value);
+          res.locals.session = value;
           break;
         }
       }
-      if (id) {
-        this.#ids.set(req, id);
-        res.locals.session = id;
-      } else this.#use(req, res, this.#issue());
       next();
     };
+  }
+
+  /** The request's session id, issued now (with its cookie) when it has none: for a request that stores something. */
+  ensure(req: Request, res: Response): string {
+    const id = this.#ids.get(req);
+    if (id !== undefined) return id;
+    const fresh = this.#issue();
+    this.#use(req, res, fresh);
+    return fresh;
   }
 
   /** The session id of a request the middleware saw (the helper's `sessionId` option), or undefined. */

@@ -68,8 +68,16 @@ export function checkoutBody(
   order: Order,
   cards: readonly TestCardRow[],
   helper: { configUrl: string; chargesUrl: string },
+  challengeLeftMs?: number,
 ): Safe {
   const threeDs = order.total >= THREE_DS_FROM;
+  // A 3-D Secure challenge left open holds the order at the provider: no other card can pay it until it lapses.
+  // checkout.js puts "Continue to your bank" in the slot when this tab knows the bank's page.
+  const minutes = challengeLeftMs === undefined ? 0 : Math.ceil(challengeLeftMs / 60_000);
+  const held =
+    challengeLeftMs === undefined
+      ? ''
+      : html`Your bank is still checking this order’s payment. <span data-continue></span>If you do not confirm it there, you can pay with another card in ${String(minutes)} ${minutes === 1 ? 'minute' : 'minutes'}, when it lapses.`;
   return html`<h1>Checkout</h1>
 <div class="checkout">
 <section aria-labelledby="summary-title"><h2 id="summary-title">Order summary</h2>
@@ -77,13 +85,13 @@ ${lineTable(order.lines, order.total, `Order ${order.id}`)}
 ${threeDs ? html`<p>Your bank will ask you to confirm this payment (3-D Secure).</p>` : ''}
 </section>
 <section aria-labelledby="pay-title"><h2 id="pay-title">Payment</h2>
-<form id="pay" class="pay" novalidate data-order="${order.id}" data-charges-url="${helper.chargesUrl}" data-attempts="${String(order.attempts.length)}">
+<form id="pay" class="pay" novalidate data-order="${order.id}" data-charges-url="${helper.chargesUrl}" data-attempts="${String(order.attempts.length)}"${challengeLeftMs === undefined ? '' : html` data-challenge="open"`}>
 <label for="email">Email for the receipt</label>
 <input id="email" name="email" type="email" autocomplete="email" required value="shopper@example.com">
 <fieldset><legend>Card</legend>
 <tessera-card-form config-url="${helper.configUrl}" hide-name></tessera-card-form>
 </fieldset>
-<div id="pay-message" class="message" role="alert" aria-atomic="true"></div>
+<div id="pay-message" class="message" role="alert" aria-atomic="true"${challengeLeftMs === undefined ? '' : html` data-kind="info"`}>${held}</div>
 <button type="submit" class="primary" id="pay-button">Pay ${money(order.total)}</button>
 </form>
 <p class="fineprint">Card details go straight from this page to the payment provider; this shop only ever sees a single-use token.</p>

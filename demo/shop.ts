@@ -8,8 +8,9 @@ import { CAPTURE_AFTER_HOURS, PRODUCTS, THREE_DS_FROM } from './catalogue.js';
 import { DemoError, invalid } from './errors.js';
 import { layout, pageScript, Safe } from './html.js';
 import { onlyMethods } from './methods.js';
+import type { DemoSessions } from './session.js';
 import { checkoutBody, resultBody, shopBody, type TestCardRow } from './shop-pages.js';
-import { type Order, OrderRefused, type ShopState } from './state.js';
+import { challengeLeftMs, type Order, OrderRefused, type ShopState } from './state.js';
 
 const ORDER_ID = /^ord_[A-Za-z0-9]{16}$/;
 
@@ -23,6 +24,8 @@ const cartSchema = z.object({
 
 export interface ShopDeps {
   readonly state: ShopState;
+  /** The demo's sessions: a cart is the first thing a visitor stores, so adding to it issues the session. */
+  readonly sessions: DemoSessions;
   readonly legacy: LegacyClient;
   readonly testCards: () => Promise<readonly TestCardRow[]>;
   readonly now: () => number;
@@ -33,19 +36,29 @@ export interface ShopDeps {
 /**
  * The helper's `resolveCharge` for the shop: the order reference names an order of this session that is not
  * paid yet; amount and currency come from it, never from the page. Orders from {@link THREE_DS_FROM} ask for
- * 3-D Secure. The order id is the charge's `trackId`, so the provider refuses a second approved charge for it.
+ * 3-D Secure. The order id is the charge's `trackId`, so the provider refuses a second approved charge for it, and
+ * any other charge while a 3-D Secure challenge of it is open: the helper's 202 (a challenge started) is noted on the
+ * order, so the checkout can say so and when another card can be used (docs/decisions/demo.md#demo-capture).
  */
-export function resolveCharge(state: ShopState, sessionOf: (req: Request) => string | undefined) {
+export function resolveCharge(state: ShopState, sessionOf: (req: Request) => string | undefined, now: () => number) {
   return (req: Request, { orderReference }: { orderReference: string }): ChargeDetails | undefined => {
     const order = state.order(orderReference);
     if (!order || order.paidBy || order.session !== sessionOf(req)) return undefined;
+    const threeDSecure = order.total >= THREE_DS_FROM;
+    // The helper tells the shop only final outcomes (onCharge); a challenge it started is its answer's 202.
+    const res = req.res;
+    if (threeDSecure && res) {
+      res.once('finish', () => {
+        if (res.statusCode === 202) order.challengeStartedMs = now();
+      });
+    }
     return {
       amount: order.total,
       currency: order.currency,
       trackId: order.id,
       description: `Tessera demo shop order ${order.id}`,
       metadata: { order: order.id },
-      threeDSecure: order.total >= THREE_DS_FROM,
+      threeDSecure,
       // The capture policy: ordinary orders are captured when the parcel ships, a pre-order is only authorised
       // (it lapses after 7 days unless captured), so the sandbox console can show the clock do either.
       ...(order.preorder ? { autoCapture: false } : { autoCapture: true, autoCapTime: CAPTURE_AFTER_HOURS }),
@@ -89,7 +102,7 @@ export function shopRoutes(deps: ShopDeps): Router {
         const field = String(issue.path[0] ?? 'product');
         throw invalid(field, `${field} ${issue.message}`);
       }
-      deps.state.change(res.locals.session, parsed.data.product, parsed.data.action);
+      deps.state.change(deps.sessions.ensure(req, res), parsed.data.product, parsed.data.action);
       res.redirect(303, '/#cart');
     })
     .all(onlyMethods('POST'));
@@ -98,9 +111,11 @@ export function shopRoutes(deps: ShopDeps): Router {
     .route('/checkout')
     .post((_req, res) => {
       const { maxOpenPerSession, abandonedAfterMs } = deps.state.limits;
+      const session: string | undefined = res.locals.session;
       let order: Order | undefined;
       try {
-        order = deps.state.placeOrder(res.locals.session, deps.now());
+        // Without a session there is no cart to order.
+        order = session === undefined ? undefined : deps.state.placeOrder(session, deps.now());
       } catch (err) {
         if (!(err instanceof OrderRefused)) throw err;
         // The cart is kept: paying one of the open orders, or waiting, lets the shopper check out again.
@@ -133,7 +148,8 @@ export function shopRoutes(deps: ShopDeps): Router {
         return;
       }
       const helper = deps.helperPage(req, res);
-      page(res, 'Checkout', checkoutBody(order, await deps.testCards(), helper), { name: 'checkout.js', helper });
+      const body = checkoutBody(order, await deps.testCards(), helper, challengeLeftMs(order, deps.now()));
+      page(res, 'Checkout', body, { name: 'checkout.js', helper });
     })
     .all(onlyMethods('GET'));
 

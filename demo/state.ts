@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { CurrencyCode } from '../server/helper/index.js';
-import { CURRENCY, MAX_QUANTITY, type Product, product } from './catalogue.js';
+import { CHALLENGE_LAPSES_AFTER_MS, CURRENCY, MAX_QUANTITY, type Product, product } from './catalogue.js';
 
 /** One line of a cart or an order. */
 export interface Line {
@@ -28,6 +28,22 @@ export interface Order {
   readonly attempts: Attempt[];
   /** Set once a charge of this order was approved: it can no longer be paid. */
   paidBy?: string;
+  /**
+   * When the latest 3-D Secure challenge of this order started (sandbox clock), until an outcome is recorded: while it
+   * is open the provider refuses any other charge of the order (docs/decisions/demo.md#demo-capture).
+   */
+  challengeStartedMs?: number;
+}
+
+/**
+ * How long the order's 3-D Secure challenge stays open (ms), or undefined when none is: none started, an outcome was
+ * recorded since, it lapsed, or it started "later" than now (the console's reset set the clock back and the sandbox
+ * forgot it).
+ */
+export function challengeLeftMs(order: Order, nowMs: number): number | undefined {
+  if (order.challengeStartedMs === undefined || order.paidBy !== undefined) return undefined;
+  const age = nowMs - order.challengeStartedMs;
+  return age < 0 || age >= CHALLENGE_LAPSES_AFTER_MS ? undefined : CHALLENGE_LAPSES_AFTER_MS - age;
 }
 
 const MAX_SESSIONS = 10_000;
@@ -96,8 +112,9 @@ export class ShopState {
     return `${prefix}${randomBytes(12).toString('base64url').replace(/[-_]/g, '0')}`;
   }
 
-  cart(session: string): Line[] {
-    const cart = this.#carts.get(session);
+  /** The session's cart (empty for a visitor without a session). */
+  cart(session: string | undefined): Line[] {
+    const cart = session === undefined ? undefined : this.#carts.get(session);
     if (!cart) return [];
     return [...cart].map(([id, quantity]) => ({ product: product(id)!, quantity }));
   }
@@ -114,9 +131,14 @@ export class ShopState {
     else cart.set(productId, Math.min(MAX_QUANTITY, (cart.get(productId) ?? 0) + 1));
   }
 
-  /** An order that may be forgotten to make room: paid, or not paid long after it was placed. */
+  /**
+   * An order that may be forgotten to make room: paid, or not paid long after it was placed, or placed later than now
+   * by the clock: the console's reset set the sandbox clock back, and the sandbox forgot every card token and
+   * challenge started for it (else an order placed after the clock was moved on a year stayed open a year).
+   */
   #finished(order: Order, nowMs: number): boolean {
-    return order.paidBy !== undefined || nowMs - order.createdMs >= this.#limits.abandonedAfterMs;
+    const age = nowMs - order.createdMs;
+    return order.paidBy !== undefined || age < 0 || age >= this.#limits.abandonedAfterMs;
   }
 
   /**

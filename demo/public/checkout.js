@@ -13,6 +13,9 @@ const resultUrl = `/orders/${order}`;
 // How many final outcomes the shop has recorded for this order (its onCharge), as the server rendered the page.
 const attempts = Number(form.dataset.attempts ?? '0');
 const challengeKey = `tessera-demo:3ds:${order}`;
+// The server saw a 3-D Secure challenge of this order start and no outcome since, and it has not lapsed: the provider
+// refuses any other card until then, and the page (its #pay-message) says so and when.
+const challengeOpen = form.dataset.challenge === 'open';
 
 let busy = false;
 
@@ -62,6 +65,10 @@ function follow(res, answer) {
       askForAnotherCard();
       return false;
     case 'TESSERA_ORDER_ALREADY_CHARGED':
+      // A charge of this order holds it at the provider: approved (the checkout then sends the shopper to the
+      // result) or a 3-D Secure challenge still open (the checkout then says so, and when another card can be used).
+      location.reload();
+      return true;
     case 'TESSERA_UNKNOWN_ORDER':
       location.assign(resultUrl);
       return true;
@@ -105,27 +112,25 @@ function unfinishedChallenge() {
   }
 }
 
-// Back from the bank's page without confirming (the Back button, or the checkout again): offer that same
-// confirmation, or another card. `pageshow` also covers a page restored from the back-forward cache, which comes
-// back as it was left (button disabled, "Taking you to your bank…").
-window.addEventListener('pageshow', () => {
-  const url = unfinishedChallenge();
-  if (!url) {
-    sessionStorage.removeItem(challengeKey);
+// Back from the bank's page without confirming (the Back button, or the checkout again): the server's notice says the
+// bank's check is still open and when another card can be used; this tab offers that same confirmation when it
+// followed it. A page restored from the back-forward cache comes back as it was left (button disabled, "Taking you to
+// your bank…", no notice): it is asked for again.
+window.addEventListener('pageshow', (event) => {
+  if (event.persisted) {
+    location.reload();
     return;
   }
-  busy = false;
-  button.disabled = false;
+  const url = challengeOpen ? unfinishedChallenge() : undefined;
+  if (!url) {
+    if (!challengeOpen) sessionStorage.removeItem(challengeKey);
+    return;
+  }
   const link = document.createElement('a');
   link.href = url;
   link.className = 'button';
   link.textContent = 'Continue to your bank';
-  message.replaceChildren(
-    'Your bank is still waiting for you to confirm this payment. ',
-    link,
-    ' Or pay with another card.',
-  );
-  message.dataset.kind = 'info';
+  message.querySelector('[data-continue]')?.replaceChildren(link, ' ');
 });
 
 form.addEventListener('submit', async (event) => {
@@ -139,8 +144,8 @@ form.addEventListener('submit', async (event) => {
   }
   busy = true;
   button.disabled = true;
-  // A new payment replaces any challenge left unfinished.
-  sessionStorage.removeItem(challengeKey);
+  // A challenge left unfinished is kept: while it is open the provider refuses this payment (409), and the page then
+  // offers it again; a new challenge replaces it.
   show('Paying…', 'info');
   let leaving = false;
   try {

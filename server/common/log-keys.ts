@@ -1,7 +1,7 @@
 /**
  * The keys of a logged copy, for every cleaner that writes one (the helper's redactor, the provider clients',
  * the sandbox's request log): a key is text of the line, cleaned as any string is, and written as an own field
- * whatever its name (docs/decisions/helper.md#helper-logging).
+ * whatever its name (`setField`, server/common/own-field.ts; docs/decisions/helper.md#helper-logging).
  */
 
 /** The most keys a {@link keyCleaner} remembers as holding nothing to clean, each of at most 64 characters. */
@@ -28,15 +28,4 @@ export function keyCleaner(text: (value: string) => string): KeyCleaner {
   }) as KeyCleaner;
   clean.forget = () => plain.clear();
   return clean;
-}
-
-/**
- * Writes `value` as the own field `key` of `out`. `out[key] = value` with the key `__proto__` (an own field of what
- * `JSON.parse('{"__proto__": …}')` returns) sets the copy's prototype instead: the field was missing from the line
- * and its value became the copy's prototype. Any other key is assigned as before (one comparison).
- */
-export function setField(out: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__')
-    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
-  else out[key] = value;
 }

@@ -4,7 +4,7 @@
  * errors?, cause? }`, each string cleaned by the caller's rules (docs/decisions/helper.md#helper-logging).
  */
 
-import { setField } from './log-keys.js';
+import { setField } from './own-field.js';
 import { numberHoldsPan } from './pan.js';
 
 /** What is written for a value whose getters throw while it is read. */

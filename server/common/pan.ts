@@ -24,8 +24,10 @@ import { jsonStringAt, someJsonString } from './json-text.js';
  * by a log line or a JSON string: `+` after a digit (`4242+4242+4242+4242`, as `URLSearchParams` writes spaces), and
  * the escape of any ASCII space, punctuation or symbol (`%20`, `%2D`, `%2B`, `%3A`, `%2F`, `%22`…, either case, and
  * encoded twice: `%2520`), each read as the one character it stands for, where its digits would otherwise sit
- * between the groups or make a hex word of one (`card%3A4242…`) ({@link escapeAt}). A `%` right before digits that
- * read as an escape (`%224242`) may be literal (`%4000 0566 5566 5556`): such text is read both ways.
+ * between the groups or make a hex word of one (`card%3A4242…`) ({@link escapeAt}); so are the escapes of a UTF-8
+ * sequence that stands for white space, an invisible character, punctuation or a digit (`%C2%A0`, `%E2%80%8B`,
+ * `%E3%80%80`, `%E2%80%93`, `%EF%BC%94`, once or twice encoded), and only those ({@link utf8At}). A `%` right before
+ * digits that read as an escape (`%224242`) may be literal (`%4000 0566 5566 5556`): such text is read both ways.
  *
  * What keeps ordinary identifiers out:
  * - a word (letters and digits) made only of digits and hex letters (`a`–`f`) is a hex identifier (a UUID, an
@@ -190,6 +192,61 @@ function hexValue(c: number): number {
 }
 
 /**
+ * The byte the escape at `i` stands for (`%A0`, or `%25A0` when `twice`), or 256 or more when there is none there.
+ */
+function byteAt(text: string, i: number, twice: boolean): number {
+  if (text.charCodeAt(i) !== 37) return 256;
+  const at = twice ? i + 2 : i;
+  if (twice && (text.charCodeAt(i + 1) !== 50 || text.charCodeAt(i + 2) !== 53)) return 256;
+  return hexValue(text.charCodeAt(at + 1)) * 16 + hexValue(text.charCodeAt(at + 2));
+}
+
+/** Punctuation of any script (dashes `‐ – —`, `•`, `·`, `、`): separators, as ASCII punctuation is. */
+const PUNCTUATION = /^\p{P}$/u;
+/** The least code point a UTF-8 sequence of 2, 3 and 4 bytes may write (less is overlong), by continuation bytes. */
+const UTF8_MIN = [0, 0x80, 0x800, 0x10000];
+/** The escapes of UTF-8 sequences read, by code point and width; `null` for those not read. Bounded like `cache`. */
+const utf8Cache = new Map<number, Escape | null>();
+
+/**
+ * The escapes of the UTF-8 sequence at `i` (`%C2%A0`, `%E2%80%8B`, `%EF%BC%94`; twice encoded, `%25C2%25A0`), whose
+ * first byte, `lead`, has been read, when it is well formed (no overlong form, no surrogate) and stands for what the
+ * scan reads as a separator or a digit in decoded text: white space (a no-break, thin or ideographic space), an
+ * invisible character (a zero-width space, a soft hyphen, a combining mark), punctuation (a dash, a bullet, a middle
+ * dot), or a digit of any script (full-width `４`, `٤`, circled `④`). Letters and symbols (`%C3%A9`, CJK text, an
+ * emoji, `€`) are left as they are written: the words of ordinary encoded text are read as before (decoded,
+ * `é4242424242424242` is one word with a letter, and its digits a card number; escaped, a hex word). At most 20
+ * characters are looked at: linear. See docs/decisions/helper.md#helper-pan-guard.
+ */
+function utf8At(text: string, i: number, lead: number, twice: boolean): Escape | undefined {
+  if (lead < 0xc2 || lead > 0xf4) return undefined;
+  const more = lead >= 0xf0 ? 3 : lead >= 0xe0 ? 2 : 1;
+  const step = twice ? 5 : 3;
+  let cp = lead & (0x3f >> more);
+  for (let k = 1; k <= more; k++) {
+    const byte = byteAt(text, i + k * step, twice);
+    if (byte < 0x80 || byte > 0xbf) return undefined;
+    cp = (cp << 6) | (byte & 0x3f);
+  }
+  if (cp < UTF8_MIN[more]! || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff) return undefined;
+  const width = (more + 1) * step;
+  const key = cp * 32 + width;
+  const hit = utf8Cache.get(key);
+  if (hit !== undefined) return hit ?? undefined;
+  const cls = classify(cp);
+  const stands = String.fromCodePoint(cp);
+  const read =
+    cls.kind === Kind.Digit ||
+    cls.kind === Kind.Space ||
+    cls.kind === Kind.Skip ||
+    (cls.kind === Kind.Other && PUNCTUATION.test(stands));
+  // Never numeric: a literal `%` before its text makes a hex word (`%C2…`, `%25C2…`), never a card number's digits.
+  const out = read ? { kind: cls.kind, digits: cls.digits, width, stands, numeric: false } : null;
+  if (utf8Cache.size < CACHE_MAX) utf8Cache.set(key, out);
+  return out ?? undefined;
+}
+
+/**
  * Set by a scan that read a {@link Escape.numeric} escape right before a digit (`%224242…`): the text may also be read
  * with that `%` literal (`%4000 0566 5566 5556`), and is, by a second scan.
  */
@@ -201,15 +258,18 @@ let ambiguous = false;
  * form-encoded text is read as its decoded text is. In a URL or a form body written into a log line or a JSON string,
  * `4242%204242%204242%204242` is a card number, where the `20` of each escape put digits between its groups, and
  * `card%3A4242…`, `pan%3D4242…` made a hex word of the first group. With `literal`, a numeric escape right before a
- * digit is not read (the `%` is itself). Constant work per position: linear. Undefined for any other `%` (a letter or a digit
- * escaped, a byte of a UTF-8 sequence, a broken escape).
+ * digit is not read (the `%` is itself). The escapes of a UTF-8 sequence are read as one character when it is a
+ * separator or a digit ({@link utf8At}): `4242%C2%A04242…` (no-break spaces), `%EF%BC%94242…` (a full-width `４`).
+ * Constant work per position: linear. Undefined for any other `%` (a letter or an ASCII digit escaped, a UTF-8
+ * sequence of anything else, a broken escape).
  */
 function escapeAt(text: string, i: number, literal: boolean): Escape | undefined {
   const byte = hexValue(text.charCodeAt(i + 1)) * 16 + hexValue(text.charCodeAt(i + 2));
-  let found = byte < 128 ? ONCE[byte] : undefined;
+  let found = byte < 128 ? ONCE[byte] : utf8At(text, i, byte, false);
   if (byte === 0x25) {
     const inner = hexValue(text.charCodeAt(i + 3)) * 16 + hexValue(text.charCodeAt(i + 4));
     if (inner < 128 && TWICE[inner]) found = TWICE[inner];
+    else if (inner >= 128) found = utf8At(text, i, inner, true) ?? found;
   }
   if (!found?.numeric) return found;
   const next = text.charCodeAt(i + found.width);
@@ -492,7 +552,9 @@ function* hitsIn(text: string, groups: readonly Group[], literal = false): Gener
 /**
  * Whether `text` is ASCII with fewer than 13 digits, the fewest a card number has: then it holds none, and the scan
  * is skipped (most ids, paths and log fields). Outside ASCII one character may stand for two digits, so even a
- * short text is scanned: `㊷㊷㊷㊷㊷㊷㊷㊷` is 4242 4242 4242 4242 in eight characters.
+ * short text is scanned: `㊷㊷㊷㊷㊷㊷㊷㊷` is 4242 4242 4242 4242 in eight characters. Percent-encoded, each such
+ * character's escapes hold at least as many ASCII digits as the digits it stands for (checked over every code point:
+ * the fewest is `%DB%B0` for `۰`, and `%E3%8A%B7` for `㊷`), so an escaped card number never has fewer than 13.
  */
 function tooFewDigits(text: string): boolean {
   let digits = 0;
@@ -607,15 +669,33 @@ export const MAX_DEPTH = 32;
 
 /**
  * Text that is nothing but digits and separators (`"4242 4242"`, `"4242+4242"`, `"4242%204242"`, at most 40 of them):
- * a fragment a card number may be split into. The separators' escapes count too, once or twice encoded (`%20`, `%2D`,
- * `%2B`, `%2C`, `%2E`, `%2F`, `%09`, `%0A`, `%0D`, `%3A`, `%5F`, `%7C`; `%2520`). One character class or an escape that
- * starts with `%`, which the class does not hold, under one quantifier: each position matches one way only (after
- * `%2`, a `5` can only start `25`), so it is linear.
+ * a fragment a card number may be split into. An escape counts as the character it stands for ({@link escapeAt}):
+ * the ASCII separators' escapes, once or twice encoded (`%20`, `%2D`, `%2B`, `%2C`, `%2E`, `%2F`, `%09`, `%0A`, `%0D`,
+ * `%3A`, `%5F`, `%7C`; `%2520`), and those of UTF-8 white space, invisible characters, dashes and digits that the
+ * class holds (`%C2%A0`, `%E2%80%8B`, `%EF%BC%94`). One pass, at most 40 characters read: linear.
  */
-const FRAGMENT = /^(?:[\p{Nd}\s\p{Pd}._,:|/+\p{Cf}]|%(?:25)?(?:2[0BbCcDdEeFf]|0[9AaDd]|3[Aa]|5[Ff]|7[Cc])){1,40}$/u;
+const FRAGMENT_CHAR = /^[\p{Nd}\s\p{Pd}._,:|/+\p{Cf}]$/u;
+
+function isFragment(text: string): boolean {
+  let n = 0;
+  for (let i = 0; i < text.length; n++) {
+    if (n === 40) return false;
+    const cp = text.codePointAt(i)!;
+    const escaped = cp === 37 ? escapeAt(text, i, false) : undefined;
+    if (escaped) {
+      if (escaped.kind !== Kind.Space && !FRAGMENT_CHAR.test(escaped.stands)) return false;
+      i += escaped.width;
+    } else {
+      const width = cp > 0xffff ? 2 : 1;
+      if (!FRAGMENT_CHAR.test(text.slice(i, i + width))) return false;
+      i += width;
+    }
+  }
+  return n > 0;
+}
 
 function fragmentGroups(text: string): Group[] | undefined {
-  if (!FRAGMENT.test(text)) return undefined;
+  if (!isFragment(text)) return undefined;
   const groups = groupsOf(text);
   return groups.length > 0 ? groups : undefined;
 }

@@ -1,4 +1,4 @@
-import { isAnyArrayBuffer } from 'node:util/types';
+import { isAnyArrayBuffer, isPromise } from 'node:util/types';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import {
   type BodyReadError,
@@ -131,13 +131,67 @@ function setBody(req: Request, value: unknown, required = true): void {
  * What another parser left in `req.body`. A getter that throws (a bridge that parses on first read, and throws on
  * bytes it cannot parse) means the body cannot be read: 400 naming `body`, as for a body the helper cannot read
  * itself, since the bytes are the sender's; the merchant's log gets what was thrown (docs/decisions/helper.md#helper-body).
+ * So does a Promise (or any thenable: a bridge that parses asynchronously): the helper reads bodies synchronously, and
+ * as an object with no fields it was answered "cardToken is required", a field the sender had sent. A rejected one
+ * is handled here, so it is no unhandled rejection.
  */
 function parsedBody(req: Request, log: HelperLogger): unknown {
+  let body: unknown;
   try {
-    return req.body;
+    body = req.body;
   } catch (err) {
-    log.warn({ event: 'tessera.body.unreadable', cause: err }, 'req.body threw when read: answered 400');
-    throw new HelperHttpError(400, 'TESSERA_BODY_UNREADABLE', 'the body could not be read', { field: 'body' });
+    log.warn(
+      { event: 'tessera.body.unreadable', reason: 'threw', cause: err },
+      'req.body threw when read: answered 400',
+    );
+    throw unreadable();
+  }
+  const then = thenOf(body);
+  if (then !== undefined) {
+    ignoreSettlement(body, then);
+    log.warn(
+      { event: 'tessera.body.unreadable', reason: 'promise' },
+      'req.body is a Promise: a bridge that parses bodies asynchronously must resolve it before the helper; answered 400',
+    );
+    throw unreadable();
+  }
+  return body;
+}
+
+const unreadable = () =>
+  new HelperHttpError(400, 'TESSERA_BODY_UNREADABLE', 'the body could not be read', { field: 'body' });
+
+const ignore = () => {};
+
+/**
+ * The `then` of a Promise (of any realm: Promise.prototype's own, never an own `then` put on it) or of another thenable
+ * (an object or function with a `then` method, read once), `null` when reading `then` threw, or `undefined` for a
+ * value that is neither.
+ */
+function thenOf(value: unknown): ((this: unknown, ...args: unknown[]) => unknown) | null | undefined {
+  if (isPromise(value)) return Promise.prototype.then as (this: unknown, ...args: unknown[]) => unknown;
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return undefined;
+  try {
+    const then = (value as { then?: unknown }).then;
+    return typeof then === 'function' ? (then as (this: unknown, ...args: unknown[]) => unknown) : undefined;
+  } catch {
+    // A `then` that throws when read (a proxy, a getter): no body to read either way.
+    return null;
+  }
+}
+
+/**
+ * Subscribes to a body that will settle later, as `await` would, without waiting for it: a rejection (the bridge
+ * failed to parse bytes the sender chose) is then handled, never an unhandled rejection that stops the process under
+ * Node's default `--unhandled-rejections=throw`. A Promise of another realm and a thenable over the bridge's own
+ * Promise are handled so too; a `then` that throws is ignored, and one that never settles holds nothing of the request.
+ */
+function ignoreSettlement(body: unknown, then: ((this: unknown, ...args: unknown[]) => unknown) | null): void {
+  if (!then) return;
+  try {
+    then.call(body, ignore, ignore);
+  } catch {
+    // A hostile `then`, or a Promise whose `constructor` throws: nothing to handle.
   }
 }
 

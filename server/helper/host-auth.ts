@@ -443,17 +443,24 @@ export function createHostVerifier(options: HostAuthOptions, now: () => number) 
       });
     }
     const { iss, sub, entities = [], instruments = [] } = payload;
-    // jose has matched `iss` against `hostAuth.issuer` (a string); checked again so the type says so.
+    // jose has matched `iss` against `hostAuth.issuer` (a string); checked again so the type says so. An empty `sub`
+    // names no user (jose takes it as present), and every such token would share one per-user budget.
     if (typeof iss !== 'string' || typeof sub !== 'string' || !stringList(entities) || !stringList(instruments)) {
-      throw new HelperHttpError(
-        401,
-        'TESSERA_HOST_AUTH_INVALID',
+      throw invalidClaims(
         'the host token needs `sub` (string) and optional `entities`/`instruments` (arrays of strings)',
-        { field: 'authorization', headers: { 'WWW-Authenticate': 'Bearer realm="tessera", error="invalid_token"' } },
       );
     }
+    if (sub === '') throw invalidClaims("the host token's sub claim is empty");
     return { iss, sub, entities, instruments };
   };
+}
+
+/** 401 for a verified token whose claims the helper cannot use. */
+function invalidClaims(message: string): HelperHttpError {
+  return new HelperHttpError(401, 'TESSERA_HOST_AUTH_INVALID', message, {
+    field: 'authorization',
+    headers: { 'WWW-Authenticate': 'Bearer realm="tessera", error="invalid_token"' },
+  });
 }
 
 export type HostVerifier = ReturnType<typeof createHostVerifier>;

@@ -1,8 +1,9 @@
 import pino from 'pino';
 import { isSecurityCodeName } from '../common/card-fields.js';
 import { replaceJwts } from '../common/jwt-text.js';
-import { keyCleaner, setField } from '../common/log-keys.js';
+import { keyCleaner } from '../common/log-keys.js';
 import { errorLineTarget, isLoggedError, logCleaner } from '../common/logged-error.js';
+import { setField } from '../common/own-field.js';
 import { cutUrlPasswords } from '../common/url-password.js';
 import { maskPans } from './pan-guard.js';
 

@@ -1,6 +1,13 @@
 import type { Application, Request, Response } from 'express';
+import { HelperHttpError } from './errors.js';
 import type { HelperLogger } from './log.js';
-import { type WidgetAsset, widgetVersion } from './widget-asset.js';
+import {
+  requireWidgetBundle,
+  type WidgetAsset,
+  widgetBundlePath,
+  widgetNotBuilt,
+  widgetVersion,
+} from './widget-asset.js';
 import { widgetScriptTag } from './widget-tag.js';
 
 /** What a page that takes a payment needs from the helper, built from its one mount path. */
@@ -49,6 +56,9 @@ function appBase(app: Application | undefined): string {
  * would then point at a path where nothing answers).
  */
 export function pageBuilder(mountPath: string | undefined, widget: () => WidgetAsset, log: HelperLogger) {
+  // `mountPath` is given for page(), whose script tag needs the bundle: a clone not built fails here, when the helper
+  // is created, not inside the first page request (docs/decisions/helper.md#helper-widget-caching).
+  if (mountPath !== undefined) requireWidgetBundle('tesseraHelper: option `mountPath` (for helper.page())');
   let settled = false;
   return {
     page(req: Request, res?: Response): HelperPage {
@@ -62,7 +72,20 @@ export function pageBuilder(mountPath: string | undefined, widget: () => WidgetA
       }
       const baseUrl = appBase(req.app) + mountPath;
       const nonce = res?.locals?.cspNonce;
-      const { integrity } = widget();
+      let integrity: string;
+      try {
+        ({ integrity } = widget());
+      } catch (cause) {
+        // Removed since the helper was created (a deploy that replaced dist/): the same advice, in the page route.
+        throw new HelperHttpError(
+          503,
+          'TESSERA_WIDGET_NOT_BUILT',
+          `helper.page: ${widgetNotBuilt(widgetBundlePath())}`,
+          {
+            cause,
+          },
+        );
+      }
       const widgetUrl = `${baseUrl}/widget.js?v=${widgetVersion(integrity)}`;
       const scriptTag = widgetScriptTag({
         src: widgetUrl,

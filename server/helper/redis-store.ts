@@ -128,11 +128,13 @@ const REDIS_STORE_OPTIONS = {
   timeoutMs: integerOption(1, 60_000).optional(),
 };
 
-// Counter windows: INCR, and PEXPIRE on the first hit (or on a counter that somehow lost its TTL); answers the
-// count and the window's remaining milliseconds.
+// Counter windows: INCR, and PEXPIRE when the key has no TTL (INCR just made it: the first hit, or a counter that
+// somehow lost its TTL); answers the count and the window's remaining milliseconds. Not on a count of 1 alone: a
+// counter given back to 0 (`unhit`) keeps its key and TTL, and its next hit counts in the same window, as in
+// MemoryStore (it started a new window there, docs/decisions/helper.md#helper-rate-limits).
 const HIT = `local c = redis.call('INCR', KEYS[1])
 local t = redis.call('PTTL', KEYS[1])
-if c == 1 or t < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); t = tonumber(ARGV[1]) end
+if t < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); t = tonumber(ARGV[1]) end
 return {c, t}`;
 const COUNT = `local v = redis.call('GET', KEYS[1])
 if not v then return {0, 0} end

@@ -123,13 +123,20 @@ export const STORE_CHECKS: readonly StoreCheck[] = [
     name: 'gives a reserved hit back with unhit, never below zero and not into a new window',
     applies: always,
     async run({ store, k, advance, short }) {
-      await store.hit(k('c'), 60_000);
+      const first = await store.hit(k('c'), 60_000);
       await store.hit(k('c'), 60_000);
       await store.unhit(k('c'));
       assert.equal((await store.count(k('c'))).count, 1);
       await Promise.all([store.unhit(k('c')), store.unhit(k('c')), store.unhit(k('c'))]);
       assert.equal((await store.count(k('c'))).count, 0);
-      assert.equal((await store.hit(k('c'), 60_000)).count, 1);
+      // A counter given back to zero keeps its window: the next hit counts in it, and a longer window asked then (an
+      // end ten minutes off) does not move its end, as it would if the hit opened a new one.
+      const again = await store.hit(k('c'), 600_000);
+      assert.equal(again.count, 1);
+      assert.ok(
+        Math.abs(again.resetAtMs - first.resetAtMs) < 30_000,
+        `a counter given back to zero started a new window on its next hit (it ends ${again.resetAtMs - first.resetAtMs} ms later)`,
+      );
       await store.hit(k('w'), short);
       await advance(short * 2);
       await store.unhit(k('w'));

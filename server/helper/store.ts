@@ -26,7 +26,7 @@ export interface TesseraStore {
   count(key: string): Promise<{ count: number; resetAtMs: number }>;
   /**
    * Takes back one hit of the counter `key` in its current window (never below zero; nothing when the window has
-   * ended). A limit is reserved with {@link hit} before a provider call and given back this way when the outcome
+   * ended). A counter given back to zero keeps its window: the next {@link hit} counts in it, not in a new one. A limit is reserved with {@link hit} before a provider call and given back this way when the outcome
    * turns out not to count, so concurrent requests cannot all pass a check made before any of them is recorded.
    */
   unhit(key: string): Promise<void>;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from './package-root.js';
 
@@ -15,6 +15,29 @@ export interface WidgetAsset {
   readonly integrity: string;
 }
 
+/** Where the built bundle is: `dist/widget/` of the package (of the repository, run from a clone). */
+export function widgetBundlePath(): string {
+  return join(packageRoot(), 'dist', 'widget', WIDGET_FILE);
+}
+
+/** What to do about a missing bundle, for the server's developer (it names a path: never in an answer to a browser). */
+export function widgetNotBuilt(path: string): string {
+  return (
+    `the widget bundle is missing at ${path}: in a clone of the repository, run \`npm run build\` first ` +
+    '(`npm start` builds it for the demo); the npm package ships it, so an installed package without it is a broken ' +
+    'install: install it again'
+  );
+}
+
+/**
+ * Throws, with {@link widgetNotBuilt}'s advice, when the bundle is missing. For what needs it from the start
+ * (`helper.page()`): one `existsSync`, nothing read or hashed, so a built package starts as fast as before.
+ */
+export function requireWidgetBundle(who: string): void {
+  const path = widgetBundlePath();
+  if (!existsSync(path)) throw new Error(`${who}: ${widgetNotBuilt(path)}`);
+}
+
 /**
  * Reads the built widget bundle and hashes it for its SRI value. The hash is made from the bytes read, not taken from
  * the `.sri` file the build writes beside the bundle: that file is written after the bundle, so a server that read
@@ -23,7 +46,7 @@ export interface WidgetAsset {
  * Throws a clear error when the package has not been built.
  */
 export function loadWidgetAsset(): WidgetAsset {
-  const path = join(packageRoot(), 'dist', 'widget', WIDGET_FILE);
+  const path = widgetBundlePath();
   let body: Buffer;
   try {
     // `widgetScriptTag()` without `integrity` asks on every page: the file is read and hashed again only when it
@@ -34,7 +57,7 @@ export function loadWidgetAsset(): WidgetAsset {
     last = { path, size, mtimeMs, asset: { path, body, integrity: sri(body) } };
     return last.asset;
   } catch (cause) {
-    throw new Error(`tessera: the widget bundle is missing at ${path}; run \`npm run build\` first`, { cause });
+    throw new Error(`tessera: ${widgetNotBuilt(path)}`, { cause });
   }
 }
 

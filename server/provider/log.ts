@@ -7,8 +7,9 @@
 
 import { isSecurityCodeName } from '../common/card-fields.js';
 import { replaceJwts } from '../common/jwt-text.js';
-import { keyCleaner, setField } from '../common/log-keys.js';
+import { keyCleaner } from '../common/log-keys.js';
 import { logCleaner } from '../common/logged-error.js';
+import { setField } from '../common/own-field.js';
 import { maskPans } from '../common/pan.js';
 import { cutUrlPasswords } from '../common/url-password.js';
 
@@ -44,6 +45,27 @@ function redactNumber(value: number | bigint): unknown {
   return Number.isInteger(n) && Math.abs(n) >= 1e11 ? '[number]' : value;
 }
 
+/**
+ * The shortest secret a redactor replaces: a shorter one would be found in ordinary text (an access token shorter than
+ * this is refused by the token source for that reason).
+ */
+export const MIN_SECRET_LENGTH = 6;
+
+/**
+ * A secret as it is, and as an upstream that echoes a request gives it back: form-encoded (the OAuth token request
+ * sends `client_secret=cs%2B…`), URL-encoded, or inside a JSON string. Each form is replaced wherever it appears.
+ */
+function echoedForms(secret: string): string[] {
+  if (secret.length < MIN_SECRET_LENGTH) return [];
+  const forms = new Set([
+    secret,
+    new URLSearchParams({ s: secret }).toString().slice(2),
+    encodeURIComponent(secret),
+    JSON.stringify(secret).slice(1, -1),
+  ]);
+  return [...forms];
+}
+
 /** A function that returns a safe deep copy of any value for logs and error messages. */
 export type Redactor = (value: unknown) => unknown;
 
@@ -63,7 +85,8 @@ export type ClientRedactor = Redactor & {
  * client secret, and access tokens as they are issued: `redactor.add(token)`), wherever they appear.
  */
 export function createRedactor(secrets: readonly (string | undefined)[] = []): ClientRedactor {
-  const known = new Set(secrets.filter((s): s is string => typeof s === 'string' && s.length >= 6));
+  const known = new Set<string>();
+  for (const secret of secrets) if (typeof secret === 'string') for (const form of echoedForms(secret)) known.add(form);
   const text = (value: string): string => {
     let out = value;
     for (const secret of known) if (out.includes(secret)) out = out.split(secret).join('[redacted]');
@@ -93,15 +116,16 @@ export function createRedactor(secrets: readonly (string | undefined)[] = []): C
     return value;
   };
   const fn = ((value: unknown) => redact(value)) as ClientRedactor;
-  const issued: string[] = [];
+  const issued: string[][] = [];
   fn.add = (secret: string) => {
-    if (secret.length < 6 || known.has(secret)) return;
-    known.add(secret);
-    issued.push(secret);
+    if (secret.length < MIN_SECRET_LENGTH || known.has(secret)) return;
+    const forms = echoedForms(secret);
+    for (const form of forms) known.add(form);
+    issued.push(forms);
     // A key remembered as plain may hold it.
     key.forget();
     // Access tokens are added as they are issued; keep only the recent ones (older ones have expired).
-    if (issued.length > 16) known.delete(issued.shift()!);
+    if (issued.length > 16) for (const form of issued.shift()!) known.delete(form);
   };
   fn.text = text;
   // Only failure lines use it; built once per client.

@@ -76,6 +76,8 @@ const SANDBOX_OPTIONS = {
       maxPaymentTokens: limit,
       maxCustomers: limit,
       maxCharges: limit,
+      maxEntities: limit,
+      maxStoredInstruments: limit,
       spentTokenRetentionMs: integerOption(0, 30 * 86_400_000).optional(),
     })
     .optional(),

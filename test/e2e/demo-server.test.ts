@@ -30,6 +30,21 @@ async function signIn(demo: RunningDemo, cookie: string | undefined, user: strin
   return res.headers.get('set-cookie')!.split(';')[0]!;
 }
 
+/**
+ * A new visitor's session, as the demo issues it: when something is first stored under it (here an empty cart: the
+ * remove of a line it does not have), never on a page that stores nothing.
+ */
+async function visitor(demo: RunningDemo): Promise<string> {
+  const res = await fetch(`${demo.url}/cart`, {
+    method: 'POST',
+    headers: FORM,
+    body: 'product=mug&action=remove',
+    redirect: 'manual',
+  });
+  assert.equal(res.status, 303);
+  return res.headers.get('set-cookie')!.split(';')[0]!;
+}
+
 describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
   let demo: RunningDemo;
   before(async () => {
@@ -44,6 +59,37 @@ describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
     assert.equal(icon.status, 200);
     assert.equal(icon.headers.get('content-type'), 'image/svg+xml; charset=utf-8');
     assert.match(icon.text, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg".*<\/svg>$/s);
+  });
+
+  it('sets a session cookie only when it stores something, never on an answer a shared cache may keep, and serves its files with security headers', async () => {
+    const cookie = await visitor(demo);
+    await call(`${demo.url}/cart`, { method: 'POST', headers: { ...FORM, cookie }, raw: 'product=mug&action=add' });
+    const placed = await fetch(`${demo.url}/checkout`, { method: 'POST', headers: { cookie }, redirect: 'manual' });
+    const checkout = await call(`${demo.url}${placed.headers.get('location')}`, { headers: { cookie } });
+    const widget = /src="(\/api\/widget\.js\?v=[^"]+)"/.exec(checkout.text)![1]!;
+    // A first visit with no cookie: the widget bundle is `public` for a year, the files for minutes. A cookie on any
+    // of them could be kept by a proxy and handed to every visitor after, all in one session.
+    for (const path of [
+      widget,
+      '/static/checkout.js',
+      '/static/demo.css',
+      '/favicon.ico',
+      '/',
+      '/platform',
+      '/sandbox',
+    ]) {
+      for (const method of ['GET', 'HEAD']) {
+        const r = await call(`${demo.url}${path}`, { method });
+        assert.equal(r.status, 200, `${method} ${path}`);
+        assert.equal(r.headers.get('set-cookie'), null, `${method} ${path}: ${r.headers.get('cache-control')}`);
+      }
+    }
+    assert.match((await call(`${demo.url}${widget}`)).headers.get('cache-control')!, /public/);
+    for (const path of ['/static/checkout.js', '/static/platform.js', '/static/demo.css', '/favicon.ico']) {
+      const r = await call(`${demo.url}${path}`);
+      assert.equal(r.headers.get('x-content-type-options'), 'nosniff', path);
+      assert.equal(r.headers.get('content-security-policy'), "default-src 'none';frame-ancestors 'none'", path);
+    }
   });
 
   it('refuses its own forms from another site: no page a visitor has open can drive the console, the cart or the sign-in', async () => {
@@ -231,7 +277,7 @@ describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
   });
 
   it('serves every page with the helper’s strict CSP (nonce scripts, Trusted Types) and the widget with its SRI hash', async () => {
-    const cookie = (await call(`${demo.url}/`)).headers.get('set-cookie')!.split(';')[0]!;
+    const cookie = await visitor(demo);
     await call(`${demo.url}/cart`, { method: 'POST', headers: { ...FORM, cookie }, raw: 'product=mug&action=add' });
     const placed = await fetch(`${demo.url}/checkout`, { method: 'POST', headers: { cookie }, redirect: 'manual' });
     const checkout = await call(`${demo.url}${placed.headers.get('location')}`, { headers: { cookie } });
@@ -472,7 +518,7 @@ describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
     const odd = () => urlEncoded(pick(ODD_VALUES));
     const fields = ['product', 'action', 'user', 'seconds', 'preset', 'product[]', 'product[a]', '__proto__[x]'];
     const form = () => Array.from({ length: 1 + Math.floor(next() * 3) }, () => `${pick(fields)}=${odd()}`).join('&');
-    const cookie = (await call(`${demo.url}/`)).headers.get('set-cookie')!.split(';')[0]!;
+    const cookie = await visitor(demo);
     const requests: (() => [string, string, Record<string, string>, string | undefined])[] = [
       () => ['POST', '/cart', FORM, next() < 0.3 ? `product=mug&action=add&${form()}` : form()],
       () => ['POST', '/cart', { ...FORM, 'content-type': pick(['application/json', 'text/plain', '']) }, form()],
@@ -523,7 +569,7 @@ describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
   });
 
   it('an order belongs to the session that placed it: another visitor cannot see or pay it', async () => {
-    const mine = (await call(`${demo.url}/`)).headers.get('set-cookie')!.split(';')[0]!;
+    const mine = await visitor(demo);
     await call(`${demo.url}/cart`, {
       method: 'POST',
       headers: { ...FORM, cookie: mine },
@@ -554,18 +600,22 @@ describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
     // Well-formed ids a visitor's browser could have been given by someone else: the old shape, and the new one with a forged MAC.
     for (const planted of ['AAAAAAAAAAAAAAAAAAAAAA', `${'A'.repeat(22)}.${'B'.repeat(22)}`]) {
       const cookie = `tessera_demo=${planted}`;
-      const first = await call(`${demo.url}/`, { headers: { cookie } });
+      // What a request with the planted id stores is kept under a fresh id, never under the planted one.
+      const first = await fetch(`${demo.url}/cart`, {
+        method: 'POST',
+        headers: { ...FORM, cookie },
+        body: 'product=mug&action=add',
+        redirect: 'manual',
+      });
       const issued = idOf(first.headers.get('set-cookie'));
       assert.ok(issued && issued !== planted, `${planted}: a fresh id was issued (${first.headers.get('set-cookie')})`);
       assert.match(first.headers.get('set-cookie')!, /; Path=\/; HttpOnly; SameSite=Lax$/);
-      // What a request with the planted id does is not kept under it.
-      await call(`${demo.url}/cart`, { method: 'POST', headers: { ...FORM, cookie }, raw: 'product=mug&action=add' });
       const again = await call(`${demo.url}/`, { headers: { cookie } });
       assert.match(again.text, /Your cart is empty\./, planted);
-      assert.notEqual(idOf(again.headers.get('set-cookie')), planted);
+      assert.equal(again.headers.get('set-cookie'), null, `${planted}: a page stores nothing, so it sets no cookie`);
     }
     // An id it issued is kept, and carries the cart.
-    const mine = (await call(`${demo.url}/`)).headers.get('set-cookie')!.split(';')[0]!;
+    const mine = await visitor(demo);
     await call(`${demo.url}/cart`, {
       method: 'POST',
       headers: { ...FORM, cookie: mine },
@@ -595,9 +645,9 @@ describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
     const refused = (r: Awaited<ReturnType<typeof token>>) => [r.status, r.json?.code, r.json?.field];
     const NOT = [403, 'DEMO_NOT_SIGNED_IN', 'user'];
     assert.deepEqual(refused(await token(undefined, 'usr_demo_ada')), NOT, 'no session');
-    const visitor = (await call(`${demo.url}/`)).headers.get('set-cookie')!.split(';')[0]!;
-    assert.deepEqual(refused(await token(visitor, 'usr_demo_ada')), NOT, 'a session that did not sign in');
-    const grace = await signIn(demo, visitor, 'usr_demo_grace');
+    const guest = await visitor(demo);
+    assert.deepEqual(refused(await token(guest, 'usr_demo_ada')), NOT, 'a session that did not sign in');
+    const grace = await signIn(demo, guest, 'usr_demo_grace');
     const issued = await token(grace, 'usr_demo_grace');
     assert.equal(issued.status, 200, issued.text);
     const claims = JSON.parse(Buffer.from(String(issued.json.token).split('.')[1]!, 'base64url').toString());
@@ -613,7 +663,7 @@ describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
   });
 
   it('keeps a bounded number of open orders per session: the next checkout is 429 and keeps the cart, until one is paid or abandoned', async () => {
-    const cookie = (await call(`${demo.url}/`)).headers.get('set-cookie')!.split(';')[0]!;
+    const cookie = await visitor(demo);
     const checkout = async () => {
       await call(`${demo.url}/cart`, { method: 'POST', headers: { ...FORM, cookie }, raw: 'product=mug&action=add' });
       return fetch(`${demo.url}/checkout`, { method: 'POST', headers: { ...JSON_ACCEPT, cookie }, redirect: 'manual' });
@@ -625,7 +675,7 @@ describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
     assert.equal(refused.headers.get('retry-after'), '3600');
     assert.doesNotMatch((await call(`${demo.url}/`, { headers: { cookie } })).text, /Your cart is empty\./);
     // Another visitor is not held back by it.
-    const other = (await call(`${demo.url}/`)).headers.get('set-cookie')!.split(';')[0]!;
+    const other = await visitor(demo);
     await call(`${demo.url}/cart`, {
       method: 'POST',
       headers: { ...FORM, cookie: other },
@@ -655,7 +705,7 @@ describe('the demo with TESSERA_REDIS_URL (RedisStore)', { timeout: 60_000 }, ()
     const demo = await startDemo({ port: 0, sandboxPort: 0, logger: quiet, redisUrl: redis.url });
     const client = new Redis(redis.url);
     try {
-      const cookie = (await call(`${demo.url}/`)).headers.get('set-cookie')!.split(';')[0]!;
+      const cookie = await visitor(demo);
       await call(`${demo.url}/cart`, { method: 'POST', headers: { ...FORM, cookie }, raw: 'product=mug&action=add' });
       const placed = await fetch(`${demo.url}/checkout`, { method: 'POST', headers: { cookie }, redirect: 'manual' });
       const order = placed.headers.get('location')!.split('/').pop();

@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
 import { maskPans } from '../../common/pan.js';
@@ -55,12 +56,13 @@ const instrumentIdsSchema = z
 
 /**
  * The store key of one dashboard user's request budget: the issuer and the subject together, since a `sub` is unique
- * only within its issuer (RFC 7519 §4.1.2) and `hostAuth.issuer` may list several. The issuer is percent-encoded, so
- * the first `:` after it ends it and no issuer–subject pair can spell another's key
- * (docs/decisions/helper.md#helper-rate-limits).
+ * only within its issuer (RFC 7519 §4.1.2) and `hostAuth.issuer` may list several (docs/decisions/helper.md#helper-rate-limits).
+ * A SHA-256 of the pair written as a JSON array, so the key has one length whatever the `sub` (a token may carry one
+ * of about 6 KB), no pair can spell another's (JSON quotes each, and escapes lone surrogates, which UTF-8 would not
+ * tell apart), and no user's id is in the store (docs/decisions/helper.md#helper-host-user-key).
  */
 export function hostUserKey(claims: Pick<HostClaims, 'iss' | 'sub'>): string {
-  return `host:${encodeURIComponent(claims.iss)}:${claims.sub}`;
+  return `host:${hash('sha256', JSON.stringify([claims.iss, claims.sub]), 'base64url')}`;
 }
 
 function listNotConfigured(): HelperHttpError {

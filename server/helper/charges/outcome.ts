@@ -159,3 +159,10 @@ export async function outcomeUnknown<T>(call: Promise<T>, message: string): Prom
     });
   }
 }
+
+/** A store write after the provider answered ({@link outcomeUnknown}). */
+export const saved = (write: Promise<unknown>) =>
+  outcomeUnknown(
+    write,
+    'the payment reached the provider but its result could not be saved; send the same request again to learn the outcome (it will not be charged twice)',
+  );

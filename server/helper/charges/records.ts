@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import type { ResultOwner } from './outcome.js';
+import type { ChargeOutcome, ResultOwner } from './outcome.js';
 
 // The records of charges the helper keeps in its store, and their keys: a leaf module that the charge route,
 // the 3-D Secure return and the order-completion hook share (none of them imports another for these).
@@ -98,6 +98,25 @@ export function mountRecord(params: unknown): { params: Record<string, string>; 
   const all = JSON.stringify(Object.entries(mountBinding(params)));
   if (all === JSON.stringify(Object.entries(kept))) return { params: kept };
   return { params: kept, mount: hash('sha256', all, 'base64url') };
+}
+
+/**
+ * Whether a token's stored answer was made under the caller's mount-path parameters: a token sent again under another
+ * shop's path (`/shops/beta/payments` for a charge of `/shops/alpha/payments`) is another order, refused like one, so
+ * that neither its page nor beta's `onCharge` learns alpha's charge as beta's (docs/decisions/helper.md#helper-mount-params).
+ * An answer stored before the parameters were kept is read under any.
+ */
+export function sameMount(
+  outcome: ChargeOutcome,
+  { params: caller, mount }: { readonly params: Readonly<Record<string, string>>; readonly mount?: string },
+): boolean {
+  const kept = outcome.params;
+  if (kept === undefined) return true;
+  // The parameters a record leaves out (a value over 256 characters, a wildcard's segments) count as well.
+  if (outcome.mount !== mount) return false;
+  const names = Object.keys(kept);
+  if (names.length !== Object.keys(caller).length) return false;
+  return names.every((name) => Object.hasOwn(caller, name) && caller[name] === kept[name]);
 }
 
 /** What the 3-D Secure return needs to finish a charge. */

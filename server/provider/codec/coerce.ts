@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { setField } from '../../common/own-field.js';
 import { type Walkable, WRAPPERS } from '../schemas/zod-walk.js';
 
 /**
@@ -13,7 +14,8 @@ import { type Walkable, WRAPPERS } from '../schemas/zod-walk.js';
  * - an empty element (`<billingDetails/>`, decoded as `""`) where it wants an object becomes `{}`;
  * - a digit string where it wants a numeric literal (`chargeMode`) becomes that number.
  *
- * Anything else is left as it is, for the schema to refuse with the field's name. The input is not modified.
+ * Anything else is left as it is, for the schema to refuse with the field's name. The input is not modified, and
+ * every key of the copy is an own field (a `__proto__` key too: never the copy's prototype).
  * Unions are tried option by option: the first option that accepts the (coerced) value wins, except that text is
  * never turned into a number for a union that takes text itself (`value`: a number or a digit string): there the
  * union's own string rule reads it, exactly as it reads a JSON string, so `<value>1e3</value>` is refused like
@@ -109,10 +111,12 @@ function coerce(schema: Walkable, value: unknown, depth: number, exact: boolean)
     case 'object': {
       if (isEmpty(value, exact)) return {};
       if (!isPlainObject(value) || !def.shape) return value;
+      // Own fields whatever their names (spread defines them; setField for the rest): a `__proto__` key of the
+      // value is a field of the copy, never its prototype.
       const out: Record<string, unknown> = { ...value };
       for (const [key, field] of Object.entries(def.shape)) {
-        if (Object.hasOwn(value, key)) out[key] = coerce(field, value[key], depth + 1, exact);
-        else if (unwrap(field)._zod.def.type === 'array' && !isOptional(field)) out[key] = [];
+        if (Object.hasOwn(value, key)) setField(out, key, coerce(field, value[key], depth + 1, exact));
+        else if (unwrap(field)._zod.def.type === 'array' && !isOptional(field)) setField(out, key, []);
       }
       return out;
     }
@@ -120,7 +124,7 @@ function coerce(schema: Walkable, value: unknown, depth: number, exact: boolean)
       if (isEmpty(value, exact)) return {};
       if (!isPlainObject(value) || !def.valueType) return value;
       const out: Record<string, unknown> = {};
-      for (const [key, v] of Object.entries(value)) out[key] = coerce(def.valueType, v, depth + 1, exact);
+      for (const [key, v] of Object.entries(value)) setField(out, key, coerce(def.valueType, v, depth + 1, exact));
       return out;
     }
     case 'union': {

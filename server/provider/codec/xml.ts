@@ -1,6 +1,7 @@
 import { XMLBuilder, XMLValidator } from 'fast-xml-parser';
 import { FORBIDDEN_KEYS } from '../../common/body-guard.js';
 import { fieldSegment } from '../../common/field-path.js';
+import { setField } from '../../common/own-field.js';
 
 /**
  * The XML mapping of the legacy API (spec: "XML bodies use a root element data
@@ -86,7 +87,9 @@ function toNodes(value: unknown): unknown {
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
       if (v === undefined) continue;
       if (NAME.test(k) && k !== 'item' && !k.toLowerCase().startsWith('xml')) {
-        out[k] = toNodes(v);
+        // An own `__proto__` key (JSON.parse makes them) is written as its element, for the reader to refuse by
+        // path as a JSON body's is; assigned, it became `out`'s prototype and the field vanished from the document.
+        setField(out, k, toNodes(v));
       } else {
         const node = toNodes(v);
         const key = xmlText(k);
@@ -816,11 +819,11 @@ function fromNode(node: unknown, path: string): unknown {
           break;
         }
         checkKey(key, path);
-        out[key] = fromNode(item, childPath(path, key));
+        setField(out, key, fromNode(item, childPath(path, key)));
       }
       continue;
     }
-    out[k] = fromNode(v, childPath(path, k));
+    setField(out, k, fromNode(v, childPath(path, k)));
   }
   if (!hasChild) return obj['#text'] === undefined ? '' : String(obj['#text']);
   return { ...out };

@@ -6,7 +6,15 @@ import {
   TimeoutError,
 } from '../errors.js';
 import type { Exchange, HttpContext } from './exchange.js';
-import { errorCodesOf, errorForStatus, header, headersObject, type ResponseHeaders } from './response.js';
+import {
+  errorCodesOf,
+  errorForStatus,
+  header,
+  headersObject,
+  keptText,
+  type ResponseHeaders,
+  requestIdOf,
+} from './response.js';
 import { ResponseOverBudget, type ResponseTooLarge } from './round-trip.js';
 
 // The failures of the HTTP core: a provider's error answer or a transport failure turned into the typed
@@ -62,13 +70,16 @@ function causeCode(error: unknown): string | undefined {
   return undefined;
 }
 
-function decodeErrorBody(ex: Exchange, text: string, contentType: string | null): unknown {
+/** An error answer's body, decoded where it can be (else its text, cut), through the client's redactor. */
+function errorBodyOf(http: HttpContext, ex: Exchange, text: string, contentType: string | null): unknown {
   if (text.length === 0) return undefined;
+  let decoded: unknown;
   try {
-    return ex.decode(text, contentType);
+    decoded = ex.decode(text, contentType);
   } catch {
-    return text.slice(0, 2000);
+    return keptText(text, http.redact);
   }
+  return http.redact(decoded);
 }
 
 function inFlight(body: unknown): boolean {
@@ -86,20 +97,19 @@ export function responseError(
   text: string,
   at: Attempted & { requestId: string | undefined },
 ): ProviderError {
-  const body = decodeErrorBody(ex, text, header(headers, 'content-type') ?? null);
-  const bodyRequestId = body && typeof body === 'object' ? (body as Record<string, unknown>) : undefined;
+  // Redacted: a request id from the body, like the body, may be an echo of the request.
+  const body = errorBodyOf(http, ex, text, header(headers, 'content-type') ?? null);
+  const fields = body && typeof body === 'object' ? (body as Record<string, unknown>) : undefined;
   const requestId =
-    at.requestId ??
-    (typeof bodyRequestId?.requestId === 'string' ? bodyRequestId.requestId : undefined) ??
-    (typeof bodyRequestId?.request_id === 'string' ? bodyRequestId.request_id : undefined);
+    at.requestId ?? requestIdOf(fields?.requestId, http.redact) ?? requestIdOf(fields?.request_id, http.redact);
   const etag = header(headers, 'etag');
   return errorForStatus(
     status,
     body,
     {
       requestId,
-      headers: headersObject(headers),
-      ...(etag ? { etag } : {}),
+      headers: headersObject(headers, http.redact),
+      ...(etag ? { etag: http.redact.text(etag) } : {}),
       // A 4xx means the provider refused the request; a 5xx on a write may come after the effect. A 409 on a
       // keyed write can mean "the first request with this key is still running" (IETF idempotency draft):
       // unknown too. So is a 3xx: the provider's APIs never redirect, and a 303 is how HTTP answers a POST that was
@@ -114,7 +124,7 @@ export function responseError(
       attempts: at.attempts,
       ...(ex.idempotencyKey ? { idempotencyKey: ex.idempotencyKey } : {}),
     },
-    http.redact,
+    header(headers, 'retry-after'),
   );
 }
 
@@ -166,14 +176,15 @@ export function transportError(http: HttpContext, ex: Exchange, error: unknown, 
  * (docs/decisions/provider.md#answer-budget).
  */
 export function refusedAnswerError(
+  http: HttpContext,
   ex: Exchange,
   refused: ResponseTooLarge | ResponseOverBudget,
   at: Attempted,
 ): ProviderError {
   const details = {
     status: refused.status,
-    requestId: header(refused.headers, 'svc-request-id'),
-    headers: headersObject(refused.headers),
+    requestId: requestIdOf(header(refused.headers, 'svc-request-id'), http.redact),
+    headers: headersObject(refused.headers, http.redact),
     // A 409 to a keyed write may say that the first request with its key is still running (#outcome-known); its body,
     // which would tell, is not read.
     outcomeKnown:

@@ -25,14 +25,47 @@ export function header(headers: ResponseHeaders, name: string): string | undefin
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
-/** Response headers as a plain object with lower-case names (for errors). */
-export function headersObject(headers: ResponseHeaders): Record<string, string> {
+/**
+ * Response headers as a plain object with lower-case names, for errors: each value through the client's redactor, as
+ * the body is. An upstream may echo the request in any header (a `WWW-Authenticate` quoting the key it refused), and a
+ * merchant's logger writes an error's `headers` whole (docs/decisions/provider.md#answer-text).
+ */
+export function headersObject(headers: ResponseHeaders, redact: ClientRedactor): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of Object.keys(headers)) {
     const value = header(headers, name);
-    if (value !== undefined) out[name] = value;
+    if (value !== undefined) out[name] = redact.text(value);
   }
   return out;
+}
+
+/** The longest request id the clients keep; the rest of a longer one is cut (after it was redacted). */
+export const MAX_REQUEST_ID_LENGTH = 200;
+
+/**
+ * A request id an answer gave (its `Svc-Request-Id`, or one in an error body) as results, errors and log lines carry
+ * it: redacted, then cut to {@link MAX_REQUEST_ID_LENGTH}. It is the upstream's text like any other: one that echoes
+ * the request there put the secret key, or a card number, on every `provider.response` line
+ * (docs/decisions/provider.md#answer-text).
+ */
+export function requestIdOf(value: unknown, redact: ClientRedactor): string | undefined {
+  if (typeof value !== 'string' || value === '') return undefined;
+  return cut(redact.text(value), MAX_REQUEST_ID_LENGTH);
+}
+
+/** The most of a body's text an error keeps. */
+export const MAX_KEPT_TEXT = 2000;
+
+/**
+ * The text of an answer as an error keeps it: redacted whole, THEN cut to {@link MAX_KEPT_TEXT}. Cut first, a secret or
+ * a card number across the cut was no longer whole, and its first characters were kept as they were.
+ */
+export function keptText(text: string, redact: ClientRedactor): string {
+  return cut(redact.text(text), MAX_KEPT_TEXT);
+}
+
+function cut(text: string, length: number): string {
+  return text.length > length ? text.slice(0, length) : text;
 }
 
 function asArray(value: unknown): unknown[] {
@@ -115,21 +148,23 @@ export function describeBody(body: unknown): { code?: string; message?: string; 
   };
 }
 
+/** The most of the provider's own message an error's message quotes (the whole of it stays in `body`). */
+export const MAX_QUOTED_MESSAGE = 500;
+
 /**
- * Builds the typed error for a non-2xx answer. Its message and the `body` it carries go through the client's
- * redactor: an error is made to be logged (pino's error serializer writes `body` whole), and a provider that echoes
- * the request (the key, a card number) in its error must not put them in the merchant's log.
+ * Builds the typed error for a non-2xx answer from its `body` ALREADY through the client's redactor: an error is made
+ * to be logged (pino's error serializer writes `body` whole), and a provider that echoes the request (the key, a card
+ * number) in its error must not put them in the merchant's log. `retryAfter` is the answer's `Retry-After` as sent.
  */
 export function errorForStatus(
   status: number,
-  answered: unknown,
+  body: unknown,
   details: Omit<ProviderErrorDetails, 'status' | 'body'>,
-  redact: ClientRedactor,
+  retryAfter: string | undefined,
 ): ProviderError {
-  const body = redact(answered);
   const { code, message } = describeBody(body);
-  const what = `${details.operation ?? 'request'} failed with HTTP ${status}${code ? ` (${code})` : ''}`;
-  const text = message ? `${what}: ${message}` : what;
+  const what = `${details.operation ?? 'request'} failed with HTTP ${status}${code ? ` (${cut(code, MAX_QUOTED_MESSAGE)})` : ''}`;
+  const text = message ? `${what}: ${cut(message, MAX_QUOTED_MESSAGE)}` : what;
   const d: ProviderErrorDetails = { ...details, status, body };
   switch (status) {
     case 401:
@@ -151,7 +186,7 @@ export function errorForStatus(
     case 422:
       return new ValidationError(text, { ...d, fieldErrors: fieldErrorsOf(body) });
     case 429: {
-      const after = parseRetryAfter(details.headers?.['retry-after']);
+      const after = parseRetryAfter(retryAfter);
       return new RateLimitError(text, after === undefined ? d : { ...d, retryAfter: Math.ceil(after / 1000) });
     }
     default:

@@ -54,7 +54,8 @@ const BOM = 0xfeff;
  * read together, past its limit. An announced length is counted when the headers arrive, a chunked body as it
  * streams; whatever ends the exchange gives its bytes back. So neither one broken or hostile endpoint nor many
  * slow answers at once can fill the process's memory (docs/decisions/provider.md#answer-budget). No redirect is
- * followed: a 3xx is an answer like any other.
+ * followed: a 3xx is an answer like any other. No `Content-Encoding` is decoded (none is asked for): a compressed answer
+ * is bytes that are not JSON or XML, never a decompression bomb (docs/decisions/provider.md#answer-encoding).
  *
  * A dispatch handler, not undici's `request`: `request` wraps each answer in a Node stream (a `Readable` with its
  * buffers, events and ticks) that this core only ever read whole (docs/decisions/provider.md#transport).

@@ -1,11 +1,12 @@
 import { errorLineTarget } from '../../common/logged-error.js';
+import { XmlCodecError } from '../codec/xml.js';
 import { InvalidResponseError, type ProviderError } from '../errors.js';
 import { AttemptAbort } from './attempt-abort.js';
 import { backoffDelay, MAX_RETRY_AFTER_MS, parseRetryAfter, sleep } from './backoff.js';
 import type { Exchange, HttpContext } from './exchange.js';
 import { AttemptTimeout, refusedAnswerError, refusedBeforeSending, responseError, transportError } from './failure.js';
 import type { HttpConfig } from './options.js';
-import { header, headersObject, type ResponseHeaders } from './response.js';
+import { header, headersObject, keptText, type ResponseHeaders, requestIdOf } from './response.js';
 import type { ProviderResult } from './result.js';
 import { type Outgoing, ResponseOverBudget, ResponseTooLarge, roundTrip } from './round-trip.js';
 
@@ -93,7 +94,7 @@ export async function send<T>(http: HttpContext, ex: Exchange): Promise<Provider
       let failure: ProviderError;
       let retryable: boolean;
       if (error instanceof ResponseTooLarge || error instanceof ResponseOverBudget) {
-        failure = refusedAnswerError(ex, error, at);
+        failure = refusedAnswerError(http, ex, error, at);
         // An answer too large comes back the same; one over the budget is refused for the others being read, which
         // end: it is worth another attempt where one is safe (docs/decisions/provider.md#answer-budget).
         retryable = error instanceof ResponseOverBudget;
@@ -112,7 +113,7 @@ export async function send<T>(http: HttpContext, ex: Exchange): Promise<Provider
       if (forward) ex.signal!.removeEventListener('abort', forward);
     }
 
-    const requestId = header(resHeaders, 'svc-request-id');
+    const requestId = requestIdOf(header(resHeaders, 'svc-request-id'), http.redact);
     if (logger) {
       logger.debug(
         {
@@ -131,14 +132,15 @@ export async function send<T>(http: HttpContext, ex: Exchange): Promise<Provider
       let data: unknown;
       try {
         data = text.length === 0 ? undefined : ex.decode(text, header(resHeaders, 'content-type') ?? null);
-      } catch (cause) {
+      } catch (thrown) {
+        const { reason, cause } = undecodable(thrown, http);
         throw new InvalidResponseError(
-          `${ex.operation} answered HTTP ${status} with a body that could not be read: ${http.redact.text((cause as Error).message ?? String(cause))}`,
+          `${ex.operation} answered HTTP ${status} with a body that could not be read: ${reason}`,
           {
             status,
             requestId,
-            headers: headersObject(resHeaders),
-            body: http.redact.text(text.slice(0, 2000)),
+            headers: headersObject(resHeaders, http.redact),
+            body: keptText(text, http.redact),
             outcomeKnown: read,
             operation: ex.operation,
             attempts,
@@ -187,6 +189,28 @@ export async function send<T>(http: HttpContext, ex: Exchange): Promise<Provider
     if (logger) logFailure(http, ex, error, attempts, false);
     throw error;
   }
+}
+
+/**
+ * Why a body could not be decoded, and the `cause` its error carries, in words that quote nothing of the body.
+ * `JSON.parse`'s message quotes the text around the fault (`"{"a": sk_test_ho"... is not valid JSON`): a piece of an
+ * echoed secret or card number that no redactor can recognise, in the error's message and in its cause's message and
+ * stack. Its position is kept. The XML codec's messages quote at most a name the body gives (the encoding it declares,
+ * a key's path): the cause is a copy of its error with message and field redacted, never the error as thrown, whose
+ * message and stack pino's serializer and util.inspect write whole (docs/decisions/provider.md#answer-text).
+ */
+function undecodable(thrown: unknown, http: HttpContext): { reason: string; cause: Error } {
+  if (thrown instanceof SyntaxError) {
+    const position = /at position (\d+)/.exec(thrown.message)?.[1];
+    const cause = new SyntaxError(`the body is not valid JSON${position ? ` (at position ${position})` : ''}`);
+    return { reason: cause.message, cause };
+  }
+  const reason = http.redact.text(thrown instanceof Error ? thrown.message : String(thrown));
+  if (thrown instanceof XmlCodecError) {
+    const field = thrown.field === undefined ? undefined : http.redact.text(thrown.field);
+    return { reason, cause: new XmlCodecError(thrown.code, reason, field) };
+  }
+  return { reason, cause: new Error(reason) };
 }
 
 /**

@@ -3,7 +3,7 @@ import { checkOptions, functionOption, patternOption, show } from '../../common/
 import { InvalidResponseError } from '../errors.js';
 import { closeDispatcher, type HttpOptions, httpAcross, httpConfig, httpOptionShape } from '../http/options.js';
 import { type Credential, type HttpContext, send } from '../http/transport.js';
-import { createRedactor } from '../log.js';
+import { createRedactor, MIN_SECRET_LENGTH } from '../log.js';
 import { CLIENT_ID, DEFAULT_SANDBOX_URL, resolveBaseUrl } from '../urls.js';
 
 /** Options of {@link createTokenSource}. */
@@ -64,6 +64,19 @@ export const oauthOptionShape = {
     .optional(),
   now: functionOption<() => number>('returning milliseconds').optional(),
 };
+
+/**
+ * The longest access token used: 8 KiB. Sent in every call's `Authorization` header, a longer one is refused by most
+ * servers' header limits (Node's is 16 KiB for all headers) and, cached, would fail every call until it expired
+ * (docs/decisions/provider.md#token-answer).
+ */
+export const MAX_ACCESS_TOKEN_LENGTH = 8192;
+
+/**
+ * The longest a cached token is used, whatever `expires_in` says: 24 hours. `expires_in` is a hint (RFC 6749 §5.1);
+ * one of 10^300 seconds would have kept a token until a call was refused (docs/decisions/provider.md#token-answer).
+ */
+export const MAX_TOKEN_LIFETIME_SECONDS = 24 * 3600;
 
 /** The `operation` of every error the access-token request throws, so the helper can tell it from its own call's. */
 export const TOKEN_OPERATION = 'POST /connect/token';
@@ -134,8 +147,12 @@ export function tokenSourceFrom(
     const expiresIn = body?.expires_in;
     // Sent as `Authorization: Bearer <token>`: a token with a space or a control character (CR LF) cannot be a header
     // value, and kept in the cache it would fail every call until it expires (RFC 6750 §2.1 b64token is stricter).
+    // One shorter than the redactor replaces could not be kept out of logs and errors; one past 8 KiB would not fit
+    // most servers' header limits (docs/decisions/provider.md#token-answer).
     if (
       typeof accessToken !== 'string' ||
+      accessToken.length < MIN_SECRET_LENGTH ||
+      accessToken.length > MAX_ACCESS_TOKEN_LENGTH ||
       !/^[\x21-\x7e]+$/.test(accessToken) ||
       typeof body?.token_type !== 'string' ||
       body.token_type.toLowerCase() !== 'bearer' ||
@@ -143,7 +160,7 @@ export function tokenSourceFrom(
       !(expiresIn > 0)
     ) {
       throw new InvalidResponseError(
-        `${TOKEN_OPERATION} answered without a bearer access_token (visible ASCII) and a positive expires_in`,
+        `${TOKEN_OPERATION} answered without a bearer access_token (${MIN_SECRET_LENGTH} to ${MAX_ACCESS_TOKEN_LENGTH} visible ASCII characters) and a positive expires_in`,
         {
           status: result.status,
           requestId: result.requestId,
@@ -153,8 +170,8 @@ export function tokenSourceFrom(
       );
     }
     http.redact.add(accessToken);
-    // expires_in is in SECONDS (RFC 6749 §5.1); counted from when the request was sent, to be safe.
-    const lifetimeMs = expiresIn * 1000;
+    // expires_in is in SECONDS (RFC 6749 §5.1); counted from when the request was sent, to be safe, and at most a day.
+    const lifetimeMs = Math.min(expiresIn, MAX_TOKEN_LIFETIME_SECONDS) * 1000;
     const expiresAt = sentAt + lifetimeMs;
     const refreshAt = expiresAt - Math.min(margin * 1000, lifetimeMs / 2);
     http.config.logger?.info({ event: 'provider.token', scope, expiresIn }, 'provider access token issued');

@@ -11,6 +11,7 @@ import {
   SCHEMA_VERSIONS,
 } from '../../provider/schemas/accounts/index.js';
 import { oauthFixtureSchema } from '../oauth/client.js';
+import { ACCOUNT_LIMITS } from './store.js';
 
 const storedCardFixture = z
   .object({
@@ -89,8 +90,9 @@ const entityFixture = z
       .array(z.object({ user_id: idOf('usr_'), email: z.email() }).strict())
       .max(1)
       .default([]),
-    payment_instruments: z.array(paymentInstrumentFixture).default([]),
-    reserve_rules: z.array(reserveRuleFixture).default([]),
+    // The per-entity caps of a create hold for fixtures too (docs/decisions/sandbox.md#accounts-memory).
+    payment_instruments: z.array(paymentInstrumentFixture).max(ACCOUNT_LIMITS.perEntity).default([]),
+    reserve_rules: z.array(reserveRuleFixture).max(ACCOUNT_LIMITS.perEntity).default([]),
   })
   .strict();
 

@@ -5,7 +5,7 @@ import { initialStatus } from './entities/routes.js';
 import { validateOnboarding } from './entities/variants.js';
 import { accountsFixturesSchema } from './fixtures-schema.js';
 import { newEtag } from './reserve-rules.js';
-import type { AccountsStore } from './store.js';
+import { type AccountsStore, accountCaps } from './store.js';
 
 class FixtureError extends Error {
   constructor(path: string, message: string) {
@@ -130,4 +130,19 @@ export function loadAccountsFixtures(ctx: SandboxContext, store: AccountsStore):
       });
     });
   });
+  // The caps a create is held to (docs/decisions/sandbox.md#accounts-memory): fixtures past them would start the
+  // sandbox over its own limits, with lists longer than they may be.
+  const caps = accountCaps(ctx.storeLimits);
+  if (store.entities.size > caps.entities) {
+    throw new FixtureError(
+      'entities',
+      `${store.entities.size} entities, more than limits.maxEntities (${caps.entities}) allows`,
+    );
+  }
+  if (store.stored.size > caps.storedInstruments) {
+    throw new FixtureError(
+      'stored_cards',
+      `${store.stored.size} stored instruments (stored cards and bank accounts), more than limits.maxStoredInstruments (${caps.storedInstruments}) allows`,
+    );
+  }
 }

@@ -10,7 +10,7 @@ import { requireAuth } from '../oauth/auth.js';
 import { storedCard } from './cards.js';
 import { type AccountsDeps, AUTH, entityOf, href, pathId, requireBody } from './http.js';
 import { consumeCardToken } from './instruments.js';
-import type { EntityRecord, PaymentInstrumentRecord } from './store.js';
+import { ACCOUNT_LIMITS, accountCaps, type EntityRecord, type PaymentInstrumentRecord, refuseBeyond } from './store.js';
 import { invalid, parse422 } from './validate.js';
 
 const base = (entityId: string) => `/accounts/entities/${entityId}/payment-instruments`;
@@ -60,6 +60,21 @@ export function paymentInstrumentRoutes(router: Router, deps: AccountsDeps): voi
   router.post(path, auth, ...deps.postBody, (req: Request, res: Response) => {
     const entity = entityOf(deps, req);
     const body = parse422(createPaymentInstrumentRequestSchema, req.body);
+    refuseBeyond(
+      store.instrumentsOf(entity.id).length,
+      ACCOUNT_LIMITS.perEntity,
+      'payment_instrument_limit_reached',
+      `payment instruments of ${entity.id}`,
+    );
+    // A bank account or a card token makes a stored instrument too; an existing stored card does not.
+    if (body.type === 'bank_account' || body.token) {
+      refuseBeyond(
+        store.stored.size,
+        accountCaps(ctx.storeLimits).storedInstruments,
+        'instrument_limit_reached',
+        'stored instruments',
+      );
+    }
     let instrumentId: string;
     if (body.type === 'bank_account') {
       instrumentId = ctx.newId('src_');

@@ -6,7 +6,7 @@ import type { Request, Response, Router } from '../core/http.js';
 import { respond } from '../core/respond.js';
 import { requireAuth } from '../oauth/auth.js';
 import { type AccountsDeps, AUTH, entityOf, href, pathId, requireBody } from './http.js';
-import type { EntityRecord, ReserveRuleRecord } from './store.js';
+import { ACCOUNT_LIMITS, type EntityRecord, type ReserveRuleRecord, refuseBeyond } from './store.js';
 import { invalid, parse422 } from './validate.js';
 
 /** A fresh strong ETag; every write gets a new one. */
@@ -60,6 +60,9 @@ export function reserveRuleRoutes(router: Router, deps: AccountsDeps): void {
   router.post(path, auth, ...deps.postBody, (req: Request, res: Response) => {
     const entity = entityOf(deps, req);
     const rule = parse422(reserveRuleRequestSchema, req.body);
+    let held = 0;
+    for (const r of store.reserveRules.values()) if (r.entityId === entity.id) held++;
+    refuseBeyond(held, ACCOUNT_LIMITS.perEntity, 'reserve_rule_limit_reached', `reserve rules of ${entity.id}`);
     const record: ReserveRuleRecord = { id: ctx.newId('rsv_'), entityId: entity.id, rule, etag: newEtag() };
     store.reserveRules.set(record.id, record);
     respond(

@@ -5,6 +5,8 @@ import type {
   ReserveRuleRequest,
   SchemaVersion,
 } from '../../provider/schemas/accounts/index.js';
+import type { StoreLimits } from '../core/context.js';
+import { SandboxError } from '../core/errors.js';
 
 /** Legal form × profile of an onboarding request (docs/decisions/sandbox.md#entity-variants). */
 export type EntityForm = 'individual' | 'company';
@@ -72,6 +74,33 @@ export interface StoredBankRecord {
 }
 
 export type StoredRecord = StoredCardRecord | StoredBankRecord;
+
+/**
+ * Caps on what Account Services keeps (docs/decisions/sandbox.md#accounts-memory): the store grew with every POST
+ * and a list answered every record it held. Beyond a cap a create is 422 `<thing>_limit_reached`; nothing is dropped.
+ */
+export const ACCOUNT_LIMITS = {
+  /** Reserve rules of one entity, and payment instruments of one entity (what one list answers). */
+  perEntity: 100,
+  entities: 20_000,
+  storedInstruments: 20_000,
+} as const;
+
+/** Throws 422 `code` when `count` records already fill `max`. */
+export function refuseBeyond(count: number, max: number, code: string, what: string): void {
+  if (count < max) return;
+  throw new SandboxError(422, code, `${what}: at most ${max} are kept; POST /_sandbox/reset clears them`, {
+    field: 'body',
+  });
+}
+
+/** The entity and stored-instrument caps of `limits`, else the defaults. */
+export function accountCaps(limits: StoreLimits): { entities: number; storedInstruments: number } {
+  return {
+    entities: limits.maxEntities ?? ACCOUNT_LIMITS.entities,
+    storedInstruments: limits.maxStoredInstruments ?? ACCOUNT_LIMITS.storedInstruments,
+  };
+}
 
 /** All Account Services state of one sandbox; `clear()` empties it (reset, before fixtures load again). */
 export class AccountsStore {

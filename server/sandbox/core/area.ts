@@ -1,6 +1,7 @@
 import { SandboxError, SandboxValidationError } from './errors.js';
 import type { FaultTable } from './faults.js';
 import { chain, type Request, type RequestHandler, type Response, type Router } from './http.js';
+import { repeatedHeader } from './repeated-headers.js';
 import { pathForLog } from './request-log.js';
 import { applyFault, negotiate, type ResponseFormat, writeBody } from './respond.js';
 
@@ -107,7 +108,11 @@ export function mountArea(area: SandboxArea, ctx: { faults: FaultTable }): AreaH
   const afterNegotiation = area.faultable ? faulted : route;
 
   const negotiated = (req: Request, res: Response) => {
-    const refused = negotiate(area.formats, req, res);
+    // After `prepare`, so the refusal of a repeated header carries the area's CORS headers like any other error;
+    // after negotiation has picked the format, so a legacy client that asked for XML gets it in XML; but before a
+    // 406, which it outranks.
+    const unacceptable = negotiate(area.formats, req, res);
+    const refused = repeatedHeader(req) ?? unacceptable;
     if (refused) fail(refused, req, res);
     else afterNegotiation(req, res);
   };

@@ -76,6 +76,10 @@ export interface StoreLimits {
   readonly maxPaymentTokens?: number;
   readonly maxCustomers?: number;
   readonly maxCharges?: number;
+  /** Account Services entities (default 20,000); beyond it onboarding is 422 `entity_limit_reached`. */
+  readonly maxEntities?: number;
+  /** Stored `src_` instruments (default 20,000); beyond it storing one is 422 `instrument_limit_reached`. */
+  readonly maxStoredInstruments?: number;
   /** How long a card token is kept after it expired, used or not (default 24 h, the idempotency window). */
   readonly spentTokenRetentionMs?: number;
 }

@@ -5,7 +5,7 @@ import { renderDefaultError } from './area.js';
 import { parseBody } from './body.js';
 import type { SandboxContext } from './context.js';
 import { SandboxError } from './errors.js';
-import { faultRuleSchema } from './faults.js';
+import { parseFaultRule } from './faults.js';
 import type { NextFunction, Request, Response } from './http.js';
 import { isSandboxPath, Router } from './http.js';
 import { respond } from './respond.js';
@@ -69,7 +69,7 @@ export function controlsArea(ctx: SandboxContext): SandboxArea {
   });
   router.get('/_sandbox/faults', (_req, res) => respond(res, 200, { data: ctx.faults.list() }));
   router.post('/_sandbox/faults', sameOriginOnly, json, (req, res) => {
-    respond(res, 201, ctx.faults.add(parseWith(faultRuleSchema, req.body)));
+    respond(res, 201, ctx.faults.add(parseFaultRule(req.body)));
   });
   router.delete('/_sandbox/faults', sameOriginOnly, json, (_req, res) => {
     ctx.faults.clear();

@@ -1,5 +1,5 @@
 import { isSecurityCodeName } from '../../common/card-fields.js';
-import { setField } from '../../common/log-keys.js';
+import { setField } from '../../common/own-field.js';
 import { maskPans, mayBeRoundedPan } from '../../common/pan.js';
 
 /**

@@ -70,7 +70,7 @@ export interface ChargeRecord extends ChargeOutcome {
  * a card token, used or not, is kept until `spentTokenRetentionMs` after it expired, so a retry still answers
  * "used" or "expired" rather than "unknown" while it matters.
  */
-export type LegacyStoreLimits = Required<StoreLimits>;
+export type LegacyStoreLimits = Required<Omit<StoreLimits, 'maxEntities' | 'maxStoredInstruments'>>;
 
 export const DEFAULT_LEGACY_LIMITS: LegacyStoreLimits = {
   maxCardTokens: 20_000,

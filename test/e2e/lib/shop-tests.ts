@@ -85,7 +85,7 @@ export function shopTests(env: () => Env): void {
     const challenge = page.url();
     await page.goBack();
     await page.waitForURL(`**/checkout/${order}`);
-    await page.getByText('Your bank is still waiting for you to confirm this payment.').waitFor();
+    await payMessage(page).getByText('Your bank is still checking this order’s payment.').waitFor();
     assert.equal(await payButton(page).isEnabled(), true, 'Pay works again, for another card');
     const link = page.getByRole('link', { name: 'Continue to your bank' });
     assert.equal(await link.getAttribute('href'), challenge);
@@ -99,6 +99,45 @@ export function shopTests(env: () => Env): void {
     // The order is paid: the checkout sends the shopper to the result, with no offer left behind.
     await page.goto(`${env().demo.url}/checkout/${order}`);
     await page.waitForURL(`**/orders/${order}`);
+  });
+
+  it('another card while the bank check is still open: the checkout says so, offers the bank again and says when another card can be used; after it lapses another card pays', async () => {
+    const { page, order } = await startChallenge(env());
+    const challenge = page.url();
+    await page.goBack();
+    await page.waitForURL(`**/checkout/${order}`);
+    const notice = /Your bank is still checking this order’s payment\./;
+    await payMessage(page).getByText(notice).waitFor();
+    assert.match((await payMessage(page).textContent()) ?? '', /another card in 15 minutes/);
+    await page.waitForFunction(() => customElements.get('tessera-card-form') !== undefined);
+    // The provider keeps the order's trackId for the open challenge: another card is refused (409), and the page
+    // says why and stays, where it sent the shopper to the result page and back here with nothing said.
+    await fillCard(page, '5555555555554444');
+    await payButton(page).click();
+    await page.waitForURL(`**/checkout/${order}`);
+    await payMessage(page).getByText(notice).waitFor();
+    const text = (await payMessage(page).textContent()) ?? '';
+    assert.match(text, /pay with another card in 1[45] minutes, when it lapses/, text);
+    const link = page.getByRole('link', { name: 'Continue to your bank' });
+    assert.equal(await link.getAttribute('href'), challenge);
+    assert.deepEqual(
+      (await env().sandbox.chargesFor(order)).map((c) => c.status),
+      ['Pending'],
+      'the second card made no charge',
+    );
+    const visited = env().traffic.sent.filter((r) => r.url.endsWith(`/orders/${order}`));
+    assert.deepEqual(visited, [], 'no trip through the result page');
+    // 16 minutes later on the sandbox clock the bank check has lapsed: no offer, and another card pays.
+    await env().sandbox.advanceClock(16 * 60);
+    await page.reload();
+    await page.waitForFunction(() => customElements.get('tessera-card-form') !== undefined);
+    assert.equal(await payMessage(page).textContent(), '', 'nothing left to continue');
+    await fillCard(page, '4000000000003220');
+    await payButton(page).click();
+    await page.waitForURL(`${env().demo.sandbox.url}/_sandbox/3ds/**`);
+    assert.notEqual(page.url(), challenge, 'a new challenge');
+    await page.getByRole('button', { name: 'Pass' }).click();
+    assert.equal((await result(page)).status, 'Authorised');
   });
 
   it('a card token that expired before paying (sandbox clock moved 16 minutes) asks for the card again; nothing is charged', async () => {

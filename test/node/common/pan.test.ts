@@ -139,6 +139,30 @@ const OBFUSCATIONS: [string, string][] = [
   // A literal `%` whose next two digits would read as an escape (`%40` is `@`): the text is read both ways.
   ['after a literal percent sign (4000 0566 5566 5556)', 'up 5%4000 0566 5566 5556'],
   ['after a literal percent sign (2223 0031 2200 3222)', 'up 5%2223-0031-2200-3222'],
+  // Percent-encoded UTF-8: what a shopper's copy of a formatted number (a PDF, a bank's page) gives in a query string.
+  ['percent-encoded no-break spaces', 'q=4242%C2%A04242%C2%A04242%C2%A04242'],
+  ['percent-encoded no-break spaces, lower case', 'q=4242%c2%a04242%c2%a04242%c2%a04242'],
+  ['percent-encoded zero-width spaces', '4242%E2%80%8B4242%E2%80%8B4242%E2%80%8B4242'],
+  ['percent-encoded ideographic spaces', '4242%E3%80%804242%E3%80%804242%E3%80%804242'],
+  ['percent-encoded thin spaces', '4242%E2%80%894242%E2%80%894242%E2%80%894242'],
+  ['percent-encoded narrow no-break spaces', 'card%3A%E2%80%AF4242%E2%80%AF4242%E2%80%AF4242%E2%80%AF4242'],
+  ['percent-encoded soft hyphens', '4242%C2%AD4242%C2%AD4242%C2%AD4242'],
+  ['percent-encoded en dashes', '4242%E2%80%934242%E2%80%934242%E2%80%934242'],
+  ['percent-encoded bullets', '4242%E2%80%A24242%E2%80%A24242%E2%80%A24242'],
+  ['percent-encoded full-width hyphens and middle dots', '4242%EF%BC%8D4242%C2%B74242%EF%BC%8D4242'],
+  ['percent-encoded full-width digits', encodeURIComponent('４２４２４２４２４２４２４２４２')],
+  [
+    'percent-encoded full-width digits and spaces',
+    encodeURIComponent('４２４２\u3000４２４２\u3000４２４２\u3000４２４２'),
+  ],
+  ['percent-encoded Arabic-Indic digits', encodeURIComponent('٤٢٤٢ ٤٢٤٢ ٤٢٤٢ ٤٢٤٢')],
+  ['percent-encoded full-width digits among ASCII ones', 'q=%EF%BC%94242%EF%BC%94242%EF%BC%94242%EF%BC%94242'],
+  [
+    'no-break spaces encoded twice',
+    'return=https%3A%2F%2Fshop.example%2Fpay%3Fpan%3D4242%25C2%25A04242%25C2%25A04242%25C2%25A04242',
+  ],
+  ['zero-width spaces encoded twice', '4242%25E2%2580%258B4242%25E2%2580%258B4242%25E2%2580%258B4242'],
+  ['full-width digits encoded twice', encodeURIComponent(encodeURIComponent('５５５５ ５５５５ ５５５５ ４４４４'))],
 ];
 
 describe('card numbers by digit content (server/common/pan.ts)', () => {
@@ -440,6 +464,89 @@ describe('card numbers in fewer than 13 characters', () => {
     assert.equal(maskPans(short), '[card ••••4242]');
     assert.equal(findPan({ note: short }), 'note');
     assert.equal(containsPan('4242 4242'), false);
+  });
+});
+
+describe('card numbers in percent-encoded UTF-8', () => {
+  it('masks the whole span, escapes and all, once or twice encoded', () => {
+    const mask = (digits: string) => `[${digits}]`;
+    for (const [text, masked] of [
+      ['q=4242%C2%A04242%C2%A04242%C2%A04242&n=1', 'q=[4242424242424242]&n=1'],
+      ['GET /pay?card=5555%E3%80%805555%E3%80%805555%E3%80%804444 200', 'GET /pay?card=[5555555555554444] 200'],
+      // A leading or trailing invisible character or space is not part of the number: only what parts its groups.
+      ['a=%E2%80%8B4242%E2%80%8B4242%E2%80%8B4242%E2%80%8B4242%E2%80%8B', 'a=%E2%80%8B[4242424242424242]%E2%80%8B'],
+      ['x=%EF%BC%94%EF%BC%92%EF%BC%94%EF%BC%92424242424242&y', 'x=[4242424242424242]&y'],
+      ['r=4242%25C2%25A04242%25C2%25A04242%25C2%25A04242%2526', 'r=[4242424242424242]%2526'],
+      ['r=%25EF%25BC%2594242%25204242%25204242%25204242', 'r=[4242424242424242]'],
+    ]) {
+      assert.equal(maskPans(text!, mask), masked, text);
+      assert.equal(findPan({ text }), 'text', text);
+    }
+    assert.equal(maskPans('q=4242%C2%A04242%C2%A04242%C2%A04242&n=1'), 'q=[card ••••4242]&n=1');
+  });
+
+  it('finds one split over neighbouring values, as it does with ASCII escapes', () => {
+    assert.equal(findPan({ a: '4242%C2%A04242', b: '4242%E2%80%894242' }), 'b');
+    assert.equal(findPan({ a: '4242%25C2%25A04242', b: '%EF%BC%94242%E3%80%804242' }), 'b');
+    // What is not a separator breaks the chain, escaped as it is written.
+    assert.equal(findPan({ a: '4242%C2%A04242', note: '%C3%A9', b: '4242%C2%A04242' }), undefined);
+    assert.equal(findPan({ a: '4242%C3%A94242', b: '4242%C3%A94242' }), undefined);
+  });
+
+  it('leaves ordinary percent-encoded UTF-8 as it was: names, emoji, CJK text, order ids beside letters', () => {
+    for (const text of [
+      `name=${encodeURIComponent('Renée Müller-Lüdenscheidt')}&order=4242424242424241`,
+      `q=${encodeURIComponent('café ☕ 😀 你好，世界')}`,
+      `city=${encodeURIComponent('東京都千代田区1-1-1')}&zip=100-0001`,
+      // An escape that is no separator nor digit stays as it is written: the order id after it is in a hex word, as
+      // before, and the letters between these groups are not read (decoded, `é` and `中` would part them).
+      'ref=%C3%A94242424242424242',
+      'ref=%E4%B8%AD4242424242424242',
+      'ref=4242%C3%A94242%C3%A94242%C3%A94242',
+      'ref=4242%F0%9F%98%804242%F0%9F%98%804242%F0%9F%98%804242',
+      'ref=4242%E2%82%AC4242%E2%82%AC4242%E2%82%AC4242',
+      // Broken or overlong UTF-8 is not read: a lone lead byte, a lone continuation, an overlong space, a surrogate.
+      'ref=4242%C2x4242%C2x4242%C2x4242',
+      'ref=4242%A04242%A04242%A04242',
+      'ref=4242%C0%A04242%C0%A04242%C0%A04242',
+      'ref=4242%E0%80%A04242%E0%80%A04242%E0%80%A04242',
+      'ref=4242%ED%A0%804242%ED%A0%804242%ED%A0%804242',
+      // Mixed once and twice: no encoder writes that.
+      'ref=4242%C2%25A04242%C2%25A04242%C2%25A04242',
+      // UUIDs and hex ids next to escaped spaces and dashes are still hex words.
+      `id=${encodeURIComponent('12345678\u2011\u200b1234\u2011\u200b4123\u2011\u200b8123\u2011\u200b123456789012')}`,
+      `id=%E2%80%8Ba4242424242424242b%E2%80%8B`,
+    ]) {
+      assert.equal(containsPan(text), false, text);
+      assert.equal(maskPans(text), text, text);
+      assert.equal(findPan({ text }), undefined, text);
+    }
+  });
+
+  it('scans megabytes of UTF-8 escapes, valid, broken and truncated, in linear time', () => {
+    const size = 2 * 1024 * 1024;
+    const fill = (unit: string) => unit.repeat(Math.ceil(size / unit.length));
+    for (const [name, text] of [
+      ['lead bytes only', fill('%C2')],
+      ['lead and one continuation of three', fill('%E2%80')],
+      ['lead and two continuations of four', fill('%F0%9F%98')],
+      ['valid escapes of spaces, no digit', fill('%C2%A0')],
+      ['valid escapes of spaces encoded twice, no digit', fill('%25E3%2580%2580')],
+      ['valid escapes of letters between digits', fill('4%C3%A9')],
+      ['escaped full-width digits', fill('%EF%BC%94')],
+      ['escaped full-width digits in groups', fill('%EF%BC%94%EF%BC%92%EF%BC%94%EF%BC%92%E2%80%8B')],
+      ['card numbers back to back', fill('4242%C2%A0')],
+      ['card numbers encoded twice back to back', fill('4242%25E2%2580%258B')],
+      ['truncated escapes before digits', fill('4242%E2%80%8')],
+      ['a percent sign before digits and escapes', fill('%224%C2%A0')],
+    ] as const) {
+      const ms = fastestMsSync(() => {
+        containsPan(text);
+        maskPans(text);
+      }, 5000);
+      // A linear scan takes a few hundred milliseconds here; a quadratic one would take hours.
+      assert.ok(ms < 5000, `${name}: ${ms.toFixed(0)} ms`);
+    }
   });
 });
 

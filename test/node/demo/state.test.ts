@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ORDER_LIMITS, OrderRefused, ShopState } from '../../../demo/state.js';
+import { challengeLeftMs, ORDER_LIMITS, OrderRefused, ShopState } from '../../../demo/state.js';
 
 const HOUR = 3_600_000;
 
@@ -52,6 +52,29 @@ describe('the demo shop’s order store (demo/state.ts)', () => {
     assert.ok(state.placeOrder('s', 0), 'a paid order no longer counts');
     assert.throws(() => order(state, 's', 0), OrderRefused);
     assert.ok(state.placeOrder('s', HOUR), 'abandoned orders no longer count');
+  });
+
+  it('counts an order placed before the clock was set back (a sandbox reset) as abandoned, not open for as long as the clock had been moved on', () => {
+    const state = new ShopState({ maxOpenPerSession: 2, maxOrders: 3 });
+    // The console moved the clock a year on, orders were placed, then the sandbox reset set it back to now.
+    const year = 366 * 24 * HOUR;
+    order(state, 's', year);
+    order(state, 's', year);
+    order(state, 'other', year);
+    // A day later by the reset clock: the sandbox forgot every card token and challenge of those orders.
+    assert.ok(order(state, 's', 24 * HOUR), 'the session may check out again');
+    assert.equal(state.cart('s').length, 0);
+  });
+
+  it('keeps a 3-D Secure challenge open for its 15 minutes, until an outcome or a payment, and not across a clock set back', () => {
+    const placed = order(new ShopState(), 's', HOUR)!;
+    assert.equal(challengeLeftMs(placed, HOUR), undefined, 'none started');
+    placed.challengeStartedMs = HOUR;
+    assert.equal(challengeLeftMs(placed, HOUR + 60_000), 14 * 60_000);
+    assert.equal(challengeLeftMs(placed, HOUR + 15 * 60_000), undefined, 'lapsed');
+    assert.equal(challengeLeftMs(placed, HOUR - 1), undefined, 'the console reset the clock: the sandbox forgot it');
+    placed.paidBy = 'charge_x';
+    assert.equal(challengeLeftMs(placed, HOUR + 60_000), undefined, 'paid');
   });
 
   it('gives a session’s cart and orders to its new id (sign-in)', () => {

@@ -4,7 +4,7 @@ import { createServer, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { UnsecuredJWT } from 'jose';
-import type { CardUpdatedEvent, TesseraHelperOptions } from '../../../server/helper/index.js';
+import { type CardUpdatedEvent, MemoryStore, type TesseraHelperOptions } from '../../../server/helper/index.js';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { type Answer, call } from '../../support/http.js';
 import { sampleFixtures } from '../sandbox/accounts-support.js';
@@ -532,6 +532,8 @@ describe('dashboard routes against the sandbox', () => {
       await issuer.sign({ ...claims, aud: 'another-app' }),
       await issuer.sign({ ...claims, iss: 'https://evil.example' }),
       await issuer.sign(claims, { exp: seconds - 60, iat: seconds - 600 }),
+      // No user at all: an empty `sub` names nobody, and every such token would share one budget.
+      await issuer.sign({ ...claims, sub: '' }),
     ];
     for (const token of forged) {
       const r = await ask(path, token);
@@ -793,6 +795,33 @@ describe('dashboard routes against the sandbox', () => {
     });
     assert.equal((await ask(path, theirs, { target: twin })).status, 200);
     assert.equal((await ask(path, spelled, { target: twin })).status, 200, 'another issuer and sub, another budget');
+  });
+
+  it("keys a user's budget on a fixed-length digest of iss and sub, however long the sub", async () => {
+    // A JWT can carry a `sub` of about 6 KB within the bearer pattern's 8 KiB, and it went into the store key as it was.
+    const keys: string[] = [];
+    const store = new (class extends MemoryStore {
+      override hit(key: string, windowMs: number) {
+        keys.push(key);
+        return super.hit(key, windowMs);
+      }
+    })();
+    const limited = await helper({ store, rateLimits: { hostRequestsPerUser: { max: 1, windowMs: 60_000 } } });
+    const path = '/entities/ent_fixture_a/payment-instruments';
+    const long = `usr_${'a'.repeat(5800)}`;
+    const users = [long, `${long}b`, 'usr_a'];
+    for (const sub of users) {
+      const token = await issuer.sign({ sub, entities: ['ent_fixture_a'] });
+      assert.ok(token.length <= 8192, `a token the bearer pattern takes (${token.length})`);
+      assert.equal((await ask(path, token, { target: limited })).status, 200, `${sub.slice(-8)}: its own budget`);
+      assert.equal((await ask(path, token, { target: limited })).status, 429, `${sub.slice(-8)}: and only one`);
+    }
+    const userKeys = keys.filter((k) => k.startsWith('host:'));
+    assert.equal(new Set(userKeys).size, users.length, JSON.stringify(userKeys.map((k) => k.slice(0, 80))));
+    for (const key of userKeys) {
+      assert.match(key, /^host:[A-Za-z0-9_-]{43}$/, 'host: and a SHA-256 in base64url');
+      assert.ok(!key.includes('usr_'), 'no sub in the key');
+    }
   });
 
   it('answers upstream faults with 502/503/504 and outcomeKnown', async () => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { get, request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
+import { runInNewContext } from 'node:vm';
 import { deflateSync, gzipSync } from 'node:zlib';
 import express, { type Request, type Response } from 'express';
 import pino from 'pino';
@@ -379,6 +380,50 @@ describe('helper basics over HTTP', () => {
       '?phone=%2B44%2020%207946%200958',
       '?phone=%252B1-202-555-0143',
       '?to=%252B4242424242424242',
+    ]) {
+      const r = await call(`${h.url}/config${query}`);
+      assert.equal(r.status, 200, `${query}: ${r.text}`);
+    }
+  });
+
+  it('refuses a card number whose groups percent-encoded UTF-8 parts, or whose digits it writes, in the URL and in a body', async () => {
+    // A shopper's copy of a formatted number (no-break, thin, ideographic or zero-width spaces, full-width digits),
+    // put in a query by a page. Decoded once, the URL still held the escapes when encoded twice (a return URL), and a
+    // JSON string holding a URL was never decoded: the escapes put digits between the groups, and all got through.
+    const logged = h.log.lines.length;
+    for (const query of [
+      '?q=4242%C2%A04242%C2%A04242%C2%A04242',
+      '?next=pan%3D4242%25C2%25A04242%25C2%25A04242%25C2%25A04242',
+      '?next=pan%3D5555%25E2%2580%25895555%25E2%2580%25895555%25E2%2580%25894444',
+      '?next=pan%3D4242%25E3%2580%25804242%25E3%2580%25804242%25E3%2580%25804242',
+      `?next=${encodeURIComponent(encodeURIComponent('４２４２ ４２４２ ４２４２ ４２４２'))}`,
+    ]) {
+      const r = await call(`${h.url}/config${query}`);
+      assert.equal(r.status, 400, query);
+      assert.equal(r.json.code, 'TESSERA_CARD_DATA_REFUSED', query);
+      assert.equal(r.json.field, 'query', query);
+    }
+    for (const [field, value] of [
+      ['returnUrl', 'https://shop.example/pay?card=4242%C2%A04242%C2%A04242%C2%A04242'],
+      ['note', '5555%E2%80%8B5555%E2%80%8B5555%E2%80%8B4444'],
+      ['memo', 'q=%EF%BC%94%EF%BC%92%EF%BC%94%EF%BC%92%E3%80%804242%E3%80%804242%E3%80%804242'],
+      ['form', 'pan=4242%25C2%25A04242%25C2%25A04242%25C2%25A04242'],
+    ]) {
+      const r = await call(`${h.url}/charges`, {
+        body: { cardToken: 'card_tok_abcdefgh', orderReference: 'o-1', [field!]: value },
+      });
+      assert.equal(r.status, 400, `${field}: ${r.text}`);
+      assert.equal(r.json.code, 'TESSERA_CARD_DATA_REFUSED', field);
+      assert.equal(r.json.field, field);
+    }
+    const lines = JSON.stringify(h.log.lines.slice(logged));
+    assert.ok(lines.includes('TESSERA_CARD_DATA_REFUSED'), lines);
+    assert.ok(!/(4242|5555|4444|%EF%BC%94)/i.test(lines), lines);
+    // Ordinary encoded text passes: names, emoji, CJK text, an order id after a letter that is no separator.
+    for (const query of [
+      `?name=${encodeURIComponent('Renée Müller')}&order=4242424242424241`,
+      `?q=${encodeURIComponent('café ☕ 😀 你好')}`,
+      `?next=${encodeURIComponent(`/thanks?name=${encodeURIComponent('Zoë')}&ref=o-12345`)}`,
     ]) {
       const r = await call(`${h.url}/config${query}`);
       assert.equal(r.status, 200, `${query}: ${r.text}`);
@@ -864,6 +909,109 @@ describe('helper behind an app-wide parser that leaves bytes, text or an inflate
     }
   });
 
+  it('answers a req.body that is a Promise (a bridge that parses asynchronously) 400 naming body, and logs why', async () => {
+    // Read as an object with no fields, it was answered "cardToken is required": the sender was told to fix a field it
+    // had sent. A rejected one must not become an unhandled rejection either.
+    const { logger, log: logs } = captureLogger();
+    const kinds = ['resolved', 'rejected', 'thenable'] as const;
+    let next = 0;
+    const server = await behindBodyGetter(
+      sb,
+      (bytes) => {
+        const kind = kinds[next++ % kinds.length];
+        const parse = () => JSON.parse(bytes.toString()) as unknown;
+        if (kind === 'resolved') return () => Promise.resolve(parse());
+        if (kind === 'rejected') {
+          return () => Promise.reject(new Error('the bridge could not parse the body'));
+        }
+        // biome-ignore lint/suspicious/noThenProperty: a thenable that is no Promise is the case under test
+        return () => ({ then: (resolve: (v: unknown) => void) => resolve(parse()) });
+      },
+      logger,
+    );
+    try {
+      for (const kind of kinds) {
+        const r = await call(`${server.base}/payments/charges`, {
+          body: { cardToken: 'card_tok_x', orderReference: 'o', email: 'a@b.co' },
+        });
+        assert.equal(r.status, 400, `${kind}: ${r.text}`);
+        assert.equal(r.json.code, 'TESSERA_BODY_UNREADABLE', `${kind}: ${r.text}`);
+        assert.equal(r.json.field, 'body', `${kind}: ${r.text}`);
+      }
+      const lines = logs.lines.filter((l) => l.event === 'tessera.body.unreadable');
+      assert.equal(lines.length, kinds.length, JSON.stringify(logs.lines));
+      for (const line of lines) assert.equal(line.reason, 'promise', JSON.stringify(line));
+      assert.ok(!logs.lines.some((l) => l.event === 'tessera.error'), 'not the helper failing');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('answers a Promise of another realm, a thenable over a rejected Promise and a Promise with a hostile then 400, with no unhandled rejection', async () => {
+    // Only a Promise of this realm had its rejection handled: one made in a vm context, or a thenable wrapping the
+    // bridge's own Promise, rejected unhandled (a crash under Node's default --unhandled-rejections=throw), and a
+    // Promise whose own `then` or `catch` threw was 500 TESSERA_INTERNAL.
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown) => rejections.push(reason);
+    process.on('unhandledRejection', onRejection);
+    const { logger, log: logs } = captureLogger();
+    const hostile = (name: 'then' | 'catch') => {
+      const p = Promise.reject(new Error('the bridge could not parse the body'));
+      Object.defineProperty(p, name, {
+        value: () => {
+          throw new Error(`hostile ${name}`);
+        },
+      });
+      return p;
+    };
+    const kinds = {
+      'another realm': () => runInNewContext('Promise.reject(new Error("the bridge could not parse the body"))'),
+      'a thenable over a rejected Promise': () => {
+        const parsing = Promise.reject(new Error('the bridge could not parse the body'));
+        // biome-ignore lint/suspicious/noThenProperty: a thenable that is no Promise is the case under test
+        return { then: (ok: (v: unknown) => unknown, ko: (e: unknown) => unknown) => parsing.then(ok, ko) };
+      },
+      'a thenable whose then throws': () => ({
+        // biome-ignore lint/suspicious/noThenProperty: a thenable that is no Promise is the case under test
+        then: () => {
+          throw new Error('hostile then');
+        },
+      }),
+      'a thenable that never settles': () => ({
+        // biome-ignore lint/suspicious/noThenProperty: a thenable that is no Promise is the case under test
+        then: () => {},
+      }),
+      'a Promise with a hostile own then': () => hostile('then'),
+      'a Promise with a hostile own catch': () => hostile('catch'),
+    } as const;
+    const names = Object.keys(kinds) as (keyof typeof kinds)[];
+    let next = 0;
+    const server = await behindBodyGetter(sb, () => kinds[names[next++]!], logger);
+    try {
+      for (const kind of names) {
+        const r = await call(`${server.base}/payments/charges`, {
+          body: { cardToken: 'card_tok_x', orderReference: 'o', email: 'a@b.co' },
+        });
+        assert.equal(r.status, 400, `${kind}: ${r.text}`);
+        assert.equal(r.json.code, 'TESSERA_BODY_UNREADABLE', `${kind}: ${r.text}`);
+        assert.equal(r.json.field, 'body', `${kind}: ${r.text}`);
+      }
+      // Unhandled rejections are reported once the microtasks and the next macrotask have run.
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(
+        rejections.map((r) => String(r)),
+        [],
+      );
+      const lines = logs.lines.filter((l) => l.event === 'tessera.body.unreadable');
+      assert.equal(lines.length, names.length, JSON.stringify(logs.lines));
+      assert.ok(!logs.lines.some((l) => l.event === 'tessera.error'), JSON.stringify(logs.lines));
+    } finally {
+      process.off('unhandledRejection', onRejection);
+      await server.close();
+    }
+  });
+
   it('logs no card number a req.body getter threw as a number, a bigint or in a number field', async () => {
     const { logger, log: logs } = captureLogger();
     const thrown: unknown[] = [
@@ -1341,6 +1489,29 @@ describe('redactingLogger', () => {
     assert.equal(line!.form, 'pan=[redacted-card]');
     assert.equal(line!.referer, 'https://shop.example/pay?card=[redacted-card]');
     assert.equal(line!.phone, '+44 20 7946 0958');
+    assert.equal(line!.msg, 'GET /pay?card=[redacted-card] failed');
+  });
+
+  it('masks a card number a logged URL or form holds with its groups parted by percent-encoded UTF-8, or its digits so written', () => {
+    const { logger, log } = captureLogger();
+    // Each was written as it was: the escapes' hex digits between the groups.
+    redactingLogger(logger, []).info(
+      {
+        url: '/pay?card=4242%C2%A04242%C2%A04242%C2%A04242&exp=12',
+        form: 'pan=5555%E3%80%805555%E3%80%805555%E3%80%804444',
+        referer:
+          'https://shop.example/pay?return=%2Fpay%3Fcard%3D4242%25E2%2580%25894242%25E2%2580%25894242%25E2%2580%25894242',
+        digits: `n=${encodeURIComponent('４２４２４２４２４２４２４２４２')}`,
+        name: `name=${encodeURIComponent('Renée 😀 你好')}&order=4242424242424241`,
+      },
+      'GET /pay?card=4242%E2%80%8B4242%E2%80%8B4242%E2%80%8B4242 failed',
+    );
+    const [line] = log.lines;
+    assert.equal(line!.url, '/pay?card=[redacted-card]&exp=12');
+    assert.equal(line!.form, 'pan=[redacted-card]');
+    assert.equal(line!.referer, 'https://shop.example/pay?return=%2Fpay%3Fcard%3D[redacted-card]');
+    assert.equal(line!.digits, 'n=[redacted-card]');
+    assert.equal(line!.name, `name=${encodeURIComponent('Renée 😀 你好')}&order=4242424242424241`);
     assert.equal(line!.msg, 'GET /pay?card=[redacted-card] failed');
   });
 

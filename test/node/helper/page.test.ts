@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import express from 'express';
 import { tesseraCsp, tesseraHelper } from '../../../server/helper/index.js';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
@@ -146,5 +150,44 @@ describe('helper.page: one mount path for the script tag, config and charge URLs
     const helper = tesseraHelper(base);
     assert.equal(helper.mountPath, undefined);
     assert.throws(() => helper.page({ app: express() } as never), /needs the `mountPath` option/);
+  });
+});
+
+describe('helper.page in a clone where the widget is not built', () => {
+  it('fails when the helper is created with mountPath, saying to run npm run build; without mountPath it starts', () => {
+    // A clone without `npm run build`: the server's sources and no dist/. helper.page() threw inside the merchant's
+    // page route, on the first request, a 503 that named neither the file nor that the npm package ships it.
+    const repo = fileURLToPath(new URL('../../../', import.meta.url));
+    mkdirSync(join(repo, '.tmp'), { recursive: true });
+    const clone = mkdtempSync(join(repo, '.tmp', 'unbuilt-'));
+    try {
+      for (const part of ['server', 'shared']) cpSync(join(repo, part), join(clone, part), { recursive: true });
+      writeFileSync(join(clone, 'package.json'), JSON.stringify({ name: 'tessera', type: 'module', private: true }));
+      writeFileSync(
+        join(clone, 'probe.ts'),
+        `import { tesseraHelper } from './server/helper/index.js';
+const options = { publicKey: 'pk_sbox_probe', secretKey: 'sk_sbox_probe', startupKeyCheck: false, resolveCharge: () => ({ amount: 1, currency: 'EUR' }) } as const;
+const outcome = (make: () => unknown) => { try { make(); return 'created'; } catch (e) { return (e as Error).message; } };
+console.log(JSON.stringify({ withMountPath: outcome(() => tesseraHelper({ ...options, mountPath: '/payments' })), without: outcome(() => tesseraHelper(options)) }));
+`,
+      );
+      const run = spawnSync(process.execPath, ['--import', 'tsx', 'probe.ts'], {
+        cwd: clone,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      assert.equal(run.status, 0, run.stderr);
+      const { withMountPath, without } = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as Record<string, string>;
+      assert.equal(without, 'created', 'a helper that serves no page needs no bundle to start');
+      assert.match(
+        withMountPath!,
+        /^tesseraHelper: option `mountPath` \(for helper\.page\(\)\): the widget bundle is missing at /,
+      );
+      assert.ok(withMountPath!.includes(join(clone, 'dist', 'widget', 'tessera-card-form.js')), withMountPath);
+      assert.match(withMountPath!, /run `npm run build`/);
+      assert.match(withMountPath!, /the npm package ships it/);
+    } finally {
+      rmSync(clone, { recursive: true, force: true });
+    }
   });
 });

@@ -270,6 +270,23 @@ describe('coerceFromXml', () => {
     });
   });
 
+  it("copies a __proto__ key as an own field, never as the copy's prototype", () => {
+    // What JSON.parse (or a caller) hands over may hold an own `__proto__`; `out[key] = …` made it the copy's
+    // prototype, so the record seemed to hold the attacker's fields (`polluted`) and lost its own.
+    const input = JSON.parse('{"id":"x","__proto__":{"id":"y"},"c":{"__proto__":{"polluted":"yes"},"p":"3"}}');
+    const schema = z.object({ id: z.string(), c: z.record(z.string(), z.unknown()) });
+    const out = coerceFromXml(schema, input) as Record<string, Record<string, unknown>>;
+    for (const copy of [out, out.c!]) {
+      assert.equal(Object.getPrototypeOf(copy), Object.prototype);
+      assert.ok(Object.hasOwn(copy, '__proto__'));
+    }
+    assert.equal(out.id, 'x');
+    assert.equal(out.c!.polluted, undefined);
+    assert.deepEqual(Object.getOwnPropertyDescriptor(out.c, '__proto__')?.value, { polluted: 'yes' });
+    assert.deepEqual(Object.keys(out.c!), ['__proto__', 'p']);
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  });
+
   it('stops at a depth limit instead of recursing forever', () => {
     type Deep = { a?: Deep; n?: number };
     const deep: z.ZodType<Deep> = z.lazy(() => z.object({ a: deep.optional(), n: z.number().optional() }));

@@ -120,6 +120,15 @@ describe('XML codec: encodeXml / decodeXml', () => {
     assert.equal(({} as Record<string, unknown>).x, undefined);
   });
 
+  it('writes an own __proto__ key as its element, which reading refuses by its path as JSON does', () => {
+    // Assigned (`out[k] = …`), the key became the node's prototype and the field vanished from the document.
+    const body = JSON.parse('{"value":1,"metadata":{"__proto__":{"polluted":"yes"},"a":"b"}}');
+    const xml = encodeXml(body);
+    assert.match(xml, /<metadata><__proto__><polluted>yes<\/polluted><\/__proto__><a>b<\/a><\/metadata>/);
+    refuses(xml, 'forbidden_key', 'metadata.__proto__');
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  });
+
   it('reads element names the XML parser would rename (toString, hasOwnProperty) as they are written', () => {
     const d = decodeXml('<data><metadata><toString>x</toString><hasOwnProperty>y</hasOwnProperty></metadata></data>');
     assert.deepEqual(d, { metadata: { toString: 'x', hasOwnProperty: 'y' } });

@@ -12,7 +12,7 @@ import {
   ValidationError,
 } from '../../../server/provider/index.js';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
-import { recordingDispatcher, sandbox } from './support.js';
+import { bareServer, recordingDispatcher, sandbox } from './support.js';
 
 const CARD = { number: '4242424242424242', expiryMonth: 12, expiryYear: 2031, cvv: '123' };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -124,6 +124,21 @@ for (const format of ['json', 'xml'] as const) {
       const read = await legacy.charges.retrieve(charge.id);
       assert.equal(read.data.autoCapTime, 1e-7);
       assert.equal(read.data.products[0]?.price, price);
+    });
+
+    it('sends a metadata key named __proto__ as the field it is: the provider refuses it by its path', async () => {
+      // JSON.parse makes such keys own fields. Over XML the encoder assigned it, so it became the copy's prototype and
+      // the field vanished from the document: the charge went through without it, where JSON's was refused.
+      const metadata = JSON.parse('{"order": "A-2", "__proto__": {"polluted": "yes"}}') as Record<string, string>;
+      const charged = legacy.charges.create({ cardToken: await token(), value: 100, currency: 'EUR', metadata });
+      await assert.rejects(charged, (e: unknown) => {
+        assert.ok(e instanceof ValidationError, String(e));
+        assert.equal(e.status, 400);
+        assert.match(JSON.stringify(e.body), /forbidden_key/);
+        assert.match(JSON.stringify(e.body), /metadata\.__proto__/);
+        return true;
+      });
+      assert.equal(({} as Record<string, unknown>).polluted, undefined, 'Object.prototype untouched');
     });
 
     it("uses the caller's idempotency key and replays the first answer for it", async () => {
@@ -380,6 +395,70 @@ describe('legacy client validating a charge answer (validateResponses)', () => {
       await relayed.close();
       upstream.close();
       await sb.close();
+    }
+  });
+});
+
+describe('legacy client reading an answer with a __proto__ key', () => {
+  // A provider answer's own `__proto__` key is a field like any other: nothing the client copies may take it for the
+  // copy's prototype (an XML answer's coercion copied records with `out[key] = …`), and Object.prototype is never touched.
+  const polluted = () => (({}) as Record<string, unknown>).status ?? ({} as Record<string, unknown>).polluted;
+
+  it('over JSON, keeps it as an own field of the result, whose prototype stays Object.prototype', async () => {
+    const upstream = await bareServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"id":"charge_abc","__proto__":{"status":"Authorised","polluted":"yes"},"metadata":{"__proto__":"x"}}');
+    });
+    const legacy = createLegacyClient({ secretKey: 'sk_sbox_proto', baseUrl: upstream.url, maxRetries: 0 });
+    try {
+      const { data } = (await legacy.charges.retrieve('charge_abc')) as { data: unknown };
+      const body = data as Record<string, unknown>;
+      assert.equal(Object.getPrototypeOf(body), Object.prototype);
+      assert.deepEqual(Object.keys(body), ['id', '__proto__', 'metadata']);
+      assert.equal(body.status, undefined, 'the field is not read through a prototype');
+      assert.deepEqual(Object.getOwnPropertyDescriptor(body, '__proto__')?.value, {
+        status: 'Authorised',
+        polluted: 'yes',
+      });
+      const metadata = body.metadata as Record<string, unknown>;
+      assert.equal(Object.getPrototypeOf(metadata), Object.prototype);
+      assert.equal(Object.getOwnPropertyDescriptor(metadata, '__proto__')?.value, 'x');
+      assert.equal(polluted(), undefined, 'Object.prototype untouched');
+    } finally {
+      await legacy.close();
+      upstream.close();
+    }
+  });
+
+  it('over XML, refuses it by its path (InvalidResponseError), as the sandbox refuses it in a request', async () => {
+    const answers = [
+      '<data><id>charge_abc</id><__proto__><status>Authorised</status></__proto__></data>',
+      '<data><id>charge_abc</id><metadata><item key="__proto__"><polluted>yes</polluted></item></metadata></data>',
+    ];
+    let next = 0;
+    const upstream = await bareServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/xml' });
+      res.end(`<?xml version="1.0" encoding="UTF-8"?>${answers[next++]}`);
+    });
+    const legacy = createLegacyClient({
+      secretKey: 'sk_sbox_proto',
+      baseUrl: upstream.url,
+      format: 'xml',
+      maxRetries: 0,
+    });
+    try {
+      for (const field of ['__proto__', 'metadata.__proto__']) {
+        await assert.rejects(legacy.charges.retrieve('charge_abc'), (e: unknown) => {
+          assert.ok(e instanceof InvalidResponseError, String(e));
+          assert.match(e.message, /the key "__proto__" is not allowed/);
+          assert.equal((e.cause as { field?: string }).field, field);
+          return true;
+        });
+      }
+      assert.equal(polluted(), undefined, 'Object.prototype untouched');
+    } finally {
+      await legacy.close();
+      upstream.close();
     }
   });
 });

@@ -58,6 +58,12 @@ describe('legacy API: the request log masks card data by content', () => {
     // read the URL sees the number.
     await call(`${sb.url}${SANDBOX}/charges/4242%204242%204242%204242`);
     await call(`${sb.url}${SANDBOX}/charges/ch_%2F5555555555554444`);
+    // Percent-encoded UTF-8 (no-break and thin spaces, full-width digits) encoded twice: decoded once, still escapes.
+    await call(`${sb.url}${SANDBOX}/charges/4242%25C2%25A04242%25C2%25A04242%25C2%25A04242`);
+    await call(`${sb.url}${SANDBOX}/charges/x?return=5555%25E2%2580%25895555%25E2%2580%25895555%25E2%2580%25894444`);
+    await call(
+      `${sb.url}${SANDBOX}/charges/${encodeURIComponent(encodeURIComponent('４２４２４２４２４２４２４２４２'))}`,
+    );
     // No route (404) and a wrong method (405): their messages name the path, and the log keeps the answer.
     const echoed = [
       await call(`${sb.url}${SANDBOX}/charges/4242%204242%204242%204242/x`),
@@ -72,6 +78,7 @@ describe('legacy API: the request log masks card data by content', () => {
     const log = await requestLog(sb);
     assert.equal(containsPan(log), false, log);
     assert.equal(containsPan(readableUrl(log)), false, log);
+    assert.ok(!/(4242|5555)%(25)?(C2|E2)|%(25)?BC%(25)?94/i.test(log), log);
     assert.ok(
       !/4242424242424241/.test(log.replace(/\s/g, '')),
       'a refused (Luhn-invalid) number in `number` is masked by name',

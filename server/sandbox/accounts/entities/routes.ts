@@ -4,7 +4,7 @@ import type { NextFunction, Request, Response, Router } from '../../core/http.js
 import { respond } from '../../core/respond.js';
 import { requireAuth } from '../../oauth/auth.js';
 import { type AccountsDeps, AUTH, entityOf, href } from '../http.js';
-import type { EntityRecord } from '../store.js';
+import { accountCaps, type EntityRecord, refuseBeyond } from '../store.js';
 import { schemaVersion } from './accept.js';
 import { createdView, entityView } from './render.js';
 import { validateOnboarding } from './variants.js';
@@ -44,6 +44,7 @@ export function entityRoutes(router: Router, deps: AccountsDeps): void {
         extra: { _links: { self: href(req, `/accounts/entities/${existing}`) } },
       });
     }
+    refuseBeyond(store.entities.size, accountCaps(ctx.storeLimits).entities, 'entity_limit_reached', 'entities');
     const entity: EntityRecord = {
       id: ctx.newId('ent_'),
       reference: valid.reference,
