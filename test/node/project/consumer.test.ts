@@ -1,18 +1,17 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { STRICT_NODE_PROJECT } from '../../support/tsconfig.js';
+import { installPacked, removeScratch, repo, run } from './packed-package.js';
 
 // Packs the package as `npm publish` would, installs the tarball into a scratch
 // project (with Express 5, and React for `tessera/react`) and uses every subpath the way a user would, from ES
 // modules and from CommonJS; a second scratch project mounts the helper on Express 4, and a third has no Express
-// (a front end's). Needs `npm run build` first.
-const repo = resolve('.');
+// (a front end's). Needs `npm run build` first. Each project is a fresh copy of an install cached by the tarball's hash
+// (installPacked in packed-package.ts), so the Node 22 and 24 runs of this file do not install it again.
 let scratch: string;
-let tarball: string;
 
 /**
  * A merchant's Express app as the README shows it, against the packed sandbox: mounts the helper at /payments,
@@ -55,53 +54,32 @@ try {
 }
 `;
 
-function run(cmd: string, args: string[], cwd: string): string {
-  return execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000 });
-}
-
 /** A scratch project with the packed package on Express 4 and its types: made once, for the tests that need it. */
 let express4: string | undefined;
 function express4Project(): string {
-  if (!express4) {
-    express4 = mkdtempSync(join(tmpdir(), 'tessera-consumer-express4-'));
-    writeFileSync(join(express4, 'package.json'), JSON.stringify({ name: 'consumer4', private: true, type: 'module' }));
-    const deps = [tarball, 'express@4', '@types/express@4', '@types/node@20'];
-    run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--silent', ...deps], express4);
-  }
+  express4 ??= installPacked(
+    'tessera-consumer-express4-',
+    ['express@4', '@types/express@4', '@types/node@20'],
+    'consumer4',
+  );
   return express4;
 }
 
 describe('the packed package', { timeout: 240_000 }, () => {
   before(() => {
-    scratch = mkdtempSync(join(tmpdir(), 'tessera-consumer-'));
-    run('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', scratch], repo);
-    const packed = readdirSync(scratch).find((f) => f.endsWith('.tgz'));
-    assert.ok(packed, 'npm pack wrote no tarball');
-    tarball = join(scratch, packed);
-    writeFileSync(join(scratch, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-    run(
-      'npm',
-      [
-        'install',
-        '--prefer-offline',
-        '--no-audit',
-        '--no-fund',
-        '--silent',
-        `./${packed}`,
-        '@types/node@20',
-        'express@5',
-        // tessera/react's optional peers, and what a React app has beside them.
-        'react@19',
-        'react-dom@19',
-        '@lit/react@1',
-        '@types/react@19',
-      ],
-      scratch,
-    );
+    scratch = installPacked('tessera-consumer-', [
+      '@types/node@20',
+      'express@5',
+      // tessera/react's optional peers, and what a React app has beside them.
+      'react@19',
+      'react-dom@19',
+      '@lit/react@1',
+      '@types/react@19',
+    ]);
   });
   after(() => {
-    rmSync(scratch, { recursive: true, force: true });
-    if (express4) rmSync(express4, { recursive: true, force: true });
+    removeScratch(scratch);
+    removeScratch(express4);
   });
 
   it('imports every subpath from an ES module (server, provider, sandbox, widget, react)', () => {
@@ -253,10 +231,8 @@ app.use('/shops/:shop/payments', payments);
   });
 
   it('installs without Express where only the widget, the clients or the sandbox are used; the helper and the demo say what is missing', () => {
-    const bare = mkdtempSync(join(tmpdir(), 'tessera-consumer-bare-'));
+    const bare = installPacked('tessera-consumer-bare-', [], 'front-end');
     try {
-      writeFileSync(join(bare, 'package.json'), JSON.stringify({ name: 'front-end', private: true, type: 'module' }));
-      run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--silent', tarball], bare);
       assert.equal(existsSync(join(bare, 'node_modules', 'express')), false, 'npm installed Express');
       const out = run(
         process.execPath,
@@ -290,7 +266,7 @@ console.log(JSON.stringify({ brand: widget.detectBrand('4242')?.id, token: token
         /^tessera demo: the demo runs on Express, which is not installed here: npm install express$/m,
       );
     } finally {
-      rmSync(bare, { recursive: true, force: true });
+      removeScratch(bare);
     }
   });
 
