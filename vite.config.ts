@@ -34,8 +34,9 @@ function subresourceIntegrity(): Plugin {
  * element's properties are strings and booleans); directives (none is imported), the `useDefault` property option and
  * the `wrapped` handling of a property declared over an accessor (an `accessor` field).
  * Each edit must apply: a Lit update that changes the text fails the build rather than silently growing it.
+ * Exported for its test (test/node/widget/template-guard.test.ts).
  */
-function litTrim(): Plugin {
+export function litTrim(): Plugin {
   const edits: Record<string, [RegExp, string][]> = {
     'lit-html/lit-html.js': [
       [/"invalid template strings array"/, '"lit"'],
@@ -117,6 +118,12 @@ function litTrim(): Plugin {
     name: 'tessera-lit-trim',
     apply: 'build',
     transform(code, id) {
+      // Directives reach the bundle through lit-html's directive module, whoever imports it (a widget source, which
+      // templateWhitespace names, or a package the widget uses): resolveDirective is the identity, so none would work.
+      const directive = /\/node_modules\/lit-html\/(?:development\/)?(?:async-)?directive\.js$/.exec(
+        id.replaceAll('\\', '/'),
+      );
+      if (directive) throw new Error(`tessera-lit-trim: ${id} is bundled, but litTrim removed directives`);
       const file = Object.keys(edits).find((f) => id.replaceAll('\\', '/').endsWith(`/node_modules/${f}`));
       if (!file) return null;
       let out = code;
@@ -253,6 +260,25 @@ function scanExpression(src: string, i: number): number {
   throw new Error('unterminated template expression');
 }
 
+/**
+ * The first `get name(`/`set name(` in `code` whose name is a key of its `static properties` (an object literal, or
+ * one a `static get properties()` returns), or undefined. Lit marks such a property `wrapped` (the class's
+ * prototype has it) and reports it changed in the first update; litTrim removed that.
+ */
+function accessorOverProperty(code: string): string | undefined {
+  const start = /\bproperties\s*(?:=|\(\)\s*\{\s*return)\s*\{/.exec(code);
+  if (!start) return undefined;
+  const from = start.index + start[0].length;
+  // The literal's own keys: its nested objects (the options) are emptied first.
+  let keys = code.slice(from, scanExpression(code, from) - 1);
+  for (let prev = ''; prev !== keys; ) [prev, keys] = [keys, keys.replace(/\{[^{}]*\}/g, '{}')];
+  for (const [, key] of keys.matchAll(/['"]?([\w$]+)['"]?\s*:/g)) {
+    const accessor = new RegExp(`\\b(?:get|set)\\s+${key!.replaceAll('$', '\\$')}\\s*\\(`).exec(code);
+    if (accessor) return accessor[0];
+  }
+  return undefined;
+}
+
 /** Applies {@link minifyTemplates} to the widget's sources. Exported for its test. */
 export function templateWhitespace(): Plugin {
   return {
@@ -277,6 +303,9 @@ export function templateWhitespace(): Plugin {
         /[/\\]widget[/\\].*\.ts$/.test(id) &&
         /['"](?:lit|lit-html)\/(?:async-)?directives?\b|\buseDefault\b|\baccessor\s+#?\w+\s*[=;:!?]/.exec(code);
       if (trimmed) throw new Error(`tessera-template-whitespace: ${trimmed[0]} in ${id} (see litTrim)`);
+      // A reactive property over the class's own getter or setter is `wrapped` as an accessor field is.
+      const over = /[/\\]widget[/\\].*\.ts$/.test(id) && accessorOverProperty(code);
+      if (over) throw new Error(`tessera-template-whitespace: ${over} over a reactive property in ${id} (see litTrim)`);
       return /[/\\]widget[/\\].*\.ts$/.test(id) && /\b(html|svg|css)`/.test(code)
         ? { code: minifyTemplates(code), map: null }
         : null;

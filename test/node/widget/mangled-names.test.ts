@@ -2,7 +2,7 @@
  * The bundle's private property names that the minifier mangles (vite.config.ts, MANGLED_PROPERTIES). The minifier
  * renames every property of such a name, whoever owns it: a DOM or built-in member of that name would be renamed too
  * and break silently, and so would a field of an event detail or of a locale file. Each name is checked against
- * TypeScript's declarations of the DOM and of ECMAScript, and against the widget's public types.
+ * TypeScript's declarations of the DOM and of ECMAScript, and against the widget's public types and the JSON it reads.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -30,7 +30,11 @@ const declares = (text: string, name: string) =>
 
 describe('the mangled property names', () => {
   const libs = libFiles().map((f) => readFileSync(f, 'utf8'));
-  const publicTypes = ['widget/card-form/events.ts', 'widget/i18n/strings.ts'].map((f) => readFileSync(f, 'utf8'));
+  // The event details, the locale files' keys, and the fields the widget reads from the helper's `/config` and the
+  // token endpoint's JSON (transport.ts: a mangled name there would read nothing).
+  const publicTypes = ['widget/card-form/events.ts', 'widget/i18n/strings.ts', 'widget/card-form/transport.ts'].map(
+    (f) => readFileSync(f, 'utf8'),
+  );
 
   it("finds TypeScript's DOM declarations and the widget's public fields (or the checks below check nothing)", () => {
     assert.ok(libs.some((text) => declares(text, 'adoptedStyleSheets')));
@@ -38,6 +42,8 @@ describe('the mangled property names', () => {
     assert.ok(libs.some((text) => declares(text, 'month')));
     assert.ok(publicTypes.some((text) => declares(text, 'expiryMonth')));
     assert.ok(publicTypes.some((text) => declares(text, 'numberRequired')));
+    assert.ok(publicTypes.some((text) => declares(text, 'cardTokenUrl')));
+    assert.ok(publicTypes.some((text) => declares(text, 'last4')));
   });
 
   for (const name of MANGLED_PROPERTIES) {
