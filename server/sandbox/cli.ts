@@ -23,6 +23,9 @@ Options:
   --max-card-tokens N   keep at most N card tokens, dropping the oldest (default 20000; a load test that makes
                         more tokens before it charges them needs more); likewise --max-payment-tokens N,
                         --max-customers N and --max-charges N (each 1 to ${MAX_STORE_LIMIT})
+  --max-entities N      keep at most N Account Services entities (default 20000); beyond it onboarding is refused
+                        (422 entity_limit_reached) until a reset; likewise --max-stored-instruments N for stored
+                        src_ instruments (422 instrument_limit_reached; each 1 to ${MAX_STORE_LIMIT})
   --control-host NAME   also answer the controls (/_sandbox/…) at this host name, e.g. sandbox.internal in a
                         container network (repeatable; default $TESSERA_SANDBOX_CONTROL_HOSTS, comma-separated);
                         they always answer at an IP address, localhost and *.localhost, and at no other name
@@ -46,12 +49,17 @@ interface Parsed {
   readonly controlHosts?: readonly string[];
 }
 
-/** The `--max-…` flags and the `limits` option each sets (docs/decisions/sandbox.md#sandbox-memory). */
+/**
+ * The `--max-…` flags and the `limits` option each sets (docs/decisions/sandbox.md#sandbox-memory; the Account
+ * Services caps: docs/decisions/sandbox.md#accounts-memory).
+ */
 const LIMIT_FLAGS = {
   'max-card-tokens': 'maxCardTokens',
   'max-payment-tokens': 'maxPaymentTokens',
   'max-customers': 'maxCustomers',
   'max-charges': 'maxCharges',
+  'max-entities': 'maxEntities',
+  'max-stored-instruments': 'maxStoredInstruments',
 } as const satisfies Record<string, keyof StoreLimits>;
 
 /** The same flags as `parseArgs` options, each taking a value. */

@@ -5,9 +5,10 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { parseSandboxArgs } from '../../../server/sandbox/cli.js';
 import { DEFAULT_CREDENTIALS } from '../../../server/sandbox/index.js';
 import { call } from '../../support/http.js';
-import { accessToken, authed, callWithHost, V3 } from './accounts-support.js';
+import { accessToken, authed, callWithHost, requests, V3 } from './accounts-support.js';
 import { TEST_TLS_CERT, TEST_TLS_KEY } from './tls-fixture.js';
 
 // Runs `tessera <args>` from the sources (server/cli/main.ts through tsx), so no build is needed; the import is
@@ -101,6 +102,10 @@ describe('tessera sandbox (CLI)', () => {
       '--max-payment-tokens',
       '--max-customers',
       '--max-charges',
+      '--max-entities',
+      '--max-stored-instruments',
+      'entity_limit_reached',
+      'instrument_limit_reached',
       '--control-host',
       'TESSERA_SANDBOX_CONTROL_HOSTS',
     ]) {
@@ -163,6 +168,36 @@ describe('tessera sandbox (CLI)', () => {
     assert.match(r.stderr, /invalid fixtures at legacy\.customers\.0\.id/);
   });
 
+  it('parses every --max-… flag into its limits option, and refuses a bad value naming the flag', () => {
+    // In process: each case here would otherwise cost a CLI start.
+    const parsed = parseSandboxArgs(
+      [
+        ...['--max-card-tokens', '3', '--max-payment-tokens', '4', '--max-customers', '5', '--max-charges', '6'],
+        ...['--max-entities', '1', '--max-stored-instruments=100000000'],
+      ],
+      {},
+    );
+    assert.notEqual(parsed, 'help');
+    assert.deepEqual(parsed === 'help' ? undefined : parsed.limits, {
+      maxCardTokens: 3,
+      maxPaymentTokens: 4,
+      maxCustomers: 5,
+      maxCharges: 6,
+      maxEntities: 1,
+      maxStoredInstruments: 100_000_000,
+    });
+    for (const flag of ['--max-entities', '--max-stored-instruments']) {
+      for (const bad of ['0', '-1', '100000001', '1.5', '1e3', 'lots', '', ' 5', '9'.repeat(5000)]) {
+        const shown = JSON.stringify(bad).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        assert.throws(
+          () => parseSandboxArgs([`${flag}=${bad}`], {}),
+          { message: new RegExp(`^${flag} must be an integer from 1 to 100000000, got ${shown}$`) },
+          `${flag}=${bad.slice(0, 20)}`,
+        );
+      }
+    }
+  });
+
   it('starts, prints URL, mode and keys, serves the legacy API, and stops cleanly on SIGTERM', async () => {
     const fixtures = join(dir, 'fixtures.json');
     writeFileSync(
@@ -191,8 +226,18 @@ describe('tessera sandbox (CLI)', () => {
     assert.match(sb.stdout(), /Tessera sandbox stopped\./);
   });
 
-  it('--max-card-tokens caps the card tokens kept: the oldest beyond it is forgotten, the newest still charges', async () => {
-    const sb = await startCli(['--port', '0', '--max-card-tokens', '2']);
+  // One start for every `--max-…` flag that needs a running sandbox to show it applies (each start costs a second).
+  it('--max-card-tokens drops the oldest card token beyond it; --max-entities and --max-stored-instruments refuse beyond theirs (422)', async () => {
+    const sb = await startCli([
+      '--port',
+      '0',
+      '--max-card-tokens',
+      '2',
+      '--max-entities',
+      '1',
+      '--max-stored-instruments',
+      '1',
+    ]);
     try {
       const tokens: string[] = [];
       for (let i = 0; i < 3; i++) {
@@ -209,6 +254,26 @@ describe('tessera sandbox (CLI)', () => {
       assert.notEqual(oldest.status, 200);
       assert.match(oldest.text, /card_token_unknown/);
       assert.equal((await charge(tokens[2]!)).status, 200);
+      // The Account Services caps refuse rather than drop: the first record is kept, the next one is 422.
+      const access = await accessToken({ url: sb.url, credentials: DEFAULT_CREDENTIALS });
+      const onboard = (reference: string) =>
+        call(`${sb.url}/accounts/entities`, {
+          headers: authed(access, { accept: V3 }),
+          body: requests.individualGb(reference),
+        });
+      assert.equal((await onboard('first')).status, 201);
+      const second = await onboard('second');
+      assert.equal(second.status, 422, second.text);
+      assert.deepEqual(second.json.error_codes, ['entity_limit_reached']);
+      const store = async () =>
+        call(`${sb.url}/instruments`, {
+          headers: authed(access),
+          body: { type: 'token', token: (await cardToken(sb.url)).json.id },
+        });
+      assert.equal((await store()).status, 201);
+      const noRoom = await store();
+      assert.equal(noRoom.status, 422, noRoom.text);
+      assert.deepEqual(noRoom.json.error_codes, ['instrument_limit_reached']);
     } finally {
       assert.equal(await sb.stop('SIGTERM'), 0);
     }
