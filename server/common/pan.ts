@@ -163,7 +163,7 @@ interface Escape extends Class {
   /**
    * Written with decimal digits only (`%22`, `%40`, and every escape encoded twice, `%25…`), other than `%20` and
    * `%09`: right before a digit, after a literal `%`, they may be a card number's first two digits instead
-   * (`%4000 0566 5566 5556`).
+   * (`%4000 0566 5566 5556`). A UTF-8 sequence's escapes are when the last one is (`%E2%80%81`, `%25E2%2580%2599`).
    */
   numeric: boolean;
 }
@@ -240,8 +240,11 @@ function utf8At(text: string, i: number, lead: number, twice: boolean): Escape |
     cls.kind === Kind.Space ||
     cls.kind === Kind.Skip ||
     (cls.kind === Kind.Other && PUNCTUATION.test(stands));
-  // Never numeric: a literal `%` before its text makes a hex word (`%C2…`, `%25C2…`), never a card number's digits.
-  const out = read ? { kind: cls.kind, digits: cls.digits, width, stands, numeric: false } : null;
+  // Numeric when its last escape is written with decimal digits (`%E2%80%81`, `%25E2%2580%2599`): before a digit, that
+  // `%` may be literal and its digits a card number's first two (`%8171 0000 0000 0006`), as after an ASCII escape.
+  const last = 0x80 | (cp & 0x3f);
+  const numeric = last >> 4 <= 9 && (last & 15) <= 9;
+  const out = read ? { kind: cls.kind, digits: cls.digits, width, stands, numeric } : null;
   if (utf8Cache.size < CACHE_MAX) utf8Cache.set(key, out);
   return out ?? undefined;
 }
