@@ -167,6 +167,7 @@ const OBFUSCATIONS: [string, string][] = [
   // `%25E2%2580%2599` is `’` encoded twice): read both ways, as after an ASCII one.
   ['after a literal percent sign closing a UTF-8 escape (8171 0000 0000 0006)', 'x%E2%80%8171 0000 0000 0006'],
   ['after a literal percent sign closing a twice-encoded UTF-8 escape', 'x%25E2%2580%2599000000000003'],
+  ['in groups after a literal percent sign closing a twice-encoded UTF-8 escape', 'x%25E2%2580%2599-0000-0000-0003'],
 ];
 
 describe('card numbers by digit content (server/common/pan.ts)', () => {
@@ -494,6 +495,8 @@ describe('card numbers in percent-encoded UTF-8', () => {
     // With the last `%` literal, the card number takes the escape's two digits; read as an escape, there is none.
     assert.equal(maskPans('x%E2%80%8171 0000 0000 0006 y', mask), 'x%E2%80%[8171000000000006] y');
     assert.equal(maskPans('x%25E2%2580%2599000000000003', mask), 'x%25E2%2580%[2599000000000003]');
+    // Encoded twice, the literal reading's digits (`2599`) are a group on their own: read so whatever follows.
+    assert.equal(maskPans('x%25E2%2580%2599 0000 0000 0003', mask), 'x%25E2%2580%[2599000000000003]');
     // Both readings find one: the spans overlap and are masked as one.
     assert.equal(maskPans('x%E2%80%8B4242 4242 4242 4242', mask), 'x%E2%80%8B[4242424242424242]');
     assert.equal(maskPans('%EF%BC%94242 4242 4242 4242', mask), '[4242424242424242]');
@@ -555,7 +558,7 @@ describe('card numbers in percent-encoded UTF-8', () => {
       ['card numbers encoded twice back to back', fill('4242%25E2%2580%258B')],
       ['truncated escapes before digits', fill('4242%E2%80%8')],
       ['a percent sign before digits and escapes', fill('%224%C2%A0')],
-      ['UTF-8 escapes closed by decimal digits before digits', fill('%E2%80%814%25E2%2580%25994')],
+      ['UTF-8 escapes closed by decimal digits before digits', fill('%E2%80%814%25E2%2580%25994%25E2%2580%2599-')],
     ] as const) {
       const ms = fastestMsSync(() => {
         containsPan(text);
