@@ -163,9 +163,14 @@ interface Escape extends Class {
   /**
    * Written with decimal digits only (`%22`, `%40`, and every escape encoded twice, `%25…`), other than `%20` and
    * `%09`: right before a digit, after a literal `%`, they may be a card number's first two digits instead
-   * (`%4000 0566 5566 5556`).
+   * (`%4000 0566 5566 5556`). A UTF-8 sequence's escapes are when the last one is (`%E2%80%81`, `%25E2%2580%2599`).
    */
   numeric: boolean;
+  /**
+   * Numeric, and with its last `%` literal a group of 4 digits on its own (`%2599`, closing a UTF-8 sequence encoded
+   * twice): read both ways whatever follows (`%25E2%2580%2599-0000-0000-0003`), as the scan did before it read them.
+   */
+  group: boolean;
 }
 
 /**
@@ -180,8 +185,8 @@ for (let byte = 0; byte < 128; byte++) {
   if (kind !== Kind.Space && kind !== Kind.Other && kind !== Kind.Plus) continue;
   const stands = kind === Kind.Space ? '' : String.fromCharCode(byte);
   const numeric = byte >> 4 <= 9 && (byte & 15) <= 9 && byte !== 0x20 && byte !== 0x09;
-  ONCE[byte] = { kind, digits: '', width: 3, stands, numeric };
-  TWICE[byte] = { kind, digits: '', width: 5, stands, numeric: true };
+  ONCE[byte] = { kind, digits: '', width: 3, stands, numeric, group: false };
+  TWICE[byte] = { kind, digits: '', width: 5, stands, numeric: true, group: false };
 }
 
 /** The value of hex digit `c` (a UTF-16 unit), or 256 when it is none: `hi * 16 + lo` is then 256 or more. */
@@ -240,15 +245,18 @@ function utf8At(text: string, i: number, lead: number, twice: boolean): Escape |
     cls.kind === Kind.Space ||
     cls.kind === Kind.Skip ||
     (cls.kind === Kind.Other && PUNCTUATION.test(stands));
-  // Never numeric: a literal `%` before its text makes a hex word (`%C2…`, `%25C2…`), never a card number's digits.
-  const out = read ? { kind: cls.kind, digits: cls.digits, width, stands, numeric: false } : null;
+  // Numeric when its last escape is written with decimal digits (`%E2%80%81`, `%25E2%2580%2599`): before a digit, that
+  // `%` may be literal and its digits a card number's first two (`%8171 0000 0000 0006`), as after an ASCII escape.
+  const last = 0x80 | (cp & 0x3f);
+  const numeric = last >> 4 <= 9 && (last & 15) <= 9;
+  const out = read ? { kind: cls.kind, digits: cls.digits, width, stands, numeric, group: numeric && twice } : null;
   if (utf8Cache.size < CACHE_MAX) utf8Cache.set(key, out);
   return out ?? undefined;
 }
 
 /**
- * Set by a scan that read a {@link Escape.numeric} escape right before a digit (`%224242…`): the text may also be read
- * with that `%` literal (`%4000 0566 5566 5556`), and is, by a second scan.
+ * Set by a scan that read a {@link Escape.numeric} escape right before a digit (`%224242…`), or a {@link Escape.group}
+ * one: the text may also be read with that `%` literal (`%4000 0566 5566 5556`), and is, by a second scan.
  */
 let ambiguous = false;
 
@@ -258,7 +266,7 @@ let ambiguous = false;
  * form-encoded text is read as its decoded text is. In a URL or a form body written into a log line or a JSON string,
  * `4242%204242%204242%204242` is a card number, where the `20` of each escape put digits between its groups, and
  * `card%3A4242…`, `pan%3D4242…` made a hex word of the first group. With `literal`, a numeric escape right before a
- * digit is not read (the `%` is itself). The escapes of a UTF-8 sequence are read as one character when it is a
+ * digit (a {@link Escape.group} one anywhere) is not read (the `%` is itself). The escapes of a UTF-8 sequence are read as one character when it is a
  * separator or a digit ({@link utf8At}): `4242%C2%A04242…` (no-break spaces), `%EF%BC%94242…` (a full-width `４`).
  * Constant work per position: linear. Undefined for any other `%` (a letter or an ASCII digit escaped, a UTF-8
  * sequence of anything else, a broken escape).
@@ -273,7 +281,7 @@ function escapeAt(text: string, i: number, literal: boolean): Escape | undefined
   }
   if (!found?.numeric) return found;
   const next = text.charCodeAt(i + found.width);
-  if (next < 48 || next > 57) return found;
+  if ((next < 48 || next > 57) && !found.group) return found;
   if (literal) return undefined;
   ambiguous = true;
   return found;

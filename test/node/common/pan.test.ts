@@ -163,6 +163,11 @@ const OBFUSCATIONS: [string, string][] = [
   ],
   ['zero-width spaces encoded twice', '4242%25E2%2580%258B4242%25E2%2580%258B4242%25E2%2580%258B4242'],
   ['full-width digits encoded twice', encodeURIComponent(encodeURIComponent('５５５５ ５５５５ ５５５５ ４４４４'))],
+  // A literal `%` right before the number whose first two digits would close a UTF-8 escape (`%E2%80%81` is U+2001,
+  // `%25E2%2580%2599` is `’` encoded twice): read both ways, as after an ASCII one.
+  ['after a literal percent sign closing a UTF-8 escape (8171 0000 0000 0006)', 'x%E2%80%8171 0000 0000 0006'],
+  ['after a literal percent sign closing a twice-encoded UTF-8 escape', 'x%25E2%2580%2599000000000003'],
+  ['in groups after a literal percent sign closing a twice-encoded UTF-8 escape', 'x%25E2%2580%2599-0000-0000-0003'],
 ];
 
 describe('card numbers by digit content (server/common/pan.ts)', () => {
@@ -485,6 +490,20 @@ describe('card numbers in percent-encoded UTF-8', () => {
     assert.equal(maskPans('q=4242%C2%A04242%C2%A04242%C2%A04242&n=1'), 'q=[card ••••4242]&n=1');
   });
 
+  it('reads a `%` that closes a UTF-8 escape before digits both ways, as an ASCII one', () => {
+    const mask = (digits: string) => `[${digits}]`;
+    // With the last `%` literal, the card number takes the escape's two digits; read as an escape, there is none.
+    assert.equal(maskPans('x%E2%80%8171 0000 0000 0006 y', mask), 'x%E2%80%[8171000000000006] y');
+    assert.equal(maskPans('x%25E2%2580%2599000000000003', mask), 'x%25E2%2580%[2599000000000003]');
+    // Encoded twice, the literal reading's digits (`2599`) are a group on their own: read so whatever follows.
+    assert.equal(maskPans('x%25E2%2580%2599 0000 0000 0003', mask), 'x%25E2%2580%[2599000000000003]');
+    // Both readings find one: the spans overlap and are masked as one.
+    assert.equal(maskPans('x%E2%80%8B4242 4242 4242 4242', mask), 'x%E2%80%8B[4242424242424242]');
+    assert.equal(maskPans('%EF%BC%94242 4242 4242 4242', mask), '[4242424242424242]');
+    // The escape stays one character where no digit follows, and the literal reading finds no other number.
+    assert.equal(containsPan('x%E2%80%81 8171 0000 0000'), false);
+  });
+
   it('finds one split over neighbouring values, as it does with ASCII escapes', () => {
     assert.equal(findPan({ a: '4242%C2%A04242', b: '4242%E2%80%894242' }), 'b');
     assert.equal(findPan({ a: '4242%25C2%25A04242', b: '%EF%BC%94242%E3%80%804242' }), 'b');
@@ -539,6 +558,7 @@ describe('card numbers in percent-encoded UTF-8', () => {
       ['card numbers encoded twice back to back', fill('4242%25E2%2580%258B')],
       ['truncated escapes before digits', fill('4242%E2%80%8')],
       ['a percent sign before digits and escapes', fill('%224%C2%A0')],
+      ['UTF-8 escapes closed by decimal digits before digits', fill('%E2%80%814%25E2%2580%25994%25E2%2580%2599-')],
     ] as const) {
       const ms = fastestMsSync(() => {
         containsPan(text);

@@ -430,6 +430,22 @@ describe('helper basics over HTTP', () => {
     }
   });
 
+  it('refuses a body whose card number follows a literal `%` that would close a UTF-8 escape, as before', async () => {
+    // `%E2%80%81` is U+2001 and `%25E2%2580%2599` a `’` encoded twice; with the last `%` literal, a card number follows.
+    for (const note of [
+      'x%E2%80%8171 0000 0000 0006',
+      'x%25E2%2580%2599000000000003',
+      'x%25E2%2580%2599-0000-0000-0003',
+    ]) {
+      const r = await call(`${h.url}/charges`, {
+        body: { cardToken: 'card_tok_abcdefgh', orderReference: 'o-1', note },
+      });
+      assert.equal(r.status, 400, `${note}: ${r.text}`);
+      assert.equal(r.json.code, 'TESSERA_CARD_DATA_REFUSED', note);
+      assert.equal(r.json.field, 'note');
+    }
+  });
+
   /** POST /charges with `raw` as its JSON body, as written (duplicate keys and escapes kept). */
   const charge = (raw: string) => call(`${h.url}/charges`, { raw, headers: { 'content-type': 'application/json' } });
 
