@@ -28,3 +28,19 @@ export function fastestMsSync(fn: () => unknown, boundMs: number, tries = 3): nu
   }
   return best;
 }
+
+/**
+ * Waits until `check` holds, looking every `everyMs`, and fails naming `what` after `withinMs`: for something that
+ * happens after an answer has left (a store key given back without holding up the answer), never a speed check.
+ */
+export async function until(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  { withinMs = 5000, everyMs = 10 }: { withinMs?: number; everyMs?: number } = {},
+): Promise<void> {
+  for (const end = Date.now() + withinMs; ; ) {
+    if (await check()) return;
+    if (Date.now() > end) throw new Error(`not within ${withinMs} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}

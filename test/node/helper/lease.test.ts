@@ -3,16 +3,8 @@ import { describe, it } from 'node:test';
 import type { HelperContext } from '../../../server/helper/context.js';
 import { MemoryStore } from '../../../server/helper/index.js';
 import { keepClaim } from '../../../server/helper/lease.js';
+import { until } from '../../support/timing.js';
 import { captureLogger, requiredMethods } from './support.js';
-
-/** Waits until `check` holds, looking every 20 ms, at most 3 s (the keeper looks every 500 ms). */
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (const end = Date.now() + 3000; Date.now() < end; ) {
-    if (check()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  assert.fail(`not within 3 s: ${what}`);
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
