@@ -74,6 +74,41 @@ async function hostile(t: TestContext, handler: (req: IncomingMessage, body: str
   return server;
 }
 
+/** An answer of a token endpoint to the form it was sent: status, content type, body. */
+type TokenAnswer = (form: string) => [number, string, string];
+
+/**
+ * The errors of a token source (with {@link CLIENT_SECRET}, bodies logged) whose endpoint answers each request with the
+ * next of `answers`, one per answer, and its log lines.
+ */
+async function tokenErrors(
+  t: TestContext,
+  answers: TokenAnswer[],
+): Promise<{ errors: ProviderError[]; lines: string[] }> {
+  const server = await hostile(t, (_req, form, res) => {
+    const [status, type, body] = answers.shift()!(form);
+    res.writeHead(status, { 'content-type': type });
+    res.end(body);
+  });
+  const { lines, logger } = captureLogger();
+  const tokens = createTokenSource({
+    clientId: CLIENT_ID,
+    clientSecret: CLIENT_SECRET,
+    authUrl: server.url,
+    logger,
+    logBodies: true,
+    maxRetries: 0,
+  });
+  t.after(() => tokens.close());
+  const errors: ProviderError[] = [];
+  while (answers.length > 0) {
+    const error = await tokens.token(['accounts']).catch((e: unknown) => e);
+    assert.ok(error instanceof ProviderError, `answer ${errors.length}: ${String(error)}`);
+    errors.push(error);
+  }
+  return { errors, lines };
+}
+
 function legacyOf(t: TestContext, url: string) {
   const { lines, logger } = captureLogger();
   const client = createLegacyClient({ secretKey: SECRET, baseUrl: url, logger, maxRetries: 0 });
@@ -182,7 +217,7 @@ describe('a hostile upstream echoing secrets where the clients did not look', ()
   it('keeps the client secret out of a token error that echoes the form it was sent, as JSON or as text', async (t) => {
     // The token request is a form (`client_secret=cs%2Bhostile%2Fsecret…`): an endpoint that echoes it gives the
     // secret form-encoded, which the redactor, knowing the secret only as it is, did not recognise.
-    const answers: ((form: string) => [number, string, string])[] = [
+    const answers: TokenAnswer[] = [
       (form) => [
         400,
         'application/json',
@@ -192,24 +227,8 @@ describe('a hostile upstream echoing secrets where the clients did not look', ()
       (form) => [200, 'application/json', `{"echo": ${form}}`],
       (form) => [200, 'application/json', JSON.stringify({ token_type: 'Bearer', expires_in: 60, echo: form })],
     ];
-    const server = await hostile(t, (_req, form, res) => {
-      const [status, type, body] = answers.shift()!(form);
-      res.writeHead(status, { 'content-type': type });
-      res.end(body);
-    });
-    const { lines, logger } = captureLogger();
-    const tokens = createTokenSource({
-      clientId: CLIENT_ID,
-      clientSecret: CLIENT_SECRET,
-      authUrl: server.url,
-      logger,
-      logBodies: true,
-      maxRetries: 0,
-    });
-    t.after(() => tokens.close());
-    for (let i = 0; answers.length > 0; i++) {
-      const error = await tokens.token(['accounts']).catch((e: unknown) => e);
-      assert.ok(error instanceof ProviderError, String(error));
+    const { errors, lines } = await tokenErrors(t, answers);
+    for (const [i, error] of errors.entries()) {
       assert.equal(error.operation, TOKEN_OPERATION);
       assertClean(`answer ${i}`, seen(error), [CLIENT_SECRET]);
     }
@@ -254,7 +273,7 @@ describe('a hostile upstream echoing secrets in another case', () => {
   it('keeps the client secret out of a token error that echoes the form with lower-case escapes or upper-cased', async (t) => {
     // `client_secret=cs%2bhostile%2fsecret…`: the redactor knew the form only with encodeURIComponent's upper-case
     // escapes; `CS%2BHOSTILE%2FSECRET…`: only in the secret's own case.
-    const answers: ((form: string) => [number, string, string])[] = [
+    const answers: TokenAnswer[] = [
       (form) => [
         400,
         'application/json',
@@ -265,27 +284,11 @@ describe('a hostile upstream echoing secrets in another case', () => {
       (form) => [401, 'text/plain', `unauthorized: ${lowerEscapes(form.toUpperCase())}`],
       (form) => [400, 'text/plain', `CLIENT ${new URLSearchParams(form).get('client_secret')?.toUpperCase()} REFUSED`],
     ];
-    const server = await hostile(t, (_req, form, res) => {
-      const [status, type, body] = answers.shift()!(form);
-      res.writeHead(status, { 'content-type': type });
-      res.end(body);
-    });
-    const { lines, logger } = captureLogger();
-    const tokens = createTokenSource({
-      clientId: CLIENT_ID,
-      clientSecret: CLIENT_SECRET,
-      authUrl: server.url,
-      logger,
-      logBodies: true,
-      maxRetries: 0,
-    });
-    t.after(() => tokens.close());
-    for (let i = 0; answers.length > 0; i++) {
-      const error = await tokens.token(['accounts']).catch((e: unknown) => e);
-      assert.ok(error instanceof ProviderError, String(error));
+    const { errors, lines } = await tokenErrors(t, answers);
+    for (const [i, error] of errors.entries()) {
       assertClean(`answer ${i}`, seen(error), [CLIENT_SECRET]);
-      // The rest of the text is kept: only the secret is cut.
-      assert.match(error.message, /\[redacted\]/, `answer ${i}: ${error.message}`);
+      // Read as the secret, not merely missed: the error's message or kept body has it cut.
+      assert.match(`${error.message}\n${String(error.body)}`, /\[redacted\]/, `answer ${i}: ${seen(error)}`);
     }
     assertClean('log', lines.join('\n'), [CLIENT_SECRET]);
   });
