@@ -53,7 +53,8 @@ export const MIN_SECRET_LENGTH = 6;
 
 /**
  * A secret as it is, and as an upstream that echoes a request gives it back: form-encoded (the OAuth token request
- * sends `client_secret=cs%2B…`), URL-encoded, or inside a JSON string. Each form is replaced wherever it appears.
+ * sends `client_secret=cs%2B…`), URL-encoded, or inside a JSON string. Each form is replaced wherever it appears, in
+ * any case of its ASCII letters (see {@link cutSecrets}), so `%2b` and `SK_TEST_…` are read too.
  */
 function echoedForms(secret: string): string[] {
   if (secret.length < MIN_SECRET_LENGTH) return [];
@@ -63,7 +64,52 @@ function echoedForms(secret: string): string[] {
     encodeURIComponent(secret),
     JSON.stringify(secret).slice(1, -1),
   ]);
-  return [...forms];
+  return [...forms].map(foldAscii);
+}
+
+/** Any code unit past ASCII (a surrogate too: no `u` flag). */
+const NON_ASCII = /[\u0080-\uffff]/;
+
+/**
+ * `text` with its ASCII letters in lower case and nothing else changed: one code unit for one, so an index into the
+ * result is the same index into `text`, and a secret folds the same alone and inside any text. `toLowerCase` is all
+ * that on ASCII text only: elsewhere it lengthens `İ` into two code units and lowers `Σ` by its place in a word.
+ */
+function foldAscii(text: string): string {
+  if (!NON_ASCII.test(text)) return text.toLowerCase();
+  // One pass over the UTF-16 code units (a replace callback per upper-case run cost 35 µs a KiB of capitalized words).
+  const units = Buffer.from(text, 'utf16le');
+  for (let i = 0; i < units.length; i += 2) {
+    const low = units[i]!;
+    if (low >= 0x41 && low <= 0x5a && units[i + 1] === 0) units[i] = low | 0x20;
+  }
+  return units.toString('utf16le');
+}
+
+/**
+ * `text` with every occurrence of the secrets' `forms` (folded by {@link foldAscii}) replaced by `[redacted]`, in any
+ * case: an upstream that upper-cases what it echoes, or writes escapes in lower case (`%2b`), gives the secret back
+ * in a case it was not sent in (docs/decisions/provider.md#answer-text). The secrets are searched for in the folded
+ * text with `indexOf` (no regular expression made of a secret) and cut from the original; overlapping ones are cut
+ * as one.
+ */
+function cutSecrets(text: string, forms: Iterable<string>): string {
+  const folded = foldAscii(text);
+  const spans: [number, number][] = [];
+  for (const form of forms) {
+    for (let at = folded.indexOf(form); at !== -1; at = folded.indexOf(form, at + form.length)) {
+      spans.push([at, at + form.length]);
+    }
+  }
+  if (spans.length === 0) return text;
+  spans.sort((a, b) => a[0] - b[0]);
+  let out = '';
+  let end = 0;
+  for (const [start, stop] of spans) {
+    if (start >= end) out += `${text.slice(end, start)}[redacted]`;
+    end = Math.max(end, stop);
+  }
+  return out + text.slice(end);
 }
 
 /** A function that returns a safe deep copy of any value for logs and error messages. */
@@ -88,8 +134,7 @@ export function createRedactor(secrets: readonly (string | undefined)[] = []): C
   const known = new Set<string>();
   for (const secret of secrets) if (typeof secret === 'string') for (const form of echoedForms(secret)) known.add(form);
   const text = (value: string): string => {
-    let out = value;
-    for (const secret of known) if (out.includes(secret)) out = out.split(secret).join('[redacted]');
+    const out = known.size > 0 && value.length >= MIN_SECRET_LENGTH ? cutSecrets(value, known) : value;
     // Card numbers by the one rule of server/common/pan.ts (any script, any separator, ids left alone).
     return maskPans(maskObjectTokens(replaceJwts(out, '[redacted jwt]').replace(KEY_LIKE, '[redacted key]')), maskPan);
   };
@@ -118,8 +163,9 @@ export function createRedactor(secrets: readonly (string | undefined)[] = []): C
   const fn = ((value: unknown) => redact(value)) as ClientRedactor;
   const issued: string[][] = [];
   fn.add = (secret: string) => {
-    if (secret.length < MIN_SECRET_LENGTH || known.has(secret)) return;
-    const forms = echoedForms(secret);
+    if (secret.length < MIN_SECRET_LENGTH || known.has(foldAscii(secret))) return;
+    // A form another secret has too stays that secret's (the client's own keys are never forgotten).
+    const forms = echoedForms(secret).filter((form) => !known.has(form));
     for (const form of forms) known.add(form);
     issued.push(forms);
     // A key remembered as plain may hold it.

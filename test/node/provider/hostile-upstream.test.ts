@@ -47,15 +47,17 @@ function pieceOf(text: string, secret: string, length = 10): string | undefined 
   return undefined;
 }
 
-/** The ways a secret may be echoed: as sent in a form body, URL-encoded, and as it is. */
+/** The ways a secret may be echoed: as sent in a form body, URL-encoded, and as it is (in any case: compared folded). */
 function echoes(secret: string): string[] {
   return [secret, encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2)];
 }
 
+/** Fails when `text` holds a piece of an echo of a secret, in any case (`SK_TEST_…`, `%2b` for `%2B`). */
 function assertClean(where: string, text: string, secrets: readonly string[]): void {
+  const folded = text.toLowerCase();
   for (const secret of secrets) {
     for (const echo of echoes(secret)) {
-      const piece = pieceOf(text, echo);
+      const piece = pieceOf(folded, echo.toLowerCase());
       assert.equal(piece, undefined, `${where}: ${JSON.stringify(piece)} of a secret in ${text.slice(0, 3000)}`);
     }
   }
@@ -70,6 +72,41 @@ async function hostile(t: TestContext, handler: (req: IncomingMessage, body: str
   });
   t.after(() => server.close());
   return server;
+}
+
+/** An answer of a token endpoint to the form it was sent: status, content type, body. */
+type TokenAnswer = (form: string) => [number, string, string];
+
+/**
+ * The errors of a token source (with {@link CLIENT_SECRET}, bodies logged) whose endpoint answers each request with the
+ * next of `answers`, one per answer, and its log lines.
+ */
+async function tokenErrors(
+  t: TestContext,
+  answers: TokenAnswer[],
+): Promise<{ errors: ProviderError[]; lines: string[] }> {
+  const server = await hostile(t, (_req, form, res) => {
+    const [status, type, body] = answers.shift()!(form);
+    res.writeHead(status, { 'content-type': type });
+    res.end(body);
+  });
+  const { lines, logger } = captureLogger();
+  const tokens = createTokenSource({
+    clientId: CLIENT_ID,
+    clientSecret: CLIENT_SECRET,
+    authUrl: server.url,
+    logger,
+    logBodies: true,
+    maxRetries: 0,
+  });
+  t.after(() => tokens.close());
+  const errors: ProviderError[] = [];
+  while (answers.length > 0) {
+    const error = await tokens.token(['accounts']).catch((e: unknown) => e);
+    assert.ok(error instanceof ProviderError, `answer ${errors.length}: ${String(error)}`);
+    errors.push(error);
+  }
+  return { errors, lines };
 }
 
 function legacyOf(t: TestContext, url: string) {
@@ -180,7 +217,7 @@ describe('a hostile upstream echoing secrets where the clients did not look', ()
   it('keeps the client secret out of a token error that echoes the form it was sent, as JSON or as text', async (t) => {
     // The token request is a form (`client_secret=cs%2Bhostile%2Fsecret…`): an endpoint that echoes it gives the
     // secret form-encoded, which the redactor, knowing the secret only as it is, did not recognise.
-    const answers: ((form: string) => [number, string, string])[] = [
+    const answers: TokenAnswer[] = [
       (form) => [
         400,
         'application/json',
@@ -190,28 +227,106 @@ describe('a hostile upstream echoing secrets where the clients did not look', ()
       (form) => [200, 'application/json', `{"echo": ${form}}`],
       (form) => [200, 'application/json', JSON.stringify({ token_type: 'Bearer', expires_in: 60, echo: form })],
     ];
-    const server = await hostile(t, (_req, form, res) => {
-      const [status, type, body] = answers.shift()!(form);
-      res.writeHead(status, { 'content-type': type });
-      res.end(body);
-    });
-    const { lines, logger } = captureLogger();
-    const tokens = createTokenSource({
-      clientId: CLIENT_ID,
-      clientSecret: CLIENT_SECRET,
-      authUrl: server.url,
-      logger,
-      logBodies: true,
-      maxRetries: 0,
-    });
-    t.after(() => tokens.close());
-    for (let i = 0; answers.length > 0; i++) {
-      const error = await tokens.token(['accounts']).catch((e: unknown) => e);
-      assert.ok(error instanceof ProviderError, String(error));
+    const { errors, lines } = await tokenErrors(t, answers);
+    for (const [i, error] of errors.entries()) {
       assert.equal(error.operation, TOKEN_OPERATION);
       assertClean(`answer ${i}`, seen(error), [CLIENT_SECRET]);
     }
     assertClean('log', lines.join('\n'), [CLIENT_SECRET]);
+  });
+});
+
+describe('a hostile upstream echoing secrets in another case', () => {
+  /** `%2B` → `%2b`: what a server that normalizes escapes to lower case, or another stack's form encoder, writes. */
+  const lowerEscapes = (text: string) => text.replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase());
+
+  it('keeps the secret key out of errors and the log when the upstream echoes it upper-cased', async (t) => {
+    // The redactor matched a secret exactly: `SK_TEST_HOSTILE_…` in a request id, a header or a body passed it (the
+    // key's `sk_` shape rule is lower-case only).
+    const answers: [number, (auth: string) => Record<string, string>, (auth: string) => string][] = [
+      [200, (auth) => ({ 'svc-request-id': auth.toUpperCase() }), () => '{"id":"charge_a"}'],
+      [500, () => ({}), (auth) => JSON.stringify({ requestId: auth.toUpperCase() })],
+      [401, (auth) => ({ 'www-authenticate': `Basic key="${auth.toUpperCase()}"` }), () => '{}'],
+      [400, () => ({ 'content-type': 'text/plain' }), (auth) => `bad key ${auth.toUpperCase()}`],
+      [
+        400,
+        () => ({}),
+        (auth) => JSON.stringify({ message: `bad key ${auth.slice(0, 8)}${auth.slice(8).toUpperCase()}` }),
+      ],
+    ];
+    let next = 0;
+    const server = await hostile(t, (req, _body, res) => {
+      const [status, headers, body] = answers[next++]!;
+      const auth = String(req.headers.authorization);
+      res.writeHead(status, { 'content-type': 'application/json', ...headers(auth) });
+      res.end(body(auth));
+    });
+    const { client, lines } = legacyOf(t, server.url);
+    for (let i = 0; i < answers.length; i++) {
+      const outcome = await client.charges.retrieve('charge_abc').catch((e: unknown) => e);
+      if (i > 0) assert.ok(outcome instanceof ProviderError, String(outcome));
+      assertClean(`answer ${i}`, seen(outcome), [SECRET]);
+    }
+    assertClean('log', lines.join('\n'), [SECRET]);
+  });
+
+  it('keeps the client secret out of a token error that echoes the form with lower-case escapes or upper-cased', async (t) => {
+    // `client_secret=cs%2bhostile%2fsecret…`: the redactor knew the form only with encodeURIComponent's upper-case
+    // escapes; `CS%2BHOSTILE%2FSECRET…`: only in the secret's own case.
+    const answers: TokenAnswer[] = [
+      (form) => [
+        400,
+        'application/json',
+        JSON.stringify({ error: 'invalid_client', error_description: lowerEscapes(form) }),
+      ],
+      (form) => [401, 'text/plain', `unauthorized: ${lowerEscapes(form)}`],
+      (form) => [401, 'text/plain', `UNAUTHORIZED: ${form.toUpperCase()}`],
+      (form) => [401, 'text/plain', `unauthorized: ${lowerEscapes(form.toUpperCase())}`],
+      (form) => [400, 'text/plain', `CLIENT ${new URLSearchParams(form).get('client_secret')?.toUpperCase()} REFUSED`],
+    ];
+    const { errors, lines } = await tokenErrors(t, answers);
+    for (const [i, error] of errors.entries()) {
+      assertClean(`answer ${i}`, seen(error), [CLIENT_SECRET]);
+      // Read as the secret, not merely missed: the error's message or kept body has it cut.
+      assert.match(`${error.message}\n${String(error.body)}`, /\[redacted\]/, `answer ${i}: ${seen(error)}`);
+    }
+    assertClean('log', lines.join('\n'), [CLIENT_SECRET]);
+  });
+
+  it('keeps an issued access token out of errors and the log when the upstream echoes it in another case', async (t) => {
+    const ACCESS_TOKEN = 'Opaque0Access0Token0MixedCase';
+    const echoes: ((auth: string) => string)[] = [
+      (auth) => auth.toUpperCase(),
+      (auth) => auth.toLowerCase(),
+      (auth) => lowerEscapes(encodeURIComponent(auth.toUpperCase())),
+    ];
+    let next = 0;
+    const server = await hostile(t, (req, _body, res) => {
+      if (req.url === '/connect/token') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ access_token: ACCESS_TOKEN, token_type: 'Bearer', expires_in: 3600 }));
+        return;
+      }
+      const echo = echoes[next++]!(String(req.headers.authorization));
+      res.writeHead(400, { 'content-type': 'text/plain', 'svc-request-id': echo });
+      res.end(`refused ${echo}`);
+    });
+    const { lines, logger } = captureLogger();
+    const client = createAccountsClient({
+      clientId: CLIENT_ID,
+      clientSecret: CLIENT_SECRET,
+      baseUrl: server.url,
+      authUrl: server.url,
+      logger,
+      maxRetries: 0,
+    });
+    t.after(() => client.close());
+    while (next < echoes.length) {
+      const error = await client.members.list('ent_abc').catch((e: unknown) => e);
+      assert.ok(error instanceof ProviderError, String(error));
+      assertClean(`echo ${next}`, seen(error), [ACCESS_TOKEN, CLIENT_SECRET]);
+    }
+    assertClean('log', lines.join('\n'), [ACCESS_TOKEN, CLIENT_SECRET]);
   });
 });
 

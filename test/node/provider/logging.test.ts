@@ -13,6 +13,7 @@ import {
 } from '../../../server/provider/index.js';
 import { createRedactor } from '../../../server/provider/log.js';
 import type { RunningSandbox } from '../../../server/sandbox/index.js';
+import { fastestMsSync } from '../../support/timing.js';
 import { captureLogger, FAST_RETRY, fault, sandbox } from './support.js';
 
 /** A loopback endpoint that answers every request as `answer()` says (status, content type, body), closed after `t`. */
@@ -353,5 +354,46 @@ describe('logging and redaction', () => {
     // Access tokens are learned as they are issued: a provider's may be opaque, which no shape rule finds.
     redact.add('opaque0access0token0value');
     assert.equal(redact.text('sent Bearer opaque0access0token0value'), 'sent Bearer [redacted]');
+  });
+
+  it('replaces a secret in any case of its ASCII letters, and only the secret, whatever text surrounds it', () => {
+    const redact = createRedactor(['cs+Secret/Value~1', 'Ünïcode-sëcret']);
+    for (const [text, expected] of [
+      // Escapes in either case, the secret in any case: an upstream that normalizes or upper-cases its echo.
+      ['a cs%2bsecret%2fvalue~1 b', 'a [redacted] b'],
+      ['CS%2BSECRET%2FVALUE%7E1', '[redacted]'],
+      ['"Cs+sEcReT/vAlUe~1"', '"[redacted]"'],
+      // `İ` is two code units in lower case: text before a secret must not shift where it is cut.
+      ['İİİ CS+SECRET/VALUE~1 İ', 'İİİ [redacted] İ'],
+      // Non-ASCII letters are matched as they are (only ASCII letters are folded).
+      ['x Ünïcode-SËCRET', 'x Ünïcode-SËCRET'],
+      ['x ünïcode-sëcret', 'x ünïcode-sëcret'],
+      ['x Ünïcode-sëcret', 'x [redacted]'],
+      ['x ÜnïCODE-SëCRET', 'x [redacted]'],
+      // Back to back, twice; overlapping (the end of one is the start of the next): cut as one.
+      ['cs+secret/value~1cs+secret/value~1', '[redacted][redacted]'],
+      ['cs+secret/value~1 and CS+SECRET/VALUE~1', '[redacted] and [redacted]'],
+      ['CS+SECRET/VALUE~', 'CS+SECRET/VALUE~'],
+    ]) {
+      assert.equal(redact.text(text!), expected, text);
+    }
+    const overlapping = createRedactor(['abcdefgh', 'efghijkl']);
+    assert.equal(overlapping.text('1 ABCDEFGHIJKL 2'), '1 [redacted] 2');
+    // An issued token one of whose forms is a form of the client's own secret (URL-encoded, it is the secret as it
+    // is): forgetting the token (16 newer ones issued) keeps the secret's.
+    const keys = createRedactor(['cs%2Bfixed%2Fsecret']);
+    keys.add('cs+fixed/secret');
+    for (let i = 0; i < 16; i++) keys.add(`tok_issued_${i}_xxxxxxxx`);
+    assert.equal(keys.text('got cs%2Bfixed%2Fsecret'), 'got [redacted]');
+    assert.equal(keys.text('got cs+fixed/secret'), 'got cs+fixed/secret');
+  });
+
+  it('replaces secrets in linear time: a near-miss of the secret at every position, a secret at every position', () => {
+    const redact = createRedactor(['aaaaaaaaaaaaaaaaaaab', 'aaaaaa']);
+    for (let i = 0; i < 16; i++) redact.add(`${'A'.repeat(100)}${i}`);
+    for (const text of ['a'.repeat(100_000), 'A'.repeat(100_000), 'aA'.repeat(50_000), 'İa'.repeat(50_000)]) {
+      const ms = fastestMsSync(() => redact.text(text), 1000);
+      assert.ok(ms < 1000, `${text.slice(0, 4)}…: ${ms.toFixed(0)} ms`);
+    }
   });
 });
