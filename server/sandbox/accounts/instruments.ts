@@ -6,7 +6,7 @@ import { respond } from '../core/respond.js';
 import { requireAuth } from '../oauth/auth.js';
 import { storedCard, storedCardView } from './cards.js';
 import { type AccountsDeps, AUTH, href, pathId } from './http.js';
-import { accountCaps, refuseBeyond, type StoredRecord } from './store.js';
+import { refuseStoredBeyond, type StoredRecord } from './store.js';
 import { parse422 } from './validate.js';
 
 /**
@@ -45,16 +45,9 @@ export function storedView(record: StoredRecord) {
 export function instrumentRoutes(router: Router, deps: AccountsDeps): void {
   const { ctx, store } = deps;
   const auth = requireAuth(ctx, AUTH.instruments);
-  const refuseStored = () =>
-    refuseBeyond(
-      store.stored.size,
-      accountCaps(ctx.storeLimits).storedInstruments,
-      'instrument_limit_reached',
-      'stored instruments',
-    );
   router.post('/instruments', auth, ...deps.postBody, (req: Request, res: Response) => {
     const body = parse422(createInstrumentRequestSchema, req.body);
-    refuseStored();
+    refuseStoredBeyond(store, ctx.storeLimits);
     const card = consumeCardToken(ctx, body.token, 'token');
     const record = storedCard(ctx.newId('src_'), card.number, card.expiryMonth, card.expiryYear);
     store.stored.set(record.id, record);

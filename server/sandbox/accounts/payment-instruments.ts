@@ -10,7 +10,13 @@ import { requireAuth } from '../oauth/auth.js';
 import { storedCard } from './cards.js';
 import { type AccountsDeps, AUTH, entityOf, href, pathId, requireBody } from './http.js';
 import { consumeCardToken } from './instruments.js';
-import { ACCOUNT_LIMITS, accountCaps, type EntityRecord, type PaymentInstrumentRecord, refuseBeyond } from './store.js';
+import {
+  ACCOUNT_LIMITS,
+  type EntityRecord,
+  type PaymentInstrumentRecord,
+  refuseBeyond,
+  refuseStoredBeyond,
+} from './store.js';
 import { invalid, parse422 } from './validate.js';
 
 const base = (entityId: string) => `/accounts/entities/${entityId}/payment-instruments`;
@@ -67,14 +73,7 @@ export function paymentInstrumentRoutes(router: Router, deps: AccountsDeps): voi
       `payment instruments of ${entity.id}`,
     );
     // A bank account or a card token makes a stored instrument too; an existing stored card does not.
-    if (body.type === 'bank_account' || body.token) {
-      refuseBeyond(
-        store.stored.size,
-        accountCaps(ctx.storeLimits).storedInstruments,
-        'instrument_limit_reached',
-        'stored instruments',
-      );
-    }
+    if (body.type === 'bank_account' || body.token) refuseStoredBeyond(store, ctx.storeLimits);
     let instrumentId: string;
     if (body.type === 'bank_account') {
       instrumentId = ctx.newId('src_');

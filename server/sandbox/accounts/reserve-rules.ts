@@ -53,16 +53,19 @@ export function reserveRuleRoutes(router: Router, deps: AccountsDeps): void {
 
   router.get(path, auth, (req: Request, res: Response) => {
     const entity = entityOf(deps, req);
-    const rules = [...store.reserveRules.values()].filter((r) => r.entityId === entity.id);
+    const rules = store.reserveRulesOf(entity.id);
     respond(res, 200, { data: rules.map((r) => ruleView(r, req)) });
   });
 
   router.post(path, auth, ...deps.postBody, (req: Request, res: Response) => {
     const entity = entityOf(deps, req);
     const rule = parse422(reserveRuleRequestSchema, req.body);
-    let held = 0;
-    for (const r of store.reserveRules.values()) if (r.entityId === entity.id) held++;
-    refuseBeyond(held, ACCOUNT_LIMITS.perEntity, 'reserve_rule_limit_reached', `reserve rules of ${entity.id}`);
+    refuseBeyond(
+      store.reserveRulesOf(entity.id).length,
+      ACCOUNT_LIMITS.perEntity,
+      'reserve_rule_limit_reached',
+      `reserve rules of ${entity.id}`,
+    );
     const record: ReserveRuleRecord = { id: ctx.newId('rsv_'), entityId: entity.id, rule, etag: newEtag() };
     store.reserveRules.set(record.id, record);
     respond(

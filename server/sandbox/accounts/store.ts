@@ -94,6 +94,16 @@ export function refuseBeyond(count: number, max: number, code: string, what: str
   });
 }
 
+/** Throws 422 `instrument_limit_reached` when the stored `src_` instruments already fill their cap. */
+export function refuseStoredBeyond(store: AccountsStore, limits: StoreLimits): void {
+  refuseBeyond(
+    store.stored.size,
+    accountCaps(limits).storedInstruments,
+    'instrument_limit_reached',
+    'stored instruments',
+  );
+}
+
 /** The entity and stored-instrument caps of `limits`, else the defaults. */
 export function accountCaps(limits: StoreLimits): { entities: number; storedInstruments: number } {
   return {
@@ -124,6 +134,10 @@ export class AccountsStore {
 
   instrumentsOf(entityId: string): PaymentInstrumentRecord[] {
     return [...this.paymentInstruments.values()].filter((p) => p.entityId === entityId);
+  }
+
+  reserveRulesOf(entityId: string): ReserveRuleRecord[] {
+    return [...this.reserveRules.values()].filter((r) => r.entityId === entityId);
   }
 
   /** Makes `id` the one default of its entity and currency (spec: default marks the payout destination). */
