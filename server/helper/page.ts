@@ -1,13 +1,6 @@
 import type { Application, Request, Response } from 'express';
-import { HelperHttpError } from './errors.js';
 import type { HelperLogger } from './log.js';
-import {
-  requireWidgetBundle,
-  type WidgetAsset,
-  widgetBundlePath,
-  widgetNotBuilt,
-  widgetVersion,
-} from './widget-asset.js';
+import { requireWidgetBundle, type WidgetAsset, widgetVersion } from './widget-asset.js';
 import { widgetScriptTag } from './widget-tag.js';
 
 /** What a page that takes a payment needs from the helper, built from its one mount path. */
@@ -72,20 +65,9 @@ export function pageBuilder(mountPath: string | undefined, widget: () => WidgetA
       }
       const baseUrl = appBase(req.app) + mountPath;
       const nonce = res?.locals?.cspNonce;
-      let integrity: string;
-      try {
-        ({ integrity } = widget());
-      } catch (cause) {
-        // Removed since the helper was created (a deploy that replaced dist/): the same advice, in the page route.
-        throw new HelperHttpError(
-          503,
-          'TESSERA_WIDGET_NOT_BUILT',
-          `helper.page: ${widgetNotBuilt(widgetBundlePath())}`,
-          {
-            cause,
-          },
-        );
-      }
+      // A bundle removed since the helper was created: the loader's 503 TESSERA_WIDGET_NOT_BUILT, whose cause names
+      // the path for the log and whose message may reach a browser (widget-routes.ts).
+      const { integrity } = widget();
       const widgetUrl = `${baseUrl}/widget.js?v=${widgetVersion(integrity)}`;
       const scriptTag = widgetScriptTag({
         src: widgetUrl,

@@ -16,12 +16,12 @@ export interface WidgetAsset {
 }
 
 /** Where the built bundle is: `dist/widget/` of the package (of the repository, run from a clone). */
-export function widgetBundlePath(): string {
+function widgetBundlePath(): string {
   return join(packageRoot(), 'dist', 'widget', WIDGET_FILE);
 }
 
 /** What to do about a missing bundle, for the server's developer (it names a path: never in an answer to a browser). */
-export function widgetNotBuilt(path: string): string {
+function widgetNotBuilt(path: string): string {
   return (
     `the widget bundle is missing at ${path}: in a clone of the repository, run \`npm run build\` first ` +
     '(`npm start` builds it for the demo); the npm package ships it, so an installed package without it is a broken ' +
