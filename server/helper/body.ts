@@ -163,17 +163,20 @@ const unreadable = () =>
 
 const ignore = () => {};
 
+/** A thenable's `then`, called with the value as `this`. */
+type Then = (this: unknown, ...args: unknown[]) => unknown;
+
 /**
  * The `then` of a Promise (of any realm: Promise.prototype's own, never an own `then` put on it) or of another thenable
  * (an object or function with a `then` method, read once), `null` when reading `then` threw, or `undefined` for a
  * value that is neither.
  */
-function thenOf(value: unknown): ((this: unknown, ...args: unknown[]) => unknown) | null | undefined {
-  if (isPromise(value)) return Promise.prototype.then as (this: unknown, ...args: unknown[]) => unknown;
+function thenOf(value: unknown): Then | null | undefined {
+  if (isPromise(value)) return Promise.prototype.then as Then;
   if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return undefined;
   try {
     const then = (value as { then?: unknown }).then;
-    return typeof then === 'function' ? (then as (this: unknown, ...args: unknown[]) => unknown) : undefined;
+    return typeof then === 'function' ? (then as Then) : undefined;
   } catch {
     // A `then` that throws when read (a proxy, a getter): no body to read either way.
     return null;
@@ -186,7 +189,7 @@ function thenOf(value: unknown): ((this: unknown, ...args: unknown[]) => unknown
  * Node's default `--unhandled-rejections=throw`. A Promise of another realm and a thenable over the bridge's own
  * Promise are handled so too; a `then` that throws is ignored, and one that never settles holds nothing of the request.
  */
-function ignoreSettlement(body: unknown, then: ((this: unknown, ...args: unknown[]) => unknown) | null): void {
+function ignoreSettlement(body: unknown, then: Then | null): void {
   if (!then) return;
   try {
     then.call(body, ignore, ignore);
