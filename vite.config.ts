@@ -120,11 +120,11 @@ export function litTrim(): Plugin {
     transform(code, id) {
       // Directives reach the bundle through lit-html's directive module, whoever imports it (a widget source, which
       // templateWhitespace names, or a package the widget uses): resolveDirective is the identity, so none would work.
-      const directive = /\/node_modules\/lit-html\/(?:development\/)?(?:async-)?directive\.js$/.exec(
-        id.replaceAll('\\', '/'),
-      );
-      if (directive) throw new Error(`tessera-lit-trim: ${id} is bundled, but litTrim removed directives`);
-      const file = Object.keys(edits).find((f) => id.replaceAll('\\', '/').endsWith(`/node_modules/${f}`));
+      const path = id.replaceAll('\\', '/');
+      if (/\/node_modules\/lit-html\/(?:development\/)?(?:async-)?directive\.js$/.test(path)) {
+        throw new Error(`tessera-lit-trim: ${id} is bundled, but litTrim removed directives`);
+      }
+      const file = Object.keys(edits).find((f) => path.endsWith(`/node_modules/${f}`));
       if (!file) return null;
       let out = code;
       for (const [pattern, replacement] of edits[file]!) {
@@ -286,29 +286,27 @@ export function templateWhitespace(): Plugin {
     apply: 'build',
     enforce: 'pre',
     transform(code, id) {
+      if (!/[/\\]widget[/\\].*\.ts$/.test(id)) return null;
       // litTrim removed lit-html's `svg` and `mathml` templates (an `<svg>` inside `html` is what the widget uses): no
       // such tag (spaced from its template or not), and none imported under another name, nor the directives that
       // make such templates.
       const tag =
-        /[/\\]widget[/\\].*\.ts$/.test(id) &&
         /\b(?:svg|mathml)\s*`|\bimport\b[^;]*\b(?:svg|mathml|unsafeSVG|unsafeMathML)\b[^;]*\bfrom\s*['"]lit/.exec(code);
       if (tag) throw new Error(`tessera-template-whitespace: ${tag[0]} template in ${id} (see litTrim)`);
       // litTrim removed the attribute converter's Number, Object and Array types: a property of those would take the
       // attribute's text as it is.
-      const type = /[/\\]widget[/\\].*\.ts$/.test(id) && /\btype\s*:\s*(?:Number|Object|Array)\b/.exec(code);
+      const type = /\btype\s*:\s*(?:Number|Object|Array)\b/.exec(code);
       if (type) throw new Error(`tessera-template-whitespace: ${type[0]} property in ${id} (see litTrim)`);
       // litTrim removed directives (resolveDirective is the identity), the `useDefault` property option and the
       // handling of `accessor` fields: none of them would work.
-      const trimmed =
-        /[/\\]widget[/\\].*\.ts$/.test(id) &&
-        /['"](?:lit|lit-html)\/(?:async-)?directives?\b|\buseDefault\b|\baccessor\s+#?\w+\s*[=;:!?]/.exec(code);
+      const trimmed = /['"](?:lit|lit-html)\/(?:async-)?directives?\b|\buseDefault\b|\baccessor\s+#?\w+\s*[=;:!?]/.exec(
+        code,
+      );
       if (trimmed) throw new Error(`tessera-template-whitespace: ${trimmed[0]} in ${id} (see litTrim)`);
       // A reactive property over the class's own getter or setter is `wrapped` as an accessor field is.
-      const over = /[/\\]widget[/\\].*\.ts$/.test(id) && accessorOverProperty(code);
+      const over = accessorOverProperty(code);
       if (over) throw new Error(`tessera-template-whitespace: ${over} over a reactive property in ${id} (see litTrim)`);
-      return /[/\\]widget[/\\].*\.ts$/.test(id) && /\b(html|svg|css)`/.test(code)
-        ? { code: minifyTemplates(code), map: null }
-        : null;
+      return /\b(html|svg|css)`/.test(code) ? { code: minifyTemplates(code), map: null } : null;
     },
   };
 }
