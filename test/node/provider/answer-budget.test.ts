@@ -9,6 +9,7 @@ import {
   ResponseBudgetError,
 } from '../../../server/provider/index.js';
 import type { RunningSandbox } from '../../../server/sandbox/index.js';
+import { until } from '../../support/timing.js';
 import { bareServer, sandbox } from './support.js';
 
 // The memory the clients spend on answers (docs/decisions/provider.md#answer-budget): each answer up to 4 MiB, and
@@ -50,17 +51,12 @@ function rejections(calls: Promise<unknown>[], count: number): Promise<void> {
   });
 }
 
-/**
- * Waits until `done()` holds, looking again after each turn of the event loop (no timed assertion); fails after 30 s
- * rather than hang.
- */
-async function until(done: () => boolean): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error('the condition never held (30 s)');
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-}
+/** Waits until the client holds `bytes` of answers, looking every 2 ms (no timed assertion); fails after 30 s. */
+const holding = (client: { heldResponseBytes: number }, bytes: number) =>
+  until(() => client.heldResponseBytes === bytes, `heldResponseBytes reaches ${bytes}`, {
+    withinMs: 30_000,
+    everyMs: 2,
+  });
 
 /** A legacy client of the hostile `server`, closed (and the server with it) when the test ends. */
 function clientOf(
@@ -139,7 +135,11 @@ describe('answer budget: a hostile upstream answering many big bodies slowly', (
     );
     for (const c of calls) c.catch(() => {});
     // Every call has either failed or holds the whole first megabyte of its answer.
-    await until(() => client.heldResponseBytes === (count - failed) * first);
+    // `failed` still moves while the answers stream: read again at each look.
+    await until(() => client.heldResponseBytes === (count - failed) * first, 'the read answers are held', {
+      withinMs: 30_000,
+      everyMs: 2,
+    });
     assert.ok(client.heldResponseBytes <= CAP, `${client.heldResponseBytes} bytes held`);
     assert.ok(failed >= count - 4, `${failed} calls failed: at most four megabytes fit`);
     rest.open();
@@ -175,7 +175,7 @@ describe('answer budget: a hostile upstream answering many big bodies slowly', (
     const client = clientOf(t, server, { responseBudgetBytes: CAP, maxRetries: 2, retryBaseMs: 1, retryMaxMs: 4 });
     const held = [client.charges.retrieve('charge_a'), client.charges.retrieve('charge_b')];
     for (const h of held) h.catch(() => {});
-    await until(() => client.heldResponseBytes === CAP);
+    await holding(client, CAP);
     const body = { cardToken: 'card_tok_abcdefgh', value: 1999, currency: 'EUR', email: 'a@shop.example' };
     const error = await client.charges.create(body, { idempotencyKey: 'order-7' }).catch((e: unknown) => e);
     assert.ok(error instanceof ResponseBudgetError, String(error));
@@ -215,7 +215,7 @@ describe('answer budget: a hostile upstream answering many big bodies slowly', (
     assert.equal((read as ResponseBudgetError).status, 409);
     assert.equal((read as ResponseBudgetError).outcomeKnown, false);
     const hog = client.charges.retrieve('charge_hog').catch(() => {});
-    await until(() => client.heldResponseBytes === CAP);
+    await holding(client, CAP);
     // Not read, nothing tells it from any other 409: it is unknown as well (it said "nothing was done").
     const refused = await client.charges.create(body, { idempotencyKey: 'order-9' }).catch((e: unknown) => e);
     assert.ok(refused instanceof ResponseBudgetError, String(refused));
@@ -240,7 +240,7 @@ describe('answer budget: a hostile upstream answering many big bodies slowly', (
 
     const controller = new AbortController();
     const aborted = client.charges.retrieve('charge_aborted', { signal: controller.signal }).catch((e: unknown) => e);
-    await until(() => client.heldResponseBytes === MiB);
+    await holding(client, MiB);
     controller.abort(new Error('the shopper left'));
     assert.equal(((await aborted) as Error).message, 'the shopper left');
     assert.equal(client.heldResponseBytes, 0);
