@@ -13,6 +13,7 @@ import {
   answerChallenge,
   cardToken,
   fault,
+  gate,
   legacyHelperOptions,
   type RunningHelper,
   sandboxCharge,
@@ -36,14 +37,6 @@ const ORDERS: Record<string, Record<string, unknown>> = {
   },
   'order-3ds-bare': { amount: 5100, currency: 'GBP', threeDSecure: true },
 };
-
-function gate(): { opened: Promise<void>; open(): void } {
-  let open = () => {};
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { opened, open };
-}
 
 describe('onChallenge', () => {
   let sb: RunningSandbox;
