@@ -24,7 +24,8 @@ export const THREE_DS_FROM = 5000;
 /**
  * How long the provider keeps a 3-D Secure challenge open before it declines the charge (the sandbox's
  * docs/decisions/sandbox.md#legacy-3ds). Until then the charge holds the order's `trackId`, so no other card can pay
- * the order (docs/decisions/demo.md#demo-capture).
+ * the order (docs/decisions/demo.md#demo-capture). The shop keeps its own figure: neither the provider's answer nor
+ * `onChallenge` gives a challenge's end (docs/decisions/helper.md#helper-on-challenge).
  */
 export const CHALLENGE_LAPSES_AFTER_MS = 15 * 60 * 1000;
 

@@ -1,4 +1,4 @@
-import type { ChargeEvent } from '../server/helper/index.js';
+import type { ChallengeEvent, ChargeEvent } from '../server/helper/index.js';
 import type { ShopState } from './state.js';
 
 /**
@@ -19,5 +19,19 @@ export function recordCharge(state: ShopState, now: () => number) {
     // The challenge the shopper left open (if any) has ended: this is its outcome, or another card paid after it lapsed.
     order.challengeStartedMs = undefined;
     if (charge.approved && !order.paidBy) order.paidBy = charge.id;
+  };
+}
+
+/**
+ * The shop's `onChallenge`: the helper calls it on this server once per 3-D Secure challenge, before the shopper's
+ * 202. The order notes when the challenge started (the provider's `created`, on the sandbox clock): while it is open
+ * the provider refuses any other charge of the order, and the checkout says so (docs/decisions/demo.md#demo-capture).
+ * An outcome recorded by {@link recordCharge} clears it.
+ */
+export function recordChallenge(state: ShopState) {
+  return (challenge: ChallengeEvent): void => {
+    const order = state.order(challenge.trackId ?? challenge.orderReference);
+    const startedMs = Date.parse(challenge.startedAt);
+    if (order && !order.paidBy && Number.isFinite(startedMs)) order.challengeStartedMs = startedMs;
   };
 }

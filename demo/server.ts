@@ -20,7 +20,7 @@ import { demoFixtures, payoutInstrumentIds } from './fixtures.js';
 import { createHostIssuer, HOST_ALGORITHM, HOST_AUDIENCE, HOST_ISSUER } from './host-tokens.js';
 import { onlyMethods } from './methods.js';
 import { platformRoutes } from './platform.js';
-import { recordCharge } from './provider.js';
+import { recordChallenge, recordCharge } from './provider.js';
 import { DemoSessions } from './session.js';
 import { resolveCharge, shopRoutes } from './shop.js';
 import type { TestCardRow } from './shop-pages.js';
@@ -152,9 +152,12 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
     clientSecret: creds.clientSecret,
     accountsBaseUrl: sandbox.url,
     authBaseUrl: sandbox.url,
-    resolveCharge: resolveCharge(state, sessionOf, now),
+    resolveCharge: resolveCharge(state, sessionOf),
     // Orders are marked paid here, on the server, from the provider's answer (docs/helper.md "Fulfilling an order").
     onCharge: recordCharge(state, now),
+    // A 3-D Secure challenge started: the order waits for the shopper's bank (docs/helper.md "When a 3-D Secure challenge
+    // starts").
+    onChallenge: recordChallenge(state),
     hostAuth: { issuer: HOST_ISSUER, audience: HOST_AUDIENCE, algorithms: [HOST_ALGORITHM], key: issuer.publicJwk },
     // The dashboard's list of payout instruments comes from the platform's records, as it must with the real provider.
     paymentInstrumentIds: payoutInstrumentIds(fixtures),

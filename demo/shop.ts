@@ -37,21 +37,14 @@ export interface ShopDeps {
  * The helper's `resolveCharge` for the shop: the order reference names an order of this session that is not
  * paid yet; amount and currency come from it, never from the page. Orders from {@link THREE_DS_FROM} ask for
  * 3-D Secure. The order id is the charge's `trackId`, so the provider refuses a second approved charge for it, and
- * any other charge while a 3-D Secure challenge of it is open: the helper's 202 (a challenge started) is noted on the
- * order, so the checkout can say so and when another card can be used (docs/decisions/demo.md#demo-capture).
+ * any other charge while a 3-D Secure challenge of it is open (the shop hears of one from `onChallenge`,
+ * demo/provider.ts `recordChallenge`; docs/decisions/demo.md#demo-capture).
  */
-export function resolveCharge(state: ShopState, sessionOf: (req: Request) => string | undefined, now: () => number) {
+export function resolveCharge(state: ShopState, sessionOf: (req: Request) => string | undefined) {
   return (req: Request, { orderReference }: { orderReference: string }): ChargeDetails | undefined => {
     const order = state.order(orderReference);
     if (!order || order.paidBy || order.session !== sessionOf(req)) return undefined;
     const threeDSecure = order.total >= THREE_DS_FROM;
-    // The helper tells the shop only final outcomes (onCharge); a challenge it started is its answer's 202.
-    const res = req.res;
-    if (threeDSecure && res) {
-      res.once('finish', () => {
-        if (res.statusCode === 202) order.challengeStartedMs = now();
-      });
-    }
     return {
       amount: order.total,
       currency: order.currency,

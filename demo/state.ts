@@ -29,8 +29,8 @@ export interface Order {
   /** Set once a charge of this order was approved: it can no longer be paid. */
   paidBy?: string;
   /**
-   * When the latest 3-D Secure challenge of this order started (sandbox clock), until an outcome is recorded: while it
-   * is open the provider refuses any other charge of the order (docs/decisions/demo.md#demo-capture).
+   * When the latest 3-D Secure challenge of this order started (sandbox clock; from `onChallenge`), until an outcome is
+   * recorded: while it is open the provider refuses any other charge of the order (docs/decisions/demo.md#demo-capture).
    */
   challengeStartedMs?: number;
 }

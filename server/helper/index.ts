@@ -10,10 +10,12 @@ export type { KeyCheckOutcome, KeyCheckResult } from './key-check.js';
 export { type HelperLogger, redactingLogger } from './log.js';
 export type {
   CardUpdatedEvent,
+  ChallengeEvent,
   ChargeDetails,
   ChargeEvent,
   ChargeRequestBody,
   HelperChargeKey,
+  OnChallengeContext,
   OnChargeContext,
   PaymentInstrumentIdsContext,
   TesseraHelperOptions,

@@ -83,6 +83,33 @@ export interface OnChargeContext {
   readonly source: 'charge' | '3ds-return';
 }
 
+/**
+ * What `onChallenge` receives: a charge the provider holds for the shopper's 3-D Secure challenge, read back from the
+ * provider once it answered the charge with the challenge. Nothing that opens the challenge (its URL, its payment
+ * token), no card token, card number or key. The provider gives no time at which the challenge lapses, so there is
+ * none here (docs/decisions/helper.md#helper-on-challenge).
+ */
+export interface ChallengeEvent {
+  /** The provider's charge id (`charge_…`): the `id` that `onCharge` receives once the challenge ends. */
+  readonly id: string;
+  /** The `orderReference` the page sent (and `resolveCharge` accepted). */
+  readonly orderReference: string;
+  /** Amount in minor units and ISO 4217 currency, as `resolveCharge` decided them and the provider holds them. */
+  readonly amount: number;
+  readonly currency: string;
+  /** The `trackId` and `metadata` `resolveCharge` gave, when it gave them (the provider holds the `trackId` meanwhile). */
+  readonly trackId?: string;
+  readonly metadata?: Readonly<Record<string, string>>;
+  /** When the provider created the charge, and so the challenge started (ISO 8601, the provider's `created`). */
+  readonly startedAt: string;
+}
+
+/** Where `onChallenge` was called from. */
+export interface OnChallengeContext {
+  /** The shopper's `POST /charges` that started the challenge (or, rarely, a retry of it: see `onChallenge`). */
+  readonly req: Request;
+}
+
 /** The validated charge request body as `resolveCharge` sees it (never an amount). */
 export interface ChargeRequestBody {
   readonly orderReference: string;
@@ -172,10 +199,11 @@ export interface TesseraHelperSettings {
    */
   readonly providerResponseBudgetBytes?: number;
   /**
-   * How long a request waits for one of your hooks (`resolveCharge`, `onCharge`, `onCardUpdated`,
+   * How long a request waits for one of your hooks (`resolveCharge`, `onCharge`, `onChallenge`, `onCardUpdated`,
    * `paymentInstrumentIds`), 100–120 000 ms (default 15 000). A hook still running then is left to finish and
    * logged (`tessera.hook.timeout`), and the request is answered without it: 503 when the answer depends on it, the
-   * page's 200 after `onCardUpdated` (docs/decisions/helper.md#helper-hook-timeout).
+   * 3-D Secure 202 after `onChallenge`, the page's 200 after `onCardUpdated`
+   * (docs/decisions/helper.md#helper-hook-timeout).
    */
   readonly hookTimeoutMs?: number;
   /**
@@ -198,6 +226,15 @@ export interface TesseraHelperSettings {
    * retry of the same card token (or of the 3-D Secure return) calls it again. docs/decisions/helper.md#helper-on-charge
    */
   readonly onCharge?: (charge: ChargeEvent, context: OnChargeContext) => void | Promise<void>;
+  /**
+   * Called on your server once per 3-D Secure challenge, when the provider answered a charge with one and before the
+   * shopper's 202 is sent: note that the order waits for the shopper's bank (hold stock, tell a shopper who comes back
+   * without finishing it). Called once per challenge across retries, double submits and instances (with a shared
+   * `store`). The challenge exists whatever it does: when it throws (or rejects) or has not settled within
+   * `hookTimeoutMs`, it is logged (`tessera.on_challenge.failed`, `tessera.hook.timeout`) and the 202 is sent all the
+   * same; the outcome still reaches `onCharge`. docs/decisions/helper.md#helper-on-challenge
+   */
+  readonly onChallenge?: (challenge: ChallengeEvent, context: OnChallengeContext) => void | Promise<void>;
   /** Send the issuer's `responseCode` of a declined charge to the browser (default false: one generic decline). */
   readonly exposeDeclineCodes?: boolean;
   /** Limits; each may be `false` to switch it off. Defaults in docs/decisions/helper.md#helper-rate-limits. */
@@ -326,6 +363,9 @@ const HELPER_OPTIONS = {
     '`(entityId, { claims, req }) => string[]`',
   ).optional(),
   onCharge: functionOption<NonNullable<TesseraHelperOptions['onCharge']>>('`(charge, context) => void`').optional(),
+  onChallenge: functionOption<NonNullable<TesseraHelperOptions['onChallenge']>>(
+    '`(challenge, context) => void`',
+  ).optional(),
   exposeDeclineCodes: booleanOption().optional(),
   corsOrigins: z.array(originOption()).optional(),
   publicUrl: secureUrlOption('https://shop.example/payments').optional(),

@@ -1,18 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import type { Request } from 'express';
 import type { HelperContext } from '../context.js';
 import { HelperHttpError } from '../errors.js';
 import { LATE, withinHookTime } from '../hooks.js';
 import { keepClaim } from '../lease.js';
 import type { ChargeEvent } from '../options.js';
-import { claimAndGet, setAndRelease } from '../store.js';
-import { RESULT_TTL_MS } from './records.js';
+import { DELIVERY_CLAIM_MS, delivery, lookAt, runClaimed } from './delivery.js';
 
-/**
- * How long a charge's delivery stays claimed after its instance stopped keeping the claim alive (a crashed process);
- * a live instance keeps it for as long as `onCharge` runs (keepClaim).
- */
-const DELIVERY_CLAIM_MS = 10_000;
 /** How long a request waits for another instance's delivery before answering 503. */
 const WAIT_MS = 15_000;
 
@@ -51,9 +44,9 @@ async function stored<T>(ctx: HelperContext, event: ChargeEvent, step: Promise<T
 /**
  * Calls the merchant's `onCharge` for a final charge exactly once across retries, double submits and instances
  * sharing the store (docs/decisions/helper.md#helper-on-charge): `delivered` is recorded only after the hook resolved,
- * and a claim around the call, kept alive while the hook runs, keeps two instances from calling it at once. The
- * shopper's answer waits for it; when the hook throws, the claim is given back and 503 `TESSERA_ON_CHARGE_FAILED` is
- * thrown, so the answer never says "paid" and the next retry calls the hook again.
+ * and a claim around the call, kept alive while the hook runs, keeps two instances from calling it at once
+ * (delivery.ts). The shopper's answer waits for it; when the hook throws, the claim is given back and 503
+ * `TESSERA_ON_CHARGE_FAILED` is thrown, so the answer never says "paid" and the next retry calls the hook again.
  */
 export async function deliverCharge(
   ctx: HelperContext,
@@ -64,57 +57,36 @@ export async function deliverCharge(
   const hook = ctx.options.onCharge;
   if (!hook) return;
   const { store } = ctx;
-  const doneKey = `oncharge:${event.id}`;
-  const claimKey = `${doneKey}:claim`;
+  const d = delivery(`oncharge:${event.id}`);
   const deadline = Date.now() + WAIT_MS;
-  const owner = randomUUID();
-  // Claimed, then read: a delivery recorded before the claim was taken is seen here, in one store call.
   for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
-    const { claimed, value } = await stored(
-      ctx,
-      event,
-      claimAndGet(store, claimKey, owner, DELIVERY_CLAIM_MS, doneKey),
-    );
-    if (value === 'delivered') {
-      if (claimed) store.release(claimKey, owner).catch(() => undefined);
-      return;
-    }
-    if (claimed) break;
+    const seen = await stored(ctx, event, lookAt(store, d));
+    if (seen === 'delivered') return;
+    if (seen === 'claimed') break;
     if (Date.now() + delay > deadline) {
       throw failed(event, STILL_RECORDING);
     }
     await sleep(delay);
   }
-  const stopKeeping = keepClaim(ctx, claimKey, owner, DELIVERY_CLAIM_MS, 'tessera.on_charge.claim');
+  const stopKeeping = keepClaim(ctx, d.claimKey, d.owner, DELIVERY_CLAIM_MS, 'tessera.on_charge.claim');
   // The call and its record run to the end, also when the shopper's answer has stopped waiting for them.
-  const delivery = (async () => {
-    let given = false;
+  const call = async () => {
     try {
-      try {
-        await hook(event, { req, source });
-      } catch (err) {
-        // What it threw, in the shape of every error line (its class, code, stack and causes; any other value as
-        // it is), written by the redactor, which survives getters that throw.
-        ctx.log.error(
-          { event: 'tessera.on_charge.failed', chargeId: event.id, chargeStatus: event.status, source, cause: err },
-          'onCharge threw: the shopper was told to retry, and the next retry calls it again',
-        );
-        throw failed(event, NOT_RECORDED, err);
-      }
-      // Recorded and the claim given back in one step where the store can, once no extension is on its way.
-      await stopKeeping();
-      await stored(ctx, event, setAndRelease(store, doneKey, 'delivered', RESULT_TTL_MS, claimKey, owner));
-      given = true;
-    } finally {
-      if (!given) {
-        await stopKeeping();
-        await store.release(claimKey, owner).catch(() => undefined);
-      }
+      await hook(event, { req, source });
+    } catch (err) {
+      // What it threw, in the shape of every error line (its class, code, stack and causes; any other value as
+      // it is), written by the redactor, which survives getters that throw.
+      ctx.log.error(
+        { event: 'tessera.on_charge.failed', chargeId: event.id, chargeStatus: event.status, source, cause: err },
+        'onCharge threw: the shopper was told to retry, and the next retry calls it again',
+      );
+      throw failed(event, NOT_RECORDED, err);
     }
-  })();
+  };
+  const delivering = runClaimed(store, d, stopKeeping, call, (step) => stored(ctx, event, step));
   const then =
     'the shopper was answered 503 TESSERA_ON_CHARGE_FAILED; the call goes on, and is recorded once it resolves';
-  if ((await withinHookTime(ctx, 'onCharge', delivery, then)) === LATE) {
+  if ((await withinHookTime(ctx, 'onCharge', delivering, then)) === LATE) {
     throw failed(event, STILL_RECORDING);
   }
 }

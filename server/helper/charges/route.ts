@@ -10,6 +10,7 @@ import { chargeBudgets, requestBudget } from './budgets.js';
 import { callerOf, mayRead, sameMount } from './caller.js';
 import { tokenOutcomes } from './claim.js';
 import { declines } from './declines.js';
+import { deliverChallenge } from './on-challenge.js';
 import { deliverCharge } from './on-charge.js';
 import { answerBody } from './outcome.js';
 import { providerCharge } from './provider-charge.js';
@@ -68,6 +69,10 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
       };
       // Without an `onCharge` hook there is nothing to deliver: not awaited (deliverCharge returns at once then).
       if (ctx.options.onCharge) await deliverCharge(ctx, outcome.event, req, 'charge');
+    } else if (outcome.status === 202 && ctx.options.onChallenge) {
+      // The challenge started: the merchant's server hears of it once, before the 202; it never fails the answer
+      // (docs/decisions/helper.md#helper-on-challenge).
+      await deliverChallenge(ctx, legacy, outcome, req);
     }
     sendJson(res, outcome.status, { ...answerBody(outcome, exposeCodes), requestId: res.locals.tesseraRequestId });
   });

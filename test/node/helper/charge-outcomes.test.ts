@@ -21,6 +21,7 @@ import {
   captureLogger,
   cardToken,
   fault,
+  gate,
   type RunningHelper,
   requiredMethods,
   sandboxCharge,
@@ -30,14 +31,6 @@ import {
 
 const DECLINED = '4000000000000002';
 
-/** A promise the test opens when it chooses. */
-function gate(): { opened: Promise<void>; open(): void } {
-  let open = () => {};
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { opened, open };
-}
 const THREE_DS = '4000000000003220';
 
 const ORDERS: Record<string, Record<string, unknown>> = {

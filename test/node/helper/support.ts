@@ -241,3 +241,12 @@ export async function sandboxCharge(sb: RunningSandbox, id: string): Promise<Rec
   if (r.status !== 200) throw new Error(`charge ${id}: ${r.status} ${r.text}`);
   return r.json;
 }
+
+/** A promise the test opens when it chooses. */
+export function gate(): { opened: Promise<void>; open(): void } {
+  let open = () => {};
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { opened, open };
+}

@@ -79,6 +79,7 @@ declare global {
     find(reference: string, scope?: string): Promise<Order | undefined>;
     markPaid(reference: string, chargeId: string, amount?: number, currency?: string): Promise<void>;
     noteDecline(reference: string, responseCode: string): Promise<void>;
+    noteChallenge(reference: string, chargeId: string, startedAt?: string): Promise<void>;
   };
   const cards: { refresh(instrumentId: string, status: string, card: unknown): Promise<void> };
   const payouts: { instrumentIds(entityId: string): Promise<string[]> };
