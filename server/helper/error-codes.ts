@@ -12,7 +12,7 @@ export const HELPER_ERROR_CODES = {
   TESSERA_BODY_UNREADABLE: {
     status: 400,
     meaning:
-      'The body could not be read: the connection failed mid-body, a `req.body` getter an app-wide middleware installed threw, or `req.body` is a Promise (logged as `tessera.body.unreadable`).',
+      'The body could not be read: the connection failed mid-body, a `req.body` getter an app-wide middleware installed threw, reading what `req.body` holds threw (a trap of a Proxy), or `req.body` is a Promise (logged as `tessera.body.unreadable`).',
   },
   TESSERA_FORBIDDEN_KEY: { status: 400, meaning: 'The body holds a key such as `__proto__`; `field` names it.' },
   TESSERA_CARD_DATA_REFUSED: {
