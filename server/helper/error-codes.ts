@@ -138,7 +138,7 @@ export const HELPER_ERROR_CODES = {
   TESSERA_HOST_AUTH_UNAVAILABLE: {
     status: 503,
     meaning:
-      'The issuer’s JWKS could not be read (unreachable, slower than `hostAuth.jwksTimeoutMs`, not a 200 with JSON, larger than 256 KiB) or was not a set of public keys (and, for 5 s after its second failed fetch in a row, it is not fetched again); the token may be good: send it again later (`outcomeKnown: true`: nothing was done).',
+      'The issuer’s JWKS could not be read (unreachable, slower than `hostAuth.jwksTimeoutMs`, not a 200 with JSON, larger than 256 KiB) or was not a set of public keys (and, for 5 s after its second failed fetch in a row, it is not fetched again), and `hostAuth.jwksStaleIfErrorSeconds` kept no recent set with the token’s key; the token may be good: send it again later (`outcomeKnown: true`: nothing was done).',
   },
   TESSERA_WIDGET_NOT_BUILT: { status: 503, meaning: 'The widget bundle is missing: run `npm run build`.' },
   TESSERA_WIDGET_UNREADABLE: {
