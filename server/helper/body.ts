@@ -71,22 +71,22 @@ export function jsonBody(limit: number, log: HelperLogger): RequestHandler {
         const parsed = parsedBody(req, log);
         // `express.raw()` or `express.text()` (an app-wide one, or one typed `application/json` for webhook
         // signatures) left the bytes or the text: they are read here as the helper reads a body itself.
-        const raw = bytesOf(parsed);
+        const raw = readContents(log, () => bytesOf(parsed));
         if (raw) {
           if (raw.length > limit) throw tooLarge(limit);
-          setBody(req, parseJson(req, raw));
+          keepBody(req, parseJson(req, raw));
         } else if (parsed === undefined || (parsed === null && !sent)) {
           // No body, whatever the parser left for it: `{}`, as when read here.
-          setBody(req, {});
+          keepBody(req, {});
         } else {
-          // A chunked body has no Content-Length, and a parser's own limit is often far above bodyLimitBytes.
-          if (parsedLarger(parsed, limit)) throw tooLarge(limit);
+          // What was checked is what the route reads: a copy, each property read once (a getter's, a Proxy's), so one
+          // that throws on a second read, or answers another value, cannot reach the route (it was 500
+          // TESSERA_INTERNAL, or a value no check had seen). A chunked body has no Content-Length, and a parser's own
+          // limit is often far above bodyLimitBytes: the copy stops, 413, once it is larger.
+          const copy = readContents(log, () => plainCopy(parsed, limit));
           // A `null` that was sent (`express.json({ strict: false })`) is a body that is no object, as when read here.
-          checkParsed(parsed);
-          // What was checked is what the route reads: a getter (a bridge's) is read once, never again, so one that
-          // throws on a second read, or answers another value, cannot reach the route (it was 500 TESSERA_INTERNAL).
-          // A getter that cannot be replaced (its property not configurable) is left to the route, as before.
-          setBody(req, parsed, false);
+          checkParsed(copy);
+          keepBody(req, copy);
         }
       } catch (err) {
         return next(err);
@@ -99,7 +99,7 @@ export function jsonBody(limit: number, log: HelperLogger): RequestHandler {
       (err, raw) => {
         if (err) return next(readError(err));
         try {
-          req.body = parseJson(req, raw!);
+          keepBody(req, parseJson(req, raw!));
         } catch (error) {
           return next(error);
         }
@@ -110,21 +110,55 @@ export function jsonBody(limit: number, log: HelperLogger): RequestHandler {
   };
 }
 
+/** The body each request's {@link jsonBody} checked, for the helper's routes: see {@link keepBody}. */
+const checked = new WeakMap<Request, unknown>();
+
 /**
- * Puts the parsed body in `req.body`. A bridge may have left it as a getter with no setter (a read-only body): the
- * assignment throws, or is ignored, so the parsed body becomes the request's own property instead. Unless `required`,
- * a `body` that cannot be redefined (an own property that is not configurable) is left as it is.
+ * The body {@link jsonBody} parsed and checked for this request: what the helper's routes read, never `req.body`
+ * itself, which a merchant's setup may not let the helper replace (docs/decisions/helper.md#helper-body-kept).
  */
-function setBody(req: Request, value: unknown, required = true): void {
+export function checkedBody(req: Request): unknown {
+  return checked.get(req);
+}
+
+/**
+ * Keeps the checked body for the routes ({@link checkedBody}) and puts it in `req.body`, where the merchant's hooks
+ * read it. A bridge may have left `req.body` a getter with no setter (a read-only body): the assignment throws, or is
+ * ignored, so the body becomes the request's own property instead. A `body` that cannot be redefined (an own
+ * property that is not configurable) is left as the bridge made it: the routes read the checked body either way
+ * (docs/decisions/helper.md#helper-body-kept).
+ */
+function keepBody(req: Request, value: unknown): void {
+  checked.set(req, value);
   try {
     req.body = value;
     if (req.body === value) return;
   } catch {
     // Read-only, or a getter that throws when read again: defined below.
   }
-  const own = Object.getOwnPropertyDescriptor(req, 'body');
-  if (!required && own && !own.configurable) return;
-  Object.defineProperty(req, 'body', { value, writable: true, configurable: true, enumerable: true });
+  try {
+    Object.defineProperty(req, 'body', { value, writable: true, configurable: true, enumerable: true });
+  } catch {
+    // Not configurable: left as it is.
+  }
+}
+
+/**
+ * Runs `read` over what another parser left in `req.body`: what it throws, other than the helper's own answers (413),
+ * is a body that cannot be read, as a getter's throw is: a Proxy's trap (getPrototypeOf, ownKeys,
+ * getOwnPropertyDescriptor, get) or a property's getter, anywhere in it (docs/decisions/helper.md#helper-body).
+ */
+function readContents<T>(log: HelperLogger, read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    if (err instanceof HelperHttpError) throw err;
+    log.warn(
+      { event: 'tessera.body.unreadable', reason: 'contents', cause: err },
+      'reading what req.body holds threw (a Proxy trap or a getter): answered 400',
+    );
+    throw unreadable();
+  }
 }
 
 /**
@@ -146,7 +180,7 @@ function parsedBody(req: Request, log: HelperLogger): unknown {
     );
     throw unreadable();
   }
-  const then = thenOf(body);
+  const then = readContents(log, () => thenOf(body));
   if (then !== undefined) {
     ignoreSettlement(body, then);
     log.warn(
@@ -168,19 +202,14 @@ type Then = (this: unknown, ...args: unknown[]) => unknown;
 
 /**
  * The `then` of a Promise (of any realm: Promise.prototype's own, never an own `then` put on it) or of another thenable
- * (an object or function with a `then` method, read once), `null` when reading `then` threw, or `undefined` for a
- * value that is neither.
+ * (an object or function with a `then` method, read once), or `undefined` for a value that is neither.
  */
-function thenOf(value: unknown): Then | null | undefined {
+function thenOf(value: unknown): Then | undefined {
   if (isPromise(value)) return Promise.prototype.then as Then;
   if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return undefined;
-  try {
-    const then = (value as { then?: unknown }).then;
-    return typeof then === 'function' ? (then as Then) : undefined;
-  } catch {
-    // A `then` that throws when read (a proxy, a getter): no body to read either way.
-    return null;
-  }
+  // A `then` that throws when read (a Proxy, a getter) throws to readContents.
+  const then = (value as { then?: unknown }).then;
+  return typeof then === 'function' ? (then as Then) : undefined;
 }
 
 /**
@@ -189,8 +218,7 @@ function thenOf(value: unknown): Then | null | undefined {
  * Node's default `--unhandled-rejections=throw`. A Promise of another realm and a thenable over the bridge's own
  * Promise are handled so too; a `then` that throws is ignored, and one that never settles holds nothing of the request.
  */
-function ignoreSettlement(body: unknown, then: Then | null): void {
-  if (!then) return;
+function ignoreSettlement(body: unknown, then: Then): void {
   try {
     then.call(body, ignore, ignore);
   } catch {
@@ -212,38 +240,52 @@ function bytesOf(parsed: unknown): Buffer | undefined {
 }
 
 /**
- * Whether `value`, written as JSON, takes more than `limit` bytes, by a count that is never more than the fewest bytes
- * its JSON text can have (a string is at least its UTF-16 length and two quotes, a number one digit): a body another
- * parser read without a declared length (chunked) is held to `limit` as one read here is, and the walk stops as soon as
- * the count passes `limit`, so its cost is bounded by `limit` too, whatever the parsed value is (an object that
- * shares sub-objects, as a bridge's parser may make, is counted once per place it appears). Nesting past
- * {@link MAX_DEPTH} is not walked: checkShape refuses it.
+ * A copy of what another parser left in `req.body`, of plain objects and arrays, each property read once (the checks
+ * and the route read the copy; a trap or getter that throws throws here). Throws 413 once the JSON text of the copy
+ * passes `limit`, by a count that is never more than the fewest bytes its JSON text can have (a string is at least its
+ * UTF-16 length and two quotes, a number one digit): a body another parser read without a declared length (chunked)
+ * is held to `limit` as one read here is, and the copy stops as soon as the count passes it, so its cost is bounded by
+ * `limit` too, whatever the parsed value is (an object that shares sub-objects, as a bridge's parser may make, is
+ * counted and copied once per place it appears). A value nested past {@link MAX_DEPTH} is not read: `null` stands in
+ * its place, which checkShape refuses by its depth as it would the value.
  */
-function parsedLarger(value: unknown, limit: number): boolean {
+function plainCopy(value: unknown, limit: number): unknown {
   let size = 0;
-  const visit = (v: unknown, depth: number): boolean => {
+  const copy = (v: unknown, depth: number): unknown => {
+    let out = v;
     if (typeof v === 'string') size += v.length + 2;
     else if (typeof v === 'boolean') size += v ? 4 : 5;
     else if (v === null || typeof v === 'number' || typeof v === 'bigint') size += v === null ? 4 : 1;
-    else if (typeof v === 'object' && depth <= MAX_DEPTH) {
+    else if (typeof v === 'object') {
+      if (depth > MAX_DEPTH) return null;
       size += 2;
       if (Array.isArray(v)) {
+        const list: unknown[] = [];
         for (let i = 0; i < v.length && size <= limit; i++) {
           if (i > 0) size++;
-          if (visit(v[i], depth + 1)) return true;
+          list.push(copy(v[i], depth + 1));
         }
+        out = list;
       } else {
+        const object: Record<string, unknown> = {};
         let first = true;
         for (const key of Object.keys(v)) {
           size += key.length + (first ? 3 : 4);
           first = false;
-          if (size > limit || visit((v as Record<string, unknown>)[key], depth + 1)) return true;
+          if (size > limit) break;
+          const item = copy((v as Record<string, unknown>)[key], depth + 1);
+          // An own `__proto__` key (JSON.parse makes one) stays a key, for checkShape to refuse, not a prototype.
+          if (key === '__proto__')
+            Object.defineProperty(object, key, { value: item, enumerable: true, writable: true });
+          else object[key] = item;
         }
+        out = object;
       }
     }
-    return size > limit;
+    if (size > limit) throw tooLarge(limit);
+    return out;
   };
-  return visit(value, 0);
+  return copy(value, 0);
 }
 
 /** What another parser left in `req.body`, held to the same rules. */
@@ -266,7 +308,7 @@ function hasBody(req: Request): boolean {
 /**
  * A body another parser read is held to `limit` by its declared `Content-Length`, before it is scanned: the reading
  * is paid for, the scan and the checks need not be. A chunked body has no declared length: what was parsed of it is
- * measured instead ({@link parsedLarger}).
+ * measured instead ({@link plainCopy}).
  */
 function checkLength(req: Request, limit: number): void {
   const length = Number(req.headers['content-length']);

@@ -12,7 +12,7 @@ export const HELPER_ERROR_CODES = {
   TESSERA_BODY_UNREADABLE: {
     status: 400,
     meaning:
-      'The body could not be read: the connection failed mid-body, a `req.body` getter an app-wide middleware installed threw, or `req.body` is a Promise (logged as `tessera.body.unreadable`).',
+      'The body could not be read: the connection failed mid-body, a `req.body` getter an app-wide middleware installed threw, reading what `req.body` holds threw (a trap of a Proxy), or `req.body` is a Promise (logged as `tessera.body.unreadable`).',
   },
   TESSERA_FORBIDDEN_KEY: { status: 400, meaning: 'The body holds a key such as `__proto__`; `field` names it.' },
   TESSERA_CARD_DATA_REFUSED: {
@@ -138,9 +138,14 @@ export const HELPER_ERROR_CODES = {
   TESSERA_HOST_AUTH_UNAVAILABLE: {
     status: 503,
     meaning:
-      'The issuer’s JWKS could not be read (unreachable, slower than `hostAuth.jwksTimeoutMs`, not a 200 with JSON, larger than 256 KiB) or was not a set of public keys (and, for 5 s after its second failed fetch in a row, it is not fetched again); the token may be good: send it again later (`outcomeKnown: true`: nothing was done).',
+      'The issuer’s JWKS could not be read (unreachable, slower than `hostAuth.jwksTimeoutMs`, not a 200 with JSON, larger than 256 KiB) or was not a set of public keys (and, for 5 s after its second failed fetch in a row, it is not fetched again), and `hostAuth.jwksStaleIfErrorSeconds` kept no recent set with the token’s key; the token may be good: send it again later (`outcomeKnown: true`: nothing was done).',
   },
   TESSERA_WIDGET_NOT_BUILT: { status: 503, meaning: 'The widget bundle is missing: run `npm run build`.' },
+  TESSERA_WIDGET_UNREADABLE: {
+    status: 503,
+    meaning:
+      'The widget bundle is there but could not be read (no permission, too many open files, a folder in its place); the logged cause names the error code and the path.',
+  },
   TESSERA_PROVIDER_TIMEOUT: {
     status: 504,
     meaning: 'The provider did not answer in time; `outcomeKnown` says whether the same request may be sent again.',

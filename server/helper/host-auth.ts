@@ -1,10 +1,13 @@
 import { createPublicKey, type KeyObject, type webcrypto } from 'node:crypto';
 import {
+  createLocalJWKSet,
   createRemoteJWKSet,
   customFetch,
   errors,
   type FetchImplementation,
+  type JSONWebKeySet,
   type JWTVerifyGetKey,
+  jwksCache,
   jwtVerify,
 } from 'jose';
 import { z } from 'zod';
@@ -74,6 +77,14 @@ export interface HostAuthOptions {
   readonly requireLowS?: boolean;
   /** How long one JWKS fetch may take before the request answers 503 (default 5000 ms, 100–30000). */
   readonly jwksTimeoutMs?: number;
+  /**
+   * While the JWKS cannot be fetched (network error, timeout, 5xx, an unreadable answer), keep verifying with the last
+   * set fetched, if it was fetched at most this many seconds ago (0–86 400; default 0: a set older than 10 minutes is
+   * not used while its issuer is down, and every request that needs it answers 503). A key the issuer has removed
+   * stays usable that long while the issuer is unreachable; a fetch that succeeds replaces the set at once, and a
+   * `kid` the kept set lacks is still 503 (docs/decisions/helper.md#helper-jwks-stale-if-error).
+   */
+  readonly jwksStaleIfErrorSeconds?: number;
 }
 
 const stringOrList = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)], {
@@ -99,6 +110,7 @@ export const hostAuthOption = z
     maxLifetimeSeconds: integerOption(60, 86_400).optional(),
     requireLowS: z.boolean().optional(),
     jwksTimeoutMs: integerOption(100, 30_000).optional(),
+    jwksStaleIfErrorSeconds: integerOption(0, 86_400).optional(),
   })
   .refine((a) => (a.jwksUrl === undefined) !== (a.key === undefined), {
     error: 'needs exactly one of `jwksUrl` and `key`',
@@ -332,6 +344,34 @@ function checkExtras(
   }
 }
 
+/**
+ * The last JWKS jose loaded, for `jwksStaleIfErrorSeconds`. `loaded` is jose's `jwksCache`: jose writes each set it
+ * loads there (`cache.jwks = json`), which notes when, by the helper's clock and by the monotonic one. `recent()` is a
+ * resolver over that set while it was loaded at most `seconds` ago by both clocks (a helper clock that stands still or
+ * jumps back cannot stretch the window), else undefined (always, with `seconds` 0).
+ */
+function staleKeySets(seconds: number, now: () => number) {
+  let last: { set: JSONWebKeySet; at: number; mono: number; keys?: ReturnType<typeof createLocalJWKSet> } | undefined;
+  const loaded = {
+    uat: undefined as number | undefined,
+    get jwks() {
+      return last?.set;
+    },
+    set jwks(set: JSONWebKeySet | undefined) {
+      last = set && { set, at: now(), mono: performance.now() };
+    },
+  };
+  return {
+    loaded: loaded as unknown as Record<string, never>,
+    recent() {
+      if (!last || seconds === 0) return undefined;
+      if (now() - last.at > seconds * 1000 || performance.now() - last.mono > seconds * 1000) return undefined;
+      last.keys ??= createLocalJWKSet(last.set);
+      return last.keys;
+    },
+  };
+}
+
 /** A verifier of host tokens; `verify` resolves the claims or throws a 401/503 HelperHttpError. */
 export function createHostVerifier(options: HostAuthOptions, now: () => number) {
   /**
@@ -351,10 +391,13 @@ export function createHostVerifier(options: HostAuthOptions, now: () => number) 
     const t = now();
     return t >= faultAt.at && t < faultAt.at + JWKS_RETRY_MS && performance.now() < faultAt.mono + JWKS_RETRY_MS;
   };
+  const stale = options.jwksUrl ? staleKeySets(options.jwksStaleIfErrorSeconds ?? 0, now) : undefined;
   const jwks: ReturnType<typeof createRemoteJWKSet> | undefined = options.jwksUrl
     ? createRemoteJWKSet(new URL(options.jwksUrl), {
         timeoutDuration: options.jwksTimeoutMs ?? 5000,
         cooldownDuration: 30_000,
+        // jose writes each set it loads here: the last good one, for jwksStaleIfErrorSeconds.
+        [jwksCache]: stale!.loaded,
         // At most JWKS_MAX_BYTES of body, read under the same timeout; none at all for JWKS_RETRY_MS after a second
         // failed lookup in a row, so a flood of tokens (random `kid`s) while the issuer fails cannot make one fetch each.
         // A lookup the loaded set answers makes no fetch and goes on (docs/decisions/helper.md#helper-host-jwt).
@@ -380,6 +423,16 @@ export function createHostVerifier(options: HostAuthOptions, now: () => number) 
               failedInARow++;
             }
             sourceFaults.add(err);
+            // The issuer failed: the last good set, if it is recent enough, answers instead; a `kid` it lacks is
+            // still the issuer's fault, 503 (docs/decisions/helper.md#helper-jwks-stale-if-error).
+            const kept = stale!.recent();
+            if (kept) {
+              try {
+                return await kept(header, token);
+              } catch (keptErr) {
+                if (!(keptErr instanceof errors.JWKSNoMatchingKey)) throw keptErr;
+              }
+            }
           }
           throw err;
         } finally {

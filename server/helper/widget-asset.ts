@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from './package-root.js';
 
@@ -30,12 +30,46 @@ function widgetNotBuilt(path: string): string {
 }
 
 /**
- * Throws, with {@link widgetNotBuilt}'s advice, when the bundle is missing. For what needs it from the start
- * (`helper.page()`): one `existsSync`, nothing read or hashed, so a built package starts as fast as before.
+ * Why the widget bundle could not be loaded. `missing` only when it is not there (ENOENT): building it helps. Any other
+ * error (EACCES, EMFILE, EISDIR, …) is named by its `code` and the path, with no word of the build, which would not
+ * help (it names a path: never in an answer to a browser).
+ */
+export class WidgetBundleError extends Error {
+  /** Whether the bundle is not there at all (ENOENT). */
+  readonly missing: boolean;
+  /** The error's code (`ENOENT`, `EACCES`, `EISDIR`, …), or undefined when it had none. */
+  readonly code: string | undefined;
+  constructor(who: string, path: string, cause: unknown) {
+    const code = (cause as { code?: unknown } | null)?.code;
+    const missing = code === 'ENOENT';
+    super(
+      missing
+        ? `${who}: ${widgetNotBuilt(path)}`
+        : `${who}: the widget bundle at ${path} could not be read (${typeof code === 'string' ? code : String(cause)}): ` +
+            'check its permissions and that it is a file',
+      { cause },
+    );
+    this.name = 'WidgetBundleError';
+    this.missing = missing;
+    this.code = typeof code === 'string' ? code : undefined;
+  }
+}
+
+/**
+ * Throws a {@link WidgetBundleError} when the bundle is missing or is no readable file. For what needs it from the
+ * start (`helper.page()`): one `statSync`, nothing read or hashed, so a built package starts as fast as before.
  */
 export function requireWidgetBundle(who: string): void {
   const path = widgetBundlePath();
-  if (!existsSync(path)) throw new Error(`${who}: ${widgetNotBuilt(path)}`);
+  let file: boolean;
+  try {
+    file = statSync(path).isFile();
+  } catch (cause) {
+    throw new WidgetBundleError(who, path, cause);
+  }
+  if (!file) {
+    throw new WidgetBundleError(who, path, Object.assign(new Error(`${path} is not a file`), { code: 'EISDIR' }));
+  }
 }
 
 /**
@@ -43,7 +77,7 @@ export function requireWidgetBundle(who: string): void {
  * the `.sri` file the build writes beside the bundle: that file is written after the bundle, so a server that read
  * the pair mid-build (`vite build --watch`), or a deploy that copied one and not the other, would name a hash the
  * bundle it serves does not have, and browsers would refuse the widget.
- * Throws a clear error when the package has not been built.
+ * Throws a {@link WidgetBundleError}: `missing` when the package has not been built, else naming the error's code.
  */
 export function loadWidgetAsset(): WidgetAsset {
   const path = widgetBundlePath();
@@ -57,7 +91,7 @@ export function loadWidgetAsset(): WidgetAsset {
     last = { path, size, mtimeMs, asset: { path, body, integrity: sri(body) } };
     return last.asset;
   } catch (cause) {
-    throw new Error(`tessera: ${widgetNotBuilt(path)}`, { cause });
+    throw new WidgetBundleError('tessera', path, cause);
   }
 }
 

@@ -8,13 +8,16 @@ import {
   loadWidgetSourceMap,
   WIDGET_FILE,
   type WidgetAsset,
+  WidgetBundleError,
   widgetVersion,
 } from './widget-asset.js';
 
 /**
  * Loads the built widget once it exists: at the first call that finds it,
  * then cached. Missing bundle → a 503 naming the fix (`npm run build`)
- * rather than a crash at startup of a server that may not serve it at all.
+ * rather than a crash at startup of a server that may not serve it at all;
+ * a bundle that is there but cannot be read (EACCES, EISDIR, …) → a 503 that
+ * says so, the error's code and the path in its logged cause.
  */
 export function widgetLoader(): () => WidgetAsset {
   let asset: WidgetAsset | undefined;
@@ -24,6 +27,9 @@ export function widgetLoader(): () => WidgetAsset {
       asset = loadWidgetAsset();
       return asset;
     } catch (cause) {
+      if (cause instanceof WidgetBundleError && !cause.missing) {
+        throw new HelperHttpError(503, 'TESSERA_WIDGET_UNREADABLE', 'the widget bundle could not be read', { cause });
+      }
       throw new HelperHttpError(
         503,
         'TESSERA_WIDGET_NOT_BUILT',

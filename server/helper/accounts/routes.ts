@@ -7,7 +7,7 @@ import type { PaymentInstrument } from '../../provider/accounts/types.js';
 import { NotFoundError, PreconditionRequiredError, ValidationError } from '../../provider/errors.js';
 import { errorCodesOf } from '../../provider/http/response.js';
 import { accountIdPattern, instrumentLabelSchema } from '../../provider/schemas/accounts/index.js';
-import { jsonBody } from '../body.js';
+import { checkedBody, jsonBody } from '../body.js';
 import type { HelperContext } from '../context.js';
 import { answerable, badRequest, HelperHttpError } from '../errors.js';
 import { hookTimeout, LATE, thrownMessage, withinHookTime } from '../hooks.js';
@@ -184,7 +184,7 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
 
   // The host token is checked before the body is read: a caller without one learns nothing about bodies (401 first).
   router.post('/account-updater', ...host, jsonBody(ctx.bodyLimit, ctx.log), async (req: Request, res: Response) => {
-    const { instrumentId } = parseBody(updaterBodySchema, req.body);
+    const { instrumentId } = parseBody(updaterBodySchema, checkedBody(req));
     const claims = claimsOf(res);
     if (!claims.instruments.includes(instrumentId)) throw forbidden('instrumentId', 'stored card');
     let result: Awaited<ReturnType<AccountsClient['accountUpdater']['retrieveCard']>>['data'];
@@ -368,7 +368,7 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
     async (req: Request, res: Response) => {
       const entityId = entityOf(req, res);
       const id = pathParam(req, 'id', PAYMENT_INSTRUMENT_ID, 'a payment instrument id (ppi_…)');
-      const body = parseBody(patchBodySchema, req.body);
+      const body = parseBody(patchBodySchema, checkedBody(req));
       await ownInstrument(req, res, entityId, id);
       try {
         // Accepted, but for another instrument (or none named): 502 with the outcome unknown, never a 200 and never

@@ -1,6 +1,6 @@
 import { type Request, type Response, Router } from 'express';
 import type { LegacyClient } from '../../provider/legacy/client.js';
-import { jsonBody } from '../body.js';
+import { checkedBody, jsonBody } from '../body.js';
 import type { HelperContext } from '../context.js';
 import { HelperHttpError } from '../errors.js';
 import { consumeAll } from '../rate-limit.js';
@@ -36,7 +36,7 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
   const budget = requestBudget(ctx);
 
   router.post('/charges', budget, jsonBody(ctx.bodyLimit, ctx.log), async (req: Request, res: Response) => {
-    const body = parseBody(chargeBodySchema, req.body);
+    const body = parseBody(chargeBodySchema, checkedBody(req));
     // Only valid requests spend the charge budget (docs/decisions/helper.md#helper-rate-limits).
     const now = ctx.now();
     const caller = callerOf(ctx, req);

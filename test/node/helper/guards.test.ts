@@ -701,12 +701,25 @@ function behindBodyGetter(
   getter: (bytes: Buffer) => () => unknown,
   logger: pino.Logger = captureLogger().logger,
 ) {
+  return behindBridge(
+    sb,
+    (req, bytes) => Object.defineProperty(req, 'body', { configurable: true, enumerable: true, get: getter(bytes) }),
+    logger,
+  );
+}
+
+/** The helper at `/payments` behind a bridge that reads the stream, then puts `req.body` in place as `define` does. */
+function behindBridge(
+  sb: RunningSandbox,
+  define: (req: Request, bytes: Buffer) => void,
+  logger: pino.Logger = captureLogger().logger,
+) {
   const app = express();
   app.use((req, _res, next) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      Object.defineProperty(req, 'body', { configurable: true, enumerable: true, get: getter(Buffer.concat(chunks)) });
+      define(req, Buffer.concat(chunks));
       next();
     });
   });
@@ -1110,6 +1123,138 @@ describe('helper behind an app-wide parser that leaves bytes, text or an inflate
         assert.equal(none.status, 400, `${k}: ${none.text}`);
         assert.equal(none.json.field, 'cardToken', `${k}: ${none.text}`);
       }
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('reads a body a bridge left as a req.body it cannot redefine (not configurable): text, bytes, a getter', async () => {
+    // The helper put the parsed body over req.body with defineProperty, which throws for a property that is not
+    // configurable: 500 TESSERA_INTERNAL for a merchant's ordinary bridge. Its routes now read the checked body.
+    const kinds = {
+      'text in a read-only property': (req: Request, bytes: Buffer) =>
+        Object.defineProperty(req, 'body', { value: bytes.toString(), enumerable: true }),
+      'bytes in a read-only property': (req: Request, bytes: Buffer) =>
+        Object.defineProperty(req, 'body', { value: new Uint8Array(bytes), enumerable: true }),
+      'text from a getter': (req: Request, bytes: Buffer) =>
+        Object.defineProperty(req, 'body', { get: () => bytes.toString(), enumerable: true }),
+      'an object from a getter that throws on a second read': (req: Request, bytes: Buffer) => {
+        let reads = 0;
+        Object.defineProperty(req, 'body', {
+          get: () => {
+            if (reads++ > 0) throw new Error('the body stream was already consumed');
+            return JSON.parse(bytes.toString()) as unknown;
+          },
+        });
+      },
+    } as const;
+    let kind: keyof typeof kinds = 'text in a read-only property';
+    const { logger, log: logs } = captureLogger();
+    const server = await behindBridge(sb, (req, bytes) => kinds[kind](req, bytes), logger);
+    try {
+      const url = `${server.base}/payments/charges`;
+      for (const k of Object.keys(kinds) as (keyof typeof kinds)[]) {
+        kind = k;
+        const good = await call(url, {
+          body: { cardToken: await cardToken(sb), orderReference: 'o-1', email: 'a@b.co' },
+        });
+        assert.equal(good.status, 201, `${k}: ${good.text}`);
+        const r = await call(url, { body: { cardToken: 'nope', orderReference: 'o', email: 'a@b.co' } });
+        assert.equal(r.status, 400, `${k}: ${r.text}`);
+        assert.equal(r.json.field, 'cardToken', `${k}: ${r.text}`);
+        const card = await call(url, { body: { cardToken: CARD, orderReference: 'o', email: 'a@b.co' } });
+        assert.equal(card.status, 400, `${k}: ${card.text}`);
+        assert.equal(card.json.code, 'TESSERA_CARD_DATA_REFUSED', `${k}: ${card.text}`);
+      }
+      assert.ok(!logs.lines.some((l) => l.event === 'tessera.error'), JSON.stringify(logs.lines));
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('answers a req.body Proxy any of whose traps throws 400 TESSERA_BODY_UNREADABLE, logged with its reason', async () => {
+    // A getPrototypeOf trap that threw was 500 TESSERA_INTERNAL (the bytes check's `instanceof Buffer`); so was a trap
+    // that threw only on the route's read of the body, after the checks had read it once.
+    const traps = ['getPrototypeOf', 'ownKeys', 'get', 'getOwnPropertyDescriptor'] as const;
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown) => rejections.push(reason);
+    process.on('unhandledRejection', onRejection);
+    const { logger, log: logs } = captureLogger();
+    let trap: string = traps[0];
+    let nested = false;
+    const hostile = (target: object) =>
+      new Proxy(target, {
+        [trap]: () => {
+          throw new Error(`hostile ${trap}`);
+        },
+      });
+    const server = await behindBridge(
+      sb,
+      (req, bytes) => {
+        const parsed = JSON.parse(bytes.toString()) as Record<string, unknown>;
+        req.body = nested ? { ...parsed, billing: hostile({ city: 'x' }) } : hostile(parsed);
+      },
+      logger,
+    );
+    try {
+      for (const n of [false, true]) {
+        nested = n;
+        for (const t of traps) {
+          // getPrototypeOf is no trap a nested value's copy reads.
+          if (n && t === 'getPrototypeOf') continue;
+          trap = t;
+          const r = await call(`${server.base}/payments/charges`, {
+            body: { cardToken: 'card_tok_x', orderReference: 'o', email: 'a@b.co' },
+          });
+          const what = `${n ? 'nested ' : ''}${t}`;
+          assert.equal(r.status, 400, `${what}: ${r.text}`);
+          assert.equal(r.json.code, 'TESSERA_BODY_UNREADABLE', `${what}: ${r.text}`);
+          assert.equal(r.json.field, 'body', `${what}: ${r.text}`);
+        }
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(rejections.map(String), []);
+      const lines = logs.lines.filter((l) => l.event === 'tessera.body.unreadable');
+      assert.equal(lines.length, traps.length * 2 - 1, JSON.stringify(logs.lines));
+      for (const line of lines) assert.equal(line.reason, 'contents', JSON.stringify(line));
+      assert.match(JSON.stringify(lines[0]), /hostile getPrototypeOf/);
+      assert.ok(!logs.lines.some((l) => l.event === 'tessera.error'), JSON.stringify(logs.lines));
+    } finally {
+      process.off('unhandledRejection', onRejection);
+      await server.close();
+    }
+  });
+
+  it('reads each property of a req.body Proxy once: the route gets what was checked, and a has trap is never asked', async () => {
+    // A Proxy (or getter) that answers a harmless value to the checks and a card number to the route must not get a
+    // card number past the guard; one whose `has` trap throws is read as its target (no check asks `in`).
+    let kind: 'two-faced' | 'has' = 'two-faced';
+    const server = await behindBridge(sb, (req, bytes) => {
+      const parsed = JSON.parse(bytes.toString()) as Record<string, unknown>;
+      let reads = 0;
+      req.body = new Proxy(
+        parsed,
+        kind === 'two-faced'
+          ? { get: (t, key) => (key === 'cardToken' && reads++ > 0 ? '4242424242424242' : Reflect.get(t, key)) }
+          : {
+              has: () => {
+                throw new Error('hostile has');
+              },
+            },
+      );
+    });
+    try {
+      const url = `${server.base}/payments/charges`;
+      const twoFaced = await call(url, { body: { cardToken: 'nope', orderReference: 'o', email: 'a@b.co' } });
+      assert.equal(twoFaced.status, 400, twoFaced.text);
+      assert.equal(twoFaced.json.code, 'TESSERA_INVALID_REQUEST', twoFaced.text);
+      assert.equal(twoFaced.json.field, 'cardToken', twoFaced.text);
+      kind = 'has';
+      const good = await call(url, {
+        body: { cardToken: await cardToken(sb), orderReference: 'o-1', email: 'a@b.co' },
+      });
+      assert.equal(good.status, 201, good.text);
     } finally {
       await server.close();
     }

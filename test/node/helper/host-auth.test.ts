@@ -310,6 +310,70 @@ describe('host JWT verification', () => {
     }
   });
 
+  it('serves the last good JWKS for jwksStaleIfErrorSeconds while the issuer fails, never longer, never for a kid it lacks', async () => {
+    // A set older than jose's 10 minutes was not used while the issuer was down: every dashboard request was 503 until
+    // it was back. With the option, a failed fetch (5xx, a network error, an unreadable answer, a stopped issuer)
+    // falls back to the last good set fetched within the window; a successful fetch replaces it at once.
+    let mode: 'up' | 'empty' | '500' | 'reset' | 'html' = 'up';
+    const good = await (await fetch(issuer.jwksUrl)).text();
+    const jwks = createServer((req, res) => {
+      if (mode === 'up') res.writeHead(200, { 'content-type': 'application/json' }).end(good);
+      else if (mode === 'empty') res.writeHead(200, { 'content-type': 'application/json' }).end('{"keys":[]}');
+      else if (mode === '500') res.writeHead(500).end();
+      else if (mode === 'html') res.writeHead(200, { 'content-type': 'text/html' }).end('<html>maintenance</html>');
+      else req.socket.destroy();
+    });
+    await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
+    const { port } = jwks.address() as AddressInfo;
+    const jwksUrl = `http://127.0.0.1:${port}/jwks.json`;
+    const WINDOW = 3600;
+    // jose measures its cache's age on Date, and the helper's clock (a VirtualClock) reads Date too: one tick moves both.
+    mock.timers.enable({ apis: ['Date'], now: Date.now() });
+    const older = (seconds: number) => mock.timers.tick(seconds * 1000);
+    const bearer = async (kid = 'host-1') => `Bearer ${await issuer.sign({}, { header: { kid } })}`;
+    try {
+      const lenient = createHostVerifier({ ...options, jwksUrl, jwksStaleIfErrorSeconds: WINDOW }, now);
+      const strict = createHostVerifier({ ...options, jwksUrl }, now);
+      const zero = createHostVerifier({ ...options, jwksUrl, jwksStaleIfErrorSeconds: 0 }, now);
+      for (const verify of [lenient, strict, zero]) assert.equal((await verify(await bearer())).sub, 'usr_1');
+      older(11 * 60);
+      for (const m of ['500', 'reset', 'html'] as const) {
+        mode = m;
+        assert.equal((await lenient(await bearer())).sub, 'usr_1', `${m}: the kept set answers`);
+        // Without the option (or with 0), as before: 503 until the issuer is back.
+        await refused(strict(await bearer()), 503, 'TESSERA_HOST_AUTH_UNAVAILABLE');
+        await refused(zero(await bearer()), 503, 'TESSERA_HOST_AUTH_UNAVAILABLE');
+        // A kid the kept set lacks (a key the issuer may have added since) is the issuer's fault still.
+        await refused(lenient(await bearer('host-2')), 503, 'TESSERA_HOST_AUTH_UNAVAILABLE');
+      }
+      // Fetched WINDOW seconds ago: still served; one second later, not.
+      older(WINDOW - 11 * 60);
+      assert.equal((await lenient(await bearer())).sub, 'usr_1', 'at the end of the window');
+      older(1);
+      await refused(lenient(await bearer()), 503, 'TESSERA_HOST_AUTH_UNAVAILABLE');
+      // The issuer is back without the key: the fetch that succeeds replaces the set, and the key is refused at once.
+      older(JWKS_RETRY_MS / 1000);
+      mode = 'empty';
+      await refused(lenient(await bearer()), 401, 'TESSERA_HOST_AUTH_INVALID');
+      // Down again: the kept set is the one without the key.
+      older(11 * 60);
+      mode = '500';
+      await refused(lenient(await bearer()), 503, 'TESSERA_HOST_AUTH_UNAVAILABLE');
+      // Back with the key, then stopped altogether: the new set is kept from its own fetch on.
+      older(JWKS_RETRY_MS / 1000);
+      mode = 'up';
+      assert.equal((await lenient(await bearer())).sub, 'usr_1');
+      older(11 * 60);
+      jwks.closeAllConnections();
+      await new Promise((resolve) => jwks.close(resolve));
+      assert.equal((await lenient(await bearer())).sub, 'usr_1', 'the issuer stopped: the kept set answers');
+    } finally {
+      mock.timers.reset();
+      jwks.closeAllConnections();
+      jwks.close();
+    }
+  });
+
   describe('JWKS size cap', () => {
     /** A JWKS server whose answer `serve` writes; it counts the body bytes it wrote and notes each closed answer. */
     async function jwksServer(serve: (res: ServerResponse, count: (n: number) => void) => void) {

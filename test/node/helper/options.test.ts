@@ -187,6 +187,28 @@ describe('tesseraHelper options', () => {
     }
   });
 
+  it('takes hostAuth.jwksStaleIfErrorSeconds from 0 to 86 400 seconds, whole, and names it otherwise', () => {
+    const hostAuth = {
+      issuer: 'https://m.example',
+      audience: 'a',
+      algorithms: ['ES256' as const],
+      jwksUrl: 'https://m.example/jwks.json',
+    };
+    const oauth = { clientId: 'cli_abcdefgh1234', clientSecret: 'a-long-client-secret' };
+    for (const value of [-1, 86_401, 1.5, '60']) {
+      assert.throws(
+        () => tesseraHelper({ ...base, ...oauth, hostAuth: { ...hostAuth, jwksStaleIfErrorSeconds: value } } as never),
+        /hostAuth\.jwksStaleIfErrorSeconds/,
+        String(value),
+      );
+    }
+    for (const value of [0, 1, 86_400]) {
+      assert.doesNotThrow(() =>
+        tesseraHelper({ ...base, ...oauth, hostAuth: { ...hostAuth, jwksStaleIfErrorSeconds: value } }),
+      );
+    }
+  });
+
   it('refuses the issuer’s private key as hostAuth.key, in every form, and takes its public half', () => {
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const hostAuth = { issuer: 'https://m.example', audience: 'a', algorithms: ['ES256'] };

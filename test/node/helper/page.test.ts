@@ -153,16 +153,25 @@ describe('helper.page: one mount path for the script tag, config and charge URLs
   });
 });
 
+/**
+ * A clone of the repository's server sources with no dist/, inside the repository (so its packages resolve): the
+ * caller removes it.
+ */
+function unbuiltClone(): string {
+  const repo = fileURLToPath(new URL('../../../', import.meta.url));
+  mkdirSync(join(repo, '.tmp'), { recursive: true });
+  const clone = mkdtempSync(join(repo, '.tmp', 'unbuilt-'));
+  for (const part of ['server', 'shared']) cpSync(join(repo, part), join(clone, part), { recursive: true });
+  writeFileSync(join(clone, 'package.json'), JSON.stringify({ name: 'tessera', type: 'module', private: true }));
+  return clone;
+}
+
 describe('helper.page in a clone where the widget is not built', () => {
   it('fails when the helper is created with mountPath, saying to run npm run build; without mountPath it starts', () => {
     // A clone without `npm run build`: the server's sources and no dist/. helper.page() threw inside the merchant's
     // page route, on the first request, a 503 that named neither the file nor that the npm package ships it.
-    const repo = fileURLToPath(new URL('../../../', import.meta.url));
-    mkdirSync(join(repo, '.tmp'), { recursive: true });
-    const clone = mkdtempSync(join(repo, '.tmp', 'unbuilt-'));
+    const clone = unbuiltClone();
     try {
-      for (const part of ['server', 'shared']) cpSync(join(repo, part), join(clone, part), { recursive: true });
-      writeFileSync(join(clone, 'package.json'), JSON.stringify({ name: 'tessera', type: 'module', private: true }));
       writeFileSync(
         join(clone, 'probe.ts'),
         `import { tesseraHelper } from './server/helper/index.js';
@@ -186,6 +195,70 @@ console.log(JSON.stringify({ withMountPath: outcome(() => tesseraHelper({ ...opt
       assert.ok(withMountPath!.includes(join(clone, 'dist', 'widget', 'tessera-card-form.js')), withMountPath);
       assert.match(withMountPath!, /run `npm run build`/);
       assert.match(withMountPath!, /the npm package ships it/);
+    } finally {
+      rmSync(clone, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a widget bundle that is there but cannot be read', () => {
+  it('names the error code and the path, and does not say to build, where a missing bundle says to build', () => {
+    // Every read error was reported as a missing bundle, "run `npm run build`", which does not help with EACCES,
+    // EMFILE or a folder in the bundle's place. Tests may run as root, where chmod does not stop a read: a folder
+    // where the file should be (EISDIR) is a real error root meets too; as another user, a file with mode 000 as well.
+    const clone = unbuiltClone();
+    try {
+      const bundle = join(clone, 'dist', 'widget', 'tessera-card-form.js');
+      writeFileSync(
+        join(clone, 'probe.ts'),
+        `import { loadWidgetAsset, tesseraHelper } from './server/helper/index.js';
+import { widgetLoader } from './server/helper/widget-routes.js';
+const options = { publicKey: 'pk_sbox_probe', secretKey: 'sk_sbox_probe', startupKeyCheck: false, resolveCharge: () => ({ amount: 1, currency: 'EUR' }) } as const;
+const outcome = (make: () => unknown) => { try { make(); return { ok: true }; } catch (e) { const err = e as { message: string; code?: string; cause?: { message: string } }; return { message: err.message, code: err.code, cause: err.cause?.message }; } };
+console.log(JSON.stringify({ load: outcome(loadWidgetAsset), route: outcome(widgetLoader()), helper: outcome(() => tesseraHelper({ ...options, mountPath: '/payments' })) }));
+`,
+      );
+      const probe = () => {
+        const run = spawnSync(process.execPath, ['--import', 'tsx', 'probe.ts'], {
+          cwd: clone,
+          encoding: 'utf8',
+          timeout: 60_000,
+        });
+        assert.equal(run.status, 0, run.stderr);
+        type Outcome = { message: string; code?: string; cause?: string };
+        return JSON.parse(run.stdout.trim().split('\n').at(-1)!) as Record<'load' | 'route' | 'helper', Outcome>;
+      };
+      // Missing: build it.
+      const missing = probe();
+      for (const what of [missing.load.message, missing.route.cause!, missing.helper.message]) {
+        assert.match(what, /the widget bundle is missing at /);
+        assert.match(what, /run `npm run build`/);
+      }
+      assert.equal(missing.route.code, 'TESSERA_WIDGET_NOT_BUILT');
+      const cases: [string, () => void][] = [['EISDIR', () => mkdirSync(bundle, { recursive: true })]];
+      if (process.getuid?.() !== 0) {
+        cases.push([
+          'EACCES',
+          () => {
+            rmSync(bundle, { recursive: true, force: true });
+            writeFileSync(bundle, 'customElements.define("tessera-card-form", class extends HTMLElement {});\n', {
+              mode: 0o000,
+            });
+          },
+        ]);
+      }
+      for (const [code, make] of cases) {
+        make();
+        const found = probe();
+        for (const what of [found.load.message, found.route.cause!, found.helper.message]) {
+          assert.ok(what.includes(bundle), `${code}: ${what}`);
+          assert.ok(what.includes(code), `${code}: ${what}`);
+          assert.doesNotMatch(what, /npm run build|missing|install it again/, `${code}: ${what}`);
+        }
+        assert.equal(found.route.code, 'TESSERA_WIDGET_UNREADABLE', code);
+        // What may reach a browser names no path.
+        assert.equal(found.route.message, 'the widget bundle could not be read', code);
+      }
     } finally {
       rmSync(clone, { recursive: true, force: true });
     }
