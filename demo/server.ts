@@ -155,7 +155,15 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
     resolveCharge: resolveCharge(state, sessionOf, now),
     // Orders are marked paid here, on the server, from the provider's answer (docs/helper.md "Fulfilling an order").
     onCharge: recordCharge(state, now),
-    hostAuth: { issuer: HOST_ISSUER, audience: HOST_AUDIENCE, algorithms: [HOST_ALGORITHM], key: issuer.publicJwk },
+    hostAuth: {
+      issuer: HOST_ISSUER,
+      audience: HOST_AUDIENCE,
+      algorithms: [HOST_ALGORITHM],
+      key: issuer.publicJwk,
+      // A token works only with the session it was issued to, while that session is signed in as its user
+      // (docs/decisions/demo.md#demo-host-binding).
+      isBound: sessions.isBound,
+    },
     // The dashboard's list of payout instruments comes from the platform's records, as it must with the real provider.
     paymentInstrumentIds: payoutInstrumentIds(fixtures),
     // Everyone trying the demo shares 127.0.0.1: the per-IP limits are raised, the per-session ones kept.
