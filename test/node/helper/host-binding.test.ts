@@ -6,7 +6,14 @@ import { tesseraHelper } from '../../../server/helper/index.js';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { type Answer, call } from '../../support/http.js';
 import { sampleFixtures } from '../sandbox/accounts-support.js';
-import { type Issuer, type RunningHelper, sandboxHelperOptions, startHelper, startIssuer } from './support.js';
+import {
+  accountsCalls,
+  type Issuer,
+  type RunningHelper,
+  sandboxHelperOptions,
+  startHelper,
+  startIssuer,
+} from './support.js';
 
 type IsBound = NonNullable<HostAuthOptions['isBound']>;
 type BindingCall = Parameters<IsBound>;
@@ -67,14 +74,6 @@ describe('hostAuth.isBound: a host token bound to the request it came with', () 
   const token = (sid = 'sess-1') =>
     issuer.sign({ sub: 'usr_a', sid, entities: ['ent_fixture_a'], instruments: ['src_updated'] });
 
-  /** The sandbox's Account Services requests since the last reset. */
-  async function providerCalls(): Promise<string[]> {
-    const r = await call(`${sb.url}/_sandbox/requests?limit=200`);
-    return (r.json.data as { path: string; method: string }[])
-      .filter((e) => e.path.startsWith('/accounts/'))
-      .map((e) => `${e.method} ${e.path}`);
-  }
-
   before(async () => {
     sb = await startSandbox({ fixtures: sampleFixtures() });
     issuer = await startIssuer(() => sb.clock.nowMs());
@@ -119,7 +118,7 @@ describe('hostAuth.isBound: a host token bound to the request it came with', () 
       assert.deepEqual([r.status, r.json?.code, r.json?.field], [401, 'TESSERA_HOST_AUTH_UNBOUND', 'authorization']);
       assert.equal(r.headers.get('www-authenticate'), 'Bearer realm="tessera", error="invalid_token"');
     }
-    assert.deepEqual(await providerCalls(), [], 'nothing was read or changed');
+    assert.deepEqual(await accountsCalls(sb), [], 'nothing was read or changed');
     // Three 401s: the IP is past hostAuthFailuresPerIp, even with the right session, before its token is read.
     const limited = await ask(h, LIST, good, 'session=sess-1');
     assert.deepEqual(
@@ -175,7 +174,7 @@ describe('hostAuth.isBound: a host token bound to the request it came with', () 
       const logged = h.log.lines.filter((l) => l.event === 'tessera.host_auth.is_bound.failed').at(-1);
       assert.equal(logged?.msg, `hostAuth.isBound ${said}`);
     }
-    assert.deepEqual(await providerCalls(), [], 'nothing was read or changed');
+    assert.deepEqual(await accountsCalls(sb), [], 'nothing was read or changed');
     // None of the 503s counted toward hostAuthFailuresPerIp (max 1): the token is not at fault.
     answer = () => true;
     assert.equal((await ask(h, LIST, good, 'session=sess-1')).status, 200);
@@ -198,7 +197,7 @@ describe('hostAuth.isBound: a host token bound to the request it came with', () 
     late(true);
     const logged = h.log.lines.find((l) => l.event === 'tessera.hook.timeout');
     assert.deepEqual([logged?.hook, logged?.timeoutMs], ['hostAuth.isBound', 200]);
-    assert.deepEqual(await providerCalls(), [], 'its late true changed nothing');
+    assert.deepEqual(await accountsCalls(sb), [], 'its late true changed nothing');
   });
 
   it('is not called for a missing token, nor for one that fails its signature or claims', async () => {
