@@ -43,13 +43,17 @@ export const HOST_TOKEN_TTL_SECONDS = 300;
 export interface HostIssuer {
   /** Public JWK for the helper's `hostAuth.key` (and the demo's JWKS). */
   readonly publicJwk: JWK;
-  /** A host token for `user`: `sub`, `entities`, `instruments`, `iat`/`exp` on the given clock. */
-  issue(user: DemoUser): Promise<{ token: string; expiresAt: string }>;
+  /**
+   * A host token for `user`: `sub`, `entities`, `instruments`, `iat`/`exp` on the given clock, and `sid`, the
+   * session's binding (`DemoSessions.binding`), which the helper's `hostAuth.isBound` holds it to.
+   */
+  issue(user: DemoUser, sid: string): Promise<{ token: string; expiresAt: string }>;
 }
 
 /**
  * The merchant back end's side of the dashboard auth (docs/decisions/helper.md#helper-host-jwt): an ES256 key pair
- * generated at start; tokens carry the claims the helper checks against each path. Time comes from `now` (the
+ * generated at start; tokens carry the claims the helper checks against each path, and the session they were issued
+ * to (docs/decisions/demo.md#demo-host-binding). Time comes from `now` (the
  * sandbox clock), the same clock the helper verifies with.
  */
 export async function createHostIssuer(now: () => number): Promise<HostIssuer> {
@@ -58,10 +62,10 @@ export async function createHostIssuer(now: () => number): Promise<HostIssuer> {
   const key: CryptoKey = privateKey;
   return {
     publicJwk,
-    async issue(user) {
+    async issue(user, sid) {
       const iat = Math.floor(now() / 1000);
       const exp = iat + HOST_TOKEN_TTL_SECONDS;
-      const token = await new SignJWT({ entities: [user.entity], instruments: [...user.savedCards] })
+      const token = await new SignJWT({ sid, entities: [user.entity], instruments: [...user.savedCards] })
         .setProtectedHeader({ alg: HOST_ALGORITHM, kid: 'demo-1' })
         .setIssuer(HOST_ISSUER)
         .setAudience(HOST_AUDIENCE)

@@ -70,6 +70,7 @@ export interface DashboardData {
 export function dashboardBody(d: DashboardData): Safe {
   return html`<h1>Platform dashboard</h1>
 <p class="whoami">Signed in as <strong>${d.user.name}</strong> (<code>${d.user.id}</code>), managing ${d.user.entityLabel} (<code>${d.user.entity}</code>). <a href="/platform/sign-in">Switch user</a></p>
+<form method="post" action="/platform/sign-out" class="sign-out"><button type="submit">Sign out</button></form>
 <div id="dashboard" class="dashboard" data-user="${d.user.id}" data-entity="${d.user.entity}" data-other-entity="${d.other.entity}" data-helper-url="${d.helperUrl}">
 <section aria-labelledby="instruments-title" class="wide"><h2 id="instruments-title">Payout instruments</h2>
 <p>Read and changed through the helper (<code>${d.helperUrl}/entities/${d.user.entity}/payment-instruments</code>) with this user's host token.</p>

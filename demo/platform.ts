@@ -86,6 +86,16 @@ export function platformRoutes(deps: PlatformDeps): Router {
     })
     .all(onlyMethods('GET', 'POST'));
 
+  // Signing out forgets the user and rotates the id: every host token issued to the session is refused from then on.
+  // A form post, as the sign-in, so another site's page cannot sign a visitor out.
+  router
+    .route('/platform/sign-out')
+    .post(demoBody('form', { limit: 1024, parameterLimit: 5 }), (req, res) => {
+      deps.sessions.signOut(req, res);
+      res.redirect(303, '/platform');
+    })
+    .all(onlyMethods('POST'));
+
   // As a merchant's back end would after its own sign-in: a short-lived host token for the signed-in user. The body
   // names the user the page was drawn for, so a page left open after signing in as someone else is told so.
   router
@@ -104,7 +114,9 @@ export function platformRoutes(deps: PlatformDeps): Router {
           'user',
         );
       }
-      res.set('Cache-Control', 'no-store').json(await deps.issuer.issue(user));
+      // Bound to this session: the helper refuses it from any other, and once this one signs out or in again
+      // (docs/decisions/demo.md#demo-host-binding). A signed-in session always has an id.
+      res.set('Cache-Control', 'no-store').json(await deps.issuer.issue(user, deps.sessions.binding(req)!));
     })
     .all(onlyMethods('POST'));
 

@@ -158,7 +158,15 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
     // A 3-D Secure challenge started: the order waits for the shopper's bank (docs/helper.md "When a 3-D Secure challenge
     // starts").
     onChallenge: recordChallenge(state),
-    hostAuth: { issuer: HOST_ISSUER, audience: HOST_AUDIENCE, algorithms: [HOST_ALGORITHM], key: issuer.publicJwk },
+    hostAuth: {
+      issuer: HOST_ISSUER,
+      audience: HOST_AUDIENCE,
+      algorithms: [HOST_ALGORITHM],
+      key: issuer.publicJwk,
+      // A token works only with the session it was issued to, while that session is signed in as its user
+      // (docs/decisions/demo.md#demo-host-binding).
+      isBound: sessions.isBound,
+    },
     // The dashboard's list of payout instruments comes from the platform's records, as it must with the real provider.
     paymentInstrumentIds: payoutInstrumentIds(fixtures),
     // Everyone trying the demo shares 127.0.0.1: the per-IP limits are raised, the per-session ones kept.

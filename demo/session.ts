@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
+import type { HostBindingContext, HostTokenClaims } from '../server/helper/index.js';
 
 /** The demo's session cookie: an opaque id the server issued, HttpOnly, SameSite=Lax. */
 export const SESSION_COOKIE = 'tessera_demo';
@@ -27,6 +28,8 @@ export interface DemoSessionsOptions {
  */
 export class DemoSessions {
   readonly #key = randomBytes(32);
+  /** The key of the host tokens' `sid`: another than the ids' MAC key, so a `sid` is no MAC of anything a cookie holds. */
+  readonly #bindingKey = randomBytes(32);
   readonly #ids = new WeakMap<Request, string>();
   /** Session id → the demo user it signed in as, oldest sign-in first. */
   readonly #users = new Map<string, string>();
@@ -102,6 +105,33 @@ export class DemoSessions {
     return id === undefined ? undefined : this.#users.get(id);
   }
 
+  /**
+   * What a host token issued to this request's session carries as `sid`: an HMAC-SHA-256 of the session id under a
+   * key of the server (base64url), never the id, since the page's scripts can read the token but not the HttpOnly
+   * cookie (docs/decisions/demo.md#demo-host-binding). Undefined without a session.
+   */
+  binding(req: Request): string | undefined {
+    const id = this.#ids.get(req);
+    return id === undefined ? undefined : this.#bindingOf(id);
+  }
+
+  #bindingOf(id: string): string {
+    return createHmac('sha256', this.#bindingKey).update(id).digest('base64url');
+  }
+
+  /**
+   * The helper's `hostAuth.isBound`: true when the token was issued to the session this request carries (its `sid` is
+   * that session's {@link binding}) and that session is still signed in as the token's `sub`. A token sent without the
+   * cookie, with another session's, after a sign-out or after signing in again (a new id) is refused.
+   */
+  readonly isBound = (claims: HostTokenClaims, { req }: HostBindingContext): boolean => {
+    const id = this.#ids.get(req);
+    if (id === undefined || typeof claims.sid !== 'string' || this.#users.get(id) !== claims.sub) return false;
+    const expected = Buffer.from(this.#bindingOf(id));
+    const given = Buffer.from(claims.sid);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  };
+
   /** Signs the session in as `userId` under a new id (the old one no longer names it); returns the new id. */
   signIn(req: Request, res: Response, userId: string): string {
     const from = this.#ids.get(req);
@@ -114,5 +144,18 @@ export class DemoSessions {
     this.#users.set(to, userId);
     this.#use(req, res, to);
     return to;
+  }
+
+  /**
+   * Signs the session out: it forgets its user and goes on under a new id, as after a sign-in, so nothing issued to
+   * the signed-in id (a host token) names it any more. A request without a session has nothing to sign out.
+   */
+  signOut(req: Request, res: Response): void {
+    const from = this.#ids.get(req);
+    if (from === undefined) return;
+    this.#users.delete(from);
+    const to = this.#issue();
+    this.#onRotate(from, to);
+    this.#use(req, res, to);
   }
 }

@@ -40,8 +40,11 @@ function hostToken(fresh = false) {
  */
 async function api(method, path, body) {
   for (let attempt = 0; ; attempt++) {
+    // The helper answers on this page's origin: the session cookie goes with the call, and the helper holds the token
+    // to it (hostAuth.isBound), so a copy of the token is refused without it.
     const res = await fetch(`${helperUrl}${path}`, {
       method,
+      credentials: 'same-origin',
       headers: {
         Authorization: `Bearer ${await hostToken(attempt > 0)}`,
         Accept: 'application/json',

@@ -30,6 +30,11 @@ export const HELPER_ERROR_CODES = {
     status: 401,
     meaning: 'The host token is expired, badly signed or has the wrong issuer, audience or lifetime.',
   },
+  TESSERA_HOST_AUTH_UNBOUND: {
+    status: 401,
+    meaning:
+      'The host token is valid, but `hostAuth.isBound` answered `false`: it does not belong to this request (sent without its session, from another session, after a sign-out, or revoked). Ask your back end for a new one.',
+  },
   TESSERA_CARD_DECLINED: {
     status: 402,
     meaning:
@@ -133,12 +138,12 @@ export const HELPER_ERROR_CODES = {
   TESSERA_HOOK_TIMEOUT: {
     status: 503,
     meaning:
-      '`resolveCharge` or `paymentInstrumentIds` has not answered within `hookTimeoutMs`; nothing was charged or changed.',
+      '`resolveCharge`, `paymentInstrumentIds` or `hostAuth.isBound` has not answered within `hookTimeoutMs`; nothing was charged or changed.',
   },
   TESSERA_HOST_AUTH_UNAVAILABLE: {
     status: 503,
     meaning:
-      'The issuer’s JWKS could not be read (unreachable, slower than `hostAuth.jwksTimeoutMs`, not a 200 with JSON, larger than 256 KiB) or was not a set of public keys (and, for 5 s after its second failed fetch in a row, it is not fetched again), and `hostAuth.jwksStaleIfErrorSeconds` kept no recent set with the token’s key; the token may be good: send it again later (`outcomeKnown: true`: nothing was done).',
+      'The issuer’s JWKS could not be read (unreachable, slower than `hostAuth.jwksTimeoutMs`, not a 200 with JSON, larger than 256 KiB) or was not a set of public keys (and, for 5 s after its second failed fetch in a row, it is not fetched again), and `hostAuth.jwksStaleIfErrorSeconds` kept no recent set with the token’s key; or `hostAuth.isBound` threw or answered other than `true` or `false` (logged as `tessera.host_auth.is_bound.failed`). The token may be good: send it again later (`outcomeKnown: true`: nothing was done).',
   },
   TESSERA_WIDGET_NOT_BUILT: { status: 503, meaning: 'The widget bundle is missing: run `npm run build`.' },
   TESSERA_WIDGET_UNREADABLE: {

@@ -9,7 +9,13 @@ export const DEFAULT_HOOK_TIMEOUT_MS = 15_000;
 export const LATE: unique symbol = Symbol('late');
 
 /** The merchant's hooks a request waits for. */
-export type HookName = 'resolveCharge' | 'onCharge' | 'onChallenge' | 'onCardUpdated' | 'paymentInstrumentIds';
+export type HookName =
+  | 'resolveCharge'
+  | 'onCharge'
+  | 'onChallenge'
+  | 'onCardUpdated'
+  | 'paymentInstrumentIds'
+  | 'hostAuth.isBound';
 
 /**
  * What a merchant's hook answered (`work`, a value or a promise), or {@link LATE} once it has not settled within

@@ -1,4 +1,5 @@
 import { createPublicKey, type KeyObject, type webcrypto } from 'node:crypto';
+import type { Request } from 'express';
 import {
   createLocalJWKSet,
   createRemoteJWKSet,
@@ -11,7 +12,7 @@ import {
   jwtVerify,
 } from 'jose';
 import { z } from 'zod';
-import { integerOption, secureUrlOption } from '../common/options.js';
+import { functionOption, integerOption, secureUrlOption } from '../common/options.js';
 import { HelperHttpError } from './errors.js';
 import { boundedJwksFetch, JWKS_RETRY_MS, JwksRetryLater } from './jwks-fetch.js';
 
@@ -85,6 +86,27 @@ export interface HostAuthOptions {
    * `kid` the kept set lacks is still 503 (docs/decisions/helper.md#helper-jwks-stale-if-error).
    */
   readonly jwksStaleIfErrorSeconds?: number;
+  /**
+   * Checks a verified token against the request it came with: answer `true` when the token belongs to it (a token
+   * bound to the user's session, as DPoP binds one to a key), `false` to refuse it (401 `TESSERA_HOST_AUTH_UNBOUND`,
+   * counted by `rateLimits.hostAuthFailuresPerIp`). Also the place for revocation: answer `false` for a token whose
+   * session has ended or whose `jti` you revoked. Called only for a token whose signature and claims passed, before
+   * the per-user limit; waited for at most `hookTimeoutMs`. A throw, or an answer other than `true` or `false`, is
+   * 503 `TESSERA_HOST_AUTH_UNAVAILABLE` and a timeout 503 `TESSERA_HOOK_TIMEOUT`: never a pass
+   * (docs/decisions/helper.md#helper-host-binding).
+   *
+   * @example
+   * // The token carries `sid`: an HMAC of the session id under a key of your server, never the id itself.
+   * isBound: (claims, { req }) =>
+   *   req.session?.userId === claims.sub && safeEqual(claims.sid, hmac(sessionKey, req.sessionID)),
+   */
+  readonly isBound?: (claims: HostTokenClaims, context: HostBindingContext) => boolean | Promise<boolean>;
+}
+
+/** What `hostAuth.isBound` receives besides the claims. */
+export interface HostBindingContext {
+  /** The dashboard's request, with your app's cookies and session (a same-origin `fetch` sends them). */
+  readonly req: Request;
 }
 
 const stringOrList = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)], {
@@ -111,6 +133,7 @@ export const hostAuthOption = z
     requireLowS: z.boolean().optional(),
     jwksTimeoutMs: integerOption(100, 30_000).optional(),
     jwksStaleIfErrorSeconds: integerOption(0, 86_400).optional(),
+    isBound: functionOption<NonNullable<HostAuthOptions['isBound']>>('`(claims, { req }) => boolean`').optional(),
   })
   .refine((a) => (a.jwksUrl === undefined) !== (a.key === undefined), {
     error: 'needs exactly one of `jwksUrl` and `key`',
@@ -130,6 +153,13 @@ export interface HostClaims {
   /** Stored-card instrument ids (`src_…`) this user may refresh through the account updater. */
   readonly instruments: readonly string[];
 }
+
+/**
+ * Every claim of a verified host token, frozen: {@link HostClaims} as the helper checked them (`entities` and
+ * `instruments` are `[]` when absent), and the rest as the issuer wrote them (`aud`, `exp`, `iat`, `jti`, and your own,
+ * such as a session binding), for `hostAuth.isBound`.
+ */
+export type HostTokenClaims = HostClaims & { readonly [claim: string]: unknown };
 
 /** A PEM private key of any kind (`PRIVATE KEY`, `EC PRIVATE KEY`, `RSA PRIVATE KEY`, `ENCRYPTED PRIVATE KEY`). */
 const PRIVATE_PEM = /-----BEGIN [A-Z ]{0,20}PRIVATE KEY-----/;
@@ -443,7 +473,7 @@ export function createHostVerifier(options: HostAuthOptions, now: () => number) 
       }
     : undefined;
 
-  return async function verify(header: string | undefined): Promise<HostClaims> {
+  return async function verify(header: string | undefined): Promise<HostTokenClaims> {
     // The scheme is case-insensitive (RFC 9110 §11.1) and followed by one or more spaces (RFC 6750 §2.1
     // `"Bearer" 1*SP b64token`); the token is a compact JWS of at most 8 KiB. The spaces and the token's characters
     // are disjoint classes: linear.
@@ -504,7 +534,14 @@ export function createHostVerifier(options: HostAuthOptions, now: () => number) 
       );
     }
     if (sub === '') throw invalidClaims("the host token's sub claim is empty");
-    return { iss, sub, entities, instruments };
+    // Frozen, the lists copied: a hook given them (`isBound`, `paymentInstrumentIds`) cannot widen what the token allows.
+    return Object.freeze({
+      ...payload,
+      iss,
+      sub,
+      entities: Object.freeze([...entities]),
+      instruments: Object.freeze([...instruments]),
+    });
   };
 }
 

@@ -5,7 +5,14 @@ export { type CspOptions, tesseraCsp } from './csp.js';
 export { HELPER_ERROR_CODES, type HelperErrorCode } from './error-codes.js';
 export { type HelperErrorBody, HelperHttpError } from './errors.js';
 export { type TesseraHelper, tesseraHelper } from './helper.js';
-export type { HostAlgorithm, HostAuthOptions, HostClaims, HostKey } from './host-auth.js';
+export type {
+  HostAlgorithm,
+  HostAuthOptions,
+  HostBindingContext,
+  HostClaims,
+  HostKey,
+  HostTokenClaims,
+} from './host-auth.js';
 export type { KeyCheckOutcome, KeyCheckResult } from './key-check.js';
 export { type HelperLogger, redactingLogger } from './log.js';
 export type {

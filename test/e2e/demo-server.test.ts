@@ -107,6 +107,7 @@ describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
       ['/checkout', ''],
       ['/platform/token', '{"user":"usr_demo_ada"}'],
       ['/platform/sign-in', 'user=usr_demo_ada'],
+      ['/platform/sign-out', ''],
     ];
     const strangers: Record<string, string>[] = [
       { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
@@ -371,6 +372,7 @@ describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
       ['/platform', 'GET, HEAD'],
       ['/platform/token', 'POST'],
       ['/platform/sign-in', 'GET, HEAD, POST'],
+      ['/platform/sign-out', 'POST'],
       ['/sandbox', 'GET, HEAD'],
       ['/sandbox/clock', 'POST'],
       ['/sandbox/faults', 'POST'],
@@ -660,6 +662,72 @@ describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
     assert.equal((await token(ada, 'usr_demo_ada')).status, 200);
     assert.deepEqual(refused(await token(ada, 'usr_demo_grace')), NOT);
     assert.deepEqual(refused(await token(grace, 'usr_demo_grace')), NOT, 'the id before the switch');
+  });
+
+  it('binds each host token to the session it was issued to: refused without it, from another, after a sign-out or a user switch', async () => {
+    const tokenFor = async (cookie: string, user: string) => {
+      const r = await call(`${demo.url}/platform/token`, { body: { user }, headers: { cookie } });
+      assert.equal(r.status, 200, r.text);
+      return String(r.json.token);
+    };
+    const dashboard = (token: string, cookie: string | undefined, entity = 'ent_demo_a') =>
+      call(`${demo.url}/api/entities/${entity}/payment-instruments`, {
+        headers: { authorization: `Bearer ${token}`, ...(cookie ? { cookie } : {}) },
+      });
+    const unbound = (r: Awaited<ReturnType<typeof dashboard>>) => [r.status, r.json?.code, r.json?.field];
+    const UNBOUND = [401, 'TESSERA_HOST_AUTH_UNBOUND', 'authorization'];
+
+    const ada = await signIn(demo, undefined, 'usr_demo_ada');
+    const token = await tokenFor(ada, 'usr_demo_ada');
+    // The claim is a keyed hash of the session id, not the id: the page's scripts can read the token, not the cookie.
+    const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString());
+    const id = ada.split('=')[1]!;
+    assert.match(claims.sid, /^[A-Za-z0-9_-]{43}$/);
+    assert.ok(!token.includes(id) && !claims.sid.includes(id.split('.')[0]), 'the session id is not in the token');
+    assert.equal((await dashboard(token, ada)).status, 200, 'with its session');
+    assert.deepEqual(unbound(await dashboard(token, undefined)), UNBOUND, 'without the cookie');
+    const stranger = await signIn(demo, undefined, 'usr_demo_ada');
+    assert.deepEqual(unbound(await dashboard(token, stranger)), UNBOUND, 'another session, even of the same user');
+    assert.equal((await dashboard(await tokenFor(stranger, 'usr_demo_ada'), stranger)).status, 200);
+
+    // A user switch on this browser: the new session's id, and the earlier token is refused with either cookie.
+    const grace = await signIn(demo, ada, 'usr_demo_grace');
+    assert.deepEqual(unbound(await dashboard(token, grace)), UNBOUND, 'after the switch, with the new cookie');
+    assert.deepEqual(unbound(await dashboard(token, ada)), UNBOUND, 'after the switch, with the old cookie');
+    const graceToken = await tokenFor(grace, 'usr_demo_grace');
+    assert.equal((await dashboard(graceToken, grace, 'ent_demo_b')).status, 200);
+
+    // Signing out: a new id, no user; every token issued before is refused, with the old cookie or the new one.
+    const out = await fetch(`${demo.url}/platform/sign-out`, {
+      method: 'POST',
+      headers: { ...FORM, cookie: grace },
+      redirect: 'manual',
+    });
+    assert.deepEqual([out.status, out.headers.get('location')], [303, '/platform']);
+    const signedOut = out.headers.get('set-cookie')!.split(';')[0]!;
+    assert.notEqual(signedOut, grace);
+    assert.deepEqual(unbound(await dashboard(graceToken, grace, 'ent_demo_b')), UNBOUND, 'the signed-out cookie');
+    assert.deepEqual(
+      unbound(await dashboard(graceToken, signedOut, 'ent_demo_b')),
+      UNBOUND,
+      'the cookie after sign-out',
+    );
+    assert.doesNotMatch(
+      (await call(`${demo.url}/platform`, { headers: { cookie: signedOut } })).text,
+      /id="dashboard"/,
+    );
+    const none = await call(`${demo.url}/platform/token`, {
+      body: { user: 'usr_demo_grace' },
+      headers: { cookie: signedOut },
+    });
+    assert.deepEqual([none.status, none.json.code], [403, 'DEMO_NOT_SIGNED_IN']);
+    // A visitor without a session has nothing to sign out.
+    const anonymous = await fetch(`${demo.url}/platform/sign-out`, {
+      method: 'POST',
+      headers: FORM,
+      redirect: 'manual',
+    });
+    assert.deepEqual([anonymous.status, anonymous.headers.get('set-cookie')], [303, null]);
   });
 
   it('keeps a bounded number of open orders per session: the next checkout is 429 and keeps the cart, until one is paid or abandoned', async () => {

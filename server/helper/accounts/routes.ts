@@ -11,7 +11,8 @@ import { checkedBody, jsonBody } from '../body.js';
 import type { HelperContext } from '../context.js';
 import { answerable, badRequest, HelperHttpError } from '../errors.js';
 import { hookTimeout, LATE, thrownMessage, withinHookTime } from '../hooks.js';
-import { forbidden, type HostClaims } from '../host-auth.js';
+import { forbidden, type HostClaims, type HostTokenClaims } from '../host-auth.js';
+import { hostBinding } from '../host-binding.js';
 import type { CardUpdatedEvent } from '../options.js';
 import { instrumentChanged, instrumentRead, instrumentsListed, updaterAnswered } from '../provider-answers.js';
 import { consume, ipKey, tooMany } from '../rate-limit.js';
@@ -137,7 +138,8 @@ function accountsError(err: unknown, field: string): HelperHttpError {
  * names, and the payout instruments of a sub-entity its `entities` claim names.
  */
 export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, router: Router = Router()): Router {
-  const verify = ctx.verifyHost!;
+  const verifyHost = ctx.verifyHost!;
+  const bound = hostBinding(ctx);
   const limit = ctx.limits.hostRequestsPerUser;
   const failures = ctx.limits.hostAuthFailuresPerIp;
   const claimsOf = (res: Response) => res.locals.hostClaims as HostClaims;
@@ -145,7 +147,7 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
     async (req: Request, res: Response, next: (err?: unknown) => void) => {
       try {
         if (failures) await verifyCounted(req, res, failures);
-        else res.locals.hostClaims = await verify(req.headers.authorization);
+        else res.locals.hostClaims = await verify(req);
         if (limit)
           await consume(ctx.store, hostUserKey(claimsOf(res)), limit, ctx.now(), 'requests', 'hostRequestsPerUser');
         next();
@@ -154,6 +156,17 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
       }
     },
   ];
+
+  /**
+   * The request's host token, verified, then held to the request by `hostAuth.isBound` when set; before the per-user
+   * limit, so a token used away from its session spends nothing of its user's budget
+   * (docs/decisions/helper.md#helper-host-binding).
+   */
+  async function verify(req: Request): Promise<HostTokenClaims> {
+    const claims = await verifyHost(req.headers.authorization);
+    if (bound) await bound(claims, req);
+    return claims;
+  }
 
   /**
    * The host token checked under `hostAuthFailuresPerIp`: an IP whose requests were answered 401 `max` times in the
@@ -169,7 +182,7 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
       throw tooMany('TESSERA_RATE_LIMITED', message, 'hostAuthFailuresPerIp', known.resetAtMs, ctx.now());
     }
     try {
-      res.locals.hostClaims = await verify(req.headers.authorization);
+      res.locals.hostClaims = await verify(req);
     } catch (err) {
       if (err instanceof HelperHttpError && err.status === 401) await ctx.store.hit(key, failed.windowMs);
       throw err;

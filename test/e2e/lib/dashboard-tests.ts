@@ -134,4 +134,33 @@ export function dashboardTests(env: () => Env): void {
     assert.equal(await b.locator('#instruments tbody tr').count(), 2);
     assert.match((await b.locator('[data-rule="rsv_demo_b_active"]').textContent()) ?? '', /5.5%[\s\S]*Active since/);
   });
+
+  it('a host token copied out of the page works only with its session, and no longer after Sign out', async () => {
+    const p = await env().page();
+    await p.goto(`${env().demo.url}/platform`);
+    await p.getByLabel(/^Grace Hopper/).check();
+    const issued = p.waitForResponse((r) => new URL(r.url()).pathname === '/platform/token');
+    await p.getByRole('button', { name: 'Sign in' }).click();
+    const { token } = (await (await issued).json()) as { token: string };
+    await p.locator('#instruments table').waitFor();
+    const path = '/api/entities/ent_demo_b/payment-instruments';
+    // The page's own fetch (same origin: its session cookie goes with it), with the token it was given.
+    const fromPage = () =>
+      p.evaluate(
+        async ([url, bearer]) => {
+          const r = await fetch(url!, { headers: { authorization: `Bearer ${bearer}` } });
+          return [r.status, ((await r.json()) as { code?: string }).code ?? null];
+        },
+        [path, token],
+      );
+    assert.deepEqual(await fromPage(), [200, null]);
+    const copied = await fetch(`${env().demo.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+    assert.deepEqual(
+      [copied.status, ((await copied.json()) as { code?: string }).code],
+      [401, 'TESSERA_HOST_AUTH_UNBOUND'],
+    );
+    await p.getByRole('button', { name: 'Sign out' }).click();
+    await p.getByRole('button', { name: 'Sign in' }).waitFor();
+    assert.deepEqual(await fromPage(), [401, 'TESSERA_HOST_AUTH_UNBOUND'], 'the same browser, signed out');
+  });
 }

@@ -8,7 +8,14 @@ import { type CardUpdatedEvent, MemoryStore, type TesseraHelperOptions } from '.
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { type Answer, call } from '../../support/http.js';
 import { sampleFixtures } from '../sandbox/accounts-support.js';
-import { type Issuer, type RunningHelper, sandboxHelperOptions, startHelper, startIssuer } from './support.js';
+import {
+  accountsCalls,
+  type Issuer,
+  type RunningHelper,
+  sandboxHelperOptions,
+  startHelper,
+  startIssuer,
+} from './support.js';
 
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
 
@@ -345,15 +352,6 @@ describe('dashboard routes against the sandbox', () => {
     };
   }
 
-  /** The sandbox's Account Services requests since the last reset, oldest first. */
-  async function providerCalls(): Promise<string[]> {
-    const r = await call(`${sb.url}/_sandbox/requests?limit=200`);
-    return (r.json.data as { method: string; path: string }[])
-      .filter((e) => e.path.startsWith('/accounts/'))
-      .map((e) => `${e.method} ${e.path}`)
-      .reverse();
-  }
-
   it("never reads or changes another entity's instrument through a provider that ignores the entity in the path", async () => {
     const blind = await entityBlind();
     try {
@@ -378,7 +376,7 @@ describe('dashboard routes against the sandbox', () => {
         assert.equal(r.json.field, 'id', method);
         assert.equal(r.json.outcomeKnown, true, method);
       }
-      assert.deepEqual(await providerCalls(), [], 'the provider is never asked');
+      assert.deepEqual(await accountsCalls(sb), [], 'the provider is never asked');
       // B's payouts still go where they went, and its label is its own.
       const tokenB = await issuer.sign({ sub: 'usr_b', entities: ['ent_fixture_b'], instruments: [] });
       const b = await ask('/entities/ent_fixture_b/payment-instruments/ppi_b_spare', tokenB, { target: guarded });
@@ -422,7 +420,7 @@ describe('dashboard routes against the sandbox', () => {
       assert.equal(r.json.field, 'id', `${method} ${id}`);
     }
     assert.deepEqual(
-      await providerCalls(),
+      await accountsCalls(sb),
       [
         'GET /accounts/entities/ent_fixture_a/payment-instruments/ppi_b_spare',
         'PATCH /accounts/entities/ent_fixture_a/payment-instruments/ppi_b_spare',
@@ -468,7 +466,7 @@ describe('dashboard routes against the sandbox', () => {
     const logged = h2.log.lines.filter((l) => l.event === 'tessera.payment_instrument_ids.failed');
     assert.equal(logged.length, 2);
     assert.match(String(logged[0]?.msg), /paymentInstrumentIds threw: platform database down/);
-    assert.deepEqual(await providerCalls(), []);
+    assert.deepEqual(await accountsCalls(sb), []);
   });
 
   it('answers a paymentInstrumentIds answer that throws while it is read as the hook failing: 500, nothing sent', async () => {
@@ -507,7 +505,7 @@ describe('dashboard routes against the sandbox', () => {
       assert.match(String(logged[0]?.msg), /records connection closed/);
       assert.doesNotMatch(h2.log.text(), /TESSERA_INTERNAL/);
     }
-    assert.deepEqual(await providerCalls(), []);
+    assert.deepEqual(await accountsCalls(sb), []);
   });
 
   it('answers 401 to a missing token and to every forged one', async () => {

@@ -34,17 +34,30 @@ describe('host JWT verification', () => {
   });
   after(() => issuer.close());
 
-  it('accepts a good token from the JWKS and reads sub, entities and instruments', async () => {
+  it('accepts a good token from the JWKS and reads sub, entities and instruments, with its other claims', async () => {
     const verify = createHostVerifier(options, now);
-    const token = await issuer.sign({ entities: ['ent_a'], instruments: ['src_a'] });
+    const seconds = Math.floor(now() / 1000);
+    const token = await issuer.sign(
+      { entities: ['ent_a'], instruments: ['src_a'], sid: 'bound' },
+      { iat: seconds, exp: seconds + 300 },
+    );
+    // Every claim, for hostAuth.isBound (docs/decisions/helper.md#helper-host-binding).
     assert.deepEqual(await verify(`Bearer ${token}`), {
       iss: issuer.issuer,
+      aud: issuer.audience,
       sub: 'usr_1',
+      iat: seconds,
+      exp: seconds + 300,
+      sid: 'bound',
       entities: ['ent_a'],
       instruments: ['src_a'],
     });
     const bare = await verify(`Bearer ${await issuer.sign()}`);
-    assert.deepEqual(bare, { iss: issuer.issuer, sub: 'usr_1', entities: [], instruments: [] });
+    assert.deepEqual(
+      [bare.iss, bare.sub, bare.entities, bare.instruments],
+      [issuer.issuer, 'usr_1', [], []],
+      'absent lists are empty',
+    );
     // RFC 6750 §2.1: `"Bearer" 1*SP b64token`, the scheme in any case.
     assert.equal((await verify(`bearer   ${await issuer.sign()}`)).sub, 'usr_1');
   });

@@ -4,7 +4,15 @@ import type { PaymentInstrumentIdsContext, TesseraHelperOptions } from '../../..
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { type Answer, call } from '../../support/http.js';
 import { sampleFixtures } from '../sandbox/accounts-support.js';
-import { fault, type Issuer, type RunningHelper, sandboxHelperOptions, startHelper, startIssuer } from './support.js';
+import {
+  accountsCalls,
+  fault,
+  type Issuer,
+  type RunningHelper,
+  sandboxHelperOptions,
+  startHelper,
+  startIssuer,
+} from './support.js';
 
 /**
  * `GET /entities/:entityId/payment-instruments`: the provider's API as specified reads one payout instrument by id
@@ -44,15 +52,6 @@ describe('listing payout instruments', () => {
     });
   }
 
-  /** Paths of the sandbox's Account Services requests since the last reset, oldest first. */
-  async function providerPaths(): Promise<string[]> {
-    const r = await call(`${sb.url}/_sandbox/requests?limit=200`);
-    return (r.json.data as { method: string; path: string }[])
-      .filter((e) => e.path.startsWith('/accounts/'))
-      .map((e) => `${e.method} ${e.path}`)
-      .reverse();
-  }
-
   before(async () => {
     sb = await startSandbox({ fixtures: sampleFixtures() });
     issuer = await startIssuer(() => sb.clock.nowMs());
@@ -83,7 +82,7 @@ describe('listing payout instruments', () => {
     assert.equal(r.json.data[1].default, true);
     assert.ok(!/_links|file_|account_number/.test(r.text));
     // Only the specified one-instrument GET reached the provider, never its list extension.
-    assert.deepEqual((await providerPaths()).sort(), [
+    assert.deepEqual((await accountsCalls(sb)).sort(), [
       'GET /accounts/entities/ent_fixture_a/payment-instruments/ppi_card',
       'GET /accounts/entities/ent_fixture_a/payment-instruments/ppi_eur',
       'GET /accounts/entities/ent_fixture_a/payment-instruments/ppi_verified_1',
@@ -105,7 +104,7 @@ describe('listing payout instruments', () => {
       later.json.data.map((p: { id: string }) => p.id),
       ['ppi_card'],
     );
-    assert.deepEqual(await providerPaths(), ['GET /accounts/entities/ent_fixture_a/payment-instruments/ppi_card']);
+    assert.deepEqual(await accountsCalls(sb), ['GET /accounts/entities/ent_fixture_a/payment-instruments/ppi_card']);
   });
 
   it('reads the most it takes (100) in the order given, each once', async () => {
@@ -120,7 +119,7 @@ describe('listing payout instruments', () => {
       ['ppi_verified_2', 'ppi_verified_1'],
     );
     // 50 gone ids, ppi_verified_2 and ppi_verified_1: 52 distinct, each read once.
-    assert.equal((await providerPaths()).length, 52);
+    assert.equal((await accountsCalls(sb)).length, 52);
   });
 
   it('reads at most 8 instruments at a time, so a long list does not flood the provider', async () => {
@@ -137,7 +136,7 @@ describe('listing payout instruments', () => {
     const r = await list(h);
     const ms = performance.now() - started;
     assert.equal(r.status, 200, r.text);
-    assert.equal((await providerPaths()).length, 16);
+    assert.equal((await accountsCalls(sb)).length, 16);
     // A lower bound only: a busy machine makes it slower, never faster.
     assert.ok(ms >= 295, `16 reads took ${ms.toFixed(0)} ms: more than 8 ran at once`);
   });
@@ -173,7 +172,7 @@ describe('listing payout instruments', () => {
     const bare = await call(`${h.url}/entities/ent_fixture_a/payment-instruments`);
     assert.equal(bare.status, 401, bare.text);
     assert.equal(calls.length, 0);
-    assert.deepEqual(await providerPaths(), []);
+    assert.deepEqual(await accountsCalls(sb), []);
   });
 
   it('answers 500 TESSERA_INSTRUMENT_IDS_FAILED when the hook throws or answers anything but ppi_ ids', async () => {
@@ -206,7 +205,7 @@ describe('listing payout instruments', () => {
       const line = h.log.lines.slice(before).find((l) => l.event === 'tessera.payment_instrument_ids.failed');
       assert.match(String(line?.msg), logged, what);
     }
-    assert.deepEqual(await providerPaths(), [], 'nothing is read for a bad answer');
+    assert.deepEqual(await accountsCalls(sb), [], 'nothing is read for a bad answer');
   });
 
   it('logs what the hook threw in the shape of every error line, with the entity, even when its getters throw', async () => {
@@ -265,7 +264,7 @@ describe('listing payout instruments', () => {
     // Its answer comes after the page's: nothing is read for it.
     late(['ppi_verified_1']);
     await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.deepEqual(await providerPaths(), []);
+    assert.deepEqual(await accountsCalls(sb), []);
     // A hook that answers in time is read as usual on the same helper.
     answer = () => ['ppi_verified_1'];
     const again = await list(h);
@@ -327,7 +326,7 @@ describe('listing payout instruments', () => {
     const reads = ['ppi_verified_1', 'ppi_verified_2'].map(
       (id) => `GET /accounts/entities/ent_fixture_a/payment-instruments/${id}`,
     );
-    assert.deepEqual((await providerPaths()).sort(), [...reads, ...reads, ...reads].sort(), 'both read each time');
+    assert.deepEqual((await accountsCalls(sb)).sort(), [...reads, ...reads, ...reads].sort(), 'both read each time');
   });
 
   it('answers a failed read only once the reads already sent have ended (none outlives the answer)', async () => {
@@ -341,7 +340,7 @@ describe('listing payout instruments', () => {
     assert.equal(r.status, 502, r.text);
     // A lower bound, not a timing target: answering at the first failure would take a few milliseconds.
     assert.ok(performance.now() - started >= 290, 'the slow read in flight was waited for');
-    const paths = await providerPaths();
+    const paths = await accountsCalls(sb);
     assert.equal(paths.length, 3, 'each read was sent once (they run side by side)');
   });
 
@@ -350,7 +349,7 @@ describe('listing payout instruments', () => {
     const r = await list(h);
     assert.equal(r.status, 200, r.text);
     assert.equal(r.json.data.length, 5);
-    assert.deepEqual(await providerPaths(), ['GET /accounts/entities/ent_fixture_a/payment-instruments']);
+    assert.deepEqual(await accountsCalls(sb), ['GET /accounts/entities/ent_fixture_a/payment-instruments']);
 
     const missing = await list(h, 'ent_missing');
     assert.equal(missing.status, 404, missing.text);
@@ -374,6 +373,6 @@ describe('listing payout instruments', () => {
     const r = await list(h);
     assert.equal(r.status, 501, r.text);
     assert.equal(r.json.code, 'TESSERA_LIST_NOT_CONFIGURED');
-    assert.deepEqual(await providerPaths(), []);
+    assert.deepEqual(await accountsCalls(sb), []);
   });
 });

@@ -229,6 +229,15 @@ export async function answerChallenge(
   return r.headers.get('location')!;
 }
 
+/** The sandbox's Account Services requests since its last reset (`GET /a/b` each), oldest first. */
+export async function accountsCalls(sb: RunningSandbox): Promise<string[]> {
+  const r = await call(`${sb.url}/_sandbox/requests?limit=200`);
+  return (r.json.data as { method: string; path: string }[])
+    .filter((e) => e.path.startsWith('/accounts/'))
+    .map((e) => `${e.method} ${e.path}`)
+    .reverse();
+}
+
 /** Adds a sandbox fault (`POST /_sandbox/faults`). */
 export async function fault(sb: RunningSandbox, rule: Record<string, unknown>): Promise<void> {
   const r = await call(`${sb.url}/_sandbox/faults`, { body: rule });
