@@ -135,6 +135,37 @@ export function chargeRead(result: ProviderResult<Charge>): Charge {
 }
 
 /**
+ * What `onChallenge` is given of a charge still `Pending`, of which {@link chargeFault} checks only `id` and `status`:
+ * an `id` that is no payment token (the token opens the challenge and never reaches the hook), an integer `value`,
+ * `currency`, `trackId` when present, `created`, and `metadata` as the spec has it (at most 10 pairs of strings of at
+ * most 100 characters), so that the hook gets the types it is promised and no more than the spec allows
+ * (docs/decisions/helper.md#helper-provider-answers).
+ */
+function challengeFault(data: Fields): string | undefined {
+  if (typeof data.id !== 'string' || data.id.startsWith('pay_tok_')) return 'id';
+  if (typeof data.value !== 'number' || !Number.isSafeInteger(data.value)) return 'value';
+  if (!isText(data.currency)) return 'currency';
+  if (data.trackId !== undefined && data.trackId !== null && typeof data.trackId !== 'string') return 'trackId';
+  if (!isText(data.created)) return 'created';
+  const metadata = data.metadata;
+  if (metadata === undefined || metadata === null) return undefined;
+  // Every own key, `__proto__` included (the request's schema drops that one without a word).
+  if (!isObject(metadata)) return 'metadata';
+  const pairs = Object.entries(metadata);
+  const spec = ([key, value]: [string, unknown]) =>
+    key !== '' && key.length <= 100 && typeof value === 'string' && value.length <= 100;
+  return pairs.length <= 10 && pairs.every(spec) ? undefined : 'metadata';
+}
+
+/** A charge read back by its payment token for `onChallenge`: {@link chargeRead}, and {@link challengeFault} while `Pending`. */
+export function challengeRead(result: ProviderResult<Charge>): Charge {
+  const charge = chargeRead(result);
+  const fault = charge.status === 'Pending' ? challengeFault(charge as unknown as Fields) : undefined;
+  if (fault) throw invalid(result, 'GET charges', fault, true);
+  return charge;
+}
+
+/**
  * One payout instrument, read by its id `id`; `afterWrite` when it is read back after a change (whose outcome is then
  * unknown). An answer for another instrument is refused like a malformed one: the page would be shown, and a list
  * would carry, an instrument it did not ask for (the spec's instrument has no entity field to check; its id is the

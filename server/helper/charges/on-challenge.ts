@@ -1,10 +1,10 @@
 import type { Request } from 'express';
 import type { Charge, LegacyClient } from '../../provider/legacy/client.js';
 import type { HelperContext } from '../context.js';
-import { withinHookTime } from '../hooks.js';
+import { DEFAULT_HOOK_TIMEOUT_MS, withinHookTime } from '../hooks.js';
 import { keepClaim } from '../lease.js';
 import type { ChallengeEvent } from '../options.js';
-import { chargeRead } from '../provider-answers.js';
+import { challengeRead } from '../provider-answers.js';
 import { DELIVERY_CLAIM_MS, delivery, lookAt, runClaimed } from './delivery.js';
 import type { ChargeOutcome } from './outcome.js';
 import { threeDsKey } from './records.js';
@@ -30,12 +30,15 @@ export function challengeEvent(charge: Charge, orderReference: string): Challeng
 /** Which step of a delivery failed: its store calls, the read of the charge, or the merchant's hook. */
 type Step = 'store' | 'provider' | 'hook';
 
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
 /**
  * Calls the merchant's `onChallenge` once per 3-D Secure challenge, for a 202 answer of `POST /charges`
  * (docs/decisions/helper.md#helper-on-challenge): once across retries, double submits and instances, as `onCharge` is
  * (delivery.ts), keyed by the hash of the challenge's payment token. The charge is read once from the provider for its
  * `charge_…` id and start (the 202 carries neither); a challenge that already ended is recorded without a call. The
- * answer waits for the delivery at most `hookTimeoutMs`; a request that finds another delivering it does not wait.
+ * answer waits for the delivery at most `hookTimeoutMs`, also when another request or instance delivers it (a double
+ * submit, a retry while the first request waits): no 202, and so no challenge URL, leaves before the hook settled.
  * Nothing here fails the answer: the challenge exists at the provider and the shopper must get to it, so a store, a
  * read or a hook that fails is logged (`tessera.on_challenge.failed`), the claim given back, and the next retry of the
  * token (if any, while the challenge is open) tries again.
@@ -65,25 +68,33 @@ export async function deliverChallenge(
       `onChallenge was not delivered (${step} failed): the shopper still got the 3-D Secure challenge, and a retry of the same card token tries again`,
     );
   };
-  try {
-    if ((await lookAt(store, d)) !== 'claimed') return;
-  } catch (err) {
-    failed(err);
-    return;
-  }
-  const stopKeeping = keepClaim(ctx, d.claimKey, d.owner, DELIVERY_CLAIM_MS, 'tessera.on_challenge.claim');
   const call = async () => {
     step = 'provider';
-    const charge = chargeRead(await legacy.charges.retrieve(paymentToken));
+    const charge = challengeRead(await legacy.charges.retrieve(paymentToken));
     chargeId = charge.id;
     // Ended already (only a retry can see this): `onCharge` tells its outcome, and a challenge is no longer news.
-    if (charge.status !== 'Pending') return;
-    step = 'hook';
-    await hook(challengeEvent(charge, outcome.orderReference), { req });
+    if (charge.status === 'Pending') {
+      step = 'hook';
+      await hook(challengeEvent(charge, outcome.orderReference), { req });
+    }
     step = 'store';
   };
-  // The delivery runs to the end, also when the answer has stopped waiting for it; its failure is only logged.
-  const delivering = runClaimed(store, d, stopKeeping, call).catch(failed);
+  // Another request or instance holding the claim is waited for (looked at again) until it recorded the delivery or
+  // gave the claim back (then this one delivers it), within the same `hookTimeoutMs` as a delivery of its own: a 202
+  // sent at once let the shopper reach the challenge, and its `onCharge` come, before `onChallenge` ran.
+  const deadline = Date.now() + (ctx.options.hookTimeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS);
+  const delivering = (async () => {
+    for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
+      const seen = await lookAt(store, d);
+      if (seen === 'delivered') return;
+      if (seen === 'claimed') break;
+      if (Date.now() + delay > deadline) return;
+      await sleep(delay);
+    }
+    const stopKeeping = keepClaim(ctx, d.claimKey, d.owner, DELIVERY_CLAIM_MS, 'tessera.on_challenge.claim');
+    // The delivery runs to the end, also when the answer has stopped waiting for it.
+    await runClaimed(store, d, stopKeeping, call);
+  })().catch(failed);
   await withinHookTime(
     ctx,
     'onChallenge',

@@ -9,6 +9,7 @@ import {
 } from '../../../server/helper/index.js';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { type Answer, call } from '../../support/http.js';
+import { startRelay } from '../../support/relay.js';
 import {
   answerChallenge,
   cardToken,
@@ -16,6 +17,7 @@ import {
   gate,
   legacyHelperOptions,
   type RunningHelper,
+  requiredMethods,
   sandboxCharge,
   sandboxCharges,
   startHelper,
@@ -281,5 +283,100 @@ describe('onChallenge', () => {
     // The next replay delivers it.
     assert.equal((await pay(h, body)).status, 202);
     assert.equal(calls.length, 1);
+  });
+  it('answers a second request for the challenge only once the hook settled: the shopper cannot reach it first', async () => {
+    // The store tells how often a request found the delivery claimed by another (a double submit, a retry while the
+    // first request waits for the hook); the hook settles only once a request has looked twice.
+    const memory = new MemoryStore({ now: () => sb.clock.nowMs() });
+    const secondLook = gate();
+    const entered = gate();
+    let busy = 0;
+    const store = requiredMethods(memory, {
+      claim: async (key, value, ttlMs) => {
+        const claimed = await memory.claim(key, value, ttlMs);
+        if (!claimed && key.startsWith('onchallenge:') && ++busy === 2) secondLook.open();
+        return claimed;
+      },
+    });
+    let noted = false;
+    const h = await helper({
+      store,
+      hookTimeoutMs: 20_000,
+      onChallenge: async () => {
+        entered.open();
+        await secondLook.opened;
+        noted = true;
+      },
+    });
+    const body = await order(THREE_DS);
+    const first = pay(h, body);
+    await entered.opened;
+    try {
+      const second = await pay(h, body);
+      assert.equal(second.status, 202, second.text);
+      // Its 202 (with the challenge URL) left only after the shop had noted the challenge.
+      assert.equal(noted, true, 'the second 202 was sent while onChallenge was still running');
+      assert.equal((await first).status, 202);
+    } finally {
+      secondLook.open();
+      await first;
+    }
+  });
+
+  it('refuses a pending charge read back with fields it would pass on malformed, or the payment token as its id', async () => {
+    let tamper: ((payToken: string) => Record<string, unknown>) | undefined;
+    const relay = await startRelay(sb.url, {
+      replace(method, path) {
+        const payToken = /\/charges\/(pay_tok_[A-Za-z0-9]+)/.exec(path)?.[1];
+        if (!tamper || method !== 'GET' || !payToken) return undefined;
+        const body = JSON.stringify(tamper(payToken));
+        tamper = undefined;
+        return { status: 200, contentType: 'application/json', body };
+      },
+    });
+    try {
+      const { calls, onChallenge } = recorder();
+      const h = await helper({ onChallenge, legacyBaseUrl: relay.url });
+      const pending = {
+        id: 'charge_hostile',
+        status: 'Pending',
+        value: 5100,
+        currency: 'GBP',
+        created: '2026-11-27T00:00:00Z',
+      };
+      const hostile: [string, (payToken: string) => Record<string, unknown>][] = [
+        ['id', (payToken) => ({ ...pending, id: payToken })],
+        ['value', () => ({ ...pending, value: '5100' })],
+        ['currency', () => ({ ...pending, currency: { code: 'GBP' } })],
+        ['trackId', () => ({ ...pending, trackId: 42 })],
+        ['created', () => ({ ...pending, created: undefined })],
+        ['metadata', () => ({ ...pending, metadata: { order: { nested: 'x'.repeat(1000) } } })],
+        ['metadata', () => ({ ...pending, metadata: JSON.parse('{"__proto__":{"polluted":"yes"}}') })],
+        [
+          'metadata',
+          () => ({ ...pending, metadata: Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`k${i}`, 'v'])) }),
+        ],
+      ];
+      const delivered = () => calls;
+      for (const [field, answer] of hostile) {
+        const body = await order(THREE_DS, 'order-3ds-bare');
+        tamper = answer;
+        const r = await pay(h, body);
+        assert.equal(tamper, undefined, `${field}: the read was tampered with`);
+        assert.equal(r.status, 202, r.text);
+        assert.deepEqual(calls, [], `${field}: onChallenge got ${JSON.stringify(calls[0]?.challenge)}`);
+        const line = h.log.lines.findLast((l) => l.event === 'tessera.on_challenge.failed');
+        assert.equal(line?.step, 'provider', `${field}: ${h.log.text()}`);
+        // Read properly, the retry delivers it.
+        assert.equal((await pay(h, body)).status, 202);
+        assert.equal(calls.length, 1, field);
+        // (Read through a function: the assertion above narrowed `calls` to an empty array.)
+        assert.match(delivered()[0]!.challenge.id, /^charge_/);
+        calls.length = 0;
+      }
+      assert.equal(({} as Record<string, unknown>).polluted, undefined);
+    } finally {
+      await relay.close();
+    }
   });
 });
