@@ -27,8 +27,11 @@ import { jsonStringAt, someJsonString } from './json-text.js';
  * encoded twice: `%2520`), each read as the one character it stands for, where its digits would otherwise sit
  * between the groups or make a hex word of one (`card%3A4242…`) ({@link escapeAt}); so are the escapes of a UTF-8
  * sequence that stands for white space, an invisible character, punctuation or a digit (`%C2%A0`, `%E2%80%8B`,
- * `%E3%80%80`, `%E2%80%93`, `%EF%BC%94`, once or twice encoded), and only those ({@link utf8At}). A `%` right before
- * digits that read as an escape (`%224242`) may be literal (`%4000 0566 5566 5556`): such text is read both ways.
+ * `%E3%80%80`, `%E2%80%93`, `%EF%BC%94`, once or twice encoded), and only those ({@link utf8At}); and, by the same
+ * rule, HTML character references and JavaScript escapes (`&#32;`, `&#x34;`, `&nbsp;`, `&amp;#32;`, `\u00A0`, `\x20`,
+ * `%u00A0`, and percent-encoded: `%26%2332%3B`), read as the character they stand for, never as their digits
+ * ({@link referenceEscapeAt}). A `%` right before digits that read as an escape (`%224242`) may be literal
+ * (`%4000 0566 5566 5556`): such text is read both ways.
  *
  * What keeps ordinary identifiers out:
  * - a word (letters and digits) made only of digits and hex letters (`a`–`f`) is a hex identifier (a UUID, an
