@@ -1,6 +1,7 @@
 import { BRANDS } from '../../shared/card/brands.js';
 import { digitValue } from '../../shared/card/format.js';
 import { luhnValid } from '../../shared/card/luhn.js';
+import { referenceAt } from './char-references.js';
 import { jsonStringAt, someJsonString } from './json-text.js';
 
 /**
@@ -26,8 +27,11 @@ import { jsonStringAt, someJsonString } from './json-text.js';
  * encoded twice: `%2520`), each read as the one character it stands for, where its digits would otherwise sit
  * between the groups or make a hex word of one (`card%3A4242…`) ({@link escapeAt}); so are the escapes of a UTF-8
  * sequence that stands for white space, an invisible character, punctuation or a digit (`%C2%A0`, `%E2%80%8B`,
- * `%E3%80%80`, `%E2%80%93`, `%EF%BC%94`, once or twice encoded), and only those ({@link utf8At}). A `%` right before
- * digits that read as an escape (`%224242`) may be literal (`%4000 0566 5566 5556`): such text is read both ways.
+ * `%E3%80%80`, `%E2%80%93`, `%EF%BC%94`, once or twice encoded), and only those ({@link utf8At}); and, by the same
+ * rule, HTML character references and JavaScript escapes (`&#32;`, `&#x34;`, `&nbsp;`, `&amp;#32;`, `\u00A0`, `\x20`,
+ * `%u00A0`, and percent-encoded: `%26%2332%3B`), read as the character they stand for, never as their digits
+ * ({@link referenceEscapeAt}). A `%` right before digits that read as an escape (`%224242`) may be literal
+ * (`%4000 0566 5566 5556`): such text is read both ways.
  *
  * What keeps ordinary identifiers out:
  * - a word (letters and digits) made only of digits and hex letters (`a`–`f`) is a hex identifier (a UUID, an
@@ -171,6 +175,11 @@ interface Escape extends Class {
    * twice): read both ways whatever follows (`%25E2%2580%2599-0000-0000-0003`), as the scan did before it read them.
    */
   group: boolean;
+  /**
+   * A percent-escape (`%20`, `%C2%A0`), not a character reference: a raw `+` right after one is a form space, and
+   * the `+` it stands for (`%2B`) a literal one. A reference stands for the character itself, as decoded text holds it.
+   */
+  percent: boolean;
 }
 
 /**
@@ -185,8 +194,8 @@ for (let byte = 0; byte < 128; byte++) {
   if (kind !== Kind.Space && kind !== Kind.Other && kind !== Kind.Plus) continue;
   const stands = kind === Kind.Space ? '' : String.fromCharCode(byte);
   const numeric = byte >> 4 <= 9 && (byte & 15) <= 9 && byte !== 0x20 && byte !== 0x09;
-  ONCE[byte] = { kind, digits: '', width: 3, stands, numeric, group: false };
-  TWICE[byte] = { kind, digits: '', width: 5, stands, numeric: true, group: false };
+  ONCE[byte] = { kind, digits: '', width: 3, stands, numeric, group: false, percent: true };
+  TWICE[byte] = { kind, digits: '', width: 5, stands, numeric: true, group: false, percent: true };
 }
 
 /** The value of hex digit `c` (a UTF-16 unit), or 256 when it is none: `hi * 16 + lo` is then 256 or more. */
@@ -240,25 +249,74 @@ function utf8At(text: string, i: number, lead: number, twice: boolean): Escape |
   if (hit !== undefined) return hit ?? undefined;
   const cls = classify(cp);
   const stands = String.fromCodePoint(cp);
-  const read =
-    cls.kind === Kind.Digit ||
-    cls.kind === Kind.Space ||
-    cls.kind === Kind.Skip ||
-    (cls.kind === Kind.Other && PUNCTUATION.test(stands));
+  const read = readThrough(cls, stands);
   // Numeric when its last escape is written with decimal digits (`%E2%80%81`, `%25E2%2580%2599`): before a digit, that
   // `%` may be literal and its digits a card number's first two (`%8171 0000 0000 0006`), as after an ASCII escape.
   const last = 0x80 | (cp & 0x3f);
   const numeric = last >> 4 <= 9 && (last & 15) <= 9;
-  const out = read ? { kind: cls.kind, digits: cls.digits, width, stands, numeric, group: numeric && twice } : null;
+  const out = read
+    ? { kind: cls.kind, digits: cls.digits, width, stands, numeric, group: numeric && twice, percent: true }
+    : null;
   if (utf8Cache.size < CACHE_MAX) utf8Cache.set(key, out);
   return out ?? undefined;
 }
 
 /**
+ * Whether a character written as an escape is read as the one it stands for: white space, an invisible character,
+ * punctuation or a digit, what parts or makes a card number's groups in decoded text. Letters and symbols are left as
+ * written: the words of ordinary encoded text are read as before.
+ */
+function readThrough(cls: Class, stands: string): boolean {
+  return (
+    cls.kind === Kind.Digit ||
+    cls.kind === Kind.Space ||
+    cls.kind === Kind.Skip ||
+    (cls.kind === Kind.Other && PUNCTUATION.test(stands))
+  );
+}
+
+/**
  * Set by a scan that read a {@link Escape.numeric} escape right before a digit (`%224242…`), or a {@link Escape.group}
- * one: the text may also be read with that `%` literal (`%4000 0566 5566 5556`), and is, by a second scan.
+ * one: the text may also be read with that `%` literal (`%4000 0566 5566 5556`), and is, by a second scan. A character
+ * reference is never read so: `&#…;` and `\uXXXX` are no ordinary text, and read as written, their digits made card
+ * numbers the decoded text does not hold (`0&#46;4242424242424242` is a fraction, `to=&#43;4242…` a phone number).
  */
 let ambiguous = false;
+
+/** The character references read, by {@link referenceAt}'s packed value; `null` for those not read. Bounded. */
+const referenceCache = new Map<number, Escape | null>();
+
+/**
+ * The HTML or JavaScript character reference at `i` (`&#32;`, `&#x34;`, `&nbsp;`, `\u00A0`, `%u00A0`, and their
+ * percent-encoded forms, `server/common/char-references.ts`), read as the one character it stands for when
+ * {@link readThrough} reads that character, or an ASCII symbol (`&#124;`, as `%7C` is): `4242&#32;4242…`,
+ * `&#52;&#50;…`, `4242\u00204242…`. See docs/decisions/helper.md#helper-pan-guard.
+ */
+function referenceEscapeAt(text: string, i: number): Escape | undefined {
+  const ref = referenceAt(text, i);
+  if (ref < 0) return undefined;
+  const hit = referenceCache.get(ref);
+  if (hit !== undefined) return hit ?? undefined;
+  const cp = Math.floor(ref / 64);
+  const cls = classify(cp);
+  const stands = String.fromCodePoint(cp);
+  const read = readThrough(cls, stands) || (cp < 128 && (cls.kind === Kind.Other || cls.kind === Kind.Plus));
+  const width = ref & 63;
+  const out = read
+    ? { kind: cls.kind, digits: cls.digits, width, stands, numeric: false, group: false, percent: false }
+    : null;
+  if (referenceCache.size < CACHE_MAX) referenceCache.set(ref, out);
+  return out ?? undefined;
+}
+
+/**
+ * The escape or character reference at `i`, whose code unit is `c` (only a `%`, `&` or `\` starts one), read as the
+ * character it stands for, as the reading `literal` takes it; undefined when there is none there.
+ */
+function escapedAt(text: string, i: number, c: number, literal: boolean): Escape | undefined {
+  if (c !== 37 && c !== 38 && c !== 92) return undefined;
+  return referenceEscapeAt(text, i) ?? (c === 37 ? escapeAt(text, i, literal) : undefined);
+}
 
 /**
  * The escape at `i` (a `%`) when it stands for ASCII white space, punctuation or a symbol, once or twice encoded
@@ -353,8 +411,8 @@ function groupsOf(text: string, literal = false): Group[] {
   };
   for (let i = 0; i < text.length; ) {
     const cp = text.codePointAt(i)!;
-    // Checked for the escapes only at a `%`: this loop runs once per character of every log line.
-    const escaped = cp === 37 ? escapeAt(text, i, literal) : undefined;
+    // Checked for escapes only at a `%`, `&` or `\`: this loop runs once per character of every log line.
+    const escaped = escapedAt(text, i, cp, literal);
     const cls = escaped ?? classify(cp);
     const width = escaped ? escaped.width : cp > 0xffff ? 2 : 1;
     i += width;
@@ -389,9 +447,11 @@ function groupsOf(text: string, literal = false): Group[] {
         // writes one (`my+card+is+4242+4242…`), and so is every raw `+` in the same run of separators or right after
         // an escape (`4242%20+4242`: where text is percent-encoded, a literal `+` is `%2B`). An escaped `%2B` is a
         // literal `+`: it parts groups only right after a digit (`4242%2B4242`), else it is a phone's.
+        // A character reference's `+` is the decoded text's (`&#43;`): read as a raw one.
+        const raw = !escaped?.percent;
         const word = previous === Kind.Digit || previous === Kind.Hex || previous === Kind.Letter;
-        plusParts = previous === Kind.Digit || (width === 1 && (word || formRun || lastEscaped));
-        if (width === 1 && plusParts) formRun = true;
+        plusParts = previous === Kind.Digit || (raw && (word || formRun || lastEscaped));
+        if (raw && plusParts) formRun = true;
       }
       closeWord(previous === Kind.Digit);
       // White space parts groups at no cost (`4242         4242`); punctuation counts toward the gap.
@@ -401,7 +461,7 @@ function groupsOf(text: string, literal = false): Group[] {
     previous = cls.kind;
     // An escaped full stop (`%2E`, `%252E`) is one too: `0%2E4242424242424242` is a fraction, as `0.4242…` is.
     lastDot = escaped ? escaped.stands === '.' : cp === 46;
-    lastEscaped = escaped !== undefined;
+    lastEscaped = escaped?.percent === true;
   }
   closeWord(previous === Kind.Digit);
   return groups;
@@ -498,7 +558,7 @@ function separator(text: string, literal: boolean, groups: readonly Group[], k: 
   const to = groups[k]!.start;
   for (let i = groups[k - 1]!.end; i < to && out.length <= MAX_GAP * 2; ) {
     const cp = text.codePointAt(i)!;
-    const escaped = cp === 37 ? escapeAt(text, i, literal) : undefined;
+    const escaped = escapedAt(text, i, cp, literal);
     const cls = escaped ?? classify(cp);
     const width = escaped ? escaped.width : cp > 0xffff ? 2 : 1;
     // An escape is compared as the character it stands for: `%2D` and `%252D` part groups as `-` does.
@@ -562,7 +622,9 @@ function* hitsIn(text: string, groups: readonly Group[], literal = false): Gener
  * is skipped (most ids, paths and log fields). Outside ASCII one character may stand for two digits, so even a
  * short text is scanned: `㊷㊷㊷㊷㊷㊷㊷㊷` is 4242 4242 4242 4242 in eight characters. Percent-encoded, each such
  * character's escapes hold at least as many ASCII digits as the digits it stands for (checked over every code point:
- * the fewest is `%DB%B0` for `۰`, and `%E3%8A%B7` for `㊷`), so an escaped card number never has fewer than 13.
+ * the fewest is `%DB%B0` for `۰`, and `%E3%8A%B7` for `㊷`), so an escaped card number never has fewer than 13; so do
+ * a decimal character reference (`&#2794;`), `\uXXXX` and `%uXXXX` (zero-padded: `\u0AEA`). A hex reference may hold
+ * none (`&#xAEA;` is Gujarati `४`, as are the digits 4–9 of three other scripts): text with `#x` is always scanned.
  */
 function tooFewDigits(text: string): boolean {
   let digits = 0;
@@ -570,6 +632,7 @@ function tooFewDigits(text: string): boolean {
     const c = text.charCodeAt(i);
     if (c >= 128) return false;
     if (c >= 48 && c <= 57 && ++digits === 13) return false;
+    if (c === 35 && (text.charCodeAt(i + 1) | 32) === 120) return false;
   }
   return true;
 }
@@ -689,7 +752,7 @@ function isFragment(text: string): boolean {
   for (let i = 0; i < text.length; n++) {
     if (n === 40) return false;
     const cp = text.codePointAt(i)!;
-    const escaped = cp === 37 ? escapeAt(text, i, false) : undefined;
+    const escaped = escapedAt(text, i, cp, false);
     if (escaped) {
       if (escaped.kind !== Kind.Space && !FRAGMENT_CHAR.test(escaped.stands)) return false;
       i += escaped.width;

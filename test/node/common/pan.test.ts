@@ -9,6 +9,7 @@ import {
   jsonStringsHoldPan,
   maskPans,
 } from '../../../server/common/pan.js';
+import { maskUrlPans } from '../../../server/common/url-pans.js';
 import { type HelperLogger, redactingLogger } from '../../../server/helper/log.js';
 import { createRedactor } from '../../../server/provider/log.js';
 import { maskCardTokenRequest, maskValue } from '../../../server/sandbox/core/mask.js';
@@ -168,6 +169,32 @@ const OBFUSCATIONS: [string, string][] = [
   ['after a literal percent sign closing a UTF-8 escape (8171 0000 0000 0006)', 'x%E2%80%8171 0000 0000 0006'],
   ['after a literal percent sign closing a twice-encoded UTF-8 escape', 'x%25E2%2580%2599000000000003'],
   ['in groups after a literal percent sign closing a twice-encoded UTF-8 escape', 'x%25E2%2580%2599-0000-0000-0003'],
+  // Character references: HTML's in a note a dashboard shows as HTML, JavaScript's in a logged source or a JSON text
+  // read as text, and either percent-encoded in a URL.
+  ['HTML decimal references to spaces', '4242&#32;4242&#32;4242&#32;4242'],
+  ['HTML hex references to no-break spaces', '4242&#xA0;4242&#XA0;4242&#x000a0;4242'],
+  [
+    'HTML references to every digit',
+    '&#52;&#50;&#52;&#50;&#52;&#50;&#52;&#50;&#52;&#50;&#52;&#50;&#52;&#50;&#52;&#50;',
+  ],
+  ['HTML hex references to digits', '&#x34;&#x32;&#x34;&#x32; &#x34;&#x32;&#x34;&#x32; 4242 4242'],
+  ['HTML named no-break spaces, two at a time', '4242&nbsp;&nbsp;4242&nbsp;&nbsp;4242&nbsp;&nbsp;4242'],
+  [
+    'HTML named dashes and thin spaces',
+    '5555&thinsp;&ndash;&thinsp;5555&thinsp;&ndash;&thinsp;5555&thinsp;&ndash;&thinsp;4444',
+  ],
+  ['HTML windows-1252 en dash (&#150;)', '4242&#150;4242&#150;4242&#150;4242'],
+  ['HTML references escaped once more', '4242&amp;#32;4242&amp;nbsp;4242&amp;#x2D;4242'],
+  ['JavaScript \\u escapes of spaces', '4242\\u00204242\\u00a04242\\u30004242'],
+  ['JavaScript \\x escapes', '4242\\x204242\\xA04242\\x2D4242'],
+  ['JavaScript \\u escapes of digits', '\\u0034\\u0032\\u0034\\u0032424242424242'],
+  ['JavaScript surrogate pairs of mathematical digits', '\\uD835\\uDFD2\\uD835\\uDFD042 4242 4242 4242'],
+  ["escape()'s %u", '4242%u00A04242%u20134242%u30004242'],
+  ['HTML references percent-encoded', 'note=4242%26%2332%3B4242%26nbsp%3B4242%26%23x2D%3B4242'],
+  ['HTML references percent-encoded twice', 'next=4242%2526%252332%253B4242%2526%252332%253B4242%2526nbsp%253B4242'],
+  ['JavaScript escapes percent-encoded', 'q=4242%5Cu00204242%5Cu00204242%255Cu00204242'],
+  // Gujarati digits as hex references (4444 4444 4444 4448): no ASCII digit in the whole text.
+  ['HTML hex references without a decimal digit', `${'&#xAEA;'.repeat(15)}&#xAEE;`],
 ];
 
 describe('card numbers by digit content (server/common/pan.ts)', () => {
@@ -472,6 +499,20 @@ describe('card numbers in fewer than 13 characters', () => {
   });
 });
 
+/** `unit` repeated to 2 MiB. */
+const fill2MiB = (unit: string) => unit.repeat(Math.ceil((2 * 1024 * 1024) / unit.length));
+
+/** Scans and masks each text: a linear scan takes a few hundred milliseconds on 2 MiB, a quadratic one hours. */
+function scansInLinearTime(cases: readonly (readonly [string, string])[]) {
+  for (const [name, text] of cases) {
+    const ms = fastestMsSync(() => {
+      containsPan(text);
+      maskPans(text);
+    }, 5000);
+    assert.ok(ms < 5000, `${name}: ${ms.toFixed(0)} ms`);
+  }
+}
+
 describe('card numbers in percent-encoded UTF-8', () => {
   it('masks the whole span, escapes and all, once or twice encoded', () => {
     const mask = (digits: string) => `[${digits}]`;
@@ -543,30 +584,210 @@ describe('card numbers in percent-encoded UTF-8', () => {
   });
 
   it('scans megabytes of UTF-8 escapes, valid, broken and truncated, in linear time', () => {
-    const size = 2 * 1024 * 1024;
-    const fill = (unit: string) => unit.repeat(Math.ceil(size / unit.length));
-    for (const [name, text] of [
-      ['lead bytes only', fill('%C2')],
-      ['lead and one continuation of three', fill('%E2%80')],
-      ['lead and two continuations of four', fill('%F0%9F%98')],
-      ['valid escapes of spaces, no digit', fill('%C2%A0')],
-      ['valid escapes of spaces encoded twice, no digit', fill('%25E3%2580%2580')],
-      ['valid escapes of letters between digits', fill('4%C3%A9')],
-      ['escaped full-width digits', fill('%EF%BC%94')],
-      ['escaped full-width digits in groups', fill('%EF%BC%94%EF%BC%92%EF%BC%94%EF%BC%92%E2%80%8B')],
-      ['card numbers back to back', fill('4242%C2%A0')],
-      ['card numbers encoded twice back to back', fill('4242%25E2%2580%258B')],
-      ['truncated escapes before digits', fill('4242%E2%80%8')],
-      ['a percent sign before digits and escapes', fill('%224%C2%A0')],
-      ['UTF-8 escapes closed by decimal digits before digits', fill('%E2%80%814%25E2%2580%25994%25E2%2580%2599-')],
-    ] as const) {
-      const ms = fastestMsSync(() => {
-        containsPan(text);
-        maskPans(text);
-      }, 5000);
-      // A linear scan takes a few hundred milliseconds here; a quadratic one would take hours.
-      assert.ok(ms < 5000, `${name}: ${ms.toFixed(0)} ms`);
+    scansInLinearTime([
+      ['lead bytes only', fill2MiB('%C2')],
+      ['lead and one continuation of three', fill2MiB('%E2%80')],
+      ['lead and two continuations of four', fill2MiB('%F0%9F%98')],
+      ['valid escapes of spaces, no digit', fill2MiB('%C2%A0')],
+      ['valid escapes of spaces encoded twice, no digit', fill2MiB('%25E3%2580%2580')],
+      ['valid escapes of letters between digits', fill2MiB('4%C3%A9')],
+      ['escaped full-width digits', fill2MiB('%EF%BC%94')],
+      ['escaped full-width digits in groups', fill2MiB('%EF%BC%94%EF%BC%92%EF%BC%94%EF%BC%92%E2%80%8B')],
+      ['card numbers back to back', fill2MiB('4242%C2%A0')],
+      ['card numbers encoded twice back to back', fill2MiB('4242%25E2%2580%258B')],
+      ['truncated escapes before digits', fill2MiB('4242%E2%80%8')],
+      ['a percent sign before digits and escapes', fill2MiB('%224%C2%A0')],
+      ['UTF-8 escapes closed by decimal digits before digits', fill2MiB('%E2%80%814%25E2%2580%25994%25E2%2580%2599-')],
+    ]);
+  });
+});
+
+/** Ways to write one character as a reference to it, each with the name a failure shows; undefined where it has none. */
+const hex4 = (unit: number) => unit.toString(16).toUpperCase().padStart(4, '0');
+const eachUnit = (ch: string, write: (unit: string) => string) =>
+  Array.from({ length: ch.length }, (_, k) => write(hex4(ch.charCodeAt(k)))).join('');
+const NAMES: Record<string, string> = {
+  '\u00a0': 'nbsp',
+  '\u2009': 'thinsp',
+  '\u2013': 'ndash',
+  '\u200b': 'ZeroWidthSpace',
+  '.': 'period',
+  ':': 'colon',
+  '\t': 'Tab',
+};
+const WRITERS: [string, (ch: string) => string | undefined][] = [
+  ['&#N;', (ch) => `&#${ch.codePointAt(0)};`],
+  ['&#00N;', (ch) => `&#00${ch.codePointAt(0)};`],
+  ['&#xH;', (ch) => `&#x${ch.codePointAt(0)!.toString(16)};`],
+  ['&#X0H;', (ch) => `&#X0${ch.codePointAt(0)!.toString(16).toUpperCase()};`],
+  ['&name;', (ch) => (NAMES[ch] ? `&${NAMES[ch]};` : undefined)],
+  ['&amp;#N;', (ch) => `&amp;#${ch.codePointAt(0)};`],
+  ['\\uXXXX', (ch) => eachUnit(ch, (h) => `\\u${h}`)],
+  ['\\xXX', (ch) => (ch.charCodeAt(0) < 256 ? `\\x${hex4(ch.charCodeAt(0)).slice(2)}` : undefined)],
+  ['%uXXXX', (ch) => eachUnit(ch, (h) => `%u${h}`)],
+  ['%26%23N%3B', (ch) => `%26%23${ch.codePointAt(0)}%3B`],
+  ['%2526%2523xH%253B', (ch) => `%2526%2523x${ch.codePointAt(0)!.toString(16)}%253B`],
+  ['%26name%3B', (ch) => (NAMES[ch] ? `%26${NAMES[ch]}%3B` : undefined)],
+  ['%5CuXXXX', (ch) => eachUnit(ch, (h) => `%5Cu${h}`)],
+];
+/** Which characters of a text are written as references: never a letter, which is read only as written. */
+const WRITTEN: [string, RegExp][] = [
+  ['separators', /[^\p{L}\p{Nd}]/u],
+  ['digits', /\p{Nd}/u],
+  ['all but letters', /\P{L}/u],
+];
+/** Decoded texts, and whether each is a card number and nothing else (masked whole). */
+const DECODED: [string, boolean][] = [
+  ['4242 4242 4242 4242', true],
+  ['4242-4242-4242-4242', true],
+  ['4242\u00a04242\u00a04242\u00a04242', true],
+  ['5555\u20135555\u20135555\u20134444', true],
+  ['4242.4242.4242.4242', true],
+  ['4242\u200b4242\u200b4242\u200b4242', true],
+  ['4242\u2009:\u20094242\u2009:\u20094242\u2009:\u20094242', true],
+  ['3782 822463 10005', true],
+  ['4242 4242 4242 4242 428', true],
+  ['４２４２ ４２４２ ４２４２ ４２４２', true],
+  ['٤٢٤٢ ٤٢٤٢ ٤٢٤٢ ٤٢٤٢', true],
+  ['4242+4242+4242+4242', true],
+  ['card: 4242424242424242', false],
+  ['my+card+is+4242+4242+4242+4242', false],
+  ['port 6379 and 4242\t4242\t4242\t4242', false],
+  // No card number, decoded or written as references.
+  ['0.4242424242424242', false],
+  ['+44 20 7946 0958', false],
+  ['to=+4242424242424242', false],
+  ['2026-11-23T08:15:30.123+01:00', false],
+  ['12345678-1234-4123-8123-123456789012', false],
+  ['order 123456789012 \u2013 ok', false],
+  ['ref: a4242424242424242b', false],
+  ['4242 4242 4242 4241', false],
+  ['192.168.100.200 192.168.100.201', false],
+  ['total 1,234.56 EUR \u00b7 12 items', false],
+  ["id '1234567890123456789'", false],
+  ['4242 4242', false],
+  ['v1.2.3+20261126', false],
+];
+
+describe('card numbers written with character references', () => {
+  it('reads every form as the decoded text reads it: found, refused and masked alike, over a table of cases', () => {
+    const differ: string[] = [];
+    let compared = 0;
+    for (const [decoded, whole] of DECODED) {
+      const expected = containsPan(decoded);
+      assert.equal(expected, whole || /4242|5555|3782/.test(decoded) ? expected : false);
+      for (const [form, write] of WRITERS) {
+        for (const [which, picks] of WRITTEN) {
+          let encoded = '';
+          for (const ch of decoded) encoded += picks.test(ch) ? (write(ch) ?? ch) : ch;
+          if (encoded === decoded) continue;
+          compared++;
+          const seen = `${form}, ${which}: ${encoded}`;
+          if (containsPan(encoded) !== expected) differ.push(`${expected ? 'missed' : 'found'} ${seen}`);
+          if (findPan({ note: encoded }) !== findPan({ note: decoded })) differ.push(`findPan ${seen}`);
+          const masked = maskPans(`<< ${encoded} >>`, () => '#');
+          if (whole && masked !== '<< # >>') differ.push(`masked ${masked} for ${seen}`);
+          if (!expected && masked !== `<< ${encoded} >>`) differ.push(`changed ${masked} for ${seen}`);
+          if (containsPan(masked)) differ.push(`left a card number in ${masked} for ${seen}`);
+        }
+      }
     }
+    assert.deepEqual(differ, []);
+    assert.ok(compared > 700, `${compared} compared`);
+  });
+
+  it('masks the whole encoded number, references and all, in every redactor', () => {
+    const text = 'note=4242&#32;4242&nbsp;4242\\u00204242 ok';
+    const lines: object[] = [];
+    const sink = (obj: object) => void lines.push(obj);
+    redactingLogger({ debug: sink, info: sink, warn: sink, error: sink }, []).info({ text });
+    assert.equal((lines[0] as { text: string }).text, 'note=[redacted-card] ok');
+    assert.equal(createRedactor().text(text), 'note=************4242 ok');
+    assert.equal(maskValue(text), 'note=424242******4242 ok');
+    assert.equal(maskPans(text), 'note=[card ••••4242] ok');
+    // Percent-encoded references in a logged path: the URL is read decoded once, its references then read.
+    assert.equal(maskUrlPans('/notes/4242%26%2332%3B4242%26%2332%3B4242%26%2332%3B4242/x'), '/notes/[card ••••4242]/x');
+    assert.equal(
+      maskUrlPans('/n?next=4242%2526%252332%253B4242%2526nbsp%253B4242%2526%2523x20%253B4242'),
+      '/n?next=[card ••••4242]',
+    );
+  });
+
+  it('finds one split over neighbouring values, as it does with percent-escapes', () => {
+    assert.equal(findPan({ a: '4242&#32;4242', b: '4242&nbsp;4242' }), 'b');
+    assert.equal(findPan({ a: '4242\\u00204242', b: '4242&#x2D;4242' }), 'b');
+    // A reference to a letter is no separator: the chain breaks.
+    assert.equal(findPan({ a: '4242&#32;4242', note: '&#65;', b: '4242&#32;4242' }), undefined);
+  });
+
+  it('leaves ordinary HTML, JavaScript and ids next to references as they were', () => {
+    const ids = idCorpus().slice(0, 10_000);
+    const garbled: string[] = [];
+    for (const id of ids) {
+      for (const text of [
+        `<a href="/o/${id}">&#39;${id}&#39; &amp; &lt;b&gt;${id}&lt;/b&gt;</a>`,
+        `&quot;${id}&quot;&nbsp;&ndash;&nbsp;&#x27;${id}&#x27;`,
+        `console.log("\\u0022${id}\\u0022", '\\x27${id}\\x27', "\\u00a0${id}")`,
+        `q=%26%2339%3B${id}%26%2339%3B%26nbsp%3B${id}`,
+      ]) {
+        if (containsPan(text) || maskPans(text) !== text) garbled.push(text);
+      }
+    }
+    assert.deepEqual(garbled.slice(0, 5), [], `${garbled.length} garbled`);
+    for (const text of [
+      // References to letters and symbols stay as written (decoded, `é` and `€` would part the groups; `&eacute;`, 8
+      // characters, parts them as written, as any short word does).
+      'ref=4242&#233;4242&#233;4242&#233;4242',
+      'ref=4242&#x20AC;4242&#x20AC;4242&#x20AC;4242',
+      'ref=4242\\u00e94242\\u00e94242\\u00e94242',
+      // Without its `;`, too long, out of range, a lone surrogate, three times encoded: not read.
+      'ref=4242&#324242&#324242&#324242',
+      'ref=4242&#0000000032;4242&#0000000032;4242&#0000000032;4242',
+      'ref=4242&#1114112;4242&#1114112;4242&#1114112;4242',
+      'ref=4242\\uD8354242\\uD8354242\\uD8354242',
+      'ref=4242&amp;amp;#32;4242&amp;amp;#32;4242&amp;amp;#32;4242',
+      'ref=4242%252526%25252332%25253B4242%252526%25252332%25253B4242%252526%25252332%25253B4242',
+    ]) {
+      assert.equal(containsPan(text), false, text);
+      assert.equal(maskPans(text), text, text);
+    }
+  });
+
+  it('reads a reference as the character it stands for, never as its digits', () => {
+    const mask = (digits: string) => `[${digits}]`;
+    // As written, the digits of a reference joined card numbers the decoded text does not hold: `0.4242…` is a
+    // fraction, `+4242…` a phone number's, and `&#4000;` (U+0FA0) a combining mark, read as absent.
+    for (const text of ['x=0&#46;4242424242424242', 'to=&#43;4242424242424242', 'x&#4000;0566 5566 5556']) {
+      assert.equal(containsPan(text), false, text);
+    }
+    // A `%` before digits is still read both ways beside references: both readings are masked.
+    assert.equal(
+      maskPans('5%4000 0566 5566 5556 and 4242&#32;4242&#32;4242&#32;4242', mask),
+      '5%[4000056655665556] and [4242424242424242]',
+    );
+  });
+
+  it('scans megabytes of references, whole, broken and unread, in linear time', () => {
+    scansInLinearTime([
+      ['&# repeated', fill2MiB('&#')],
+      ['&#x and a long run of hex digits', `&#x${fill2MiB('4')}`],
+      ['&#x with long digit runs, repeated', fill2MiB('&#x4242424242;')],
+      ['&#x repeated', fill2MiB('&#x')],
+      ['& and letters never closed', fill2MiB('&nbspnbspnbspnbsp')],
+      ['&amp; repeated', fill2MiB('&amp;')],
+      ['\\u repeated', fill2MiB('\\u')],
+      ['\\u and three hex digits', fill2MiB('\\u123')],
+      ['\\u high surrogates', fill2MiB('\\uD835')],
+      ['%u repeated', fill2MiB('%u')],
+      ['%26%23 repeated', fill2MiB('%26%23')],
+      ['%2526%2523x repeated', fill2MiB('%2526%2523x')],
+      ['references to digits', fill2MiB('&#52;')],
+      ['card numbers back to back', fill2MiB('4242&#32;')],
+      ['card numbers in named spaces back to back', fill2MiB('4242&nbsp;')],
+      ['card numbers in \\u escapes back to back', fill2MiB('4242\\u0020')],
+      // Read twice (a `%` before digits), with references in each reading.
+      ['a percent sign before digits and references', fill2MiB('%224&#32;4242%20')],
+    ]);
   });
 });
 
@@ -580,6 +801,8 @@ describe("jsonMayHoldPan: the body guard's fast path", () => {
     assert.equal(jsonMayHoldPan('{"a":"４"}'), true, 'a full-width digit');
     assert.equal(jsonMayHoldPan('["㊷"]'), true, 'a two-digit character, in a short text');
     assert.equal(jsonMayHoldPan('{"a":"é"}'), true, 'any character outside ASCII');
+    // `&#xAEA;` is Gujarati `४`: 4444 4444 4444 4448 in references without one ASCII digit.
+    assert.equal(jsonMayHoldPan(JSON.stringify({ note: `${'&#xAEA;'.repeat(15)}&#xAEE;` })), true, 'hex references');
   });
 
   it('never clears a text in which findPan, jsonNumbersHoldPan or jsonStringsHoldPan finds a card number', () => {

@@ -449,6 +449,52 @@ describe('helper basics over HTTP', () => {
     }
   });
 
+  it('refuses a card number written with HTML or JavaScript character references, in a body and in the URL', async () => {
+    // A note stored at the provider shows as a card number once a dashboard decodes it to HTML; each was accepted,
+    // the references' digits sitting between the groups.
+    const logged = h.log.lines.length;
+    for (const [field, value] of [
+      ['note', '4242&#32;4242&#32;4242&#32;4242'],
+      ['note', '&#52;&#50;&#52;&#50;&#52;&#50;&#52;&#50;&#52;&#50;&#52;&#50;&#52;&#50;&#52;&#50;'],
+      ['memo', 'card 5555&nbsp;5555&nbsp;5555&nbsp;4444'],
+      ['memo', '5555\\u00a05555\\u00a05555\\u00a04444'],
+      ['form', 'pan=4242%26%2332%3B4242%26%2332%3B4242%26%2332%3B4242'],
+      ['note', `${'&#xAEA;'.repeat(15)}&#xAEE;`],
+    ]) {
+      const r = await call(`${h.url}/charges`, {
+        body: { cardToken: 'card_tok_abcdefgh', orderReference: 'o-1', [field!]: value },
+      });
+      assert.equal(r.status, 400, `${value}: ${r.text}`);
+      assert.equal(r.json.code, 'TESSERA_CARD_DATA_REFUSED', value);
+      assert.equal(r.json.field, field, value);
+    }
+    // Decoded once by the URL guard, the percent-encoded reference is read; encoded twice, it is read as it stands.
+    for (const query of [
+      '?note=4242%26%2332%3B4242%26%2332%3B4242%26%2332%3B4242',
+      '?next=pan%3D4242%2526%252332%253B4242%2526nbsp%253B4242%2526%2523x20%253B4242',
+      '?q=4242%5Cu00204242%5Cu00204242%5Cu00204242',
+    ]) {
+      const r = await call(`${h.url}/config${query}`);
+      assert.equal(r.status, 400, query);
+      assert.equal(r.json.code, 'TESSERA_CARD_DATA_REFUSED', query);
+      assert.equal(r.json.field, 'query', query);
+    }
+    const lines = JSON.stringify(
+      h.log.lines.slice(logged).map(({ requestId, time, pid, hostname, durationMs, ...fromRequest }) => fromRequest),
+    );
+    assert.ok(lines.includes('TESSERA_CARD_DATA_REFUSED'), lines);
+    assert.ok(!/(4242|5555|4444|&#52;)/i.test(lines), lines);
+    // Ordinary HTML and JavaScript in a note, ids beside references, are no card data: the charge's own checks answer.
+    for (const note of [
+      '&#39;order 4242424242424241&#39; &amp; &lt;b&gt;5f1d7c2a9b3e4d6f8a0b1c2d3e4f5a6b&lt;/b&gt;',
+      'ref&nbsp;&ndash;&nbsp;123456789012 \\u0022a4242424242424242b\\u0022',
+      'x=0&#46;4242424242424242 to=&#43;4242424242424242',
+    ]) {
+      const r = await call(`${h.url}/charges`, { body: { cardToken: 'nope', orderReference: 'o-1', note } });
+      assert.equal(r.json.field, 'cardToken', `${note}: ${r.text}`);
+    }
+  });
+
   /** POST /charges with `raw` as its JSON body, as written (duplicate keys and escapes kept). */
   const charge = (raw: string) => call(`${h.url}/charges`, { raw, headers: { 'content-type': 'application/json' } });
 
@@ -1677,6 +1723,27 @@ describe('redactingLogger', () => {
     assert.equal(line!.digits, 'n=[redacted-card]');
     assert.equal(line!.name, `name=${encodeURIComponent('Renée 😀 你好')}&order=4242424242424241`);
     assert.equal(line!.msg, 'GET /pay?card=[redacted-card] failed');
+  });
+
+  it('masks a card number a logged text holds in HTML or JavaScript character references, references and all', () => {
+    const { logger, log } = captureLogger();
+    redactingLogger(logger, []).info(
+      {
+        note: 'card 4242&#32;4242&#32;4242&#32;4242 thanks',
+        html: '<p>5555&nbsp;5555&nbsp;5555&nbsp;4444</p>',
+        source: 'const pan = "4242\\u00204242\\u00204242\\u00204242";',
+        url: '/pay?note=4242%26%2332%3B4242%26%2332%3B4242%26%2332%3B4242&exp=12',
+        quoted: '&#39;order 4242424242424241&#39; &amp; co',
+      },
+      'stored note &#52;&#50;&#52;&#50;&#52;&#50;&#52;&#50;&#52;&#50;&#52;&#50;&#52;&#50;&#52;&#50;',
+    );
+    const [line] = log.lines;
+    assert.equal(line!.note, 'card [redacted-card] thanks');
+    assert.equal(line!.html, '<p>[redacted-card]</p>');
+    assert.equal(line!.source, 'const pan = "[redacted-card]";');
+    assert.equal(line!.url, '/pay?note=[redacted-card]&exp=12');
+    assert.equal(line!.quoted, '&#39;order 4242424242424241&#39; &amp; co');
+    assert.equal(line!.msg, 'stored note [redacted-card]');
   });
 
   it('cuts the password of a URL with user info out of free text and keeps the rest of the URL', () => {
