@@ -6,7 +6,8 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
  * `Access-Control-Expose-Headers: Retry-After, X-Request-Id` (neither is a CORS-safelisted response header, so a page
  * on a listed origin could not read when to retry a 429 or 503, nor the request id, without it),
  * and preflights for GET/POST/PATCH with `Authorization` and `Content-Type`.
- * No credentials mode: the dashboard routes use a bearer token, not cookies.
+ * No credentials mode: the dashboard routes use a bearer token; one bound to a cookie (`hostAuth.isBound`) needs the
+ * helper on the dashboard's own origin (docs/decisions/helper.md#helper-cors).
  * A preflight from any other origin gets 204 without CORS headers, so the
  * browser blocks the call. See docs/decisions/helper.md#helper-cors.
  */

@@ -534,15 +534,32 @@ export function createHostVerifier(options: HostAuthOptions, now: () => number) 
       );
     }
     if (sub === '') throw invalidClaims("the host token's sub claim is empty");
-    // Frozen, the lists copied: a hook given them (`isBound`, `paymentInstrumentIds`) cannot widen what the token allows.
-    return Object.freeze({
+    // Frozen to the bottom, the lists copied: a hook given them (`isBound`, `paymentInstrumentIds`) cannot widen what
+    // the token allows, nor change a nested claim (`cnf`, an `aud` list) that the next hook reads.
+    return deepFreeze({
       ...payload,
       iss,
       sub,
-      entities: Object.freeze([...entities]),
-      instruments: Object.freeze([...instruments]),
+      entities: [...entities],
+      instruments: [...instruments],
     });
   };
+}
+
+/**
+ * Freezes a verified payload and every object and array in it. jose parsed it from JSON for this request only (plain
+ * objects and arrays, at most 8 KiB of token): walked with a list, not recursion, so a deeply nested claim costs no
+ * stack.
+ */
+function deepFreeze<T extends object>(root: T): Readonly<T> {
+  const pending: object[] = [root];
+  for (let value = pending.pop(); value !== undefined; value = pending.pop()) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) {
+      if (child !== null && typeof child === 'object' && !Object.isFrozen(child)) pending.push(child);
+    }
+  }
+  return root;
 }
 
 /** 401 for a verified token whose claims the helper cannot use. */

@@ -567,6 +567,9 @@ describe('helper basics over HTTP', () => {
     });
     assert.equal(preflight.status, 204);
     assert.equal(preflight.headers.get('access-control-allow-methods'), 'GET, POST, PATCH');
+    // No credentials mode: a cookie-bound host token needs the helper on the page's origin (docs/helper.md "Binding
+    // host tokens to the session" says so).
+    assert.equal(preflight.headers.get('access-control-allow-credentials'), null);
     const badPreflight = await call(`${h.url}/charges`, {
       method: 'OPTIONS',
       headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },

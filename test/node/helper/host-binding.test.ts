@@ -103,6 +103,37 @@ describe('hostAuth.isBound: a host token bound to the request it came with', () 
     assert.ok(Object.isFrozen(claims) && Object.isFrozen(claims.entities) && Object.isFrozen(claims.instruments));
   });
 
+  it('freezes every claim to the bottom: what one hook changes in a nested claim, the next never sees', async () => {
+    let seen: unknown;
+    const h = await helper(
+      (claims) => {
+        for (const change of [
+          () => Object.assign(claims.cnf as object, { jkt: 'changed' }),
+          () => (claims.aud as string[]).push('another-app'),
+        ]) {
+          assert.throws(change, TypeError);
+        }
+        return true;
+      },
+      {
+        paymentInstrumentIds: (_entity, { claims }) => {
+          seen = [(claims as { cnf?: unknown }).cnf, (claims as { aud?: unknown }).aud];
+          return ['ppi_verified_2'];
+        },
+      },
+    );
+    const nested = await issuer.sign({
+      sub: 'usr_a',
+      sid: 'sess-1',
+      cnf: { jkt: 'thumbprint' },
+      aud: [issuer.audience, 'tessera-reports'],
+      entities: ['ent_fixture_a'],
+    });
+    const r = await ask(h, LIST, nested, 'session=sess-1');
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(seen, [{ jkt: 'thumbprint' }, [issuer.audience, 'tessera-reports']]);
+  });
+
   it('answers 401 TESSERA_HOST_AUTH_UNBOUND for a valid token the check refuses, asks the provider nothing, and counts it per IP', async () => {
     const h = await helper(sameSession, {
       rateLimits: { hostAuthFailuresPerIp: { max: 3, windowMs: 60_000 }, hostRequestsPerUser: false },
