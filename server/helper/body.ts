@@ -261,7 +261,9 @@ function plainCopy(value: unknown, limit: number): unknown {
       size += 2;
       if (Array.isArray(v)) {
         const list: unknown[] = [];
-        for (let i = 0; i < v.length && size <= limit; i++) {
+        // Read once, as every other property: a Proxy's or getter's `length` could answer each read differently.
+        const length = Number(v.length);
+        for (let i = 0; i < length && size <= limit; i++) {
           if (i > 0) size++;
           list.push(copy(v[i], depth + 1));
         }

@@ -453,14 +453,15 @@ export function createHostVerifier(options: HostAuthOptions, now: () => number) 
               failedInARow++;
             }
             sourceFaults.add(err);
-            // The issuer failed: the last good set, if it is recent enough, answers instead; a `kid` it lacks is
-            // still the issuer's fault, 503 (docs/decisions/helper.md#helper-jwks-stale-if-error).
+            // The issuer failed: the last good set, if it is recent enough, answers instead; a `kid` it lacks, or a
+            // key of it that cannot be used (the set jose loaded and failed on: a private key), is still the issuer's
+            // fault, 503, never the token's 401 (docs/decisions/helper.md#helper-jwks-stale-if-error).
             const kept = stale!.recent();
             if (kept) {
               try {
                 return await kept(header, token);
               } catch (keptErr) {
-                if (!(keptErr instanceof errors.JWKSNoMatchingKey)) throw keptErr;
+                if (!(keptErr instanceof errors.JWKSNoMatchingKey) && !keySourceFault(keptErr)) throw keptErr;
               }
             }
           }

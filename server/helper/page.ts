@@ -65,8 +65,9 @@ export function pageBuilder(mountPath: string | undefined, widget: () => WidgetA
       }
       const baseUrl = appBase(req.app) + mountPath;
       const nonce = res?.locals?.cspNonce;
-      // A bundle removed since the helper was created: the loader's 503 TESSERA_WIDGET_NOT_BUILT, whose cause names
-      // the path for the log and whose message may reach a browser (widget-routes.ts).
+      // A bundle removed since the helper was created: the loader's 503 TESSERA_WIDGET_NOT_BUILT (or
+      // TESSERA_WIDGET_UNREADABLE, for one that is there but cannot be read), whose cause names the path for the log
+      // and whose message may reach a browser (widget-routes.ts).
       const { integrity } = widget();
       const widgetUrl = `${baseUrl}/widget.js?v=${widgetVersion(integrity)}`;
       const scriptTag = widgetScriptTag({

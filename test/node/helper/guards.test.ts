@@ -1309,6 +1309,33 @@ describe('helper behind an app-wide parser that leaves bytes, text or an inflate
     }
   });
 
+  it("reads a req.body array's length once, as every other property: one that throws on a second read is no 400", async () => {
+    // The copy read `length` again before each element: an array (a Proxy's, a getter's) that answers it once, as the
+    // getter of the body itself may, was 400 TESSERA_BODY_UNREADABLE, and one that grew gave the copy elements no
+    // length had announced.
+    let lengthReads = 0;
+    const server = await behindBridge(sb, (req, bytes) => {
+      const parsed = JSON.parse(bytes.toString()) as Record<string, unknown>;
+      const list = new Proxy(['a', 'b'], {
+        get: (t, key) => {
+          if (key !== 'length') return Reflect.get(t, key);
+          if (lengthReads++ > 0) throw new Error('the list was already consumed');
+          return t.length;
+        },
+      });
+      req.body = { ...parsed, extra: { list } };
+    });
+    try {
+      const good = await call(`${server.base}/payments/charges`, {
+        body: { cardToken: await cardToken(sb), orderReference: 'o-1', email: 'a@b.co' },
+      });
+      assert.equal(good.status, 201, good.text);
+      assert.equal(lengthReads, 1);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('answers a JSON null an app-wide express.json({ strict: false }) parsed as the body that is no object', async () => {
     const app = await shop(express.json({ strict: false }));
     try {

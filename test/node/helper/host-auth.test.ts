@@ -191,7 +191,7 @@ describe('host JWT verification', () => {
     }
   });
 
-  it('answers 503, not 401, when the JWKS answers an error, a body that is not a key set, or stalls its body', async () => {
+  it('answers 503, not 401, when the JWKS answers an error, a body that is not a key set, or stalls its body, with or without jwksStaleIfErrorSeconds', async () => {
     // Each is the issuer's fault, not the token's: a 401 would tell the page to drop a good token.
     const privateJwk = { ...(await exportJWK(issuer.privateKey)), kid: 'host-1', alg: 'ES256' };
     const answers: Record<string, (res: import('node:http').ServerResponse) => void> = {
@@ -214,14 +214,19 @@ describe('host JWT verification', () => {
     try {
       const { port } = jwks.address() as AddressInfo;
       const token = await issuer.sign();
-      for (const path of Object.keys(answers)) {
-        const verify = createHostVerifier(
-          { ...options, jwksUrl: `http://127.0.0.1:${port}${path}`, jwksTimeoutMs: 300 },
-          now,
-        );
-        await refused(verify(`Bearer ${token}`), 503, 'TESSERA_HOST_AUTH_UNAVAILABLE').catch((err: Error) => {
-          throw new Error(`JWKS at ${path}: ${err.message}`);
-        });
+      // With jwksStaleIfErrorSeconds too: a set jose loaded whose key cannot be used (`/private`) is the one the
+      // fallback holds, and its lookup failed the same way: 401 TESSERA_HOST_AUTH_INVALID, telling the page to drop a
+      // good token, until the fallback's own error was taken for the issuer's too.
+      for (const stale of [{}, { jwksStaleIfErrorSeconds: 3600 }]) {
+        for (const path of Object.keys(answers)) {
+          const verify = createHostVerifier(
+            { ...options, ...stale, jwksUrl: `http://127.0.0.1:${port}${path}`, jwksTimeoutMs: 300 },
+            now,
+          );
+          await refused(verify(`Bearer ${token}`), 503, 'TESSERA_HOST_AUTH_UNAVAILABLE').catch((err: Error) => {
+            throw new Error(`JWKS at ${path} (${JSON.stringify(stale)}): ${err.message}`);
+          });
+        }
       }
     } finally {
       jwks.closeAllConnections();
