@@ -91,9 +91,9 @@ function syntaxAt(text: string, j: number, code: number, level: number): number 
  * it takes (at most 40). What is read:
  * - HTML numeric references, decimal or hex (`&#52;`, `&#x34;`, `&#X34;`, up to 8 digits, leading zeros included),
  *   with their `;`, standing for what a browser decodes them to (`&#150;` an en dash; `&#0;`, a surrogate or past
- *   U+10FFFF none); the named ones of {@link NAMED}; and either with their `&` escaped once more, `&amp;#32;`, as an
+ *   U+10FFFF U+FFFD); the named ones of {@link NAMED}; and either with their `&` escaped once more, `&amp;#32;`, as an
  *   HTML encoder writes text that held one;
- * - JavaScript's `\uXXXX` (a surrogate pair as one character, a lone surrogate none) and `\xXX`, and `escape()`'s
+ * - JavaScript's `\uXXXX` (a surrogate pair as one character, a lone surrogate itself) and `\xXX`, and `escape()`'s
  *   `%uXXXX`;
  * - each of those with its syntax characters (`& # ; \`) percent-encoded once or twice, as a URL or a form carries
  *   such text (`%26%2332%3B`, `%2526nbsp%253B`, `%5Cu0020`), and `%25uXXXX`.
@@ -152,8 +152,9 @@ function htmlAt(text: string, i: number, level: number): number {
   }
   const semi = syntaxAt(text, j, 59, level);
   if (n === 0 || n > NUMERAL_MAX || !semi) return -1;
-  if (cp === 0 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return -1;
-  if (cp >= 0x80 && cp <= 0x9f) cp = C1[cp - 0x80] || cp;
+  // What a browser shows for a reference to nothing: U+FFFD, a symbol (never the reference's digits).
+  if (cp === 0 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) cp = 0xfffd;
+  else if (cp >= 0x80 && cp <= 0x9f) cp = C1[cp - 0x80] || cp;
   return packed(cp, j + semi - i);
 }
 
@@ -176,12 +177,13 @@ function unitsAt(text: string, i: number, prefix: number): number {
   if (unit < 0) return -1;
   const width = prefix + 5;
   if (unit < 0xd800 || unit > 0xdfff) return packed(unit, width);
-  if (unit > 0xdbff) return -1;
+  // A lone surrogate is what JavaScript decodes it to: itself, a character of no class (never its digits).
+  if (unit > 0xdbff) return packed(unit, width);
   // The low surrogate's prefix must be written as the high one's.
   const next = i + width;
-  for (let k = 0; k < prefix; k++) if (text.charCodeAt(next + k) !== text.charCodeAt(i + k)) return -1;
+  for (let k = 0; k < prefix; k++) if (text.charCodeAt(next + k) !== text.charCodeAt(i + k)) return packed(unit, width);
   const low = text.charCodeAt(next + prefix) === 117 ? hexAt(text, next + prefix + 1, 4) : -1;
-  if (low < 0xdc00 || low > 0xdfff) return -1;
+  if (low < 0xdc00 || low > 0xdfff) return packed(unit, width);
   const cp = 0x10000 + ((unit - 0xd800) << 10) + (low - 0xdc00);
   return packed(cp, width * 2);
 }

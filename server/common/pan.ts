@@ -27,9 +27,9 @@ import { jsonStringAt, someJsonString } from './json-text.js';
  * encoded twice: `%2520`), each read as the one character it stands for, where its digits would otherwise sit
  * between the groups or make a hex word of one (`card%3A4242…`) ({@link escapeAt}); so are the escapes of a UTF-8
  * sequence that stands for white space, an invisible character, punctuation or a digit (`%C2%A0`, `%E2%80%8B`,
- * `%E3%80%80`, `%E2%80%93`, `%EF%BC%94`, once or twice encoded), and only those ({@link utf8At}); and, by the same
- * rule, HTML character references and JavaScript escapes (`&#32;`, `&#x34;`, `&nbsp;`, `&amp;#32;`, `\u00A0`, `\x20`,
- * `%u00A0`, and percent-encoded: `%26%2332%3B`), read as the character they stand for, never as their digits
+ * `%E3%80%80`, `%E2%80%93`, `%EF%BC%94`, once or twice encoded), and only those ({@link utf8At}); and HTML character
+ * references and JavaScript escapes (`&#32;`, `&#x34;`, `&nbsp;`, `&amp;#32;`, `\u00A0`, `\x20`, `%u00A0`, and
+ * percent-encoded: `%26%2332%3B`), read as the character they stand for, whatever it is, never as their digits
  * ({@link referenceEscapeAt}). A `%` right before digits that read as an escape (`%224242`) may be literal
  * (`%4000 0566 5566 5556`): such text is read both ways.
  *
@@ -283,30 +283,34 @@ function readThrough(cls: Class, stands: string): boolean {
  */
 let ambiguous = false;
 
-/** The character references read, by {@link referenceAt}'s packed value; `null` for those not read. Bounded. */
-const referenceCache = new Map<number, Escape | null>();
+/** The character references read, by {@link referenceAt}'s packed value. Bounded. */
+const referenceCache = new Map<number, Escape>();
 
 /**
  * The HTML or JavaScript character reference at `i` (`&#32;`, `&#x34;`, `&nbsp;`, `\u00A0`, `%u00A0`, and their
- * percent-encoded forms, `server/common/char-references.ts`), read as the one character it stands for when
- * {@link readThrough} reads that character, or an ASCII symbol (`&#124;`, as `%7C` is): `4242&#32;4242…`,
- * `&#52;&#50;…`, `4242\u00204242…`. See docs/decisions/helper.md#helper-pan-guard.
+ * percent-encoded forms, `server/common/char-references.ts`), read as the one character it stands for, whatever it is:
+ * `4242&#32;4242…`, `&#52;&#50;…`, `4242\u00204242…`, and a letter or a symbol too (`4242&#233;4242…`), whose digits,
+ * read, hid card numbers and made others the decoded text does not hold. See docs/decisions/helper.md#helper-pan-guard.
  */
 function referenceEscapeAt(text: string, i: number): Escape | undefined {
   const ref = referenceAt(text, i);
   if (ref < 0) return undefined;
   const hit = referenceCache.get(ref);
-  if (hit !== undefined) return hit ?? undefined;
+  if (hit) return hit;
   const cp = Math.floor(ref / 64);
   const cls = classify(cp);
   const stands = String.fromCodePoint(cp);
-  const read = readThrough(cls, stands) || (cp < 128 && (cls.kind === Kind.Other || cls.kind === Kind.Plus));
-  const width = ref & 63;
-  const out = read
-    ? { kind: cls.kind, digits: cls.digits, width, stands, numeric: false, group: false, percent: false }
-    : null;
+  const out = {
+    kind: cls.kind,
+    digits: cls.digits,
+    width: ref & 63,
+    stands,
+    numeric: false,
+    group: false,
+    percent: false,
+  };
   if (referenceCache.size < CACHE_MAX) referenceCache.set(ref, out);
-  return out ?? undefined;
+  return out;
 }
 
 /**

@@ -460,6 +460,8 @@ describe('helper basics over HTTP', () => {
       ['memo', '5555\\u00a05555\\u00a05555\\u00a04444'],
       ['form', 'pan=4242%26%2332%3B4242%26%2332%3B4242%26%2332%3B4242'],
       ['note', `${'&#xAEA;'.repeat(15)}&#xAEE;`],
+      // A reference to a letter parts groups as the letter does in the decoded text, its digits unread.
+      ['note', '4242&#233;4242&#233;4242&#233;4242'],
     ]) {
       const r = await call(`${h.url}/charges`, {
         body: { cardToken: 'card_tok_abcdefgh', orderReference: 'o-1', [field!]: value },
@@ -489,6 +491,8 @@ describe('helper basics over HTTP', () => {
       '&#39;order 4242424242424241&#39; &amp; &lt;b&gt;5f1d7c2a9b3e4d6f8a0b1c2d3e4f5a6b&lt;/b&gt;',
       'ref&nbsp;&ndash;&nbsp;123456789012 \\u0022a4242424242424242b\\u0022',
       'x=0&#46;4242424242424242 to=&#43;4242424242424242',
+      // A Hindi word as references, then a 12-digit id: the last reference's digits (2352) made a card number of it.
+      '&#2310;&#2343;&#2366;&#2352; 1234 5678 9010',
     ]) {
       const r = await call(`${h.url}/charges`, { body: { cardToken: 'nope', orderReference: 'o-1', note } });
       assert.equal(r.json.field, 'cardToken', `${note}: ${r.text}`);
