@@ -138,7 +138,7 @@ export const HELPER_ERROR_CODES = {
   TESSERA_HOOK_TIMEOUT: {
     status: 503,
     meaning:
-      '`resolveCharge`, `paymentInstrumentIds` or `hostAuth.isBound` has not answered within `hookTimeoutMs`; nothing was charged or changed.',
+      '`resolveCharge`, `paymentInstrumentIds` or `hostAuth.isBound` has not answered within `hookTimeoutMs`; nothing was charged or changed: send the same request again (`Retry-After: 2`).',
   },
   TESSERA_HOST_AUTH_UNAVAILABLE: {
     status: 503,
