@@ -33,7 +33,7 @@ export const HELPER_ERROR_CODES = {
   TESSERA_HOST_AUTH_UNBOUND: {
     status: 401,
     meaning:
-      'The host token is valid, but `hostAuth.isBound` answered `false`: it does not belong to this request (sent without its session, from another session, after a sign-out, or revoked). Ask your back end for a new one.',
+      'The host token is valid, but `hostAuth.isBound` answered `false`: it does not belong to this request (sent without its session, from another session, after a sign-out, or revoked). Ask your back end for a new one; after a sign-out, sign in again first.',
   },
   TESSERA_CARD_DECLINED: {
     status: 402,
@@ -138,7 +138,7 @@ export const HELPER_ERROR_CODES = {
   TESSERA_HOOK_TIMEOUT: {
     status: 503,
     meaning:
-      '`resolveCharge`, `paymentInstrumentIds` or `hostAuth.isBound` has not answered within `hookTimeoutMs`; nothing was charged or changed.',
+      '`resolveCharge`, `paymentInstrumentIds` or `hostAuth.isBound` has not answered within `hookTimeoutMs`; nothing was charged or changed: send the same request again (`Retry-After: 2`).',
   },
   TESSERA_HOST_AUTH_UNAVAILABLE: {
     status: 503,

@@ -200,10 +200,11 @@ export interface TesseraHelperSettings {
   readonly providerResponseBudgetBytes?: number;
   /**
    * How long a request waits for one of your hooks (`resolveCharge`, `onCharge`, `onChallenge`, `onCardUpdated`,
-   * `paymentInstrumentIds`), 100–120 000 ms (default 15 000). A hook still running then is left to finish and
-   * logged (`tessera.hook.timeout`), and the request is answered without it: 503 when the answer depends on it, the
-   * 3-D Secure 202 after `onChallenge`, the page's 200 after `onCardUpdated`
-   * (docs/decisions/helper.md#helper-hook-timeout).
+   * `paymentInstrumentIds`, `hostAuth.isBound`), 100–120 000 ms (default 15 000), each hook on its own: a charge
+   * waits for `resolveCharge` and then `onCharge` (or `onChallenge`), a dashboard request for `hostAuth.isBound` and
+   * then `paymentInstrumentIds`. A hook still running then is left to finish and logged (`tessera.hook.timeout`), and
+   * the request is answered without it: 503 when the answer depends on it, the 3-D Secure 202 after `onChallenge`,
+   * the page's 200 after `onCardUpdated` (docs/decisions/helper.md#helper-hook-timeout).
    */
   readonly hookTimeoutMs?: number;
   /**

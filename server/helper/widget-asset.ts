@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from './package-root.js';
 
@@ -57,13 +57,15 @@ export class WidgetBundleError extends Error {
 
 /**
  * Throws a {@link WidgetBundleError} when the bundle is missing or is no readable file. For what needs it from the
- * start (`helper.page()`): one `statSync`, nothing read or hashed, so a built package starts as fast as before.
+ * start (`helper.page()`): a `statSync` and an open for reading, nothing read or hashed, so a built package starts as
+ * fast as before. The open is what finds a file the process may not read (EACCES): `stat` needs no read permission.
  */
 export function requireWidgetBundle(who: string): void {
   const path = widgetBundlePath();
   let file: boolean;
   try {
     file = statSync(path).isFile();
+    if (file) closeSync(openSync(path, 'r'));
   } catch (cause) {
     throw new WidgetBundleError(who, path, cause);
   }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -201,12 +201,19 @@ console.log(JSON.stringify({ withMountPath: outcome(() => tesseraHelper({ ...opt
   });
 });
 
+/** The unprivileged user (`nobody`) a probe runs as when the tests run as root. */
+const NOBODY = 65534;
+
 describe('a widget bundle that is there but cannot be read', () => {
   it('names the error code and the path, and does not say to build, where a missing bundle says to build', () => {
     // Every read error was reported as a missing bundle, "run `npm run build`", which does not help with EACCES,
-    // EMFILE or a folder in the bundle's place. Tests may run as root, where chmod does not stop a read: a folder
-    // where the file should be (EISDIR) is a real error root meets too; as another user, a file with mode 000 as well.
+    // EMFILE or a folder in the bundle's place. A folder where the file should be (EISDIR) is a real error root meets
+    // too; a file with mode 000 (EACCES) is read by an unprivileged user, so under root the probe runs as `nobody`
+    // (where chmod stops no read of root's). tesseraHelper({ mountPath }) only looked at the file then, and started
+    // with a bundle it could not read, whose routes answered 503 for good.
     const clone = unbuiltClone();
+    const asRoot = process.getuid?.() === 0;
+    if (asRoot) chmodSync(clone, 0o755);
     try {
       const bundle = join(clone, 'dist', 'widget', 'tessera-card-form.js');
       writeFileSync(
@@ -218,11 +225,12 @@ const outcome = (make: () => unknown) => { try { make(); return { ok: true }; } 
 console.log(JSON.stringify({ load: outcome(loadWidgetAsset), route: outcome(widgetLoader()), helper: outcome(() => tesseraHelper({ ...options, mountPath: '/payments' })) }));
 `,
       );
-      const probe = () => {
+      const probe = (user: { uid?: number; gid?: number } = {}) => {
         const run = spawnSync(process.execPath, ['--import', 'tsx', 'probe.ts'], {
           cwd: clone,
           encoding: 'utf8',
           timeout: 60_000,
+          ...user,
         });
         assert.equal(run.status, 0, run.stderr);
         type Outcome = { message: string; code?: string; cause?: string };
@@ -235,9 +243,9 @@ console.log(JSON.stringify({ load: outcome(loadWidgetAsset), route: outcome(widg
         assert.match(what, /run `npm run build`/);
       }
       assert.equal(missing.route.code, 'TESSERA_WIDGET_NOT_BUILT');
-      const cases: [string, () => void][] = [['EISDIR', () => mkdirSync(bundle, { recursive: true })]];
-      if (process.getuid?.() !== 0) {
-        cases.push([
+      const cases: [string, () => void, { uid?: number; gid?: number }][] = [
+        ['EISDIR', () => mkdirSync(bundle, { recursive: true }), {}],
+        [
           'EACCES',
           () => {
             rmSync(bundle, { recursive: true, force: true });
@@ -245,12 +253,18 @@ console.log(JSON.stringify({ load: outcome(loadWidgetAsset), route: outcome(widg
               mode: 0o000,
             });
           },
-        ]);
-      }
-      for (const [code, make] of cases) {
+          asRoot ? { uid: NOBODY, gid: NOBODY } : {},
+        ],
+      ];
+      for (const [code, make, user] of cases) {
         make();
-        const found = probe();
-        for (const what of [found.load.message, found.route.cause!, found.helper.message]) {
+        const found = probe(user);
+        for (const [who, what] of Object.entries({
+          loadWidgetAsset: found.load.message,
+          'the widget route': found.route.cause,
+          'tesseraHelper({ mountPath })': found.helper.message,
+        })) {
+          assert.ok(what !== undefined, `${code}: ${who} did not fail`);
           assert.ok(what.includes(bundle), `${code}: ${what}`);
           assert.ok(what.includes(code), `${code}: ${what}`);
           assert.doesNotMatch(what, /npm run build|missing|install it again/, `${code}: ${what}`);

@@ -26,6 +26,26 @@ function knownOptions(path: readonly string[], factory: (options: never) => unkn
   assert.fail(`${factory.name} accepted an unknown option`);
 }
 
+/**
+ * The names an entry point exports, types included, from its `export { … } from` lines (`type X`, `X as Y` → `Y`).
+ * The pattern reads our own source, not attacker text.
+ */
+function exportedNames(source: string): string[] {
+  const names: string[] = [];
+  for (const m of source.matchAll(/^export (?:type )?\{([^}]*)\}/gm)) {
+    for (const part of m[1]!.split(',')) {
+      const name = part
+        .trim()
+        .replace(/^type /, '')
+        .split(' as ')
+        .pop()!
+        .trim();
+      if (name) names.push(name);
+    }
+  }
+  return names;
+}
+
 describe('docs/helper.md', () => {
   const page = read('docs/helper.md');
 
@@ -39,6 +59,18 @@ describe('docs/helper.md', () => {
       );
     });
   }
+
+  it('names every export of tessera/server, types included (Other exports)', () => {
+    const names = exportedNames(read('server/helper/index.ts'));
+    assert.ok(names.length >= 40, `too few exports found: ${names}`);
+    const start = page.indexOf('\n## Other exports\n');
+    assert.ok(start >= 0, 'docs/helper.md has no "## Other exports" section');
+    const section = page.slice(start);
+    assert.deepEqual(
+      names.filter((name) => !section.includes(`\`${name}`)),
+      [],
+    );
+  });
 
   it('names every rate limit among those counted in the shared store (Running several instances)', () => {
     const start = page.indexOf('**Limits across instances.**');
