@@ -219,3 +219,17 @@ export function errorLineTarget<L extends Record<'debug' | 'info' | 'warn' | 'er
   for (const k of keys) serializers[k] = asIs;
   return (logger as PinoLike<L>).child({}, { serializers });
 }
+
+/**
+ * The code of the innermost error of `err`'s `cause` chain that has a string one (`ECONNREFUSED` under undici's
+ * `fetch failed`, a driver's own), at most eight levels down: what a log line names a failure by without its message,
+ * which may hold a URL or a body.
+ */
+export function rootCode(err: unknown): string | undefined {
+  let code: string | undefined;
+  for (let e = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    const own = (e as { code?: unknown }).code;
+    if (typeof own === 'string') code = own;
+  }
+  return code;
+}

@@ -144,7 +144,7 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
         return typeof id === 'string' && id ? id : undefined;
       }),
     checkProxy: trustProxyCheck(log),
-    verifyHost: o.hostAuth ? createHostVerifier(o.hostAuth, now) : undefined,
+    verifyHost: o.hostAuth ? createHostVerifier(o.hostAuth, now, log) : undefined,
   };
 
   const pages = pageBuilder(o.mountPath, ctx.widget, log);

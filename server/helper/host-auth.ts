@@ -15,6 +15,8 @@ import { z } from 'zod';
 import { functionOption, integerOption, secureUrlOption } from '../common/options.js';
 import { HelperHttpError } from './errors.js';
 import { boundedJwksFetch, JWKS_RETRY_MS, JwksRetryLater } from './jwks-fetch.js';
+import { staleJwksLog } from './jwks-stale-log.js';
+import type { HelperLogger } from './log.js';
 
 /** Asymmetric JWS algorithms a host token may use. HMAC and `none` are never accepted. */
 export const HOST_ALGORITHMS = [
@@ -83,7 +85,9 @@ export interface HostAuthOptions {
    * set fetched, if it was fetched at most this many seconds ago (0–86 400; default 0: a set older than 10 minutes is
    * not used while its issuer is down, and every request that needs it answers 503). A key the issuer has removed
    * stays usable that long while the issuer is unreachable; a fetch that succeeds replaces the set at once, and a
-   * `kid` the kept set lacks is still 503 (docs/decisions/helper.md#helper-jwks-stale-if-error).
+   * `kid` the kept set lacks is still 503 (docs/decisions/helper.md#helper-jwks-stale-if-error). Logged once when the
+   * kept set starts answering (`tessera.host_auth.jwks.stale`), once if it grows too old while the issuer still fails
+   * (`….stale_expired`), and once when a fetch succeeds again (`….recovered`).
    */
   readonly jwksStaleIfErrorSeconds?: number;
   /**
@@ -378,9 +382,9 @@ function checkExtras(
  * The last JWKS jose loaded, for `jwksStaleIfErrorSeconds`. `loaded` is jose's `jwksCache`: jose writes each set it
  * loads there (`cache.jwks = json`), which notes when, by the helper's clock and by the monotonic one. `recent()` is a
  * resolver over that set while it was loaded at most `seconds` ago by both clocks (a helper clock that stands still or
- * jumps back cannot stretch the window), else undefined (always, with `seconds` 0).
+ * jumps back cannot stretch the window), else undefined (always, with `seconds` 0). `onLoad` is called after each load.
  */
-function staleKeySets(seconds: number, now: () => number) {
+function staleKeySets(seconds: number, now: () => number, onLoad: () => void) {
   let last: { set: JSONWebKeySet; at: number; mono: number; keys?: ReturnType<typeof createLocalJWKSet> } | undefined;
   const loaded = {
     uat: undefined as number | undefined,
@@ -389,10 +393,13 @@ function staleKeySets(seconds: number, now: () => number) {
     },
     set jwks(set: JSONWebKeySet | undefined) {
       last = set && { set, at: now(), mono: performance.now() };
+      onLoad();
     },
   };
   return {
     loaded: loaded as unknown as Record<string, never>,
+    /** How long ago, by the helper's clock, the kept set was loaded; undefined before the first load. */
+    ageMs: () => (last ? now() - last.at : undefined),
     recent() {
       if (!last || seconds === 0) return undefined;
       if (now() - last.at > seconds * 1000 || performance.now() - last.mono > seconds * 1000) return undefined;
@@ -403,7 +410,7 @@ function staleKeySets(seconds: number, now: () => number) {
 }
 
 /** A verifier of host tokens; `verify` resolves the claims or throws a 401/503 HelperHttpError. */
-export function createHostVerifier(options: HostAuthOptions, now: () => number) {
+export function createHostVerifier(options: HostAuthOptions, now: () => number, log: HelperLogger) {
   /**
    * When the JWKS lookup last failed on the issuer's side, by the helper's clock (which tests move) and by the
    * monotonic one: the wait ends when either says it is over, so a helper clock that stands still or jumps back
@@ -421,7 +428,12 @@ export function createHostVerifier(options: HostAuthOptions, now: () => number) 
     const t = now();
     return t >= faultAt.at && t < faultAt.at + JWKS_RETRY_MS && performance.now() < faultAt.mono + JWKS_RETRY_MS;
   };
-  const stale = options.jwksUrl ? staleKeySets(options.jwksStaleIfErrorSeconds ?? 0, now) : undefined;
+  const staleSeconds = options.jwksStaleIfErrorSeconds ?? 0;
+  // What an operator sees of the kept set: when it starts and stops answering, and when the issuer is back.
+  const staleLog = staleJwksLog(log, staleSeconds, now);
+  const stale = options.jwksUrl ? staleKeySets(staleSeconds, now, staleLog.loaded) : undefined;
+  /** The status of the issuer's answer to the fetch in flight (jose makes one at a time), for the log. */
+  let answered: number | undefined;
   const jwks: ReturnType<typeof createRemoteJWKSet> | undefined = options.jwksUrl
     ? createRemoteJWKSet(new URL(options.jwksUrl), {
         timeoutDuration: options.jwksTimeoutMs ?? 5000,
@@ -433,7 +445,11 @@ export function createHostVerifier(options: HostAuthOptions, now: () => number) 
         // A lookup the loaded set answers makes no fetch and goes on (docs/decisions/helper.md#helper-host-jwt).
         [customFetch]: ((url, init) => {
           if (waiting()) return Promise.reject(new JwksRetryLater());
-          return boundedJwksFetch(url, init);
+          answered = undefined;
+          return boundedJwksFetch(url, init).then((response) => {
+            answered = response.status;
+            return response;
+          });
         }) satisfies FetchImplementation,
       })
     : undefined;
@@ -451,6 +467,7 @@ export function createHostVerifier(options: HostAuthOptions, now: () => number) 
             if (!(err instanceof JwksRetryLater) && !sourceFaults.has(err)) {
               faultAt = { at: now(), mono: performance.now() };
               failedInARow++;
+              staleLog.failed(err, answered);
             }
             sourceFaults.add(err);
             // The issuer failed: the last good set, if it is recent enough, answers instead; a `kid` it lacks, or a
@@ -459,10 +476,14 @@ export function createHostVerifier(options: HostAuthOptions, now: () => number) 
             const kept = stale!.recent();
             if (kept) {
               try {
-                return await kept(header, token);
+                const found = await kept(header, token);
+                staleLog.served(stale!.ageMs() ?? 0);
+                return found;
               } catch (keptErr) {
                 if (!(keptErr instanceof errors.JWKSNoMatchingKey) && !keySourceFault(keptErr)) throw keptErr;
               }
+            } else {
+              staleLog.tooOld(stale!.ageMs() ?? 0);
             }
           }
           throw err;

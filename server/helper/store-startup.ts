@@ -1,3 +1,4 @@
+import { rootCode } from '../common/logged-error.js';
 import type { HelperLogger } from './log.js';
 import { RedisStore } from './redis-store.js';
 import { MemoryStore, type TesseraStore } from './store.js';
@@ -41,16 +42,6 @@ function settled(store: RedisStore, boundMs: number): Promise<void> {
     // store itself would (its failure comes as an `error` event too).
     if (client.status === 'wait') client.connect().catch(() => undefined);
   });
-}
-
-/** The code of the innermost error that has one (`ECONNREFUSED`, a driver's own), for the log line. */
-function rootCode(err: unknown): string | undefined {
-  let code: string | undefined;
-  for (let e = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
-    const own = (e as { code?: unknown }).code;
-    if (typeof own === 'string') code = own;
-  }
-  return code;
 }
 
 /** The message of the innermost error (the driver's or the connection's, e.g. `WRONGPASS …`), for the log line. */

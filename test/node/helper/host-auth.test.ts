@@ -8,8 +8,14 @@ import { exportJWK, generateKeyPair, SignJWT, UnsecuredJWT } from 'jose';
 import { HelperHttpError } from '../../../server/helper/errors.js';
 import { createHostVerifier, type HostAuthOptions } from '../../../server/helper/host-auth.js';
 import { JWKS_MAX_BYTES, JWKS_RETRY_MS, JwksTooLarge } from '../../../server/helper/jwks-fetch.js';
+import type { HelperLogger } from '../../../server/helper/log.js';
 import { VirtualClock } from '../../../server/sandbox/clock.js';
-import { type Issuer, startIssuer } from './support.js';
+import { startSandbox } from '../../../server/sandbox/index.js';
+import { call } from '../../support/http.js';
+import { captureLogger, type Issuer, sandboxHelperOptions, startHelper, startIssuer } from './support.js';
+
+/** For the tests that do not read the verifier's log lines. */
+const quiet: HelperLogger = { debug() {}, info() {}, warn() {}, error() {} };
 
 const b64 = (v: unknown) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url');
 
@@ -35,7 +41,7 @@ describe('host JWT verification', () => {
   after(() => issuer.close());
 
   it('accepts a good token from the JWKS and reads sub, entities and instruments, with its other claims', async () => {
-    const verify = createHostVerifier(options, now);
+    const verify = createHostVerifier(options, now, quiet);
     const seconds = Math.floor(now() / 1000);
     const token = await issuer.sign(
       { entities: ['ent_a'], instruments: ['src_a'], sid: 'bound' },
@@ -64,19 +70,19 @@ describe('host JWT verification', () => {
 
   it('accepts a configured key (SPKI PEM) instead of a JWKS', async () => {
     const pem = issuer.publicKey.export({ type: 'spki', format: 'pem' }) as string;
-    const verify = createHostVerifier({ ...options, jwksUrl: undefined, key: pem }, now);
+    const verify = createHostVerifier({ ...options, jwksUrl: undefined, key: pem }, now, quiet);
     assert.equal((await verify(`Bearer ${await issuer.sign()}`)).sub, 'usr_1');
   });
 
   it('answers 401 TESSERA_HOST_AUTH_MISSING without a bearer token', async () => {
-    const verify = createHostVerifier(options, now);
+    const verify = createHostVerifier(options, now, quiet);
     for (const header of [undefined, '', 'Basic dXNlcjpwYXNz', 'Bearer', 'Bearer a b', `Bearer ${'a'.repeat(9000)}`]) {
       await refused(verify(header), 401, 'TESSERA_HOST_AUTH_MISSING');
     }
   });
 
   it('rejects every classic attack with 401 TESSERA_HOST_AUTH_INVALID', async () => {
-    const verify = createHostVerifier(options, now);
+    const verify = createHostVerifier(options, now, quiet);
     const seconds = Math.floor(now() / 1000);
     const claims = { iss: issuer.issuer, aud: issuer.audience, sub: 'usr_1', exp: seconds + 300, entities: ['ent_a'] };
     const none = new UnsecuredJWT(claims).encode();
@@ -113,7 +119,7 @@ describe('host JWT verification', () => {
   });
 
   it('rejects typed tokens that are not host JWTs, crit extensions, nbf and iat in the future', async () => {
-    const verify = createHostVerifier(options, now);
+    const verify = createHostVerifier(options, now, quiet);
     const seconds = Math.floor(now() / 1000);
     const crit = await new SignJWT({ sub: 'usr_1', ext: 1 })
       .setProtectedHeader({ alg: 'ES256', kid: 'host-1', crit: ['ext'], ext: 1 } as never)
@@ -141,7 +147,7 @@ describe('host JWT verification', () => {
   });
 
   it('allows at most the configured clock tolerance, by the helper clock', async () => {
-    const verify = createHostVerifier({ ...options, clockToleranceSeconds: 30 }, now);
+    const verify = createHostVerifier({ ...options, clockToleranceSeconds: 30 }, now, quiet);
     const token = await issuer.sign({}, { exp: Math.floor(now() / 1000) + 10 });
     clock.advance(35);
     assert.equal((await verify(`Bearer ${token}`)).sub, 'usr_1');
@@ -150,7 +156,7 @@ describe('host JWT verification', () => {
   });
 
   it('enforces maxAgeSeconds through iat when configured', async () => {
-    const verify = createHostVerifier({ ...options, maxAgeSeconds: 60 }, now);
+    const verify = createHostVerifier({ ...options, maxAgeSeconds: 60 }, now, quiet);
     const seconds = Math.floor(now() / 1000);
     await refused(
       verify(`Bearer ${await issuer.sign({}, { iat: seconds - 600, exp: seconds + 300 })}`),
@@ -161,12 +167,12 @@ describe('host JWT verification', () => {
   });
 
   it('answers 503 when the JWKS cannot be reached', async () => {
-    const verify = createHostVerifier({ ...options, jwksUrl: 'http://127.0.0.1:9/jwks.json' }, now);
+    const verify = createHostVerifier({ ...options, jwksUrl: 'http://127.0.0.1:9/jwks.json' }, now, quiet);
     await refused(verify(`Bearer ${await issuer.sign()}`), 503, 'TESSERA_HOST_AUTH_UNAVAILABLE');
   });
 
   it('says outcomeKnown: true on the 503 of an unreadable JWKS: nothing was done, the same request may be sent again', async () => {
-    const verify = createHostVerifier({ ...options, jwksUrl: 'http://127.0.0.1:9/jwks.json' }, now);
+    const verify = createHostVerifier({ ...options, jwksUrl: 'http://127.0.0.1:9/jwks.json' }, now, quiet);
     const error = await verify(`Bearer ${await issuer.sign()}`).catch((e: unknown) => e);
     assert.ok(error instanceof HelperHttpError, String(error));
     assert.equal(error.code, 'TESSERA_HOST_AUTH_UNAVAILABLE');
@@ -181,6 +187,7 @@ describe('host JWT verification', () => {
       const verify = createHostVerifier(
         { ...options, jwksUrl: `http://127.0.0.1:${port}/jwks.json`, jwksTimeoutMs: 200 },
         now,
+        quiet,
       );
       const started = performance.now();
       await refused(verify(`Bearer ${await issuer.sign()}`), 503, 'TESSERA_HOST_AUTH_UNAVAILABLE');
@@ -222,6 +229,7 @@ describe('host JWT verification', () => {
           const verify = createHostVerifier(
             { ...options, ...stale, jwksUrl: `http://127.0.0.1:${port}${path}`, jwksTimeoutMs: 300 },
             now,
+            quiet,
           );
           await refused(verify(`Bearer ${token}`), 503, 'TESSERA_HOST_AUTH_UNAVAILABLE').catch((err: Error) => {
             throw new Error(`JWKS at ${path} (${JSON.stringify(stale)}): ${err.message}`);
@@ -249,7 +257,7 @@ describe('host JWT verification', () => {
     await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = jwks.address() as AddressInfo;
-      const verify = createHostVerifier({ ...options, jwksUrl: `http://127.0.0.1:${port}/jwks.json` }, now);
+      const verify = createHostVerifier({ ...options, jwksUrl: `http://127.0.0.1:${port}/jwks.json` }, now, quiet);
       const token = await issuer.sign();
       for (let i = 0; i < 30; i++) {
         const kid = i % 2 ? 'host-1' : `kid-${i}`;
@@ -296,7 +304,7 @@ describe('host JWT verification', () => {
       const { port } = jwks.address() as AddressInfo;
       const jwksUrl = `http://127.0.0.1:${port}/jwks.json`;
       // The first token after a start.
-      let verify = createHostVerifier({ ...options, jwksUrl }, now);
+      let verify = createHostVerifier({ ...options, jwksUrl }, now, quiet);
       const first = await Promise.all([1, 2, 3].map(() => issuer.sign()));
       // Three lookups at once share one failed fetch: one failure, not three.
       await Promise.all(first.map((t) => refused(verify(`Bearer ${t}`), 503, 'TESSERA_HOST_AUTH_UNAVAILABLE')));
@@ -304,7 +312,7 @@ describe('host JWT verification', () => {
       assert.equal((await verify(`Bearer ${await issuer.sign()}`)).sub, 'usr_1', 'the issuer is back: served');
       assert.equal(fetches, 2);
       // A set older than jose's 10 minutes, refreshed by the next request: jose measures its ages on Date.
-      verify = createHostVerifier({ ...options, jwksUrl }, now);
+      verify = createHostVerifier({ ...options, jwksUrl }, now, quiet);
       mock.timers.enable({ apis: ['Date'], now: Date.now() });
       try {
         assert.equal((await verify(`Bearer ${await issuer.sign()}`)).sub, 'usr_1');
@@ -350,9 +358,9 @@ describe('host JWT verification', () => {
     const older = (seconds: number) => mock.timers.tick(seconds * 1000);
     const bearer = async (kid = 'host-1') => `Bearer ${await issuer.sign({}, { header: { kid } })}`;
     try {
-      const lenient = createHostVerifier({ ...options, jwksUrl, jwksStaleIfErrorSeconds: WINDOW }, now);
-      const strict = createHostVerifier({ ...options, jwksUrl }, now);
-      const zero = createHostVerifier({ ...options, jwksUrl, jwksStaleIfErrorSeconds: 0 }, now);
+      const lenient = createHostVerifier({ ...options, jwksUrl, jwksStaleIfErrorSeconds: WINDOW }, now, quiet);
+      const strict = createHostVerifier({ ...options, jwksUrl }, now, quiet);
+      const zero = createHostVerifier({ ...options, jwksUrl, jwksStaleIfErrorSeconds: 0 }, now, quiet);
       for (const verify of [lenient, strict, zero]) assert.equal((await verify(await bearer())).sub, 'usr_1');
       older(11 * 60);
       for (const m of ['500', 'reset', 'html'] as const) {
@@ -387,6 +395,178 @@ describe('host JWT verification', () => {
       assert.equal((await lenient(await bearer())).sub, 'usr_1', 'the issuer stopped: the kept set answers');
     } finally {
       mock.timers.reset();
+      jwks.closeAllConnections();
+      jwks.close();
+    }
+  });
+
+  it('logs a stale JWKS once per outage: a warn when the kept set starts answering, an error when it is too old, an info when a fetch succeeds; codes, never the URL or a body', async () => {
+    // Nothing was logged while the kept set answered: an operator could not see that the dashboard ran on keys the
+    // issuer may have revoked, nor when it stopped.
+    const BODY = 'issuer-body-with-secret-marker';
+    let mode: 'up' | '500' | 'reset' = 'up';
+    const good = await (await fetch(issuer.jwksUrl)).text();
+    const jwks = createServer((req, res) => {
+      if (mode === 'up') res.writeHead(200, { 'content-type': 'application/json' }).end(good);
+      else if (mode === '500') res.writeHead(500, { 'content-type': 'text/plain' }).end(BODY);
+      else req.socket.destroy();
+    });
+    await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
+    const { port } = jwks.address() as AddressInfo;
+    // An issuer that takes a key in its query: the URL is a secret too.
+    const jwksUrl = `http://127.0.0.1:${port}/jwks.json?access_key=query-secret-marker`;
+    const WINDOW = 3600;
+    const { logger, log } = captureLogger();
+    /** The verifier's lines, without pino's own fields. */
+    const lines = () =>
+      log.lines.map(({ level, event, msg, time: _t, pid: _p, hostname: _h, ...fields }) => ({
+        level,
+        event,
+        fields,
+        msg,
+      }));
+    mock.timers.enable({ apis: ['Date'], now: Date.now() });
+    const older = (seconds: number) => mock.timers.tick(seconds * 1000);
+    const tokens: string[] = [];
+    const bearer = async () => {
+      tokens.push(await issuer.sign());
+      return `Bearer ${tokens.at(-1)}`;
+    };
+    try {
+      const verify = createHostVerifier({ ...options, jwksUrl, jwksStaleIfErrorSeconds: WINDOW }, now, logger);
+      assert.equal((await verify(await bearer())).sub, 'usr_1');
+      assert.deepEqual(lines(), [], 'a good fetch says nothing');
+
+      // Outage 1: the issuer answers 500, then resets connections; it is back within the window.
+      older(11 * 60);
+      mode = '500';
+      for (let i = 0; i < 20; i++) assert.equal((await verify(await bearer())).sub, 'usr_1');
+      older(JWKS_RETRY_MS / 1000);
+      mode = 'reset';
+      for (let i = 0; i < 5; i++) assert.equal((await verify(await bearer())).sub, 'usr_1');
+      assert.deepEqual(lines(), [
+        {
+          level: 40,
+          event: 'tessera.host_auth.jwks.stale',
+          fields: { ageSeconds: 11 * 60, staleIfErrorSeconds: WINDOW, code: 'ERR_JOSE_GENERIC', status: 500 },
+          msg: lines()[0]?.msg,
+        },
+      ]);
+      older(JWKS_RETRY_MS / 1000);
+      mode = 'up';
+      assert.equal((await verify(await bearer())).sub, 'usr_1');
+      for (let i = 0; i < 3; i++) assert.equal((await verify(await bearer())).sub, 'usr_1');
+      assert.deepEqual(lines().slice(1), [
+        {
+          level: 30,
+          event: 'tessera.host_auth.jwks.recovered',
+          fields: { staleForSeconds: 2 * (JWKS_RETRY_MS / 1000), expired: false },
+          msg: lines()[1]?.msg,
+        },
+      ]);
+
+      // Outage 2: connections reset for longer than the window.
+      older(11 * 60);
+      mode = 'reset';
+      for (let i = 0; i < 5; i++) assert.equal((await verify(await bearer())).sub, 'usr_1');
+      older(WINDOW - 11 * 60 + 1);
+      for (let i = 0; i < 5; i++) await refused(verify(await bearer()), 503, 'TESSERA_HOST_AUTH_UNAVAILABLE');
+      older(JWKS_RETRY_MS / 1000);
+      for (let i = 0; i < 5; i++) await refused(verify(await bearer()), 503, 'TESSERA_HOST_AUTH_UNAVAILABLE');
+      const second = lines().slice(2);
+      assert.deepEqual(
+        second.map(({ level, event }) => ({ level, event })),
+        [
+          { level: 40, event: 'tessera.host_auth.jwks.stale' },
+          { level: 50, event: 'tessera.host_auth.jwks.stale_expired' },
+        ],
+        'one warn, one error, whatever the number of requests',
+      );
+      // undici reports a connection the server reset as UND_ERR_SOCKET or ECONNRESET, under its `fetch failed`.
+      const code = second[0]!.fields.code;
+      assert.ok(code === 'UND_ERR_SOCKET' || code === 'ECONNRESET', `code ${String(code)}`);
+      assert.deepEqual(second[0]!.fields, { ageSeconds: 11 * 60, staleIfErrorSeconds: WINDOW, code });
+      assert.deepEqual(second[1]!.fields, {
+        ageSeconds: WINDOW + 1,
+        staleIfErrorSeconds: WINDOW,
+        staleForSeconds: WINDOW - 11 * 60 + 1,
+        code,
+      });
+      older(JWKS_RETRY_MS / 1000);
+      mode = 'up';
+      assert.equal((await verify(await bearer())).sub, 'usr_1');
+      assert.deepEqual(
+        lines()
+          .slice(4)
+          .map(({ level, event, fields }) => ({ level, event, fields })),
+        [
+          {
+            level: 30,
+            event: 'tessera.host_auth.jwks.recovered',
+            fields: { staleForSeconds: WINDOW - 11 * 60 + 1 + 2 * (JWKS_RETRY_MS / 1000), expired: true },
+          },
+        ],
+      );
+
+      // No secret and nothing the issuer sent: not the URL (its host, port, path or query), not the body, no token.
+      const text = log.text();
+      for (const secret of [BODY, 'query-secret-marker', 'jwks.json', `:${port}`, '127.0.0.1', ...tokens]) {
+        assert.ok(!text.includes(secret), `the lines hold ${secret}`);
+      }
+      for (const { msg } of lines()) assert.equal(typeof msg, 'string');
+    } finally {
+      mock.timers.reset();
+      jwks.closeAllConnections();
+      jwks.close();
+    }
+  });
+
+  it("writes the stale-JWKS lines through the helper's logger", async () => {
+    // The verifier had no logger: a helper could not have said anything of its JWKS.
+    let up = true;
+    const good = await (await fetch(issuer.jwksUrl)).text();
+    const jwks = createServer((_req, res) => {
+      if (up) res.writeHead(200, { 'content-type': 'application/json' }).end(good);
+      else res.writeHead(503).end();
+    });
+    await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
+    const sb = await startSandbox();
+    const base = sandboxHelperOptions(sb, issuer);
+    const helper = await startHelper({
+      ...base,
+      resolveCharge: () => ({ amount: 100, currency: 'EUR' }),
+      // The issuer's clock, which the tests above moved.
+      now,
+      hostAuth: {
+        ...base.hostAuth,
+        jwksUrl: `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks.json`,
+        jwksStaleIfErrorSeconds: 3600,
+      },
+    });
+    // A user with no entity: verified, then 403 before any provider call.
+    const ask = async () =>
+      (
+        await call(`${helper.url}/entities/ent_fixture_a/payment-instruments`, {
+          headers: { authorization: `Bearer ${await issuer.sign()}` },
+        })
+      ).json.code;
+    const events = () =>
+      helper.log.lines.filter((l) => String(l.event).startsWith('tessera.host_auth.jwks')).map((l) => l.event);
+    mock.timers.enable({ apis: ['Date'], now: Date.now() });
+    try {
+      assert.equal(await ask(), 'TESSERA_HOST_FORBIDDEN');
+      mock.timers.tick(11 * 60_000);
+      up = false;
+      assert.equal(await ask(), 'TESSERA_HOST_FORBIDDEN', 'verified with the kept set');
+      assert.equal(await ask(), 'TESSERA_HOST_FORBIDDEN');
+      mock.timers.tick(JWKS_RETRY_MS);
+      up = true;
+      assert.equal(await ask(), 'TESSERA_HOST_FORBIDDEN');
+      assert.deepEqual(events(), ['tessera.host_auth.jwks.stale', 'tessera.host_auth.jwks.recovered']);
+    } finally {
+      mock.timers.reset();
+      await helper.close();
+      await sb.close();
       jwks.closeAllConnections();
       jwks.close();
     }
@@ -452,7 +632,7 @@ describe('host JWT verification', () => {
         flood(res, count, 64 * 1024 * 1024);
       });
       try {
-        const verify = createHostVerifier({ ...options, jwksUrl: endless.url, jwksTimeoutMs: 10_000 }, now);
+        const verify = createHostVerifier({ ...options, jwksUrl: endless.url, jwksTimeoutMs: 10_000 }, now, quiet);
         const started = performance.now();
         await refused(verify(`Bearer ${await issuer.sign()}`), 503, 'TESSERA_HOST_AUTH_UNAVAILABLE');
         assert.ok(performance.now() - started < 3000, 'refused long before the 10 s timeout');
@@ -473,7 +653,7 @@ describe('host JWT verification', () => {
         flood(res, count, 50 * 1024 * 1024 - 9);
       });
       try {
-        const verify = createHostVerifier({ ...options, jwksUrl: announced.url, jwksTimeoutMs: 10_000 }, now);
+        const verify = createHostVerifier({ ...options, jwksUrl: announced.url, jwksTimeoutMs: 10_000 }, now, quiet);
         const started = performance.now();
         await refused(verify(`Bearer ${await issuer.sign()}`), 503, 'TESSERA_HOST_AUTH_UNAVAILABLE');
         assert.ok(performance.now() - started < 3000, 'refused long before the 10 s timeout');
@@ -492,7 +672,7 @@ describe('host JWT verification', () => {
         count(bomb.length);
       });
       try {
-        const verify = createHostVerifier({ ...options, jwksUrl: compressed.url, jwksTimeoutMs: 10_000 }, now);
+        const verify = createHostVerifier({ ...options, jwksUrl: compressed.url, jwksTimeoutMs: 10_000 }, now, quiet);
         const error = await verify(`Bearer ${await issuer.sign()}`).catch((e: unknown) => e);
         assert.ok(error instanceof HelperHttpError, String(error));
         assert.equal(error.status, 503);
@@ -523,10 +703,10 @@ describe('host JWT verification', () => {
         });
         try {
           const token = `Bearer ${await issuer.sign()}`;
-          assert.equal((await createHostVerifier({ ...options, jwksUrl: server.url }, now)(token)).sub, 'usr_1');
+          assert.equal((await createHostVerifier({ ...options, jwksUrl: server.url }, now, quiet)(token)).sub, 'usr_1');
           size = JWKS_MAX_BYTES + 1;
           await refused(
-            createHostVerifier({ ...options, jwksUrl: server.url }, now)(token),
+            createHostVerifier({ ...options, jwksUrl: server.url }, now, quiet)(token),
             503,
             'TESSERA_HOST_AUTH_UNAVAILABLE',
           );
@@ -543,6 +723,7 @@ describe('host JWT verification', () => {
     const verify = createHostVerifier(
       { ...options, jwksUrl: undefined, key: issuer.publicKey, algorithms: ['ES256', 'ES384', 'ES512'] },
       now,
+      quiet,
     );
     const seconds = Math.floor(now() / 1000);
     for (const [alg, curve] of [
@@ -570,6 +751,7 @@ describe('host JWT verification', () => {
     const verify = createHostVerifier(
       { ...options, algorithms: [...algorithms], jwksUrl: undefined, key: publicKey },
       now,
+      quiet,
     );
     const seconds = Math.floor(now() / 1000);
     const tokenAs = (alg: string) =>
@@ -589,13 +771,13 @@ describe('host JWT verification', () => {
 
   it('refuses a symmetric key at configuration', () => {
     assert.throws(
-      () => createHostVerifier({ ...options, jwksUrl: undefined, key: { kty: 'oct', k: 'c2VjcmV0' } }, now),
+      () => createHostVerifier({ ...options, jwksUrl: undefined, key: { kty: 'oct', k: 'c2VjcmV0' } }, now, quiet),
       /option `hostAuth.key` must be an asymmetric public key/,
     );
   });
 
   it('refuses a token that lives longer than an hour by default (year 3000), or without iat', async () => {
-    const verify = createHostVerifier(options, now);
+    const verify = createHostVerifier(options, now, quiet);
     const seconds = Math.floor(now() / 1000);
     const year3000 = Date.UTC(3000, 0, 1) / 1000;
     const noIat = await new SignJWT({ iss: issuer.issuer, aud: issuer.audience, sub: 'usr_1' })
@@ -621,11 +803,11 @@ describe('host JWT verification', () => {
     const seconds = Math.floor(now() / 1000);
     const day = await issuer.sign({}, { exp: seconds + 86_400 });
     assert.equal(
-      (await createHostVerifier({ ...options, maxLifetimeSeconds: 86_400 }, now)(`Bearer ${day}`)).sub,
+      (await createHostVerifier({ ...options, maxLifetimeSeconds: 86_400 }, now, quiet)(`Bearer ${day}`)).sub,
       'usr_1',
     );
     const fiveMinutes = await issuer.sign({}, { exp: seconds + 300 });
-    const strict = createHostVerifier({ ...options, maxLifetimeSeconds: 120 }, now);
+    const strict = createHostVerifier({ ...options, maxLifetimeSeconds: 120 }, now, quiet);
     await refused(strict(`Bearer ${fiveMinutes}`), 401, 'TESSERA_HOST_AUTH_INVALID', /lifetime/);
   });
 
@@ -675,9 +857,9 @@ describe('host JWT verification', () => {
         const { low, high, publicKey } = await lowAndHigh(alg);
         const base = { ...options, jwksUrl: undefined, key: publicKey, algorithms: [alg] };
         // Without the option both verify: that is what ECDSA (and jose) accept.
-        const lenient = createHostVerifier(base, now);
+        const lenient = createHostVerifier(base, now, quiet);
         assert.equal((await lenient(`Bearer ${high}`)).sub, 'usr_1');
-        const strict = createHostVerifier({ ...base, requireLowS: true }, now);
+        const strict = createHostVerifier({ ...base, requireLowS: true }, now, quiet);
         assert.equal((await strict(`Bearer ${low}`)).sub, 'usr_1');
         await refused(strict(`Bearer ${high}`), 401, 'TESSERA_HOST_AUTH_INVALID', /low-s/);
       });

@@ -64,6 +64,8 @@ export interface Fleet {
   readonly instances: readonly Instance[];
   /** `<pid> <charge id>` for every onCharge call, on any instance (test/node/helper/instance.ts). */
   delivered(): Promise<string[]>;
+  /** `<pid> <charge id> <order reference>` for every onChallenge call, on any instance. */
+  challenged(): Promise<string[]>;
   /** The claim keys in the store (`tessera:*claim`). */
   claims(): Promise<string[]>;
 }
@@ -125,4 +127,39 @@ export async function threeDsReturnOnAnother(fleet: Fleet): Promise<void> {
     [`${instances[1]!.child.pid} ${chargeId}`],
     'onCharge once, from the return',
   );
+}
+
+/**
+ * One 3-D Secure charge sent at once to every instance, three times each, with the same card token: one provider
+ * charge, one onChallenge across the instances, the same 202 for all; the challenge finished through the return on an
+ * instance other than the one that called onChallenge: one onCharge, for the charge onChallenge was told of (issue #15).
+ */
+export async function oneChallengeForConcurrentRequests(fleet: Fleet): Promise<void> {
+  const { sb, instances } = fleet;
+  const token = await cardToken(sb, '4000000000003220');
+  const body = { cardToken: token, orderReference: 'order-3ds', successUrl: '/order/done', failUrl: '/order/failed' };
+  const answers = await Promise.all(Array.from({ length: instances.length * 3 }, (_, i) => pay(fleet, i, body)));
+  for (const a of answers) assert.equal(a.status, 202, a.text);
+  // The same answer, but for the id each request gets.
+  const withoutId = ({ requestId: _id, ...rest }: Record<string, unknown>) => rest;
+  const first = withoutId(answers[0]!.json);
+  for (const { json } of answers) assert.deepEqual(withoutId(json), first, 'every instance answers the same challenge');
+  assert.equal(first.status, 'Pending');
+  assert.equal((await sandboxCharges(sb)).length, 1, 'one provider charge request');
+  const challenged = await fleet.challenged();
+  assert.equal(challenged.length, 1, `one onChallenge across the instances: ${challenged.join(', ')}`);
+  const [pid, challengeId, orderReference] = challenged[0]!.split(' ');
+  assert.match(challengeId ?? '', /^charge_/);
+  assert.equal(orderReference, 'order-3ds');
+  assert.deepEqual(await fleet.delivered(), [], 'no onCharge while the challenge is open');
+  const query = new URL(await answerChallenge(sb, answers[0]!.json.redirectUrl)).search;
+  // The shopper's return reaches an instance that did not call onChallenge.
+  const other = instances.find((instance) => String(instance.child.pid) !== pid)!;
+  const back = await fetch(`${other.url}/charges/3ds-return${query}`, { redirect: 'manual' });
+  assert.equal(back.status, 303);
+  const chargeId = new URL(back.headers.get('location')!, other.url).searchParams.get('chargeId');
+  assert.equal(chargeId, challengeId, 'the charge onChallenge was told of');
+  assert.deepEqual(await fleet.delivered(), [`${other.child.pid} ${chargeId}`], 'onCharge once, from the return');
+  assert.equal((await fleet.challenged()).length, 1, 'onChallenge still once');
+  assert.deepEqual(await claimsLeft(fleet), [], 'every claim given back');
 }

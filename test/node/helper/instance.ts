@@ -3,7 +3,8 @@
 // TESSERA_SANDBOX_URL, TESSERA_PUBLIC_KEY, TESSERA_SECRET_KEY, and TESSERA_REDIS_URL or TESSERA_REDIS_CLUSTER (the
 // loopback ports of a Redis Cluster's nodes, comma-separated); optionally TESSERA_RATE_LIMITS (JSON, replaces the
 // `rateLimits` below) and TESSERA_TRUST_PROXY (Express's `trust proxy`, a number of hops). Its onCharge pushes
-// `<pid> <charge id>` (and ` <shop>` under `/shops/:shop/payments`) onto the Redis list `test:oncharge`, so a test sees which instance recorded which charge.
+// `<pid> <charge id>` (and ` <shop>` under `/shops/:shop/payments`) onto the Redis list `test:oncharge`, so a test sees which instance recorded which charge;
+// its onChallenge pushes `<pid> <charge id> <order reference>` onto `test:onchallenge` the same way.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
@@ -53,6 +54,10 @@ app.use(
     onCharge: async (charge, { req }) => {
       const shop = req.params.shop === undefined ? '' : ` ${req.params.shop}`;
       await store.client.rpush('test:oncharge', `${process.pid} ${charge.id}${shop}`);
+    },
+    // Awaited by the helper before its 202: once every answer is in, every call is on the list.
+    onChallenge: async (challenge) => {
+      await store.client.rpush('test:onchallenge', `${process.pid} ${challenge.id} ${challenge.orderReference}`);
     },
     rateLimits,
   }),

@@ -6,6 +6,7 @@ import { type Answer, call } from '../../support/http.js';
 import {
   type Fleet,
   type Instance,
+  oneChallengeForConcurrentRequests,
   oneChargeForConcurrentRequests,
   pay as payOn,
   startInstance,
@@ -45,6 +46,7 @@ describe('several helper processes sharing one Redis and one sandbox', () => {
       sb,
       instances,
       delivered: () => admin.lrange('test:oncharge', 0, -1),
+      challenged: () => admin.lrange('test:onchallenge', 0, -1),
       claims: () => admin.keys('tessera:*claim'),
     };
   });
@@ -64,6 +66,9 @@ describe('several helper processes sharing one Redis and one sandbox', () => {
 
   it('finishes a 3-D Secure charge started on one instance through the return on another', () =>
     threeDsReturnOnAnother(fleet));
+
+  it('calls onChallenge once for a 3-D Secure charge sent at once to three instances with one token, all answered the same 202, and onCharge once for its return on another', () =>
+    oneChallengeForConcurrentRequests(fleet));
 
   it('binds a charge to its shop across instances: a 3-D Secure charge of alpha returned through another instance tells alpha, a retry under beta is 409', async () => {
     const shop = (i: number, name: string, body: Record<string, unknown>) =>

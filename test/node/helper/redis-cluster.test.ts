@@ -11,6 +11,7 @@ import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index
 import {
   type Fleet,
   type Instance,
+  oneChallengeForConcurrentRequests,
   oneChargeForConcurrentRequests,
   startInstance,
   stopInstance,
@@ -222,6 +223,7 @@ describe('several helper processes sharing one Redis Cluster and one sandbox', (
       sb,
       instances,
       delivered: () => admin.lrange('test:oncharge', 0, -1),
+      challenged: () => admin.lrange('test:onchallenge', 0, -1),
       // A cluster's keys are spread over its masters: each one is asked.
       claims: async () => (await Promise.all(admin.nodes('master').map((node) => node.keys('tessera:*claim')))).flat(),
     };
@@ -240,4 +242,7 @@ describe('several helper processes sharing one Redis Cluster and one sandbox', (
 
   it('finishes a 3-D Secure charge started on one instance through the return on another', () =>
     threeDsReturnOnAnother(fleet));
+
+  it('calls onChallenge once for a 3-D Secure charge sent at once to three instances with one token, and onCharge once for its return on another', () =>
+    oneChallengeForConcurrentRequests(fleet));
 });

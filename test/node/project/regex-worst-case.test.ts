@@ -133,6 +133,7 @@ const hostVerify = createHostVerifier(
     key: generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ type: 'spki', format: 'pem' }) as string,
   },
   Date.now,
+  { debug() {}, info() {}, warn() {}, error() {} },
 );
 
 /** Just what `mountUrl` reads of a request. */
