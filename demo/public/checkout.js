@@ -196,7 +196,7 @@ window.addEventListener('pageshow', (event) => {
     if (url) notice.querySelector('[data-continue]')?.replaceChildren(continueLink(url), ' ');
     countDown(notice);
   } else if (refusedAt === String(attempts)) {
-    // Reloaded for a 409 with no outcome recorded since: the hold the provider answered is not the shop's to know.
+    // Reloaded for a 409 with no outcome recorded since: the provider holds the order for a charge the shop never heard of.
     sayHeld(url);
   }
 });
