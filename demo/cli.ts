@@ -13,6 +13,8 @@ demo site (shop, platform dashboard, sandbox console). Ctrl-C stops everything.
 
 TESSERA_REDIS_URL=redis://… keeps the helper's state in Redis (as several instances would); without it, in memory.
 TESSERA_DEMO_ALLOWED_HOSTS=name,… lets the demo answer those host names too (a proxy's; loopback ones always).
+TESSERA_DEMO_TRUST_PROXY=1 (how many proxies) or =loopback,10.0.0.1 (their addresses) trusts X-Forwarded-* from them,
+  so a request that reached the proxy over HTTPS gets a Secure session cookie; never "true".
 Logs are JSON lines (pino) at LOG_LEVEL, default warn; LOG_LEVEL=info shows every request.`;
 
 function portOf(option: string, value: string | undefined, fallback: number): number | string {
@@ -22,6 +24,13 @@ function portOf(option: string, value: string | undefined, fallback: number): nu
     return `tessera demo: ${option} must be an integer from 0 to 65535, got ${JSON.stringify(value)}`;
   }
   return port;
+}
+
+/** `TESSERA_DEMO_TRUST_PROXY`: a number of proxies, or their addresses comma-separated (startDemo checks them). */
+function trustProxyOf(value: string | undefined): { trustProxy?: number | string[] } {
+  if (value === undefined || value.trim() === '') return {};
+  if (/^\d+$/.test(value.trim())) return { trustProxy: Number(value.trim()) };
+  return { trustProxy: value.split(',').map((a) => a.trim()) };
 }
 
 /** Test cards worth trying, picked from the sandbox's table. */
@@ -73,6 +82,7 @@ export async function runDemoCommand(args: string[]): Promise<number> {
       host: values.host,
       logger: pino({ name: 'tessera-demo', level: process.env.LOG_LEVEL || 'warn' }),
       ...(process.env.TESSERA_REDIS_URL ? { redisUrl: process.env.TESSERA_REDIS_URL } : {}),
+      ...trustProxyOf(process.env.TESSERA_DEMO_TRUST_PROXY),
       ...(process.env.TESSERA_DEMO_ALLOWED_HOSTS
         ? {
             allowedHosts: process.env.TESSERA_DEMO_ALLOWED_HOSTS.split(',')

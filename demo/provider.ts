@@ -16,8 +16,13 @@ export function recordCharge(state: ShopState, now: () => number) {
     const order = state.order(charge.trackId ?? charge.orderReference);
     if (!order) return;
     if (!order.attempts.some((a) => a.id === charge.id)) order.attempts.push({ id: charge.id, atMs: now() });
-    // The challenge the shopper left open (if any) has ended: this is its outcome, or another card paid after it lapsed.
-    order.challengeStartedMs = undefined;
+    // The challenge the shopper left open has ended when this is its outcome. The late outcome of an older one (it
+    // lapsed, another started, then its bank page was answered) leaves the open one open: the provider still holds
+    // the order for it. An approved charge pays the order, which ends any notice (challengeLeftMs).
+    if (charge.id === order.challengeId) {
+      order.challengeStartedMs = undefined;
+      order.challengeId = undefined;
+    }
     if (charge.approved && !order.paidBy) order.paidBy = charge.id;
   };
 }
@@ -26,12 +31,17 @@ export function recordCharge(state: ShopState, now: () => number) {
  * The shop's `onChallenge`: the helper calls it on this server once per 3-D Secure challenge, before the shopper's
  * 202. The order notes when the challenge started (the provider's `created`, on the sandbox clock): while it is open
  * the provider refuses any other charge of the order, and the checkout says so (docs/decisions/demo.md#demo-capture).
- * An outcome recorded by {@link recordCharge} clears it.
+ * Its own outcome, recorded by {@link recordCharge}, clears it (matched by the charge id).
  */
 export function recordChallenge(state: ShopState) {
   return (challenge: ChallengeEvent): void => {
     const order = state.order(challenge.trackId ?? challenge.orderReference);
     const startedMs = Date.parse(challenge.startedAt);
-    if (order && !order.paidBy && Number.isFinite(startedMs)) order.challengeStartedMs = startedMs;
+    // Its outcome already recorded (an onChallenge that outlasted the helper's wait and ran after the onCharge): over.
+    if (!order || order.paidBy || !Number.isFinite(startedMs) || order.attempts.some((a) => a.id === challenge.id)) {
+      return;
+    }
+    order.challengeStartedMs = startedMs;
+    order.challengeId = challenge.id;
   };
 }

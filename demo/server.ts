@@ -53,6 +53,14 @@ export interface DemoOptions {
    * (comma-separated).
    */
   readonly allowedHosts?: readonly string[];
+  /**
+   * Express's `trust proxy`, for a proxy of yours in front of the demo: the number of proxies, or their addresses or
+   * subnets (`["loopback"]`, `["10.0.0.1"]`); never `true`, which would let any client choose its own address and
+   * scheme. Only then does a request that reached the proxy over HTTPS (`X-Forwarded-Proto: https` from a trusted
+   * address) count as `req.secure`, and get a `Secure` session cookie (docs/decisions/demo.md#demo-sessions). Default:
+   * none trusted. The CLI takes it from `TESSERA_DEMO_TRUST_PROXY` (a number, or comma-separated addresses).
+   */
+  readonly trustProxy?: number | readonly string[];
 }
 
 export interface RunningDemo {
@@ -86,6 +94,24 @@ function checkOptions(options: DemoOptions): void {
     throw new TypeError(
       `startDemo: option \`host\` must be a loopback address (the embedded sandbox serves plain HTTP), got ${JSON.stringify(options.host)}`,
     );
+  }
+  const trust = options.trustProxy;
+  if (trust !== undefined) {
+    const listed = Array.isArray(trust) && trust.length > 0 && trust.every((a) => typeof a === 'string' && a !== '');
+    let bad = !(listed || (Number.isInteger(trust) && (trust as number) >= 0));
+    // Express compiles the addresses when the setting is made, and throws for one it cannot read.
+    if (!bad && listed) {
+      try {
+        express().set('trust proxy', [...(trust as readonly string[])]);
+      } catch {
+        bad = true;
+      }
+    }
+    if (bad) {
+      throw new TypeError(
+        `startDemo: option \`trustProxy\` must be the number of proxies in front of the demo or a non-empty array of their addresses or subnets (such as ["loopback"]), never true; got ${JSON.stringify(trust)}`,
+      );
+    }
   }
   const logger = options.logger as unknown as Record<string, unknown> | undefined;
   if (logger !== undefined && !['debug', 'info', 'warn', 'error'].every((m) => typeof logger?.[m] === 'function')) {
@@ -196,6 +222,11 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
 
   const app = express();
   app.disable('x-powered-by');
+  // `req.secure` (and so the session cookie's `Secure` flag, and the helper's return URLs' scheme) follows
+  // X-Forwarded-Proto only from the proxies the developer names (docs/decisions/demo.md#demo-sessions).
+  if (options.trustProxy !== undefined) {
+    app.set('trust proxy', typeof options.trustProxy === 'number' ? options.trustProxy : [...options.trustProxy]);
+  }
   app.use((req, res, next) => {
     const start = performance.now();
     res.on('finish', () =>

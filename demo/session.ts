@@ -2,7 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { HostBindingContext, HostTokenClaims } from '../server/helper/index.js';
 
-/** The demo's session cookie: an opaque id the server issued, HttpOnly, SameSite=Lax. */
+/** The demo's session cookie: an opaque id the server issued, HttpOnly, SameSite=Lax, and Secure over HTTPS. */
 export const SESSION_COOKIE = 'tessera_demo';
 /** 16 random bytes, then the first 16 bytes of their HMAC-SHA-256 under the process's key, both base64url. */
 const ID = /^([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{22})$/;
@@ -24,7 +24,8 @@ export interface DemoSessionsOptions {
  * - an id is issued only when something is stored under it ({@link DemoSessions.ensure}: the cart, a sign-in), never
  *   on an answer that stores nothing, which a shared cache could keep and give to every visitor;
  * - signing in issues a new id ({@link DemoSessions.signIn}), so an id planted or seen before sign-in never
- *   names the signed-in session.
+ *   names the signed-in session;
+ * - the cookie is `Secure` whenever the request came over HTTPS (`req.secure`, which honours `trust proxy`).
  */
 export class DemoSessions {
   readonly #key = randomBytes(32);
@@ -61,7 +62,12 @@ export class DemoSessions {
       .concat(res.getHeader('Set-Cookie') ?? [])
       .map(String)
       .filter((c) => !c.startsWith(`${SESSION_COOKIE}=`));
-    res.setHeader('Set-Cookie', [...others, `${SESSION_COOKIE}=${id}; Path=/; HttpOnly; SameSite=Lax`]);
+    // Secure whenever the request came over HTTPS (`req.secure`: TLS here, or `X-Forwarded-Proto: https` from a proxy
+    // Express's `trust proxy` names): behind HTTPS a cookie without it is sent over any plain-HTTP request to the
+    // domain, where a network attacker reads it. Not on plain HTTP, where the browser would refuse to store it
+    // (loopback aside), as the demo is served (docs/decisions/demo.md#demo-sessions).
+    const secure = req.secure ? '; Secure' : '';
+    res.setHeader('Set-Cookie', [...others, `${SESSION_COOKIE}=${id}; Path=/; HttpOnly; SameSite=Lax${secure}`]);
     this.#ids.set(req, id);
     res.locals.session = id;
   }

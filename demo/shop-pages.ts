@@ -1,5 +1,5 @@
 import type { Charge } from '../server/provider/index.js';
-import { CAPTURE_AFTER_HOURS, PRODUCTS, THREE_DS_FROM } from './catalogue.js';
+import { CAPTURE_AFTER_HOURS, CHALLENGE_LAPSES_AFTER_MS, PRODUCTS, THREE_DS_FROM } from './catalogue.js';
 import { html, money, type Safe } from './html.js';
 import type { Line, Order } from './state.js';
 
@@ -72,12 +72,14 @@ export function checkoutBody(
 ): Safe {
   const threeDs = order.total >= THREE_DS_FROM;
   // A 3-D Secure challenge left open holds the order at the provider: no other card can pay it until it lapses.
-  // checkout.js puts "Continue to your bank" in the slot when this tab knows the bank's page.
+  // checkout.js puts "Continue to your bank" in the slot when this tab knows the bank's page, and keeps the minutes
+  // true without a reload (from data-left-ms). The notice is no live region, so a screen reader is not told every
+  // minute; the page's message (role="alert") says once when another card can be used.
   const minutes = challengeLeftMs === undefined ? 0 : Math.ceil(challengeLeftMs / 60_000);
   const held =
     challengeLeftMs === undefined
       ? ''
-      : html`Your bank is still checking this order’s payment. <span data-continue></span>If you do not confirm it there, you can pay with another card in ${String(minutes)} ${minutes === 1 ? 'minute' : 'minutes'}, when it lapses.`;
+      : html`<p id="challenge-notice" class="message" data-kind="info" data-left-ms="${String(challengeLeftMs)}">Your bank is still checking this order’s payment. <span data-continue></span>If you do not confirm it there, you can pay with another card in <span data-minutes>${String(minutes)} ${minutes === 1 ? 'minute' : 'minutes'}</span>, when it lapses.</p>`;
   return html`<h1>Checkout</h1>
 <div class="checkout">
 <section aria-labelledby="summary-title"><h2 id="summary-title">Order summary</h2>
@@ -85,13 +87,14 @@ ${lineTable(order.lines, order.total, `Order ${order.id}`)}
 ${threeDs ? html`<p>Your bank will ask you to confirm this payment (3-D Secure).</p>` : ''}
 </section>
 <section aria-labelledby="pay-title"><h2 id="pay-title">Payment</h2>
-<form id="pay" class="pay" novalidate data-order="${order.id}" data-charges-url="${helper.chargesUrl}" data-attempts="${String(order.attempts.length)}"${challengeLeftMs === undefined ? '' : html` data-challenge="open"`}>
+<form id="pay" class="pay" novalidate data-order="${order.id}" data-charges-url="${helper.chargesUrl}" data-attempts="${String(order.attempts.length)}" data-challenge-lapses-ms="${String(CHALLENGE_LAPSES_AFTER_MS)}">
 <label for="email">Email for the receipt</label>
 <input id="email" name="email" type="email" autocomplete="email" required value="shopper@example.com">
 <fieldset><legend>Card</legend>
 <tessera-card-form config-url="${helper.configUrl}" hide-name></tessera-card-form>
 </fieldset>
-<div id="pay-message" class="message" role="alert" aria-atomic="true"${challengeLeftMs === undefined ? '' : html` data-kind="info"`}>${held}</div>
+${held}
+<div id="pay-message" class="message" role="alert" aria-atomic="true"></div>
 <button type="submit" class="primary" id="pay-button">Pay ${money(order.total)}</button>
 </form>
 <p class="fineprint">Card details go straight from this page to the payment provider; this shop only ever sees a single-use token.</p>

@@ -33,6 +33,8 @@ export interface Order {
    * recorded: while it is open the provider refuses any other charge of the order (docs/decisions/demo.md#demo-capture).
    */
   challengeStartedMs?: number;
+  /** The provider's charge id of that challenge (`charge_…`): only its own outcome ends it. */
+  challengeId?: string;
 }
 
 /**

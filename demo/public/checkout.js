@@ -13,9 +13,13 @@ const resultUrl = `/orders/${order}`;
 // How many final outcomes the shop has recorded for this order (its onCharge), as the server rendered the page.
 const attempts = Number(form.dataset.attempts ?? '0');
 const challengeKey = `tessera-demo:3ds:${order}`;
+// Set just before the page reloads for a 409 TESSERA_ORDER_ALREADY_CHARGED, read (and removed) by the reloaded page.
+const refusedKey = `tessera-demo:held:${order}`;
+// The shop's own figure for how long a challenge stays open (the provider gives none).
+const lapsesAfterMs = Number(form.dataset.challengeLapsesMs ?? '900000');
 // The server saw a 3-D Secure challenge of this order start and no outcome since, and it has not lapsed: the provider
-// refuses any other card until then, and the page (its #pay-message) says so and when.
-const challengeOpen = form.dataset.challenge === 'open';
+// refuses any other card until then, and this notice says so and in how many minutes (data-left-ms at load).
+const notice = document.getElementById('challenge-notice');
 
 let busy = false;
 
@@ -23,6 +27,15 @@ let busy = false;
 function show(text, kind) {
   message.textContent = text;
   message.dataset.kind = kind;
+}
+
+/** @param {string} url @returns {HTMLAnchorElement} the offer to go on with the bank's check this tab left */
+function continueLink(url) {
+  const link = document.createElement('a');
+  link.href = url;
+  link.className = 'button';
+  link.textContent = 'Continue to your bank';
+  return link;
 }
 
 /** A new card is needed (declined, or the token can no longer be used): empty the card form for the next try. */
@@ -50,7 +63,7 @@ function follow(res, answer) {
   if (res.status === 202 && answer.redirectUrl) {
     show('Taking you to your bank to confirm the payment…', 'info');
     // Kept for this tab only: a shopper who comes back without confirming can go on with the same challenge.
-    sessionStorage.setItem(challengeKey, JSON.stringify({ url: answer.redirectUrl, attempts }));
+    sessionStorage.setItem(challengeKey, JSON.stringify({ url: answer.redirectUrl, attempts, at: Date.now() }));
     location.assign(answer.redirectUrl);
     return true;
   }
@@ -67,6 +80,8 @@ function follow(res, answer) {
     case 'TESSERA_ORDER_ALREADY_CHARGED':
       // A charge of this order holds it at the provider: approved (the checkout then sends the shopper to the
       // result) or a 3-D Secure challenge still open (the checkout then says so, and when another card can be used).
+      // The shop may know of no challenge (its onChallenge failed): the reloaded page is told why it reloaded.
+      sessionStorage.setItem(refusedKey, String(attempts));
       location.reload();
       return true;
     case 'TESSERA_UNKNOWN_ORDER':
@@ -98,18 +113,70 @@ function follow(res, answer) {
 
 /**
  * The bank page of a 3-D Secure challenge this tab left for and did not finish: none once the shop has recorded an
- * outcome since (the challenge passed, failed or lapsed and came back through the helper).
+ * outcome since (the challenge passed, failed or lapsed and came back through the helper), nor once it has lapsed.
  * @returns {string | undefined}
  */
 function unfinishedChallenge() {
   try {
     const left = JSON.parse(sessionStorage.getItem(challengeKey) ?? 'null');
     if (!left || typeof left.url !== 'string' || left.attempts !== attempts) return undefined;
+    if (typeof left.at !== 'number' || !(Date.now() - left.at < lapsesAfterMs)) return undefined;
     const url = new URL(left.url, location.href);
     return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : undefined;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Keeps the notice's "in N minutes" true without a reload, and when the challenge lapses takes the notice away and
+ * says once, in the page's message (role="alert"), that another card can be used now. The minutes change in the
+ * notice, which is no live region: a screen reader is not told every minute. Counted on this browser's clock from the
+ * server's figure at load; a tab in the background has its timers slowed, so it counts again when shown.
+ * @param {HTMLElement} held the server's notice
+ */
+function countDown(held) {
+  const end = Date.now() + Number(held.dataset.leftMs);
+  const minutes = held.querySelector('[data-minutes]');
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let timer;
+  const tick = () => {
+    clearTimeout(timer);
+    if (!held.isConnected) return;
+    const left = end - Date.now();
+    if (!(left > 0)) {
+      held.remove();
+      sessionStorage.removeItem(challengeKey);
+      // A payment on its way says its own outcome.
+      if (!busy)
+        show('Your bank’s check of the earlier payment has lapsed: you can pay with another card now.', 'info');
+      return;
+    }
+    const n = Math.ceil(left / 60_000);
+    const text = `${n} ${n === 1 ? 'minute' : 'minutes'}`;
+    if (minutes && minutes.textContent !== text) minutes.textContent = text;
+    // Again when the next whole minute is up.
+    timer = setTimeout(tick, left - (n - 1) * 60_000);
+  };
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState === 'visible') tick();
+  });
+  tick();
+}
+
+/**
+ * The provider refused the payment because a charge holds the order, and the reloaded page shows no paid order and no
+ * challenge the shop knows of: a challenge whose start the shop never heard (its onChallenge failed) is still open.
+ * @param {string | undefined} url the bank's page, when this tab left for it
+ */
+function sayHeld(url) {
+  const text = 'Your bank is still checking an earlier payment of this order, so another card cannot be used yet.';
+  message.replaceChildren(
+    ...(url
+      ? [`${text} Continue it with your bank, or try again in a few minutes. `, continueLink(url)]
+      : [`${text} Try again in a few minutes.`]),
+  );
+  message.dataset.kind = 'info';
 }
 
 // Back from the bank's page without confirming (the Back button, or the checkout again): the server's notice says the
@@ -121,16 +188,17 @@ window.addEventListener('pageshow', (event) => {
     location.reload();
     return;
   }
-  const url = challengeOpen ? unfinishedChallenge() : undefined;
-  if (!url) {
-    if (!challengeOpen) sessionStorage.removeItem(challengeKey);
-    return;
+  const refusedAt = sessionStorage.getItem(refusedKey);
+  sessionStorage.removeItem(refusedKey);
+  const url = unfinishedChallenge();
+  if (!url) sessionStorage.removeItem(challengeKey);
+  if (notice) {
+    if (url) notice.querySelector('[data-continue]')?.replaceChildren(continueLink(url), ' ');
+    countDown(notice);
+  } else if (refusedAt === String(attempts)) {
+    // Reloaded for a 409 with no outcome recorded since: the provider holds the order for a charge the shop never heard of.
+    sayHeld(url);
   }
-  const link = document.createElement('a');
-  link.href = url;
-  link.className = 'button';
-  link.textContent = 'Continue to your bank';
-  message.querySelector('[data-continue]')?.replaceChildren(link, ' ');
 });
 
 form.addEventListener('submit', async (event) => {

@@ -277,6 +277,70 @@ describe('the demo server over HTTP (no browser)', { timeout: 60_000 }, () => {
     );
   });
 
+  it('marks the session cookie Secure when the request came over HTTPS: X-Forwarded-Proto from a trusted proxy, never from another address', async () => {
+    // The proxy is 127.0.0.1; a client at 127.0.0.2 (loopback too, so the host rule lets it in) is no proxy of ours.
+    const proxied = await startDemo({ port: 0, sandboxPort: 0, trustProxy: ['127.0.0.1'], logger: quiet });
+    try {
+      const { port } = new URL(proxied.url);
+      /** The session cookie a new visitor's first cart post gets (or a sign-in, with `path`), sent from `from`. */
+      const cookieFrom = (
+        from: string,
+        headers: Record<string, string>,
+        path = '/cart',
+        body = 'product=mug&action=add',
+      ) =>
+        new Promise<string>((resolve, reject) => {
+          const req = request(
+            { host: '127.0.0.1', port, path, method: 'POST', localAddress: from, headers: { ...FORM, ...headers } },
+            (res) => {
+              res.resume();
+              const cookies = [res.headers['set-cookie'] ?? []].flat();
+              assert.equal(res.statusCode, 303, `${from} ${path}: ${res.statusCode}`);
+              resolve(cookies.find((c) => c.startsWith('tessera_demo='))!);
+            },
+          );
+          req.on('error', reject).end(body);
+        });
+      const https = { 'x-forwarded-proto': 'https' };
+      const flags = (cookie: string) =>
+        cookie
+          .split(';')
+          .slice(1)
+          .map((a) => a.trim());
+      assert.deepEqual(flags(await cookieFrom('127.0.0.1', https)), ['Path=/', 'HttpOnly', 'SameSite=Lax', 'Secure']);
+      assert.deepEqual(flags(await cookieFrom('127.0.0.1', {})), ['Path=/', 'HttpOnly', 'SameSite=Lax'], 'plain HTTP');
+      assert.deepEqual(
+        flags(await cookieFrom('127.0.0.1', { 'x-forwarded-proto': 'http' })),
+        ['Path=/', 'HttpOnly', 'SameSite=Lax'],
+        'the proxy was reached over plain HTTP',
+      );
+      assert.deepEqual(
+        flags(await cookieFrom('127.0.0.2', https)),
+        ['Path=/', 'HttpOnly', 'SameSite=Lax'],
+        'an untrusted address cannot say HTTPS',
+      );
+      // Every cookie the demo issues: the sign-in's new id too.
+      const signedIn = await cookieFrom('127.0.0.1', https, '/platform/sign-in', 'user=usr_demo_grace');
+      assert.ok(flags(signedIn).includes('Secure'), signedIn);
+    } finally {
+      await proxied.close();
+    }
+    // The default trusts no proxy: X-Forwarded-Proto from anyone is ignored.
+    const res = await fetch(`${demo.url}/cart`, {
+      method: 'POST',
+      headers: { ...FORM, 'x-forwarded-proto': 'https' },
+      body: 'product=mug&action=add',
+      redirect: 'manual',
+    });
+    assert.doesNotMatch(res.headers.get('set-cookie') ?? '', /Secure/i);
+    for (const trustProxy of [true, ['true'], [], ['not an address'], -1, 1.5, 'loopback']) {
+      await assert.rejects(startDemo({ trustProxy: trustProxy as never }), {
+        name: 'TypeError',
+        message: /option `trustProxy` must be the number of proxies .* never true; got /,
+      });
+    }
+  });
+
   it('serves every page with the helper’s strict CSP (nonce scripts, Trusted Types) and the widget with its SRI hash', async () => {
     const cookie = await visitor(demo);
     await call(`${demo.url}/cart`, { method: 'POST', headers: { ...FORM, cookie }, raw: 'product=mug&action=add' });
@@ -829,6 +893,20 @@ describe('tessera demo (the command)', { timeout: 60_000 }, () => {
     }
     assert.match(errors[0]!, /--port \(or PORT\) must be an integer from 0 to 65535, got "70000"/);
     assert.match(errors[1]!, /--sandbox-port .* got "abc"/);
+  });
+
+  it('refuses a TESSERA_DEMO_TRUST_PROXY that is no count and no addresses (such as "true") with exit code 1', async () => {
+    const errors: string[] = [];
+    const original = console.error;
+    console.error = (msg: string) => void errors.push(msg);
+    process.env.TESSERA_DEMO_TRUST_PROXY = 'true';
+    try {
+      assert.equal(await runDemoCommand(['--port', '0', '--sandbox-port', '0']), 1);
+    } finally {
+      console.error = original;
+      delete process.env.TESSERA_DEMO_TRUST_PROXY;
+    }
+    assert.match(errors[0]!, /^tessera demo: startDemo: option `trustProxy` must be .* got \["true"\]$/);
   });
 
   it('prints the shop, dashboard and sandbox URLs and the test cards, then stops cleanly on Ctrl-C', async () => {

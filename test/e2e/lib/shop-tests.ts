@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { Env } from './env.js';
 import { expectApprovedMugAndTiles, expectDeclinedThenApproved } from './expect.js';
-import { checkout, fillCard, payButton, payMessage, result, screenshot } from './shop.js';
+import { challengeNotice, checkout, fillCard, payButton, payMessage, result, screenshot } from './shop.js';
 
 /** A shopper pays a 3-D Secure order (€69) with the 3-D Secure test card and lands on the sandbox's challenge page. */
 async function startChallenge(env: Env) {
@@ -85,7 +85,7 @@ export function shopTests(env: () => Env): void {
     const challenge = page.url();
     await page.goBack();
     await page.waitForURL(`**/checkout/${order}`);
-    await payMessage(page).getByText('Your bank is still checking this order’s payment.').waitFor();
+    await challengeNotice(page).getByText('Your bank is still checking this order’s payment.').waitFor();
     assert.equal(await payButton(page).isEnabled(), true, 'Pay works again, for another card');
     const link = page.getByRole('link', { name: 'Continue to your bank' });
     assert.equal(await link.getAttribute('href'), challenge);
@@ -107,16 +107,17 @@ export function shopTests(env: () => Env): void {
     await page.goBack();
     await page.waitForURL(`**/checkout/${order}`);
     const notice = /Your bank is still checking this order’s payment\./;
-    await payMessage(page).getByText(notice).waitFor();
-    assert.match((await payMessage(page).textContent()) ?? '', /another card in 15 minutes/);
+    await challengeNotice(page).getByText(notice).waitFor();
+    assert.match((await challengeNotice(page).textContent()) ?? '', /another card in 15 minutes/);
     await page.waitForFunction(() => customElements.get('tessera-card-form') !== undefined);
     // The provider keeps the order's trackId for the open challenge: another card is refused (409), and the page
     // says why and stays, where it sent the shopper to the result page and back here with nothing said.
     await fillCard(page, '5555555555554444');
     await payButton(page).click();
     await page.waitForURL(`**/checkout/${order}`);
-    await payMessage(page).getByText(notice).waitFor();
-    const text = (await payMessage(page).textContent()) ?? '';
+    await challengeNotice(page).getByText(notice).waitFor();
+    assert.equal(await payMessage(page).textContent(), '', 'the server’s notice says it; nothing more');
+    const text = (await challengeNotice(page).textContent()) ?? '';
     assert.match(text, /pay with another card in 1[45] minutes, when it lapses/, text);
     const link = page.getByRole('link', { name: 'Continue to your bank' });
     assert.equal(await link.getAttribute('href'), challenge);
@@ -132,10 +133,94 @@ export function shopTests(env: () => Env): void {
     await page.reload();
     await page.waitForFunction(() => customElements.get('tessera-card-form') !== undefined);
     assert.equal(await payMessage(page).textContent(), '', 'nothing left to continue');
+    assert.equal(await challengeNotice(page).count(), 0);
     await fillCard(page, '4000000000003220');
     await payButton(page).click();
     await page.waitForURL(`${env().demo.sandbox.url}/_sandbox/3ds/**`);
     assert.notEqual(page.url(), challenge, 'a new challenge');
+    await page.getByRole('button', { name: 'Pass' }).click();
+    assert.equal((await result(page)).status, 'Authorised');
+  });
+
+  it('the open bank check’s minutes count down without a reload, silently, and the page says once when another card can be used', async () => {
+    const { page, order } = await startChallenge(env());
+    // The browser's clock, under the test's control from here on (the page counts on it; the sandbox's is the server's).
+    await page.clock.install();
+    await page.goBack();
+    await page.waitForURL(`**/checkout/${order}`);
+    const notice = challengeNotice(page);
+    await notice.getByText('another card in 15 minutes').waitFor();
+    // The minutes change in an element no live region holds: a screen reader is not told every minute.
+    const live = '[aria-live], [role="alert"], [role="status"], [role="log"], [role="timer"], [role="marquee"]';
+    assert.equal(
+      await notice.evaluate((el, selector) => el.closest(selector) === null && !el.querySelector(selector), live),
+      true,
+    );
+    await page.clock.runFor('05:00');
+    await notice.getByText('another card in 10 minutes, when it lapses').waitFor();
+    await page.clock.runFor('09:00');
+    await notice.getByText('another card in 1 minute, when it lapses').waitFor();
+    assert.equal(await payMessage(page).textContent(), '', 'nothing announced while it counts');
+    // The challenge lapses (the provider's clock too): the notice goes, the live message says so once.
+    await env().sandbox.advanceClock(16 * 60);
+    await page.clock.runFor('01:00');
+    await payMessage(page).getByText('you can pay with another card now').waitFor();
+    assert.equal(await notice.count(), 0);
+    assert.equal(await payMessage(page).getAttribute('role'), 'alert');
+    assert.equal(
+      await page.getByRole('link', { name: 'Continue to your bank' }).count(),
+      0,
+      'no lapsed challenge offered',
+    );
+    // And it is true: another card pays the order.
+    await page.waitForFunction(() => customElements.get('tessera-card-form') !== undefined);
+    await fillCard(page, '5555555555554444');
+    await payButton(page).click();
+    await page.waitForURL(`${env().demo.sandbox.url}/_sandbox/3ds/**`);
+    await page.getByRole('button', { name: 'Pass' }).click();
+    assert.equal((await result(page)).status, 'Authorised');
+  });
+
+  it('another card while a bank check the shop never heard of is open (its onChallenge failed): the checkout says so and offers the bank again', async () => {
+    const sandbox = env().sandbox;
+    // The helper's read of the new challenge's charge fails (every retry), so onChallenge is not delivered: the
+    // shopper still gets the challenge, and the shop has no record of it.
+    await sandbox.json('/_sandbox/faults', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ method: 'GET', path: '/api2/v2/charges/pay_tok_*', status: 500, count: 10 }),
+    });
+    let started: Awaited<ReturnType<typeof startChallenge>>;
+    try {
+      started = await startChallenge(env());
+    } finally {
+      await sandbox.json('/_sandbox/faults', { method: 'DELETE' });
+    }
+    const { page, order } = started;
+    const failed = env().logs.filter((l) => l.includes('"tessera.on_challenge.failed"'));
+    assert.ok(failed.length > 0, 'the onChallenge delivery failed');
+    const challenge = page.url();
+    await page.goBack();
+    await page.waitForURL(`**/checkout/${order}`);
+    await page.waitForFunction(() => customElements.get('tessera-card-form') !== undefined);
+    assert.equal(await challengeNotice(page).count(), 0, 'the shop knows of no open challenge');
+    // The provider refuses another card (409): the page reloads and says why, where it said nothing.
+    await fillCard(page, '5555555555554444');
+    await payButton(page).click();
+    await payMessage(page).getByText('Your bank is still checking an earlier payment of this order').waitFor();
+    assert.match(
+      (await payMessage(page).textContent()) ?? '',
+      /another card cannot be used yet\. Continue it with your bank, or try again in a few minutes\./,
+    );
+    assert.deepEqual(
+      (await sandbox.chargesFor(order)).map((c) => c.status),
+      ['Pending'],
+      'the second card made no charge',
+    );
+    const link = page.getByRole('link', { name: 'Continue to your bank' });
+    assert.equal(await link.getAttribute('href'), challenge);
+    await link.click();
+    await page.waitForURL(challenge);
     await page.getByRole('button', { name: 'Pass' }).click();
     assert.equal((await result(page)).status, 'Authorised');
   });

@@ -35,6 +35,8 @@ export async function fillCard(page: Page, number: string, expiry = '12/34', cvv
 
 export const payButton = (page: Page) => page.getByRole('button', { name: /^Pay / });
 export const payMessage = (page: Page) => page.locator('#pay-message');
+/** The checkout's notice of a 3-D Secure challenge of the order still open (server-rendered, counted down by the page). */
+export const challengeNotice = (page: Page) => page.locator('#challenge-notice');
 
 /** The result page's facts. */
 export async function result(page: Page): Promise<{ chargeId: string; status: string; card: string }> {
