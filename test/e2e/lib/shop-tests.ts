@@ -207,10 +207,10 @@ export function shopTests(env: () => Env): void {
     // The provider refuses another card (409): the page reloads and says why, where it said nothing.
     await fillCard(page, '5555555555554444');
     await payButton(page).click();
-    await payMessage(page).getByText('Your bank is still checking an earlier payment of this order').waitFor();
+    await payMessage(page).getByText('An earlier payment of this order is still held by the card provider').waitFor();
     assert.match(
       (await payMessage(page).textContent()) ?? '',
-      /another card cannot be used yet\. Continue it with your bank, or try again in a few minutes\./,
+      /your bank may still be checking it, .* If you did not confirm it with your bank, continue it there, or try again in a few minutes\./,
     );
     assert.deepEqual(
       (await sandbox.chargesFor(order)).map((c) => c.status),
@@ -307,6 +307,36 @@ export function shopTests(env: () => Env): void {
       (await env().sandbox.chargesFor(order)).map((c) => c.id),
       [shown.chargeId],
       'paying again made no second charge',
+    );
+  });
+
+  it('another card after a payment the shop could not record (shop fault) is refused without claiming the bank is still checking it', async () => {
+    const console = await env().page();
+    await console.goto(`${env().demo.url}/sandbox`);
+    await console.getByRole('button', { name: /Next payment: charged, but the shop cannot record it/ }).click();
+    await console.waitForURL(/\/sandbox#faults$/);
+
+    const page = await env().page();
+    const order = await checkout(env(), page, ['Tessera mug']);
+    await fillCard(page, '4242424242424242');
+    await payButton(page).click();
+    await payMessage(page)
+      .getByText(/could not record your payment yet/)
+      .waitFor();
+    // The shopper reloads the checkout (the card form is empty again) and types another card: the provider refuses it
+    // (409, the approved charge holds the order's trackId), and the shop has no record of any charge of the order.
+    await page.reload();
+    await page.waitForFunction(() => customElements.get('tessera-card-form') !== undefined);
+    await fillCard(page, '5555555555554444');
+    await payButton(page).click();
+    await payMessage(page).getByText('An earlier payment of this order is still held by the card provider').waitFor();
+    const text = (await payMessage(page).textContent()) ?? '';
+    assert.doesNotMatch(text, /Your bank is still checking/, 'no bank check is open: the first card was approved');
+    assert.match(text, /or it went through and the shop has not recorded it yet/);
+    assert.deepEqual(
+      (await env().sandbox.chargesFor(order)).map((c) => c.status),
+      ['Authorised'],
+      'the second card made no charge',
     );
   });
 
