@@ -14,6 +14,23 @@ async function startChallenge(env: Env) {
   return { page, order };
 }
 
+/**
+ * The sandbox console switches on the fault named by `fault` for the next payment; a shopper then pays a mug with an
+ * approved card and is told `said`.
+ */
+async function payMugAfterFault(env: Env, fault: RegExp, said: RegExp) {
+  const console = await env.page();
+  await console.goto(`${env.demo.url}/sandbox`);
+  await console.getByRole('button', { name: fault }).click();
+  await console.waitForURL(/\/sandbox#faults$/);
+  const page = await env.page();
+  const order = await checkout(env, page, ['Tessera mug']);
+  await fillCard(page, '4242424242424242');
+  await payButton(page).click();
+  await payMessage(page).getByText(said).waitFor();
+  return { page, order };
+}
+
 /** Shop checkouts, each ending on the right page with the right sandbox state. */
 export function shopTests(env: () => Env): void {
   it('buys with an approved card: result page with charge id, status and card; the sandbox holds that charge', async () => {
@@ -311,18 +328,11 @@ export function shopTests(env: () => Env): void {
   });
 
   it('another card after a payment the shop could not record (shop fault) is refused without claiming the bank is still checking it', async () => {
-    const console = await env().page();
-    await console.goto(`${env().demo.url}/sandbox`);
-    await console.getByRole('button', { name: /Next payment: charged, but the shop cannot record it/ }).click();
-    await console.waitForURL(/\/sandbox#faults$/);
-
-    const page = await env().page();
-    const order = await checkout(env(), page, ['Tessera mug']);
-    await fillCard(page, '4242424242424242');
-    await payButton(page).click();
-    await payMessage(page)
-      .getByText(/could not record your payment yet/)
-      .waitFor();
+    const { page, order } = await payMugAfterFault(
+      env(),
+      /Next payment: charged, but the shop cannot record it/,
+      /could not record your payment yet/,
+    );
     // The shopper reloads the checkout (the card form is empty again) and types another card: the provider refuses it
     // (409, the approved charge holds the order's trackId), and the shop has no record of any charge of the order.
     await page.reload();
@@ -341,18 +351,11 @@ export function shopTests(env: () => Env): void {
   });
 
   it('a charge whose answer is lost (fault after the charge) tells the shopper the outcome is unknown; paying again shows the one charge', async () => {
-    const console = await env().page();
-    await console.goto(`${env().demo.url}/sandbox`);
-    await console.getByRole('button', { name: /Next payment: charged, but the answer is lost/ }).click();
-    await console.waitForURL(/\/sandbox#faults$/);
-
-    const page = await env().page();
-    const order = await checkout(env(), page, ['Tessera mug']);
-    await fillCard(page, '4242424242424242');
-    await payButton(page).click();
-    await payMessage(page)
-      .getByText(/could not confirm your payment/)
-      .waitFor();
+    const { page, order } = await payMugAfterFault(
+      env(),
+      /Next payment: charged, but the answer is lost/,
+      /could not confirm your payment/,
+    );
     await payButton(page).click();
     const shown = await result(page);
     assert.equal(shown.status, 'Authorised');
