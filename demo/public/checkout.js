@@ -166,15 +166,21 @@ function countDown(held) {
 
 /**
  * The provider refused the payment because a charge holds the order, and the reloaded page shows no paid order and no
- * challenge the shop knows of: a challenge whose start the shop never heard (its onChallenge failed) is still open.
+ * challenge the shop knows of: a challenge whose start the shop never heard (its onChallenge failed) is still open, or
+ * a charge went through whose outcome the shop never recorded (its onCharge failed, or the answer was lost). The
+ * provider's refusal does not say which, so neither is claimed (docs/decisions/demo.md#demo-capture).
  * @param {string | undefined} url the bank's page, when this tab left for it
  */
 function sayHeld(url) {
-  const text = 'Your bank is still checking an earlier payment of this order, so another card cannot be used yet.';
+  const text =
+    'An earlier payment of this order is still held by the card provider, so another card cannot be used: your bank may still be checking it, or it went through and the shop has not recorded it yet.';
   message.replaceChildren(
     ...(url
-      ? [`${text} Continue it with your bank, or try again in a few minutes. `, continueLink(url)]
-      : [`${text} Try again in a few minutes.`]),
+      ? [
+          `${text} If you did not confirm it with your bank, continue it there, or try again in a few minutes. `,
+          continueLink(url),
+        ]
+      : [`${text} If your bank is still checking it, try again in a few minutes.`]),
   );
   message.dataset.kind = 'info';
 }

@@ -14,6 +14,23 @@ async function startChallenge(env: Env) {
   return { page, order };
 }
 
+/**
+ * The sandbox console switches on the fault named by `fault` for the next payment; a shopper then pays a mug with an
+ * approved card and is told `said`.
+ */
+async function payMugAfterFault(env: Env, fault: RegExp, said: RegExp) {
+  const console = await env.page();
+  await console.goto(`${env.demo.url}/sandbox`);
+  await console.getByRole('button', { name: fault }).click();
+  await console.waitForURL(/\/sandbox#faults$/);
+  const page = await env.page();
+  const order = await checkout(env, page, ['Tessera mug']);
+  await fillCard(page, '4242424242424242');
+  await payButton(page).click();
+  await payMessage(page).getByText(said).waitFor();
+  return { page, order };
+}
+
 /** Shop checkouts, each ending on the right page with the right sandbox state. */
 export function shopTests(env: () => Env): void {
   it('buys with an approved card: result page with charge id, status and card; the sandbox holds that charge', async () => {
@@ -207,10 +224,10 @@ export function shopTests(env: () => Env): void {
     // The provider refuses another card (409): the page reloads and says why, where it said nothing.
     await fillCard(page, '5555555555554444');
     await payButton(page).click();
-    await payMessage(page).getByText('Your bank is still checking an earlier payment of this order').waitFor();
+    await payMessage(page).getByText('An earlier payment of this order is still held by the card provider').waitFor();
     assert.match(
       (await payMessage(page).textContent()) ?? '',
-      /another card cannot be used yet\. Continue it with your bank, or try again in a few minutes\./,
+      /your bank may still be checking it, .* If you did not confirm it with your bank, continue it there, or try again in a few minutes\./,
     );
     assert.deepEqual(
       (await sandbox.chargesFor(order)).map((c) => c.status),
@@ -310,19 +327,35 @@ export function shopTests(env: () => Env): void {
     );
   });
 
-  it('a charge whose answer is lost (fault after the charge) tells the shopper the outcome is unknown; paying again shows the one charge', async () => {
-    const console = await env().page();
-    await console.goto(`${env().demo.url}/sandbox`);
-    await console.getByRole('button', { name: /Next payment: charged, but the answer is lost/ }).click();
-    await console.waitForURL(/\/sandbox#faults$/);
-
-    const page = await env().page();
-    const order = await checkout(env(), page, ['Tessera mug']);
-    await fillCard(page, '4242424242424242');
+  it('another card after a payment the shop could not record (shop fault) is refused without claiming the bank is still checking it', async () => {
+    const { page, order } = await payMugAfterFault(
+      env(),
+      /Next payment: charged, but the shop cannot record it/,
+      /could not record your payment yet/,
+    );
+    // The shopper reloads the checkout (the card form is empty again) and types another card: the provider refuses it
+    // (409, the approved charge holds the order's trackId), and the shop has no record of any charge of the order.
+    await page.reload();
+    await page.waitForFunction(() => customElements.get('tessera-card-form') !== undefined);
+    await fillCard(page, '5555555555554444');
     await payButton(page).click();
-    await payMessage(page)
-      .getByText(/could not confirm your payment/)
-      .waitFor();
+    await payMessage(page).getByText('An earlier payment of this order is still held by the card provider').waitFor();
+    const text = (await payMessage(page).textContent()) ?? '';
+    assert.doesNotMatch(text, /Your bank is still checking/, 'no bank check is open: the first card was approved');
+    assert.match(text, /or it went through and the shop has not recorded it yet/);
+    assert.deepEqual(
+      (await env().sandbox.chargesFor(order)).map((c) => c.status),
+      ['Authorised'],
+      'the second card made no charge',
+    );
+  });
+
+  it('a charge whose answer is lost (fault after the charge) tells the shopper the outcome is unknown; paying again shows the one charge', async () => {
+    const { page, order } = await payMugAfterFault(
+      env(),
+      /Next payment: charged, but the answer is lost/,
+      /could not confirm your payment/,
+    );
     await payButton(page).click();
     const shown = await result(page);
     assert.equal(shown.status, 'Authorised');
