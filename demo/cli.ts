@@ -13,8 +13,8 @@ demo site (shop, platform dashboard, sandbox console). Ctrl-C stops everything.
 
 TESSERA_REDIS_URL=redis://… keeps the helper's state in Redis (as several instances would); without it, in memory.
 TESSERA_DEMO_ALLOWED_HOSTS=name,… lets the demo answer those host names too (a proxy's; loopback ones always).
-TESSERA_DEMO_TRUST_PROXY=1 (how many proxies) or =loopback,10.0.0.1 (their addresses) trusts X-Forwarded-* from them,
-  so a request that reached the proxy over HTTPS gets a Secure session cookie; never "true".
+TESSERA_DEMO_TRUST_PROXY=1 (how many proxies) or =loopback (their addresses; the demo listens on loopback only) trusts
+  X-Forwarded-* from them, so a request that reached the proxy over HTTPS gets a Secure session cookie; never "true".
 Logs are JSON lines (pino) at LOG_LEVEL, default warn; LOG_LEVEL=info shows every request.`;
 
 function portOf(option: string, value: string | undefined, fallback: number): number | string {

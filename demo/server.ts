@@ -54,9 +54,10 @@ export interface DemoOptions {
    */
   readonly allowedHosts?: readonly string[];
   /**
-   * Express's `trust proxy`, for a proxy of yours in front of the demo: the number of proxies, or their addresses or
-   * subnets (`["loopback"]`, `["10.0.0.1"]`); never `true`, which would let any client choose its own address and
-   * scheme. Only then does a request that reached the proxy over HTTPS (`X-Forwarded-Proto: https` from a trusted
+   * Express's `trust proxy`, for a proxy of yours in front of the demo: the number of proxies, or their addresses
+   * (`["loopback"]`, `["127.0.0.1"]`: the demo listens on loopback only, so its proxy runs on the same machine, and
+   * every local process can then send these headers); never `true`, which would let any client choose its own address
+   * and scheme. Only then does a request that reached the proxy over HTTPS (`X-Forwarded-Proto: https` from a trusted
    * address) count as `req.secure`, and get a `Secure` session cookie (docs/decisions/demo.md#demo-sessions). Default:
    * none trusted. The CLI takes it from `TESSERA_DEMO_TRUST_PROXY` (a number, or comma-separated addresses).
    */
