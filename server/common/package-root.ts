@@ -7,7 +7,8 @@ let cached: string | undefined;
 /**
  * The folder of the installed `tessera-pay` package (the repository when run from
  * source, `node_modules/tessera-pay` when installed), found by walking up from this
- * file. Works the same from `server/` through tsx and from `dist/server/`.
+ * file: the first package.json whose `name` is ours (docs/decisions/tooling.md#tooling-package-name).
+ * Works the same from `server/` through tsx and from `dist/server/`.
  */
 export function packageRoot(): string {
   if (cached) return cached;
