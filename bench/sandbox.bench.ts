@@ -95,7 +95,7 @@ async function serve(
   env: Record<string, string> = {},
   nodeArgs: string[] = [],
 ): Promise<Started> {
-  // The built package (npm run bench builds it first): what `npx tessera sandbox` runs, not tsx's transpiled source.
+  // The built package (npm run bench builds it first): what `npx tessera-pay sandbox` runs, not tsx's transpiled source.
   const child = spawn(process.execPath, [...nodeArgs, '--input-type=module', '-e', SERVERS[kind]], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -327,7 +327,7 @@ ${rows}
 Target: sandbox charge throughput at least ${TARGET * 100}% of the baseline: **${(ratio * 100).toFixed(0)}%**, ${ratio >= TARGET ? 'met' : 'missed'}.
 The sandbox runs on \`node:http\` with a router of its own (docs/decisions/sandbox.md#sandbox-http): Express 5 alone, answering
 the fixed JSON and doing nothing else, reaches ${((ceiling.rps / base.rps) * 100).toFixed(0)}% of the baseline here, below the target before any work.
-The sandbox is the built package (\`dist/\`), as \`npx tessera sandbox\` runs it.
+The sandbox is the built package (\`dist/\`), as \`npx tessera-pay sandbox\` runs it.
 
 ### Sandbox router: its own against the \`router\` package (issue #14)
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-// The `tessera` command: a thin launcher for the compiled CLI in dist/.
+// The `tessera-pay` command: a thin launcher for the compiled CLI in dist/.
 import { existsSync } from 'node:fs';
 
 const cli = new URL('../dist/server/cli/main.js', import.meta.url);
 if (!existsSync(cli)) {
-  console.error('tessera: not built yet; run `npm run build` in the package folder first.');
+  console.error('tessera-pay: not built yet; run `npm run build` in the package folder first.');
   process.exit(1);
 }
 const { main } = await import(cli.href);

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { startDemo } from './server.js';
 
-const HELP = `Usage: tessera demo [--port N] [--sandbox-port N] [--host H]
+const HELP = `Usage: tessera-pay demo [--port N] [--sandbox-port N] [--host H]
 
 Runs the demo in one process: the sandbox with the demo platform fixtures, the helper mounted at /api, and the
 demo site (shop, platform dashboard, sandbox console). Ctrl-C stops everything.
@@ -21,7 +21,7 @@ function portOf(option: string, value: string | undefined, fallback: number): nu
   if (value === undefined || value === '') return fallback;
   const port = Number(value);
   if (!/^\d+$/.test(value) || port > 65535) {
-    return `tessera demo: ${option} must be an integer from 0 to 65535, got ${JSON.stringify(value)}`;
+    return `tessera-pay demo: ${option} must be an integer from 0 to 65535, got ${JSON.stringify(value)}`;
   }
   return port;
 }
@@ -41,7 +41,7 @@ const TRY = [
   ['4000000000004954', 'approved, flagged for review'],
 ] as const;
 
-/** `tessera demo`: starts the demo and runs until Ctrl-C (SIGINT) or SIGTERM. */
+/** `tessera-pay demo`: starts the demo and runs until Ctrl-C (SIGINT) or SIGTERM. */
 export async function runDemoCommand(args: string[]): Promise<number> {
   let values: { port?: string; 'sandbox-port'?: string; host?: string; help?: boolean };
   try {
@@ -55,7 +55,7 @@ export async function runDemoCommand(args: string[]): Promise<number> {
       },
     }));
   } catch (error) {
-    console.error(`tessera demo: ${(error as Error).message}\n\n${HELP}`);
+    console.error(`tessera-pay demo: ${(error as Error).message}\n\n${HELP}`);
     return 2;
   }
   if (values.help) {
@@ -95,8 +95,8 @@ export async function runDemoCommand(args: string[]): Promise<number> {
     const e = error as NodeJS.ErrnoException;
     console.error(
       e.code === 'EADDRINUSE'
-        ? `tessera demo: a port is already in use (${e.message}); pick others with --port / --sandbox-port`
-        : `tessera demo: ${e.message}`,
+        ? `tessera-pay demo: a port is already in use (${e.message}); pick others with --port / --sandbox-port`
+        : `tessera-pay demo: ${e.message}`,
     );
     return 1;
   }

@@ -2,16 +2,16 @@
 'use client';
 
 /**
- * `tessera/react`: `<TesseraCardForm>`, the React component of `<tessera-card-form>` (made with `@lit/react`).
+ * `tessera-pay/react`: `<TesseraCardForm>`, the React component of `<tessera-card-form>` (made with `@lit/react`).
  * Properties go to the element as properties, each event of the element has an `on…` prop, and a `ref` is the
  * element itself (for `tokenize()`, `reset()`, `focus()`).
  *
  * Safe to import on the server (Node, no DOM): the element is defined only where there is a `document`, so a
  * server render writes a plain `<tessera-card-form>` tag that the browser upgrades. Needs `react` 19 and
- * `@lit/react` installed beside `tessera` (docs/decisions/widget.md#react-wrapper).
+ * `@lit/react` installed beside `tessera-pay` (docs/decisions/widget.md#react-wrapper).
  *
  * @example
- * import { TesseraCardForm } from 'tessera/react';
+ * import { TesseraCardForm } from 'tessera-pay/react';
  *
  * <TesseraCardForm
  *   publicKey="pk_…"

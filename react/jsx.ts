@@ -1,8 +1,8 @@
 /**
  * JSX typings for `<tessera-card-form>` used directly in React 19 (without the wrapper). React 19 passes a
  * custom element's props as attributes (or properties the element has) and an `on<event-name>` function prop
- * as a listener of `<event-name>`. Importing `tessera/react` anywhere in a project (even `import type {} from
- * 'tessera/react'`) brings these typings in.
+ * as a listener of `<event-name>`. Importing `tessera-pay/react` anywhere in a project (even `import type {} from
+ * 'tessera-pay/react'`) brings these typings in.
  *
  * @example
  * <tessera-card-form public-key="pk_…" token-url="https://…/api2/v2/tokens/card"

@@ -42,10 +42,10 @@ const MOVED = new Map([
 /** @type {Record<string, [title: string, about: string]>} */
 const PARTS = {
   tooling: ['Tooling decisions', 'Build, tests, linting, packaging and CI.'],
-  widget: ['Widget decisions', '`<tessera-card-form>` and `tessera/widget`.'],
-  provider: ['Provider client decisions', 'The clients of `tessera/provider`.'],
-  helper: ['Helper decisions', 'The Express helper, `tessera/server`.'],
-  sandbox: ['Sandbox decisions', 'The local provider, `tessera/sandbox` and `tessera sandbox`.'],
+  widget: ['Widget decisions', '`<tessera-card-form>` and `tessera-pay/widget`.'],
+  provider: ['Provider client decisions', 'The clients of `tessera-pay/provider`.'],
+  helper: ['Helper decisions', 'The Express helper, `tessera-pay/server`.'],
+  sandbox: ['Sandbox decisions', 'The local provider, `tessera-pay/sandbox` and `tessera-pay sandbox`.'],
   demo: ['Demo decisions', 'The demo that `npm start` runs.'],
 };
 

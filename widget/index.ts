@@ -1,5 +1,5 @@
 /**
- * `tessera/widget`: importing this module defines `<tessera-card-form>`.
+ * `tessera-pay/widget`: importing this module defines `<tessera-card-form>`.
  * The script-tag bundle (`dist/widget/tessera-card-form.js`) is built from ./card-form/define.ts,
  * which exports the element and its event classes but not the card logic below.
  */

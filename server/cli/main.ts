@@ -1,6 +1,6 @@
 /**
- * The `tessera` command. Each subcommand lives in its own module and is loaded
- * only when asked for, so `tessera --help` stays instant.
+ * The `tessera-pay` command. Each subcommand lives in its own module and is loaded
+ * only when asked for, so `tessera-pay --help` stays instant.
  */
 
 interface Subcommand {
@@ -18,7 +18,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
       } catch (err) {
         // Express is an optional peer dependency: the widget, the clients and the sandbox do without it.
         if (!missingExpress(err)) throw err;
-        console.error('tessera demo: the demo runs on Express, which is not installed here: npm install express');
+        console.error('tessera-pay demo: the demo runs on Express, which is not installed here: npm install express');
         return 1;
       }
       return demo.runDemoCommand(args);
@@ -44,12 +44,12 @@ export function helpText(): string {
   const width = Math.max(...Object.keys(SUBCOMMANDS).map((n) => n.length));
   const lines = Object.entries(SUBCOMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
   return [
-    'Usage: tessera <command> [options]',
+    'Usage: tessera-pay <command> [options]',
     '',
     'Commands:',
     ...lines,
     '',
-    'Run `tessera <command> --help` for the options of one command.',
+    'Run `tessera-pay <command> --help` for the options of one command.',
   ].join('\n');
 }
 
@@ -62,7 +62,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const command = Object.hasOwn(SUBCOMMANDS, name) ? SUBCOMMANDS[name] : undefined;
   if (!command) {
-    console.error(`tessera: unknown command ${JSON.stringify(name)}\n`);
+    console.error(`tessera-pay: unknown command ${JSON.stringify(name)}\n`);
     console.error(helpText());
     return 2;
   }

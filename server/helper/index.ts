@@ -1,4 +1,4 @@
-/** `tessera/server`: the Express helper a merchant mounts on its own server. */
+/** `tessera-pay/server`: the Express helper a merchant mounts on its own server. */
 
 export { type CurrencyCode, isIso4217 as isCurrencyCode } from '../provider/schemas/currencies.js';
 export { type CspOptions, tesseraCsp } from './csp.js';

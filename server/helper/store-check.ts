@@ -322,7 +322,7 @@ export interface CheckTesseraStoreOptions {
  * that failed. Call it from your own test suite, once per release of your store.
  *
  * @example
- * import { checkTesseraStore } from 'tessera/server';
+ * import { checkTesseraStore } from 'tessera-pay/server';
  * test('our DynamoStore is a TesseraStore', () => checkTesseraStore(new DynamoStore({ table: 'tessera-test' })));
  */
 export async function checkTesseraStore(

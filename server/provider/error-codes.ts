@@ -1,5 +1,5 @@
 /**
- * Every `code` an error of `tessera/provider` carries, the error class that carries it, the HTTP statuses it
+ * Every `code` an error of `tessera-pay/provider` carries, the error class that carries it, the HTTP statuses it
  * stands for and what it means: one catalogue, from which the type {@link ProviderErrorCode} and the error table
  * of the docs are made (`npm run docs:errors`).
  */

@@ -1,7 +1,7 @@
 import type { ProviderErrorCode } from './error-codes.js';
 
 /**
- * The error hierarchy of `tessera/provider` (after jose's `util/errors.ts`): every error has a stable `code`
+ * The error hierarchy of `tessera-pay/provider` (after jose's `util/errors.ts`): every error has a stable `code`
  * safe to branch on, `name` equal to its class name, and a short message that never holds a secret, a card
  * number or a token. Wrong use of the API (bad options, a missing credential) throws a plain `TypeError`.
  *

@@ -1,4 +1,4 @@
-/** `tessera/provider`: typed clients of the provider's legacy card API and Account Services API. */
+/** `tessera-pay/provider`: typed clients of the provider's legacy card API and Account Services API. */
 export type { AccountUpdater } from './accounts/account-updater.js';
 export { type AccountsClient, type AccountsClientOptions, createAccountsClient } from './accounts/client.js';
 export type { Entities, EntityCallOptions } from './accounts/entities.js';

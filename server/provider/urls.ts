@@ -4,11 +4,11 @@ import { optionError, show } from '../common/options.js';
 /**
  * Base URLs of the provider (account-services-api.md "Addresses"; DESIGN.md "base URLs"). Each is a template
  * in which `{prefix}` stands for {@link clientPrefix} of the client id, e.g.
- * `https://{prefix}.api.example.com`. The defaults point at a local sandbox (`npx tessera sandbox`), which
+ * `https://{prefix}.api.example.com`. The defaults point at a local sandbox (`npx tessera-pay sandbox`), which
  * serves every API and the access host on one port.
  */
 
-/** Where `npx tessera sandbox` listens by default. */
+/** Where `npx tessera-pay sandbox` listens by default. */
 export const DEFAULT_SANDBOX_URL = 'http://127.0.0.1:4010';
 
 /**

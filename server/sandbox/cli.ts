@@ -8,7 +8,7 @@ import { controlHostProblem, MAX_CONTROL_HOSTS } from './core/control-hosts.js';
 import { legacyPaths } from './legacy/paths.js';
 import { MAX_STORE_LIMIT, type RunningSandbox, startSandbox } from './start.js';
 
-const HELP = `Usage: tessera sandbox [options]
+const HELP = `Usage: tessera-pay sandbox [options]
 
 Runs the local provider: the legacy card API and every other API of the provider on one port.
 
@@ -202,14 +202,14 @@ export function banner(sb: RunningSandbox): string {
   return lines.join('\n');
 }
 
-/** `tessera sandbox`: starts the sandbox and runs until Ctrl-C or SIGTERM, then closes cleanly. */
+/** `tessera-pay sandbox`: starts the sandbox and runs until Ctrl-C or SIGTERM, then closes cleanly. */
 export async function runSandboxCommand(args: string[]): Promise<number> {
   let parsed: Parsed | 'help';
   try {
     parsed = parseSandboxArgs(args);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    console.error(`tessera sandbox: ${e.message}\n\n${HELP}`);
+    console.error(`tessera-pay sandbox: ${e.message}\n\n${HELP}`);
     return 2;
   }
   if (parsed === 'help') {
@@ -222,15 +222,15 @@ export async function runSandboxCommand(args: string[]): Promise<number> {
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     if (err.code === 'EADDRINUSE') {
-      console.error(`tessera sandbox: port ${parsed.port} is in use; pick another with --port`);
+      console.error(`tessera-pay sandbox: port ${parsed.port} is in use; pick another with --port`);
       return 1;
     }
     if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND' || err.code === 'EACCES') {
-      console.error(`tessera sandbox: cannot listen on ${parsed.host}:${parsed.port} (${err.code})`);
+      console.error(`tessera-pay sandbox: cannot listen on ${parsed.host}:${parsed.port} (${err.code})`);
       return 2;
     }
     // Refusals of the options themselves (non-loopback without TLS, bad fixtures, a bad certificate).
-    console.error(err.message.startsWith('tessera sandbox:') ? err.message : `tessera sandbox: ${err.message}`);
+    console.error(err.message.startsWith('tessera-pay sandbox:') ? err.message : `tessera-pay sandbox: ${err.message}`);
     return 2;
   }
   // Listen for signals before printing: whoever reads the banner may signal at once.
@@ -238,7 +238,7 @@ export async function runSandboxCommand(args: string[]): Promise<number> {
     let stopping = false;
     const stop = (signal: NodeJS.Signals) => {
       if (stopping) {
-        console.error(`tessera sandbox: ${signal} again, exiting at once`);
+        console.error(`tessera-pay sandbox: ${signal} again, exiting at once`);
         process.exit(130);
       }
       stopping = true;

@@ -57,14 +57,14 @@ export function checkCredentials(
   for (const k of Object.keys(ENV_NAMES) as (keyof SandboxCredentials)[]) {
     const v: unknown = creds[k];
     if (typeof v !== 'string' || !/^[\x21-\x7e]{8,200}$/.test(v)) {
-      throw new TypeError(`tessera sandbox: ${name(k)} must be 8 to 200 printable ASCII characters without spaces`);
+      throw new TypeError(`tessera-pay sandbox: ${name(k)} must be 8 to 200 printable ASCII characters without spaces`);
     }
   }
   if (!CLIENT_ID.test(creds.clientId)) {
-    throw new TypeError(`tessera sandbox: ${name('clientId')} must be cli_ followed by 8 to 196 letters or digits`);
+    throw new TypeError(`tessera-pay sandbox: ${name('clientId')} must be cli_ followed by 8 to 196 letters or digits`);
   }
   if (creds.publicKey === creds.secretKey) {
-    throw new TypeError(`tessera sandbox: ${name('secretKey')} must differ from ${name('publicKey')}`);
+    throw new TypeError(`tessera-pay sandbox: ${name('secretKey')} must differ from ${name('publicKey')}`);
   }
   return creds;
 }

@@ -1,4 +1,4 @@
-/** `tessera/sandbox`: a faithful, stateful local copy of the provider. */
+/** `tessera-pay/sandbox`: a faithful, stateful local copy of the provider. */
 
 export { clientPrefix } from '../provider/urls.js';
 export type { AccountsFixtures } from './accounts/fixtures-schema.js';

@@ -34,13 +34,13 @@ export interface SandboxOptions {
   readonly limits?: StoreLimits;
   /**
    * Host names besides IP addresses, `localhost` and `*.localhost` by which the sandbox controls (`/_sandbox/…`)
-   * answer (`["sandbox.internal"]`); any other `Host` is 421 there (DNS rebinding; `tessera sandbox --control-host`).
+   * answer (`["sandbox.internal"]`); any other `Host` is 421 there (DNS rebinding; `tessera-pay sandbox --control-host`).
    */
   readonly controlHosts?: readonly string[];
 }
 
 const pem = z.union([z.string(), z.instanceof(Buffer)], { error: 'must be PEM text or a Buffer' });
-/** The largest cap `limits` (and `tessera sandbox --max-…`) takes on any store. */
+/** The largest cap `limits` (and `tessera-pay sandbox --max-…`) takes on any store. */
 export const MAX_STORE_LIMIT = 100_000_000;
 const limit = integerOption(1, MAX_STORE_LIMIT).optional();
 
@@ -105,10 +105,12 @@ function loadFixtures(fixtures: SandboxOptions['fixtures']): Record<string, unkn
   try {
     parsed = JSON.parse(readFileSync(fixtures, 'utf8'));
   } catch (cause) {
-    throw new Error(`tessera sandbox: cannot read fixtures from ${fixtures}: ${(cause as Error).message}`, { cause });
+    throw new Error(`tessera-pay sandbox: cannot read fixtures from ${fixtures}: ${(cause as Error).message}`, {
+      cause,
+    });
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new Error(`tessera sandbox: fixtures file ${fixtures} must hold a JSON object`);
+    throw new Error(`tessera-pay sandbox: fixtures file ${fixtures} must hold a JSON object`);
   }
   return parsed as Record<string, unknown>;
 }
@@ -140,7 +142,7 @@ export async function startSandbox(given: SandboxOptions = {}): Promise<RunningS
   const host = options.host ?? '127.0.0.1';
   if (!isLoopbackHost(host) && !options.tls) {
     throw new Error(
-      `tessera sandbox: refusing to bind ${JSON.stringify(host)} without TLS; pass a certificate (--tls-cert/--tls-key) or bind a loopback address`,
+      `tessera-pay sandbox: refusing to bind ${JSON.stringify(host)} without TLS; pass a certificate (--tls-cert/--tls-key) or bind a loopback address`,
     );
   }
   const { app, context } = withFixturesFile(options.fixtures, () =>

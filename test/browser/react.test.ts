@@ -1,4 +1,4 @@
-// tessera/react in a real React 19 tree, paying against the real sandbox. Written with createElement (no JSX
+// tessera-pay/react in a real React 19 tree, paying against the real sandbox. Written with createElement (no JSX
 // build step). The wrapper is the only module of ours this file runs, so it is what defines the element.
 
 import { expect } from '@open-wc/testing';
@@ -103,7 +103,7 @@ async function mount(props: Partial<React.ComponentProps<typeof TesseraCardForm>
   return { el, ref, received, render, next };
 }
 
-describe('tessera/react <TesseraCardForm>', () => {
+describe('tessera-pay/react <TesseraCardForm>', () => {
   afterEach(async () => {
     ReactDOM.flushSync(() => root?.unmount());
     host?.remove();
@@ -225,7 +225,7 @@ describe('tessera/react <TesseraCardForm>', () => {
     }
   });
 
-  it('hydrates the server render of tessera/react (the plain tag) and pays', async () => {
+  it('hydrates the server render of tessera-pay/react (the plain tag) and pays', async () => {
     const { publicKey, tokenUrl } = await sandbox();
     // What renderToString writes on the server for this tree (test/node/react/ssr.test.ts proves the tag).
     host = document.createElement('div');
@@ -296,7 +296,7 @@ describe('tessera/react <TesseraCardForm>', () => {
   });
 });
 
-describe('tessera/react <TesseraCardForm> as an app uses it', () => {
+describe('tessera-pay/react <TesseraCardForm> as an app uses it', () => {
   let roots: ReactDOMClient.Root[] = [];
   const hosts: HTMLElement[] = [];
   afterEach(async () => {

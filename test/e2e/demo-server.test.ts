@@ -879,7 +879,7 @@ describe('startDemo options', () => {
   });
 });
 
-describe('tessera demo (the command)', { timeout: 60_000 }, () => {
+describe('tessera-pay demo (the command)', { timeout: 60_000 }, () => {
   it('refuses bad ports with exit code 2', async () => {
     const errors: string[] = [];
     const original = console.error;

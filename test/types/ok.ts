@@ -1,6 +1,6 @@
 /**
  * Consumer type test (compiled by `npm run check` and by test/node/provider/types.test.ts): code a user of
- * `tessera/provider` writes. It must compile; it is never run.
+ * `tessera-pay/provider` writes. It must compile; it is never run.
  */
 import {
   type AccountsClient,

@@ -1,5 +1,5 @@
 /**
- * Consumer type test of `tessera/react` (compiled by `npm run check`; never run): the wrapper's props, event
+ * Consumer type test of `tessera-pay/react` (compiled by `npm run check`; never run): the wrapper's props, event
  * props and ref, and `<tessera-card-form>` used directly in JSX. Each `@ts-expect-error` is misuse that must
  * not compile; test/node/project/consumer.test.ts checks the same against the packed package.
  */

@@ -1,5 +1,5 @@
 /**
- * Locale loading for `tessera/widget` (the unbundled module that bundlers use):
+ * Locale loading for `tessera-pay/widget` (the unbundled module that bundlers use):
  * each locale is a module of its own, imported on demand, so a bundler splits
  * it into a chunk and a page downloads only the locale it shows.
  *

@@ -9,7 +9,7 @@ import { type AccountsStore, accountCaps } from './store.js';
 
 class FixtureError extends Error {
   constructor(path: string, message: string) {
-    super(`tessera sandbox: invalid fixtures at accounts.${path}: ${message}`);
+    super(`tessera-pay sandbox: invalid fixtures at accounts.${path}: ${message}`);
     this.name = 'FixtureError';
   }
 }

@@ -62,7 +62,7 @@ export function mountArea(area: SandboxArea, ctx: { faults: FaultTable }): AreaH
       area.renderError(toSandboxError(err), req, res);
     } catch (e) {
       // Rendering itself failed: still answer, never leave the connection hanging.
-      console.error('[tessera sandbox] could not render an error:', e);
+      console.error('[tessera-pay sandbox] could not render an error:', e);
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
       res.end('{"errorCode":"internal_error","message":"internal error in the sandbox"}');
     }
@@ -135,6 +135,6 @@ export function toSandboxError(err: unknown): SandboxError {
   if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
     return new SandboxError(e.status, 'bad_request', e.message ?? 'bad request');
   }
-  console.error('[tessera sandbox] unexpected error:', err);
+  console.error('[tessera-pay sandbox] unexpected error:', err);
   return new SandboxError(500, 'internal_error', 'internal error in the sandbox');
 }

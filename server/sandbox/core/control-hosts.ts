@@ -78,7 +78,7 @@ export function controlHostRule(
     return new SandboxError(
       421,
       'control_host_refused',
-      `the sandbox controls answer only at an IP address, localhost or a name given in controlHosts (tessera sandbox --control-host), not at ${shown}`,
+      `the sandbox controls answer only at an IP address, localhost or a name given in controlHosts (tessera-pay sandbox --control-host), not at ${shown}`,
       { field: 'Host' },
     );
   };

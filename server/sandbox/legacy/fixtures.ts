@@ -33,12 +33,12 @@ export function loadLegacyFixtures(fixtures: Readonly<Record<string, unknown>>, 
   if (!result.success) {
     const issue = result.error.issues[0]!;
     const at = ['legacy', ...issue.path.map(String)].join('.');
-    throw new Error(`tessera sandbox: invalid fixtures at ${at}: ${issue.message}`);
+    throw new Error(`tessera-pay sandbox: invalid fixtures at ${at}: ${issue.message}`);
   }
   for (const c of result.data.customers) {
     const key = c.email.toLowerCase();
     if (store.customers.has(c.id) || store.customersByEmail.has(key)) {
-      throw new Error(`tessera sandbox: invalid fixtures at legacy.customers: ${c.id} or ${c.email} appears twice`);
+      throw new Error(`tessera-pay sandbox: invalid fixtures at legacy.customers: ${c.id} or ${c.email} appears twice`);
     }
     store.customers.set(c.id, { id: c.id, email: c.email, name: c.name ?? null });
     store.customersByEmail.set(key, c.id);

@@ -11,14 +11,14 @@ describe('tessera CLI', () => {
   it('--help lists the subcommands and exits 0', () => {
     const r = tessera('--help');
     assert.equal(r.status, 0, r.stderr);
-    assert.match(r.stdout, /Usage: tessera <command>/);
+    assert.match(r.stdout, /Usage: tessera-pay <command>/);
     assert.match(r.stdout, /^ {2}demo\s+/m);
   });
   it('an unknown subcommand prints help on stderr and exits 2', () => {
     const r = tessera('frobnicate');
     assert.equal(r.status, 2);
     assert.match(r.stderr, /unknown command "frobnicate"/);
-    assert.match(r.stderr, /Usage: tessera <command>/);
+    assert.match(r.stderr, /Usage: tessera-pay <command>/);
   });
   it('a subcommand rejects a bad option with exit 2', () => {
     const r = tessera('demo', '--port', 'eighty');

@@ -245,7 +245,7 @@ describe('loadWidgetAsset', () => {
     // A package whose .sri file is not the bundle's (read mid-build, or a deploy that copied one and not the other).
     const root = mkdtempSync(join(tmpdir(), 'tessera-sri-'));
     try {
-      writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'tessera', type: 'module' }));
+      writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'tessera-pay', type: 'module' }));
       for (const file of ['helper/widget-asset.ts', 'helper/package-root.ts', 'common/package-root.ts']) {
         mkdirSync(join(root, 'server', file, '..'), { recursive: true });
         copyFileSync(join('server', file), join(root, 'server', file));

@@ -162,7 +162,7 @@ function unbuiltClone(): string {
   mkdirSync(join(repo, '.tmp'), { recursive: true });
   const clone = mkdtempSync(join(repo, '.tmp', 'unbuilt-'));
   for (const part of ['server', 'shared']) cpSync(join(repo, part), join(clone, part), { recursive: true });
-  writeFileSync(join(clone, 'package.json'), JSON.stringify({ name: 'tessera', type: 'module', private: true }));
+  writeFileSync(join(clone, 'package.json'), JSON.stringify({ name: 'tessera-pay', type: 'module', private: true }));
   return clone;
 }
 

@@ -7,7 +7,7 @@ import { STRICT_NODE_PROJECT } from '../../support/tsconfig.js';
 import { installPacked, removeScratch, repo, run } from './packed-package.js';
 
 // Packs the package as `npm publish` would, installs the tarball into a scratch
-// project (with Express 5, and React for `tessera/react`) and uses every subpath the way a user would, from ES
+// project (with Express 5, and React for `tessera-pay/react`) and uses every subpath the way a user would, from ES
 // modules and from CommonJS; a second scratch project mounts the helper on Express 4, and a third has no Express
 // (a front end's). Needs `npm run build` first. Each project is a fresh copy of an install cached by the tarball's hash
 // (installPacked in packed-package.ts), so the Node 22 and 24 runs of this file do not install it again.
@@ -19,8 +19,8 @@ let scratch: string;
  */
 const HELPER_APP = `import { createRequire } from 'node:module';
 import express from 'express';
-import { startSandbox } from 'tessera/sandbox';
-import { tesseraHelper } from 'tessera/server';
+import { startSandbox } from 'tessera-pay/sandbox';
+import { tesseraHelper } from 'tessera-pay/server';
 
 const sb = await startSandbox({ port: 0 });
 const app = express();
@@ -70,7 +70,7 @@ describe('the packed package', { timeout: 240_000 }, () => {
     scratch = installPacked('tessera-consumer-', [
       '@types/node@20',
       'express@5',
-      // tessera/react's optional peers, and what a React app has beside them.
+      // tessera-pay/react's optional peers, and what a React app has beside them.
       'react@19',
       'react-dom@19',
       '@lit/react@1',
@@ -85,11 +85,11 @@ describe('the packed package', { timeout: 240_000 }, () => {
   it('imports every subpath from an ES module (server, provider, sandbox, widget, react)', () => {
     writeFileSync(
       join(scratch, 'use.mjs'),
-      `import * as server from 'tessera/server';
-import * as provider from 'tessera/provider';
-import * as sandbox from 'tessera/sandbox';
-import * as widget from 'tessera/widget';
-import * as react from 'tessera/react';
+      `import * as server from 'tessera-pay/server';
+import * as provider from 'tessera-pay/provider';
+import * as sandbox from 'tessera-pay/sandbox';
+import * as widget from 'tessera-pay/widget';
+import * as react from 'tessera-pay/react';
 import { createElement } from 'react';
 import { renderToString } from 'react-dom/server';
 const keys = (m) => Object.keys(m).sort();
@@ -114,11 +114,11 @@ console.log(JSON.stringify({
   it('is required from CommonJS (require(esm), Node ^20.19, ^22.12, >=24), every subpath and the widget asset', () => {
     writeFileSync(
       join(scratch, 'use.cjs'),
-      `const server = require('tessera/server');
-const provider = require('tessera/provider');
-const sandbox = require('tessera/sandbox');
-const widget = require('tessera/widget');
-const react = require('tessera/react');
+      `const server = require('tessera-pay/server');
+const provider = require('tessera-pay/provider');
+const sandbox = require('tessera-pay/sandbox');
+const widget = require('tessera-pay/widget');
+const react = require('tessera-pay/react');
 const asset = server.loadWidgetAsset();
 console.log(JSON.stringify({
   server: Object.keys(server).sort(),
@@ -151,7 +151,7 @@ console.log(JSON.stringify({
       [
         '--input-type=module',
         '-e',
-        `import { loadWidgetAsset } from 'tessera/server'; const a = loadWidgetAsset(); console.log(a.integrity, a.body.length);`,
+        `import { loadWidgetAsset } from 'tessera-pay/server'; const a = loadWidgetAsset(); console.log(a.integrity, a.body.length);`,
       ],
       scratch,
     );
@@ -210,7 +210,7 @@ console.log(JSON.stringify({
     writeFileSync(
       join(scratch4, 'app.ts'),
       `import express from 'express';
-import { tesseraCsp, tesseraHelper } from 'tessera/server';
+import { tesseraCsp, tesseraHelper } from 'tessera-pay/server';
 const payments = tesseraHelper({
   mountPath: '/payments',
   publicKey: 'pk_sbox_x',
@@ -227,7 +227,7 @@ app.use('/shops/:shop/payments', payments);
 `,
     );
     run(join(repo, 'node_modules', '.bin', 'tsc'), ['-p', '.'], scratch4);
-    assert.equal(existsSync(join(scratch4, 'node_modules', 'tessera', 'node_modules', '@types', 'express')), false);
+    assert.equal(existsSync(join(scratch4, 'node_modules', 'tessera-pay', 'node_modules', '@types', 'express')), false);
   });
 
   it('installs without Express where only the widget, the clients or the sandbox are used; the helper and the demo say what is missing', () => {
@@ -239,16 +239,16 @@ app.use('/shops/:shop/payments', payments);
         [
           '--input-type=module',
           '-e',
-          `const widget = await import('tessera/widget');
-const provider = await import('tessera/provider');
-const { startSandbox } = await import('tessera/sandbox');
+          `const widget = await import('tessera-pay/widget');
+const provider = await import('tessera-pay/provider');
+const { startSandbox } = await import('tessera-pay/sandbox');
 const sb = await startSandbox({ port: 0 });
 const legacy = provider.createLegacyClient({ publicKey: sb.credentials.publicKey, baseUrl: sb.url });
 const token = await legacy.cardTokens.create({ number: '4242424242424242', expiryMonth: 12, expiryYear: new Date().getFullYear() + 2, cvv: '123' });
 await legacy.close();
 await sb.close();
 let server = 'loaded';
-try { await import('tessera/server'); } catch (err) { server = err.message; }
+try { await import('tessera-pay/server'); } catch (err) { server = err.message; }
 console.log(JSON.stringify({ brand: widget.detectBrand('4242')?.id, token: token.data.id, server }));`,
         ],
         bare,
@@ -257,26 +257,26 @@ console.log(JSON.stringify({ brand: widget.detectBrand('4242')?.id, token: token
       assert.equal(result.brand, 'visa');
       assert.match(result.token, /^card_tok_/);
       assert.match(result.server, /Cannot find package 'express'/);
-      const bin = join(bare, 'node_modules', '.bin', 'tessera');
-      assert.match(run(bin, ['sandbox', '--help'], bare), /Usage: tessera sandbox/);
+      const bin = join(bare, 'node_modules', '.bin', 'tessera-pay');
+      assert.match(run(bin, ['sandbox', '--help'], bare), /Usage: tessera-pay sandbox/);
       const demo = spawnSync(bin, ['demo'], { cwd: bare, encoding: 'utf8', timeout: 60_000 });
       assert.equal(demo.status, 1, demo.stderr);
       assert.match(
         demo.stderr,
-        /^tessera demo: the demo runs on Express, which is not installed here: npm install express$/m,
+        /^tessera-pay demo: the demo runs on Express, which is not installed here: npm install express$/m,
       );
     } finally {
       removeScratch(bare);
     }
   });
 
-  it('resolves tessera/widget to an ES module for bundlers', () => {
+  it('resolves tessera-pay/widget to an ES module for bundlers', () => {
     const out = run(
       process.execPath,
-      ['--input-type=module', '-e', `console.log(import.meta.resolve('tessera/widget'))`],
+      ['--input-type=module', '-e', `console.log(import.meta.resolve('tessera-pay/widget'))`],
       scratch,
     );
-    assert.match(out, /node_modules\/tessera\/dist\/widget\/index\.js\n$/);
+    assert.match(out, /node_modules\/tessera-pay\/dist\/widget\/index\.js\n$/);
   });
 
   it('type-checks a consumer that uses every subpath, and rejects misuse', () => {
@@ -295,10 +295,10 @@ console.log(JSON.stringify({ brand: widget.detectBrand('4242')?.id, token: token
     );
     writeFileSync(
       join(scratch, 'src', 'ok.ts'),
-      `import { loadWidgetAsset, type WidgetAsset } from 'tessera/server';
-import { TesseraError } from 'tessera/provider';
-import { VirtualClock } from 'tessera/sandbox';
-import { TesseraCardForm, detectBrand } from 'tessera/widget';
+      `import { loadWidgetAsset, type WidgetAsset } from 'tessera-pay/server';
+import { TesseraError } from 'tessera-pay/provider';
+import { VirtualClock } from 'tessera-pay/sandbox';
+import { TesseraCardForm, detectBrand } from 'tessera-pay/widget';
 const asset: WidgetAsset = loadWidgetAsset();
 const integrity: string = asset.integrity;
 const err: string = new TesseraError('TESSERA_X', 'x').code;
@@ -309,11 +309,11 @@ const brand: string | undefined = detectBrand('4242')?.id;
 export { integrity, err, now, key, brand };
 `,
     );
-    // tessera/react: the wrapper (props, event props, ref) and the element used directly in React JSX.
+    // tessera-pay/react: the wrapper (props, event props, ref) and the element used directly in React JSX.
     writeFileSync(
       join(scratch, 'src', 'checkout.tsx'),
       `import { useRef } from 'react';
-import { TesseraCardForm, type TesseraCardFormElement, TesseraCardError } from 'tessera/react';
+import { TesseraCardForm, type TesseraCardFormElement, TesseraCardError } from 'tessera-pay/react';
 export function Checkout({ pay }: { pay: (token: string) => void }) {
   const ref = useRef<TesseraCardFormElement>(null);
   const retry = () => ref.current?.tokenize().catch((e: unknown) => e instanceof TesseraCardError && e.code);
@@ -331,11 +331,11 @@ export function Checkout({ pay }: { pay: (token: string) => void }) {
     run(tsc, ['-p', '.'], scratch);
     writeFileSync(
       join(scratch, 'src', 'bad.ts'),
-      `import { VirtualClock } from 'tessera/sandbox';\nnew VirtualClock().advance('ten');\n`,
+      `import { VirtualClock } from 'tessera-pay/sandbox';\nnew VirtualClock().advance('ten');\n`,
     );
     writeFileSync(
       join(scratch, 'src', 'bad-react.tsx'),
-      `import { TesseraCardForm } from 'tessera/react';
+      `import { TesseraCardForm } from 'tessera-pay/react';
 export const A = () => <TesseraCardForm publicKey={42} />;
 export const B = () => <tessera-card-form public-key={42} />;
 `,
@@ -355,14 +355,14 @@ export const B = () => <tessera-card-form public-key={42} />;
   });
 
   it('ships the demo pages’ scripts once, where the demo serves them (demo/public), and no compiled copy of them', () => {
-    const root = join(scratch, 'node_modules', 'tessera');
+    const root = join(scratch, 'node_modules', 'tessera-pay');
     assert.ok(existsSync(join(root, 'demo', 'public', 'checkout.js')));
     // tsc copied these browser scripts (and declarations of them) into dist/demo/public: nothing loads them.
     assert.equal(existsSync(join(root, 'dist', 'demo', 'public')), false, 'dist/demo/public is in the package');
   });
 
   it('ships no source map that points at a file it does not ship, and no reference to a missing map', () => {
-    const root = join(scratch, 'node_modules', 'tessera');
+    const root = join(scratch, 'node_modules', 'tessera-pay');
     const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).map((f) => join(root, f));
     const maps = files.filter((f) => f.endsWith('.map'));
     const broken: string[] = [];

@@ -60,7 +60,7 @@ describe('docs/helper.md', () => {
     });
   }
 
-  it('names every export of tessera/server, types included (Other exports)', () => {
+  it('names every export of tessera-pay/server, types included (Other exports)', () => {
     const names = exportedNames(read('server/helper/index.ts'));
     assert.ok(names.length >= 40, `too few exports found: ${names}`);
     const start = page.indexOf('\n## Other exports\n');

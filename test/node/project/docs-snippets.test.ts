@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { STRICT_NODE_PROJECT } from '../../support/tsconfig.js';
 
 // The TypeScript blocks of the server references (docs/helper.md, docs/clients.md, docs/sandbox.md), type-checked as
-// a merchant would paste them, with `strict`, by the repository's tsc against the sources (`tessera/*` maps to them;
+// a merchant would paste them, with `strict`, by the repository's tsc against the sources (`tessera-pay/*` maps to them;
 // the scratch folder is under .tmp/, which git ignores). What the text says stands for the merchant's own code
 // (`orders`, `cards`, `payouts`, `app`, `payments`, `api`, `env()` of the first example, express-session's
 // `req.session`) is declared once, below; a block that shows only part of the options (`// …`, `/* … */`, or one
@@ -47,17 +47,17 @@ const REQUIRED = `publicKey: 'pk_sbox_x', secretKey: 'sk_sbox_x', resolveCharge:
 function asModule(block: Block): string {
   let text = block.text.replace('/* … */', `${REQUIRED} `).replace(/^(\s*)\/\/ …$/m, `$1${REQUIRED}`);
   if (/^\w+: /.test(text)) {
-    text = `helperForFragment({ ${REQUIRED} ${text}\n});\nimport { tesseraHelper as helperForFragment } from 'tessera/server';`;
+    text = `helperForFragment({ ${REQUIRED} ${text}\n});\nimport { tesseraHelper as helperForFragment } from 'tessera-pay/server';`;
   }
   // A block that calls the helper without its import line (sandbox.md's `tesseraHelper({ // … })`).
   if (/\btesseraHelper\(/.test(text) && !/import \{[^}]*\btesseraHelper\b/.test(text)) {
-    text = `${text}\nimport { tesseraHelper } from 'tessera/server';`;
+    text = `${text}\nimport { tesseraHelper } from 'tessera-pay/server';`;
   }
   return `${text}\nexport {};\n`;
 }
 
 /** What the docs say stands for the merchant's own code. */
-const MERCHANT = `import type { ChargeDetails, CurrencyCode, TesseraHelper } from 'tessera/server';
+const MERCHANT = `import type { ChargeDetails, CurrencyCode, TesseraHelper } from 'tessera-pay/server';
 import type { Router } from 'express';
 
 type Order = ChargeDetails & { id: string; totalMinor: number; currency: CurrencyCode; paid: boolean; customerId: string };
@@ -120,9 +120,9 @@ describe('TypeScript blocks of the server references', { timeout: 120_000 }, () 
           skipLibCheck: true,
           esModuleInterop: true,
           paths: {
-            'tessera/server': [join(repo, 'server/helper/index.ts')],
-            'tessera/provider': [join(repo, 'server/provider/index.ts')],
-            'tessera/sandbox': [join(repo, 'server/sandbox/index.ts')],
+            'tessera-pay/server': [join(repo, 'server/helper/index.ts')],
+            'tessera-pay/provider': [join(repo, 'server/provider/index.ts')],
+            'tessera-pay/sandbox': [join(repo, 'server/sandbox/index.ts')],
           },
         },
         files: ['merchant.d.ts', ...files],

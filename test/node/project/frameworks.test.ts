@@ -57,7 +57,7 @@ describe('docs/frameworks.md', () => {
   });
 
   describe('TypeScript snippets (React wrapper, React JSX typings, Svelte typings)', { timeout: 120_000 }, () => {
-    // Compiled by the repository's tsc against the sources: `tessera/*` maps to them, the frameworks' types come
+    // Compiled by the repository's tsc against the sources: `tessera-pay/*` maps to them, the frameworks' types come
     // from the repository's node_modules (the scratch folder is under .tmp/, which git ignores).
     let dir: string;
     const tsc = (project: string) =>
@@ -80,8 +80,8 @@ describe('docs/frameworks.md', () => {
         skipLibCheck: true,
         types: [],
         paths: {
-          'tessera/react': [join(repo, 'react/index.ts')],
-          'tessera/widget': [join(repo, 'widget/index.ts')],
+          'tessera-pay/react': [join(repo, 'react/index.ts')],
+          'tessera-pay/widget': [join(repo, 'widget/index.ts')],
         },
       };
       writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
@@ -115,7 +115,7 @@ describe('docs/frameworks.md', () => {
       // Each `@ts-expect-error` line must fail to compile, or tsc reports the directive as unused.
       writeFileSync(
         join(dir, 'props.tsx'),
-        `import { TesseraCardForm, type TesseraCardFormProps } from 'tessera/react';
+        `import { TesseraCardForm, type TesseraCardFormProps } from 'tessera-pay/react';
 const BRANDS = ['visa', 'mastercard'] as const;
 export const asString = <TesseraCardForm acceptedBrands="visa mastercard" />;
 export const asReadonly = <TesseraCardForm acceptedBrands={BRANDS} />;

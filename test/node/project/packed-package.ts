@@ -62,7 +62,7 @@ export function packedTarball(): { readonly tarball: string; readonly hash: stri
 
 /**
  * A new scratch project (`"type": "module"`, named `name`) in the system's temp folder where the packed package and
- * `extra` packages are installed, as a user would (`npm install ./tessera-<version>.tgz ...extra`). Needs
+ * `extra` packages are installed, as a user would (`npm install ./tessera-pay-<version>.tgz ...extra`). Needs
  * `npm run build` first. Returns the project's folder, the caller's own to write into; remove it with
  * {@link removeScratch}.
  *

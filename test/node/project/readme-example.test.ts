@@ -7,8 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import { installPacked, removeScratch, repo } from './packed-package.js';
 
 // The README's minimal integration, run as pasted: every fenced block marked `<!-- readme-example: FILE -->` is
-// written to FILE in a scratch project where `tessera` is the packed package (and `express` the user's own), the
-// sandbox runs as `npx tessera sandbox` would run it, and the page is used as the browser would use it.
+// written to FILE in a scratch project where `tessera-pay` is the packed package (and `express` the user's own), the
+// sandbox runs as `npx tessera-pay sandbox` would run it, and the page is used as the browser would use it.
 // Needs `npm run build` first.
 
 /** The blocks marked in the README, by file name. */
@@ -82,11 +82,11 @@ describe('the README example', { timeout: 300_000 }, () => {
 
   before(async () => {
     assert.ok(examples.has('server.mjs'), 'README.md has no block marked <!-- readme-example: server.mjs -->');
-    // `npm install tessera express`, as the README says.
+    // `npm install tessera-pay express`, as the README says.
     scratch = installPacked('tessera-readme-', ['express']);
     for (const [file, text] of examples) writeFileSync(join(scratch, file), text);
-    // `npx tessera sandbox` runs the package's bin; on a free port here, so the test never meets a running one.
-    sandbox = start([join(scratch, 'node_modules/tessera/bin/tessera.js'), 'sandbox', '--port', '0'], scratch, {});
+    // `npx tessera-pay sandbox` runs the package's bin; on a free port here, so the test never meets a running one.
+    sandbox = start([join(scratch, 'node_modules/tessera-pay/bin/tessera.js'), 'sandbox', '--port', '0'], scratch, {});
     sandboxUrl = (await sandbox.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/))[1]!;
     secretKey = (await sandbox.waitFor(/Secret key: +(sk_\S+)/))[1]!;
     server = start(['server.mjs'], scratch, { PORT: '0', PROVIDER_URL: sandboxUrl });
@@ -164,7 +164,7 @@ describe('the README example', { timeout: 300_000 }, () => {
   });
 
   it('stops with Node’s own EADDRINUSE error when its port is taken, not a TypeError of its own', async () => {
-    // Express 5, which `npm install tessera express` installs, calls app.listen's callback with the error.
+    // Express 5, which `npm install tessera-pay express` installs, calls app.listen's callback with the error.
     const port = new URL(shopUrl).port;
     const second = start(['server.mjs'], scratch!, { PORT: port, PROVIDER_URL: sandboxUrl });
     // 'close': the process has exited and its stderr is read to the end.

@@ -38,7 +38,7 @@ export const p = a.reserveRules.retrieve('ent_1', 'rsv_1').then((r) => r.data.pe
   },
 };
 
-describe('consumer types of tessera/provider', { timeout: 120_000 }, () => {
+describe('consumer types of tessera-pay/provider', { timeout: 120_000 }, () => {
   after(() => rmSync(scratch, { recursive: true, force: true }));
 
   it('compiles the usage file and rejects each misuse on its own line', () => {

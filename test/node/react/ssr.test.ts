@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 
-// `tessera/react` on the server: the built module (dist/react, from `npm run build`) imported by plain Node
+// `tessera-pay/react` on the server: the built module (dist/react, from `npm run build`) imported by plain Node
 // (no tsx, no DOM), as a framework's server render does.
 const repo = resolve('.');
 const built = resolve(repo, 'dist/react/index.js');
@@ -13,7 +13,7 @@ function node(args: string[]): string {
   return execFileSync(process.execPath, args, { cwd: repo, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-describe('tessera/react on the server', () => {
+describe('tessera-pay/react on the server', () => {
   it('is built (npm run build)', () => {
     assert.ok(existsSync(built), `${built} is missing: run npm run build first`);
   });

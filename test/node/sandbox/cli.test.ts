@@ -11,8 +11,8 @@ import { call } from '../../support/http.js';
 import { accessToken, authed, callWithHost, requests, V3 } from './accounts-support.js';
 import { TEST_TLS_CERT, TEST_TLS_KEY } from './tls-fixture.js';
 
-// Runs `tessera <args>` from the sources (server/cli/main.ts through tsx), so no build is needed; the import is
-// absolute so the command can run from any folder, as `npx tessera` does.
+// Runs `tessera-pay <args>` from the sources (server/cli/main.ts through tsx), so no build is needed; the import is
+// absolute so the command can run from any folder, as `npx tessera-pay` does.
 const MAIN = new URL('../../../server/cli/main.ts', import.meta.url).href;
 const RUN = `const { main } = await import(${JSON.stringify(MAIN)}); process.exitCode = await main(process.argv.slice(1));`;
 // tsx by absolute URL too: from another folder a bare `tsx` would not resolve.
@@ -36,7 +36,7 @@ interface Running {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `tessera sandbox <args>` and resolves once it printed its URL. */
+/** Starts `tessera-pay sandbox <args>` and resolves once it printed its URL. */
 function startCli(args: string[], env: Record<string, string> = {}, cwd?: string): Promise<Running> {
   const child = spawn(process.execPath, nodeArgs(['sandbox', ...args]), {
     env: { ...process.env, ...env },
@@ -81,14 +81,14 @@ function cardToken(url: string) {
   });
 }
 
-describe('tessera sandbox (CLI)', () => {
+describe('tessera-pay sandbox (CLI)', () => {
   let dir: string;
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'tessera-cli-'));
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('--help prints the options and exits 0; `tessera --help` lists the command', () => {
+  it('--help prints the options and exits 0; `tessera-pay --help` lists the command', () => {
     const r = tessera(['sandbox', '--help']);
     assert.equal(r.status, 0, r.stderr);
     for (const option of [

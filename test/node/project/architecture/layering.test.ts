@@ -6,7 +6,7 @@ import { cycles, importsOf, packagesOf, ROOT, sourceFiles } from './imports.js';
 
 // The parts and what each may import (DESIGN.md "Parts and where they live"): `shared/` runs in the browser
 // and in Node and imports nothing of ours; `widget/` and `server/` both import it and never each other.
-// `react/` (the `tessera/react` wrapper) sits on top of the widget: it may import `widget/` and `shared/`.
+// `react/` (the `tessera-pay/react` wrapper) sits on top of the widget: it may import `widget/` and `shared/`.
 const SHARED = sourceFiles('shared');
 const WIDGET = sourceFiles('widget');
 const REACT = sourceFiles('react');
