@@ -906,7 +906,7 @@ describe('tessera-pay demo (the command)', { timeout: 60_000 }, () => {
       console.error = original;
       delete process.env.TESSERA_DEMO_TRUST_PROXY;
     }
-    assert.match(errors[0]!, /^tessera demo: startDemo: option `trustProxy` must be .* got \["true"\]$/);
+    assert.match(errors[0]!, /^tessera-pay demo: startDemo: option `trustProxy` must be .* got \["true"\]$/);
   });
 
   it('prints the shop, dashboard and sandbox URLs and the test cards, then stops cleanly on Ctrl-C', async () => {
