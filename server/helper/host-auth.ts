@@ -14,7 +14,7 @@ import {
 import { z } from 'zod';
 import { functionOption, integerOption, secureUrlOption } from '../common/options.js';
 import { HelperHttpError } from './errors.js';
-import { boundedJwksFetch, JWKS_RETRY_MS, JwksRetryLater } from './jwks-fetch.js';
+import { boundedJwksFetch, JWKS_CACHE_MAX_AGE_MS, JWKS_RETRY_MS, JwksRetryLater } from './jwks-fetch.js';
 import { staleJwksLog } from './jwks-stale-log.js';
 import type { HelperLogger } from './log.js';
 
@@ -82,11 +82,13 @@ export interface HostAuthOptions {
   readonly jwksTimeoutMs?: number;
   /**
    * While the JWKS cannot be fetched (network error, timeout, 5xx, an unreadable answer), keep verifying with the last
-   * set fetched, if it was fetched at most this many seconds ago (0–86 400; default 0: a set older than 10 minutes is
-   * not used while its issuer is down, and every request that needs it answers 503). A key the issuer has removed
-   * stays usable that long while the issuer is unreachable; a fetch that succeeds replaces the set at once, and a
-   * `kid` the kept set lacks is still 503 (docs/decisions/helper.md#helper-jwks-stale-if-error). Logged once when the
-   * kept set starts answering (`tessera.host_auth.jwks.stale`), once if it grows too old while the issuer still fails
+   * set fetched for at most this many seconds after it went stale, as RFC 5861's `stale-if-error` counts: a set is
+   * used without fetching for 10 minutes after its fetch, then kept up to this long more while the issuer fails (so
+   * with 300, up to 15 minutes after the last good fetch). 0–86 400; default 0: a set older than 10 minutes is not
+   * used while its issuer is down, and every request that needs it answers 503. A key the issuer has removed stays
+   * usable up to 10 minutes plus this long after the last good fetch while the issuer is unreachable; a fetch that
+   * succeeds replaces the set at once, and a `kid` the kept set lacks is still 503
+   * (docs/decisions/helper.md#helper-jwks-stale-if-error). Logged once when the kept set starts answering (`tessera.host_auth.jwks.stale`), once if it grows too old while the issuer still fails
    * (`….stale_expired`), and once when a fetch succeeds again (`….recovered`).
    */
   readonly jwksStaleIfErrorSeconds?: number;
@@ -381,8 +383,12 @@ function checkExtras(
 /**
  * The last JWKS jose loaded, for `jwksStaleIfErrorSeconds`. `loaded` is jose's `jwksCache`: jose writes each set it
  * loads there (`cache.jwks = json`), which notes when, by the helper's clock and by the monotonic one. `recent()` is a
- * resolver over that set while it was loaded at most `seconds` ago by both clocks (a helper clock that stands still or
- * jumps back cannot stretch the window), else undefined (always, with `seconds` 0). `onLoad` is called after each load.
+ * resolver over that set while it has been stale (older than jose's cache age, JWKS_CACHE_MAX_AGE_MS) for at most
+ * `seconds`, by both clocks (a helper clock that stands still or jumps back cannot stretch the window), else undefined
+ * (always, with `seconds` 0). jose asks for it only once its set is past the cache age (a fresh set answers without a
+ * fetch) or lacks a `kid`, so the window counts from the set going stale, as RFC 5861's `stale-if-error` does: counted
+ * from the fetch, any window up to the cache age was never used
+ * (docs/decisions/helper.md#helper-jwks-stale-if-error). `onLoad` is called after each load.
  */
 function staleKeySets(seconds: number, now: () => number, onLoad: () => void) {
   let last: { set: JSONWebKeySet; at: number; mono: number; keys?: ReturnType<typeof createLocalJWKSet> } | undefined;
@@ -402,7 +408,8 @@ function staleKeySets(seconds: number, now: () => number, onLoad: () => void) {
     ageMs: () => (last ? now() - last.at : undefined),
     recent() {
       if (!last || seconds === 0) return undefined;
-      if (now() - last.at > seconds * 1000 || performance.now() - last.mono > seconds * 1000) return undefined;
+      const maxAgeMs = JWKS_CACHE_MAX_AGE_MS + seconds * 1000;
+      if (now() - last.at > maxAgeMs || performance.now() - last.mono > maxAgeMs) return undefined;
       last.keys ??= createLocalJWKSet(last.set);
       return last.keys;
     },
@@ -438,6 +445,8 @@ export function createHostVerifier(options: HostAuthOptions, now: () => number, 
     ? createRemoteJWKSet(new URL(options.jwksUrl), {
         timeoutDuration: options.jwksTimeoutMs ?? 5000,
         cooldownDuration: 30_000,
+        // jose's own default, named: the stale window counts from the end of it.
+        cacheMaxAge: JWKS_CACHE_MAX_AGE_MS,
         // jose writes each set it loads here: the last good one, for jwksStaleIfErrorSeconds.
         [jwksCache]: stale!.loaded,
         // At most JWKS_MAX_BYTES of body, read under the same timeout; none at all for JWKS_RETRY_MS after a second

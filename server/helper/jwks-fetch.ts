@@ -17,6 +17,13 @@ export class JwksTooLarge extends Error {
 }
 
 /**
+ * How long jose answers from a loaded JWKS without fetching it again (its `cacheMaxAge`, passed explicitly so it cannot
+ * drift from its default): 10 minutes. Past it the set is stale, and `hostAuth.jwksStaleIfErrorSeconds` counts from
+ * there, as RFC 5861's `stale-if-error` does (docs/decisions/helper.md#helper-jwks-stale-if-error).
+ */
+export const JWKS_CACHE_MAX_AGE_MS = 10 * 60_000;
+
+/**
  * How long after the second failed JWKS lookup in a row (the issuer's fault: unreachable, slow, not 200, not a key set)
  * no new fetch is made: jose keeps no cooldown after a failed fetch, so every request that needed the set (each one
  * while none was ever loaded, each unknown `kid`) fetched it again. One failure alone is a blip, after which the next

@@ -1,4 +1,5 @@
 import { rootCode } from '../common/logged-error.js';
+import { JWKS_CACHE_MAX_AGE_MS } from './jwks-fetch.js';
 import type { HelperLogger } from './log.js';
 
 /** Why the last JWKS fetch failed, as a log line may say it: never the error's message, which may hold the URL. */
@@ -11,9 +12,10 @@ interface FetchFailure {
 
 /**
  * The operator's view of `hostAuth.jwksStaleIfErrorSeconds` (docs/decisions/helper.md#helper-jwks-stale-log): per
- * outage, one `warn` when the kept set first verifies a token, one `error` when it has grown older than the window and
- * stops being used while the issuer still fails, one `info` when a fetch succeeds again. Requests in between log
- * nothing here (each 503 has its own `tessera.error` line).
+ * outage, one `warn` when the kept set first verifies a token, one `error` when it has been stale (past jose's cache
+ * age, JWKS_CACHE_MAX_AGE_MS) for longer than the window and stops being used while the issuer still fails, one `info`
+ * when a fetch succeeds again. Requests in between log nothing here (each 503 has its own `tessera.error` line).
+ * `ageSeconds` is always counted from the kept set's fetch.
  */
 export function staleJwksLog(log: HelperLogger, windowSeconds: number, now: () => number) {
   let failure: FetchFailure | undefined;
@@ -21,6 +23,8 @@ export function staleJwksLog(log: HelperLogger, windowSeconds: number, now: () =
   let servingSince: number | undefined;
   let expired = false;
   const seconds = (ms: number) => Math.max(0, Math.floor(ms / 1000));
+  /** How long after its fetch the kept set may answer: jose's cache age, then the window (RFC 5861's stale-if-error). */
+  const usableSeconds = JWKS_CACHE_MAX_AGE_MS / 1000 + windowSeconds;
   const why = () => (failure ? { code: failure.code, ...(failure.status ? { status: failure.status } : {}) } : {});
   return {
     /** A fetch failed on the issuer's side (not one skipped during the wait after two failures). */
@@ -39,7 +43,7 @@ export function staleJwksLog(log: HelperLogger, windowSeconds: number, now: () =
           staleIfErrorSeconds: windowSeconds,
           ...why(),
         },
-        `tessera: the host-auth JWKS cannot be fetched (${failure?.code ?? 'unknown'}); host tokens are verified with the set fetched ${seconds(ageMs)} s ago, for at most ${windowSeconds} s after that fetch, so a key the issuer removed since is still accepted`,
+        `tessera: the host-auth JWKS cannot be fetched (${failure?.code ?? 'unknown'}); host tokens are verified with the set fetched ${seconds(ageMs)} s ago, for at most ${windowSeconds} s after it went stale (${usableSeconds} s after that fetch), so a key the issuer removed since is still accepted`,
       );
     },
     /** The issuer failed and the kept set, loaded `ageMs` ago, is too old to answer. */
@@ -54,7 +58,7 @@ export function staleJwksLog(log: HelperLogger, windowSeconds: number, now: () =
           staleForSeconds: seconds(now() - servingSince),
           ...why(),
         },
-        `tessera: the host-auth JWKS still cannot be fetched (${failure?.code ?? 'unknown'}) and the kept set is older than jwksStaleIfErrorSeconds (${windowSeconds} s): dashboard requests are answered 503 TESSERA_HOST_AUTH_UNAVAILABLE until the issuer answers`,
+        `tessera: the host-auth JWKS still cannot be fetched (${failure?.code ?? 'unknown'}) and the kept set has been stale for longer than jwksStaleIfErrorSeconds (${windowSeconds} s; usable until ${usableSeconds} s after its fetch, which was ${seconds(ageMs)} s ago): dashboard requests are answered 503 TESSERA_HOST_AUTH_UNAVAILABLE until the issuer answers`,
       );
     },
     /** jose loaded a set from the issuer. */

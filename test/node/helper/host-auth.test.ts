@@ -7,7 +7,12 @@ import { gzipSync } from 'node:zlib';
 import { exportJWK, generateKeyPair, SignJWT, UnsecuredJWT } from 'jose';
 import { HelperHttpError } from '../../../server/helper/errors.js';
 import { createHostVerifier, type HostAuthOptions } from '../../../server/helper/host-auth.js';
-import { JWKS_MAX_BYTES, JWKS_RETRY_MS, JwksTooLarge } from '../../../server/helper/jwks-fetch.js';
+import {
+  JWKS_CACHE_MAX_AGE_MS,
+  JWKS_MAX_BYTES,
+  JWKS_RETRY_MS,
+  JwksTooLarge,
+} from '../../../server/helper/jwks-fetch.js';
 import type { HelperLogger } from '../../../server/helper/log.js';
 import { VirtualClock } from '../../../server/sandbox/clock.js';
 import { startSandbox } from '../../../server/sandbox/index.js';
@@ -16,6 +21,9 @@ import { captureLogger, type Issuer, sandboxHelperOptions, startHelper, startIss
 
 /** For the tests that do not read the verifier's log lines. */
 const quiet: HelperLogger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** jose's cache age in seconds: a set is stale past it, and `jwksStaleIfErrorSeconds` counts from there. */
+const CACHE_AGE = JWKS_CACHE_MAX_AGE_MS / 1000;
 
 const b64 = (v: unknown) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url');
 
@@ -39,6 +47,25 @@ describe('host JWT verification', () => {
     options = { issuer: issuer.issuer, audience: issuer.audience, algorithms: ['ES256'], jwksUrl: issuer.jwksUrl };
   });
   after(() => issuer.close());
+
+  /** A JWKS endpoint serving the issuer's set while `up`, else 503; `close` ends it. */
+  async function switchableJwks() {
+    const state = { up: true };
+    const good = await (await fetch(issuer.jwksUrl)).text();
+    const server = createServer((_req, res) => {
+      if (state.up) res.writeHead(200, { 'content-type': 'application/json' }).end(good);
+      else res.writeHead(503).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return {
+      state,
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks.json`,
+      close() {
+        server.closeAllConnections();
+        server.close();
+      },
+    };
+  }
 
   it('accepts a good token from the JWKS and reads sub, entities and instruments, with its other claims', async () => {
     const verify = createHostVerifier(options, now, quiet);
@@ -372,8 +399,8 @@ describe('host JWT verification', () => {
         // A kid the kept set lacks (a key the issuer may have added since) is the issuer's fault still.
         await refused(lenient(await bearer('host-2')), 503, 'TESSERA_HOST_AUTH_UNAVAILABLE');
       }
-      // Fetched WINDOW seconds ago: still served; one second later, not.
-      older(WINDOW - 11 * 60);
+      // Stale for WINDOW seconds (fetched CACHE_AGE + WINDOW seconds ago): still served; one second later, not.
+      older(CACHE_AGE + WINDOW - 11 * 60);
       assert.equal((await lenient(await bearer())).sub, 'usr_1', 'at the end of the window');
       older(1);
       await refused(lenient(await bearer()), 503, 'TESSERA_HOST_AUTH_UNAVAILABLE');
@@ -396,6 +423,49 @@ describe('host JWT verification', () => {
     } finally {
       mock.timers.reset();
       jwks.closeAllConnections();
+      jwks.close();
+    }
+  });
+
+  it('counts jwksStaleIfErrorSeconds from when the set went stale (RFC 5861): a window under the cache age still serves', async () => {
+    // The window counted from the fetch, but jose answers from a set younger than its cache age (10 minutes) without
+    // fetching, so the fallback only ever ran with a set older than that: any window from 1 to 600 s acted as 0.
+    const jwks = await switchableJwks();
+    const jwksUrl = jwks.url;
+    const WINDOW = 300;
+    const { logger, log } = captureLogger();
+    const events = () =>
+      log.lines.map(({ event, ageSeconds, staleForSeconds }) => ({ event, ageSeconds, staleForSeconds }));
+    mock.timers.enable({ apis: ['Date'], now: Date.now() });
+    const older = (seconds: number) => mock.timers.tick(seconds * 1000);
+    const bearer = async () => `Bearer ${await issuer.sign()}`;
+    try {
+      const verify = createHostVerifier({ ...options, jwksUrl, jwksStaleIfErrorSeconds: WINDOW }, now, logger);
+      assert.equal((await verify(await bearer())).sub, 'usr_1');
+      // Within the cache age jose answers from the set without fetching, down issuer or not.
+      jwks.state.up = false;
+      older(CACHE_AGE - 1);
+      assert.equal((await verify(await bearer())).sub, 'usr_1', 'fresh: no fetch');
+      // Stale from the cache age on: the kept set answers for WINDOW seconds more, and not one second after.
+      older(1);
+      assert.equal((await verify(await bearer())).sub, 'usr_1', 'just stale: the kept set answers');
+      older(WINDOW / 2);
+      assert.equal((await verify(await bearer())).sub, 'usr_1', 'within the window');
+      older(WINDOW / 2);
+      assert.equal((await verify(await bearer())).sub, 'usr_1', 'at the end of the window');
+      older(1);
+      await refused(verify(await bearer()), 503, 'TESSERA_HOST_AUTH_UNAVAILABLE');
+      // And the operator is told: the kept set answered from the cache age on, and stopped WINDOW seconds later.
+      assert.deepEqual(events(), [
+        { event: 'tessera.host_auth.jwks.stale', ageSeconds: CACHE_AGE, staleForSeconds: undefined },
+        {
+          event: 'tessera.host_auth.jwks.stale_expired',
+          ageSeconds: CACHE_AGE + WINDOW + 1,
+          staleForSeconds: WINDOW + 1,
+        },
+      ]);
+    } finally {
+      mock.timers.reset();
       jwks.close();
     }
   });
@@ -469,7 +539,7 @@ describe('host JWT verification', () => {
       older(11 * 60);
       mode = 'reset';
       for (let i = 0; i < 5; i++) assert.equal((await verify(await bearer())).sub, 'usr_1');
-      older(WINDOW - 11 * 60 + 1);
+      older(CACHE_AGE + WINDOW - 11 * 60 + 1);
       for (let i = 0; i < 5; i++) await refused(verify(await bearer()), 503, 'TESSERA_HOST_AUTH_UNAVAILABLE');
       older(JWKS_RETRY_MS / 1000);
       for (let i = 0; i < 5; i++) await refused(verify(await bearer()), 503, 'TESSERA_HOST_AUTH_UNAVAILABLE');
@@ -487,9 +557,9 @@ describe('host JWT verification', () => {
       assert.ok(code === 'UND_ERR_SOCKET' || code === 'ECONNRESET', `code ${String(code)}`);
       assert.deepEqual(second[0]!.fields, { ageSeconds: 11 * 60, staleIfErrorSeconds: WINDOW, code });
       assert.deepEqual(second[1]!.fields, {
-        ageSeconds: WINDOW + 1,
+        ageSeconds: CACHE_AGE + WINDOW + 1,
         staleIfErrorSeconds: WINDOW,
-        staleForSeconds: WINDOW - 11 * 60 + 1,
+        staleForSeconds: CACHE_AGE + WINDOW - 11 * 60 + 1,
         code,
       });
       older(JWKS_RETRY_MS / 1000);
@@ -503,7 +573,7 @@ describe('host JWT verification', () => {
           {
             level: 30,
             event: 'tessera.host_auth.jwks.recovered',
-            fields: { staleForSeconds: WINDOW - 11 * 60 + 1 + 2 * (JWKS_RETRY_MS / 1000), expired: true },
+            fields: { staleForSeconds: CACHE_AGE + WINDOW - 11 * 60 + 1 + 2 * (JWKS_RETRY_MS / 1000), expired: true },
           },
         ],
       );
@@ -523,13 +593,7 @@ describe('host JWT verification', () => {
 
   it("writes the stale-JWKS lines through the helper's logger", async () => {
     // The verifier had no logger: a helper could not have said anything of its JWKS.
-    let up = true;
-    const good = await (await fetch(issuer.jwksUrl)).text();
-    const jwks = createServer((_req, res) => {
-      if (up) res.writeHead(200, { 'content-type': 'application/json' }).end(good);
-      else res.writeHead(503).end();
-    });
-    await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
+    const jwks = await switchableJwks();
     const sb = await startSandbox();
     const base = sandboxHelperOptions(sb, issuer);
     const helper = await startHelper({
@@ -539,7 +603,7 @@ describe('host JWT verification', () => {
       now,
       hostAuth: {
         ...base.hostAuth,
-        jwksUrl: `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks.json`,
+        jwksUrl: jwks.url,
         jwksStaleIfErrorSeconds: 3600,
       },
     });
@@ -556,18 +620,17 @@ describe('host JWT verification', () => {
     try {
       assert.equal(await ask(), 'TESSERA_HOST_FORBIDDEN');
       mock.timers.tick(11 * 60_000);
-      up = false;
+      jwks.state.up = false;
       assert.equal(await ask(), 'TESSERA_HOST_FORBIDDEN', 'verified with the kept set');
       assert.equal(await ask(), 'TESSERA_HOST_FORBIDDEN');
       mock.timers.tick(JWKS_RETRY_MS);
-      up = true;
+      jwks.state.up = true;
       assert.equal(await ask(), 'TESSERA_HOST_FORBIDDEN');
       assert.deepEqual(events(), ['tessera.host_auth.jwks.stale', 'tessera.host_auth.jwks.recovered']);
     } finally {
       mock.timers.reset();
       await helper.close();
       await sb.close();
-      jwks.closeAllConnections();
       jwks.close();
     }
   });
