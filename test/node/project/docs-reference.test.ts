@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { tesseraHelper } from '../../../server/helper/index.js';
 import { createAccountsClient, createLegacyClient, createTokenSource } from '../../../server/provider/index.js';
@@ -27,10 +27,15 @@ function knownOptions(path: readonly string[], factory: (options: never) => unkn
 }
 
 /**
- * The names an entry point exports, types included, from its `export { … } from` lines (`type X`, `X as Y` → `Y`).
- * The pattern reads our own source, not attacker text.
+ * The names the entry point at `path` exports, types included, read from our own source: `export { … }` lists
+ * (`type X`, `X as Y` → `Y`), declarations (`export const`, `function`, `class`, `type`, `interface`, …), and the
+ * modules `export * from` and `export type * from` pull in, followed to their own exports. The patterns read our
+ * own source, not attacker text.
  */
-function exportedNames(source: string): string[] {
+function exportedNames(path: string, seen = new Set<string>()): string[] {
+  if (seen.has(path)) return [];
+  seen.add(path);
+  const source = read(path);
   const names: string[] = [];
   for (const m of source.matchAll(/^export (?:type )?\{([^}]*)\}/gm)) {
     for (const part of m[1]!.split(',')) {
@@ -43,7 +48,35 @@ function exportedNames(source: string): string[] {
       if (name) names.push(name);
     }
   }
+  for (const m of source.matchAll(
+    /^export (?:declare )?(?:async )?(?:abstract )?(?:const|let|function\*?|class|type|interface|enum) ([A-Za-z_$][\w$]*)/gm,
+  )) {
+    names.push(m[1]!);
+  }
+  for (const m of source.matchAll(/^export (?:type )?\* from '(\.[^']+)\.js';/gm)) {
+    names.push(...exportedNames(join(dirname(path), `${m[1]}.ts`), seen));
+  }
   return names;
+}
+
+/**
+ * Fails unless the part of `doc` from its `heading` line on names, in code, every export of `entry` (the package
+ * entry point `tessera-pay/…` whose source is `source`): `` `Name` ``, `` `Name(…)` `` or `` `Name<…>` ``.
+ */
+function assertEveryExportNamed(entry: string, source: string, doc: string, heading: string, atLeast: number): void {
+  const names = exportedNames(source);
+  assert.ok(names.length >= atLeast, `too few exports found in ${source}: ${names}`);
+  const page = read(doc);
+  const start = page.indexOf(`\n${heading}\n`);
+  assert.ok(start >= 0, `${doc} has no "${heading}" section`);
+  const end = page.indexOf('\n## ', start + heading.length + 1);
+  const section = page.slice(start, end < 0 ? undefined : end);
+  const named = new Set([...section.matchAll(/`([A-Za-z_$][\w$]*)/g)].map((m) => m[1]));
+  assert.deepEqual(
+    names.filter((name) => !named.has(name)),
+    [],
+    `${doc} (${heading}) does not name these exports of ${entry}`,
+  );
 }
 
 describe('docs/helper.md', () => {
@@ -61,15 +94,7 @@ describe('docs/helper.md', () => {
   }
 
   it('names every export of tessera-pay/server, types included (Other exports)', () => {
-    const names = exportedNames(read('server/helper/index.ts'));
-    assert.ok(names.length >= 40, `too few exports found: ${names}`);
-    const start = page.indexOf('\n## Other exports\n');
-    assert.ok(start >= 0, 'docs/helper.md has no "## Other exports" section');
-    const section = page.slice(start);
-    assert.deepEqual(
-      names.filter((name) => !section.includes(`\`${name}`)),
-      [],
-    );
+    assertEveryExportNamed('tessera-pay/server', 'server/helper/index.ts', 'docs/helper.md', '## Other exports', 40);
   });
 
   it('names every rate limit among those counted in the shared store (Running several instances)', () => {
@@ -106,10 +131,18 @@ describe('docs/clients.md', () => {
       );
     });
   }
+
+  it('names every export of tessera-pay/provider, types included (Exports)', () => {
+    assertEveryExportNamed('tessera-pay/provider', 'server/provider/index.ts', 'docs/clients.md', '## Exports', 70);
+  });
 });
 
 describe('docs/sandbox.md', () => {
   const page = read('docs/sandbox.md');
+
+  it('names every export of tessera-pay/sandbox, types included (Exports)', () => {
+    assertEveryExportNamed('tessera-pay/sandbox', 'server/sandbox/index.ts', 'docs/sandbox.md', '## Exports', 15);
+  });
 
   it('lists every legacy test card exactly as the sandbox serves it', () => {
     const missing = TEST_CARDS.filter(
