@@ -106,7 +106,7 @@ export function referenceWidth(ref: number): number {
  *   surrogate or past U+10FFFF U+FFFD); the named ones of {@link NAMED}; and either with their `&` escaped once more,
  *   `&amp;#32;`, as an HTML encoder writes text that held one. A numeric reference's digits are read to their end
  *   whatever their number: linear all the same, since the digits after one `#` are read by the one start before it,
- *   and the scan goes on past them (docs/DECISIONS.md#helper-pan-guard);
+ *   and the scan goes on past them (docs/decisions/helper.md#helper-pan-guard);
  * - JavaScript's `\uXXXX` (a surrogate pair as one character, a lone surrogate itself) and `\xXX`, and `escape()`'s
  *   `%uXXXX`;
  * - each of those with its syntax characters (`& # ; \`) percent-encoded once or twice, as a URL or a form carries
