@@ -53,9 +53,6 @@ const C1 = [
   0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, 0, 0x017e, 0x0178,
 ];
 
-/** The most digits a numeric reference may have (leading zeros included: `&#00000032;`); longer ones are not read. */
-const NUMERAL_MAX = 8;
-
 /** The value of hex digit `c` (a UTF-16 unit), or -1. */
 function hexDigit(c: number): number {
   if (c >= 48 && c <= 57) return c - 48;
@@ -86,19 +83,36 @@ function syntaxAt(text: string, j: number, code: number, level: number): number 
   return hexAt(text, at + 1, 2) === code ? at + 3 - j : 0;
 }
 
+/** Packed references: `codePoint * WIDTHS + width` (a code point takes 21 bits, a width up to 31: below 2^53). */
+const WIDTHS = 2 ** 31;
+
+/** The code point of a reference {@link referenceAt} packed. */
+export function referenceCodePoint(ref: number): number {
+  return Math.floor(ref / WIDTHS);
+}
+
+/** How many UTF-16 units a reference {@link referenceAt} packed takes. */
+export function referenceWidth(ref: number): number {
+  return ref % WIDTHS;
+}
+
 /**
- * The reference at `i`, packed as `codePoint * 64 + width`, or -1 when there is none: `width` is how many UTF-16 units
- * it takes (at most 40). What is read:
- * - HTML numeric references, decimal or hex (`&#52;`, `&#x34;`, `&#X34;`, up to 8 digits, leading zeros included),
- *   with their `;`, standing for what a browser decodes them to (`&#150;` an en dash; `&#0;`, a surrogate or past
- *   U+10FFFF U+FFFD); the named ones of {@link NAMED}; and either with their `&` escaped once more, `&amp;#32;`, as an
- *   HTML encoder writes text that held one;
+ * The reference at `i`, packed (read it with {@link referenceCodePoint} and {@link referenceWidth}), or -1 when there
+ * is none. What is read:
+ * - HTML numeric references, decimal or hex (`&#52;`, `&#x34;`, `&#X34;`), as the HTML standard's numeric character
+ *   reference state reads them: every digit up to the first that is none (so any run of leading zeros,
+ *   `&#0000000052;`), then the `;` if there is one (`&#52&#50` is `42`, `&#x34 ` is `4 `; `&#524242` is one code
+ *   point, U+7FFD2, never `4` and `242`), standing for what a browser decodes them to (`&#150;` an en dash; `&#0;`, a
+ *   surrogate or past U+10FFFF U+FFFD); the named ones of {@link NAMED}; and either with their `&` escaped once more,
+ *   `&amp;#32;`, as an HTML encoder writes text that held one. A numeric reference's digits are read to their end
+ *   whatever their number: linear all the same, since the digits after one `#` are read by the one start before it,
+ *   and the scan goes on past them (docs/decisions/helper.md#helper-pan-guard);
  * - JavaScript's `\uXXXX` (a surrogate pair as one character, a lone surrogate itself) and `\xXX`, and `escape()`'s
  *   `%uXXXX`;
  * - each of those with its syntax characters (`& # ; \`) percent-encoded once or twice, as a URL or a form carries
  *   such text (`%26%2332%3B`, `%2526nbsp%253B`, `%5Cu0020`), and `%25uXXXX`.
  * Letters and digits are never escaped by an encoder, so they are read only as written. Anything encoded three
- * times, `\u{…}`, `\\u0020` and a reference without its `;` are not read.
+ * times, `\u{…}`, `\\u0020` and a named reference without its `;` are not read.
  */
 export function referenceAt(text: string, i: number): number {
   const c = text.charCodeAt(i);
@@ -116,7 +130,7 @@ export function referenceAt(text: string, i: number): number {
 }
 
 function packed(cp: number, width: number): number {
-  return width > 40 ? -1 : cp * 64 + width;
+  return width >= WIDTHS ? -1 : cp * WIDTHS + width;
 }
 
 /** An HTML reference at `i`, its `&`, `#` and `;` written at `level`. */
@@ -142,16 +156,20 @@ function htmlAt(text: string, i: number, level: number): number {
   j += hash;
   const hex = (text.charCodeAt(j) | 32) === 120;
   if (hex) j++;
+  // The HTML standard's numeric character reference state: digits to the first non-digit, the value capped past
+  // U+10FFFF (it is U+FFFD whatever more digits follow), then a `;` if there is one; without it the reference ends
+  // all the same (a missing-semicolon parse error, decoded by every browser). No digit: `&#` or `&#x` stays as it is.
+  const start = j;
   let cp = 0;
-  let n = 0;
-  for (; n <= NUMERAL_MAX; n++, j++) {
+  for (; ; j++) {
     const c = text.charCodeAt(j);
     const d = hex ? hexDigit(c) : c >= 48 && c <= 57 ? c - 48 : -1;
     if (d < 0) break;
-    cp = cp * (hex ? 16 : 10) + d;
+    if (cp <= 0x10ffff) cp = cp * (hex ? 16 : 10) + d;
   }
-  const semi = syntaxAt(text, j, 59, level);
-  if (n === 0 || n > NUMERAL_MAX || !semi) return -1;
+  if (j === start) return -1;
+  // A percent-encoded reference's `;` may be written as itself: decoded, `%26%2352;` is `&#52;` all the same.
+  const semi = syntaxAt(text, j, 59, level) || syntaxAt(text, j, 59, 0);
   // What a browser shows for a reference to nothing: U+FFFD, a symbol (never the reference's digits).
   if (cp === 0 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) cp = 0xfffd;
   else if (cp >= 0x80 && cp <= 0x9f) cp = C1[cp - 0x80] || cp;

@@ -1,7 +1,7 @@
 import { BRANDS } from '../../shared/card/brands.js';
 import { digitValue } from '../../shared/card/format.js';
 import { luhnValid } from '../../shared/card/luhn.js';
-import { referenceAt } from './char-references.js';
+import { referenceAt, referenceCodePoint, referenceWidth } from './char-references.js';
 import { jsonStringAt, someJsonString } from './json-text.js';
 
 /**
@@ -297,13 +297,13 @@ function referenceEscapeAt(text: string, i: number): Escape | undefined {
   if (ref < 0) return undefined;
   const hit = referenceCache.get(ref);
   if (hit) return hit;
-  const cp = Math.floor(ref / 64);
+  const cp = referenceCodePoint(ref);
   const cls = classify(cp);
   const stands = String.fromCodePoint(cp);
   const out = {
     kind: cls.kind,
     digits: cls.digits,
-    width: ref & 63,
+    width: referenceWidth(ref),
     stands,
     numeric: false,
     group: false,

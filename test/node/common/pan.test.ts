@@ -602,7 +602,11 @@ describe('card numbers in percent-encoded UTF-8', () => {
   });
 });
 
-/** Ways to write one character as a reference to it, each with the name a failure shows; undefined where it has none. */
+/**
+ * Ways to write one character as a reference to it, each with the name a failure shows; undefined where it has none.
+ * `next` is the character written after it (as itself or as a reference): a numeric reference goes without its `;`
+ * only where a browser still ends it there, before what is no digit of its kind.
+ */
 const hex4 = (unit: number) => unit.toString(16).toUpperCase().padStart(4, '0');
 const eachUnit = (ch: string, write: (unit: string) => string) =>
   Array.from({ length: ch.length }, (_, k) => write(hex4(ch.charCodeAt(k)))).join('');
@@ -615,8 +619,13 @@ const NAMES: Record<string, string> = {
   ':': 'colon',
   '\t': 'Tab',
 };
-const WRITERS: [string, (ch: string) => string | undefined][] = [
+const semiUnless = (digit: RegExp, next: string) => (digit.test(next.charAt(0)) ? ';' : '');
+const WRITERS: [string, (ch: string, next: string) => string | undefined][] = [
   ['&#N;', (ch) => `&#${ch.codePointAt(0)};`],
+  ['&#N', (ch, next) => `&#${ch.codePointAt(0)}${semiUnless(/[0-9]/, next)}`],
+  ['&#0000000N', (ch, next) => `&#0000000${ch.codePointAt(0)}${semiUnless(/[0-9]/, next)}`],
+  ['&#xH', (ch, next) => `&#x${ch.codePointAt(0)!.toString(16)}${semiUnless(/[0-9a-f]/i, next)}`],
+  ['%26%23N', (ch, next) => `%26%23${ch.codePointAt(0)}${semiUnless(/[0-9]/, next)}`],
   ['&#00N;', (ch) => `&#00${ch.codePointAt(0)};`],
   ['&#xH;', (ch) => `&#x${ch.codePointAt(0)!.toString(16)};`],
   ['&#X0H;', (ch) => `&#X0${ch.codePointAt(0)!.toString(16).toUpperCase()};`],
@@ -670,7 +679,54 @@ const DECODED: [string, boolean][] = [
   ['4242 4242', false],
   ['v1.2.3+20261126', false],
   ['आधार 1234 5678 9010', false],
+  // Ids and numbers right after a character written as a reference without its `;`, and quotes in HTML.
+  ["'a4242424242424242' 'order-4242424242424242'", false],
+  ["'4242424242424242'", false],
+  ["id='1234567890123456789' n=4242424242424241", false],
+  ['\u00a0123456789012\u00a04242', false],
+  ['x: 0.4242424242424242 \u2013 +4242424242424242', false],
 ];
+
+/**
+ * `text` as a browser decodes its numeric character references (the HTML standard's numeric character reference
+ * state, written here apart from server/common/char-references.ts), and its `\\uXXXX` and `%XX` escapes.
+ */
+function browserDecoded(text: string): string {
+  const windows1252 = new TextDecoder('windows-1252');
+  let out = '';
+  for (let i = 0; i < text.length; ) {
+    if (text.startsWith('&#', i)) {
+      const hex = /[xX]/.test(text.charAt(i + 2));
+      let j = hex ? i + 3 : i + 2;
+      let value = 0;
+      const from = j;
+      for (; j < text.length && (hex ? /[0-9a-fA-F]/ : /[0-9]/).test(text.charAt(j)); j++) {
+        value = Math.min(value * (hex ? 16 : 10) + Number.parseInt(text.charAt(j), 16), 0x110000);
+      }
+      if (j > from) {
+        if (text.charAt(j) === ';') j++;
+        if (value === 0 || value > 0x10ffff || (value >= 0xd800 && value <= 0xdfff)) out += '\ufffd';
+        else if (value >= 0x80 && value <= 0x9f) out += windows1252.decode(Uint8Array.of(value));
+        else out += String.fromCodePoint(value);
+        i = j;
+        continue;
+      }
+    }
+    const unit = text.startsWith('\\u', i) ? /^[0-9a-fA-F]{4}/.exec(text.slice(i + 2, i + 6)) : null;
+    if (unit) {
+      out += String.fromCharCode(Number.parseInt(unit[0], 16));
+      i += 6;
+      continue;
+    }
+    if (text.charAt(i) === '%' && /^[0-9a-fA-F]{2}$/.test(text.slice(i + 1, i + 3))) {
+      out += String.fromCharCode(Number.parseInt(text.slice(i + 1, i + 3), 16));
+      i += 3;
+      continue;
+    }
+    out += text.charAt(i++);
+  }
+  return out;
+}
 
 describe('card numbers written with character references', () => {
   it('reads every form as the decoded text reads it: found, refused and masked alike, over a table of cases', () => {
@@ -682,7 +738,13 @@ describe('card numbers written with character references', () => {
       for (const [form, write] of WRITERS) {
         for (const [which, picks] of WRITTEN) {
           let encoded = '';
-          for (const ch of decoded) encoded += picks.test(ch) ? (write(ch) ?? ch) : ch;
+          const chars = [...decoded];
+          for (let k = chars.length - 1, next = ''; k >= 0; k--) {
+            const ch = chars[k]!;
+            const written = picks.test(ch) ? (write(ch, next) ?? ch) : ch;
+            encoded = written + encoded;
+            next = written;
+          }
           if (encoded === decoded) continue;
           compared++;
           const seen = `${form}, ${which}: ${encoded}`;
@@ -696,7 +758,7 @@ describe('card numbers written with character references', () => {
       }
     }
     assert.deepEqual(differ, []);
-    assert.ok(compared > 1400, `${compared} compared`);
+    assert.ok(compared > 2000, `${compared} compared`);
   });
 
   it('masks the whole encoded number, references and all, in every redactor', () => {
@@ -738,9 +800,10 @@ describe('card numbers written with character references', () => {
     }
     assert.deepEqual(garbled.slice(0, 5), [], `${garbled.length} garbled`);
     for (const text of [
-      // Without its `;`, too long, three times encoded: not read.
+      // Without its `;` a reference takes every digit that follows, as a browser reads it (`&#324242` is U+4F272), and
+      // three times encoded it is not read.
       'ref=4242&#324242&#324242&#324242',
-      'ref=4242&#0000000032;4242&#0000000032;4242&#0000000032;4242',
+      'ref=4242&#x204242&#x204242&#x204242',
       'ref=4242&amp;amp;#32;4242&amp;amp;#32;4242&amp;amp;#32;4242',
       'ref=4242%252526%25252332%25253B4242%252526%25252332%25253B4242%252526%25252332%25253B4242',
     ]) {
@@ -760,6 +823,14 @@ describe('card numbers written with character references', () => {
       ['ref=4242&#x20AC;4242&#x20AC;4242&#x20AC;4242', true],
       ['ref=4242\\u00e94242\\u00e94242\\u00e94242', true],
       ['ref=4242&#1114112;4242&#0;4242&#xD800;4242', true],
+      // Without its `;` before what is no digit, and with any run of leading zeros, as a browser reads them.
+      ['&#52&#50&#52&#50 &#52&#50&#52&#50 4242 4242', true],
+      ['&#x34&#x32&#x34&#x32 4242 4242 4242', true],
+      ['ref=4242&#0000000032;4242&#0000000032;4242&#00000000000000000000000000032;4242', true],
+      ['ref=4242&#x0000000000020;4242&#32 4242&#32-4242', true],
+      ['ref=4242%26%2332;4242%26%2332%20%2D4242%26%2332%3B4242', true],
+      // Greedy: `&#524242…` is one code point past U+10FFFF, U+FFFD, and `&#39` takes the id after it.
+      ['&#524242424242424242 &#394242424242424242', false],
       ['ref=4242\\uD8354242\\uD8354242\\uDFD24242', true],
       ['&#2310;&#2343;&#2366;&#2352; 1234 5678 9010', false],
       ['\\u0906\\u0927\\u093e\\u0930 1234 5678 9010', false],
@@ -779,12 +850,79 @@ describe('card numbers written with character references', () => {
     );
   });
 
+  it('agrees with the text a browser decodes, in 20,000 random texts of mixed references (seeded)', () => {
+    const random = seededRandom(20261129);
+    const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
+    const cards = ['4242424242424242', '5555555555554444', '378282246310005', '4000056655665556', '4242424242424241'];
+    const separators = [' ', '-', '\u00a0', '.', '\u2013', '\u200b', '', '  ', ':', "'"];
+    const word = () => {
+      const n = 1 + Math.floor(random() * 20);
+      let out = '';
+      for (let k = 0; k < n; k++)
+        out += pick([HEX, '0123456789', 'abcxyz-_ ', CROCKFORD]).charAt(Math.floor(random() * 10));
+      return out;
+    };
+    const card = () => {
+      const digits = pick(cards);
+      const sep = pick(separators);
+      let out = '';
+      for (let k = 0; k < digits.length; k += 4) out += (k ? sep : '') + digits.slice(k, k + 4);
+      return out;
+    };
+    const zeros = () => '0'.repeat(1 + Math.floor(random() * 30));
+    const PERCENT: Record<string, string> = { ' ': '%20', '-': '%2D', '.': '%2E', ':': '%3A', '\t': '%09' };
+    const write = (ch: string): string => {
+      const cp = ch.codePointAt(0)!;
+      switch (Math.floor(random() * 10)) {
+        case 0:
+          return `&#${cp};`;
+        case 1:
+          return `&#${cp}`;
+        case 2:
+          return `&#${zeros()}${cp}${random() < 0.5 ? ';' : ''}`;
+        case 3:
+          return `&#${pick(['x', 'X'])}${cp.toString(16)}${random() < 0.5 ? ';' : ''}`;
+        case 4:
+          return eachUnit(ch, (h) => `\\u${h}`);
+        case 5:
+          return PERCENT[ch] ?? ch;
+        default:
+          return ch;
+      }
+    };
+    let compared = 0;
+    const differ: string[] = [];
+    while (compared < 20_000) {
+      let plain = '';
+      for (let k = 0, n = 1 + Math.floor(random() * 4); k < n; k++) {
+        plain += pick([card, word, () => `&#39${word()}`, () => ' ', () => "'"])();
+      }
+      let encoded = '';
+      for (const ch of plain) encoded += ch === '&' || ch === '#' ? ch : write(ch);
+      const decoded = browserDecoded(encoded);
+      // Decoded text holding reference syntax would be decoded again by the finder: not the same text.
+      if (/[&%\\]/.test(decoded)) continue;
+      compared++;
+      const found = containsPan(decoded);
+      if (containsPan(encoded) !== found) differ.push(`${found ? 'missed' : 'found'} ${JSON.stringify(encoded)}`);
+      if ((maskPans(encoded) !== encoded) !== found) differ.push(`masked ${JSON.stringify(encoded)}`);
+    }
+    assert.deepEqual(differ.slice(0, 5), [], `${differ.length} differ`);
+  });
+
   it('scans megabytes of references, whole, broken and unread, in linear time', () => {
     scansInLinearTime([
       ['&# repeated', fill2MiB('&#')],
       ['&#x and a long run of hex digits', `&#x${fill2MiB('4')}`],
       ['&#x with long digit runs, repeated', fill2MiB('&#x4242424242;')],
       ['&#x repeated', fill2MiB('&#x')],
+      ['&# and a long run of digits', `&#${fill2MiB('4')}`],
+      ['&# and a long run of zeros', `&#${fill2MiB('0')}`],
+      ['&#x and a long run of zeros, then a digit', `4242&#x${fill2MiB('0')}34`],
+      ['&# and long digit runs without ;, repeated', fill2MiB('&#4242424242424242 ')],
+      ['&#000… runs to a space between digits, repeated', fill2MiB('4242&#0000000000000000000000032')],
+      ['%26%23 and a long run of digits', `%26%23${fill2MiB('4')}`],
+      ['&amp;#x and a long run of hex digits', `&amp;#x${fill2MiB('a')}`],
       ['& and letters never closed', fill2MiB('&nbspnbspnbspnbsp')],
       ['&amp; repeated', fill2MiB('&amp;')],
       ['\\u repeated', fill2MiB('\\u')],
