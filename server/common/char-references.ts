@@ -86,6 +86,13 @@ function syntaxAt(text: string, j: number, code: number, level: number): number 
 /** Packed references: `codePoint * WIDTHS + width` (a code point takes 21 bits, a width up to 31: below 2^53). */
 const WIDTHS = 2 ** 31;
 
+/**
+ * The code point a numeric reference past U+10FFFF is packed with (`&#4242424242424242`, `&#x110000;`): a browser shows
+ * U+FFFD, but no encoder writes one, and its digits are what any other reader of the text sees (a log, a JSON API, a
+ * dashboard that shows the note as text). See docs/decisions/helper.md#helper-pan-guard.
+ */
+export const BEYOND_UNICODE = 0x110000;
+
 /** The code point of a reference {@link referenceAt} packed. */
 export function referenceCodePoint(ref: number): number {
   return Math.floor(ref / WIDTHS);
@@ -102,9 +109,10 @@ export function referenceWidth(ref: number): number {
  * - HTML numeric references, decimal or hex (`&#52;`, `&#x34;`, `&#X34;`), as the HTML standard's numeric character
  *   reference state reads them: every digit up to the first that is none (so any run of leading zeros,
  *   `&#0000000052;`), then the `;` if there is one (`&#52&#50` is `42`, `&#x34 ` is `4 `; `&#524242` is one code
- *   point, U+7FFD2, never `4` and `242`), standing for what a browser decodes them to (`&#150;` an en dash; `&#0;`, a
- *   surrogate or past U+10FFFF U+FFFD); the named ones of {@link NAMED}; and either with their `&` escaped once more,
- *   `&amp;#32;`, as an HTML encoder writes text that held one. A numeric reference's digits are read to their end
+ *   point, U+7FFD2, never `4` and `242`), standing for what a browser decodes them to (`&#150;` an en dash; `&#0;` or
+ *   a surrogate U+FFFD; past U+10FFFF {@link BEYOND_UNICODE}, which a browser shows as U+FFFD); the named ones of
+ *   {@link NAMED}; and either with their `&` escaped once more, `&amp;#32;`, as an HTML encoder writes text that held
+ *   one. A numeric reference's digits are read to their end
  *   whatever their number: linear all the same, since the digits after one `#` are read by the one start before it,
  *   and the scan goes on past them (docs/decisions/helper.md#helper-pan-guard);
  * - JavaScript's `\uXXXX` (a surrogate pair as one character, a lone surrogate itself) and `\xXX`, and `escape()`'s
@@ -133,14 +141,33 @@ function packed(cp: number, width: number): number {
   return width >= WIDTHS ? -1 : cp * WIDTHS + width;
 }
 
-/** An HTML reference at `i`, its `&`, `#` and `;` written at `level`. */
-function htmlAt(text: string, i: number, level: number): number {
+/**
+ * How many UTF-16 units the syntax of the numeric reference at `i` takes before its first digit (`&#` 2, `&#x` 3,
+ * `%26%23` 6, `&amp;#` 6): what a reader of the text itself sees as punctuation before the digits, when the reference
+ * is past U+10FFFF ({@link BEYOND_UNICODE}). Call it only where {@link referenceAt} read one.
+ */
+export function numericPrefixWidth(text: string, i: number): number {
+  const twice = text.charCodeAt(i + 1) === 50 && text.charCodeAt(i + 2) === 53;
+  const level = text.charCodeAt(i) !== 37 ? 0 : twice ? 2 : 1;
+  let j = hashAt(text, i, level);
+  j += syntaxAt(text, j, 35, level);
+  return ((text.charCodeAt(j) | 32) === 120 ? j + 1 : j) - i;
+}
+
+/** Where the `#` (or the name) of the HTML reference at `i` is, past its `&` and an `&amp;`, written at `level`. */
+function hashAt(text: string, i: number, level: number): number {
   let j = i + syntaxAt(text, i, 38, level);
   // `&amp;` then the reference: what an encoder writes for text that already held one (once more, not twice more).
   if (text.startsWith('amp', j)) {
     const semi = syntaxAt(text, j + 3, 59, level);
     if (semi) j += 3 + semi;
   }
+  return j;
+}
+
+/** An HTML reference at `i`, its `&`, `#` and `;` written at `level`. */
+function htmlAt(text: string, i: number, level: number): number {
+  let j = hashAt(text, i, level);
   const hash = syntaxAt(text, j, 35, level);
   if (!hash) {
     let name = '';
@@ -170,8 +197,10 @@ function htmlAt(text: string, i: number, level: number): number {
   if (j === start) return -1;
   // A percent-encoded reference's `;` may be written as itself: decoded, `%26%2352;` is `&#52;` all the same.
   const semi = syntaxAt(text, j, 59, level) || syntaxAt(text, j, 59, 0);
-  // What a browser shows for a reference to nothing: U+FFFD, a symbol (never the reference's digits).
-  if (cp === 0 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) cp = 0xfffd;
+  // What a browser shows for a reference to nothing: U+FFFD, a symbol; past U+10FFFF it is that too, but marked, for
+  // the scan to read its digits as written as well.
+  if (cp > 0x10ffff) cp = BEYOND_UNICODE;
+  else if (cp === 0 || (cp >= 0xd800 && cp <= 0xdfff)) cp = 0xfffd;
   else if (cp >= 0x80 && cp <= 0x9f) cp = C1[cp - 0x80] || cp;
   return packed(cp, j + semi - i);
 }

@@ -1,7 +1,13 @@
 import { BRANDS } from '../../shared/card/brands.js';
 import { digitValue } from '../../shared/card/format.js';
 import { luhnValid } from '../../shared/card/luhn.js';
-import { referenceAt, referenceCodePoint, referenceWidth } from './char-references.js';
+import {
+  BEYOND_UNICODE,
+  numericPrefixWidth,
+  referenceAt,
+  referenceCodePoint,
+  referenceWidth,
+} from './char-references.js';
 import { jsonStringAt, someJsonString } from './json-text.js';
 
 /**
@@ -283,6 +289,26 @@ function readThrough(cls: Class, stands: string): boolean {
  */
 let ambiguous = false;
 
+/**
+ * Set by a scan that read a numeric reference past U+10FFFF (`&#4242424242424242`): no encoder writes one, and a
+ * reader of the text itself (a log, a JSON API, a dashboard showing the note as text) sees its digits, so the text is
+ * also read as written, every reference's digits as digits ({@link rawReferences}), by a second scan.
+ */
+let beyond = false;
+
+/** Whether the scan running reads every character reference as written (see {@link beyond}). */
+let rawReferences = false;
+
+/** `read()`'s answer, the text read as written, references and all (see {@link beyond}). */
+function readRaw<T>(read: () => T): T {
+  rawReferences = true;
+  try {
+    return read();
+  } finally {
+    rawReferences = false;
+  }
+}
+
 /** The character references read, by {@link referenceAt}'s packed value. Bounded. */
 const referenceCache = new Map<number, Escape>();
 
@@ -295,9 +321,20 @@ const referenceCache = new Map<number, Escape>();
 function referenceEscapeAt(text: string, i: number): Escape | undefined {
   const ref = referenceAt(text, i);
   if (ref < 0) return undefined;
+  let cp = referenceCodePoint(ref);
+  if (rawReferences) {
+    // The text as written: every reference's syntax and digits as themselves, but for one past U+10FFFF, whose
+    // syntax before its digits is read as punctuation (`%26%23`, `&amp;#`: a `#` to any reader of the text).
+    return cp === BEYOND_UNICODE
+      ? { ...OTHER, width: numericPrefixWidth(text, i), stands: '#', numeric: false, group: false, percent: false }
+      : undefined;
+  }
+  if (cp === BEYOND_UNICODE) {
+    beyond = true;
+    cp = 0xfffd;
+  }
   const hit = referenceCache.get(ref);
   if (hit) return hit;
-  const cp = referenceCodePoint(ref);
   const cls = classify(cp);
   const stands = String.fromCodePoint(cp);
   const out = {
@@ -655,11 +692,14 @@ export function jsonMayHoldPan(text: string): boolean {
 export function containsPan(text: string): boolean {
   if (tooFewDigits(text)) return false;
   ambiguous = false;
+  beyond = false;
   const groups = groupsOf(text);
   const maybeLiteral = ambiguous;
+  const maybeRaw = beyond;
   if (!hitsIn(text, groups).next().done) return true;
   // A `%` right before digits that read as an escape (`%224242`) may be literal (`%4000 0566 5566 5556`): read so too.
-  return maybeLiteral && !hitsIn(text, groupsOf(text, true), true).next().done;
+  if (maybeLiteral && !hitsIn(text, groupsOf(text, true), true).next().done) return true;
+  return maybeRaw && readRaw(() => !hitsIn(text, groupsOf(text, true), true).next().done);
 }
 
 /**
@@ -672,9 +712,16 @@ export function maskPans(text: string, mask: (digits: string) => string = defaul
 
 function maskBoth(text: string, mask: (digits: string) => string): string {
   ambiguous = false;
+  beyond = false;
   const groups = groupsOf(text);
   const maybeLiteral = ambiguous;
-  const found = spansOf(text, groups, false);
+  const maybeRaw = beyond;
+  let found = spansOf(text, groups, false);
+  if (maybeRaw)
+    found = mergeSpans(
+      found,
+      readRaw(() => spansOf(text, groupsOf(text, true), true)),
+    );
   // A `%` right before digits that read as an escape (`%224242`) may be literal (`%4000 0566 5566 5556`): the text is
   // read so too, and where the two readings' spans overlap they are masked as one (rare: text without such an escape
   // pays nothing more). Both readings are of the text itself, never of the first one's masks, whose digits (the last 4)

@@ -850,6 +850,34 @@ describe('card numbers written with character references', () => {
     );
   });
 
+  it('reads a numeric reference past U+10FFFF as written too: a card number right after its `#` is found', () => {
+    // Read greedily, `&#4242424242424242` is one reference past U+10FFFF, U+FFFD in a browser, and was accepted and
+    // logged in clear: no encoder writes one, and a log, a JSON API or a dashboard showing the note as text shows the
+    // number. Such text is also read as written, every reference's digits as digits (the scan before numeric
+    // references without `;` read these so).
+    const mask = (digits: string) => `[${digits}]`;
+    for (const [text, masked] of [
+      ['&#4242424242424242', '&#[4242424242424242]'],
+      ['note=&#4242424242424242;', 'note=&#[4242424242424242];'],
+      ['&#X5555555555554444', '&#X[5555555555554444]'],
+      ['a&amp;#378282246310005 b', 'a&amp;#[378282246310005] b'],
+      ['%26%234000056655665556', '%26%23[4000056655665556]'],
+      ['%2526%25234242424242424242', '%2526%2523[4242424242424242]'],
+      ['pan=4242&#32;4242&#32;4242&#32;4242 &#1114112', 'pan=[4242424242424242] &#1114112'],
+    ] as const) {
+      assert.equal(containsPan(text), true, text);
+      assert.equal(maskPans(text, mask), masked, text);
+    }
+    // In range, or past it without a card number in its digits, it is read as the decoded text is, as before.
+    for (const text of [
+      '&#524242424242424242 &#394242424242424242',
+      '&#1114112;4242 4242 4242',
+      'x&#39;4242424242424241',
+    ]) {
+      assert.equal(containsPan(text), false, text);
+    }
+  });
+
   it('agrees with the text a browser decodes, in 20,000 random texts of mixed references (seeded)', () => {
     const random = seededRandom(20261129);
     const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;

@@ -462,6 +462,9 @@ describe('helper basics over HTTP', () => {
       ['note', `${'&#xAEA;'.repeat(15)}&#xAEE;`],
       // A reference to a letter parts groups as the letter does in the decoded text, its digits unread.
       ['note', '4242&#233;4242&#233;4242&#233;4242'],
+      // Past U+10FFFF a browser shows U+FFFD, but the text itself holds the number in clear: read as written too.
+      ['note', 'card &#4242424242424242 thanks'],
+      ['memo', 'x&amp;#x5555555555554444;'],
     ]) {
       const r = await call(`${h.url}/charges`, {
         body: { cardToken: 'card_tok_abcdefgh', orderReference: 'o-1', [field!]: value },
@@ -475,6 +478,7 @@ describe('helper basics over HTTP', () => {
       '?note=4242%26%2332%3B4242%26%2332%3B4242%26%2332%3B4242',
       '?next=pan%3D4242%2526%252332%253B4242%2526nbsp%253B4242%2526%2523x20%253B4242',
       '?q=4242%5Cu00204242%5Cu00204242%5Cu00204242',
+      '?q=%26%234242424242424242',
     ]) {
       const r = await call(`${h.url}/config${query}`);
       assert.equal(r.status, 400, query);
