@@ -43,6 +43,25 @@ export async function lookAt(store: TesseraStore, d: Delivery): Promise<'deliver
   return claimed ? 'claimed' : 'busy';
 }
 
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Looks at a delivery (`look`: {@link lookAt}, maybe wrapped) until it is `delivered` or this try holds its claim
+ * (`claimed`), waiting 20 ms, doubling up to 250 ms, between looks while another request or instance holds it; `timeout`
+ * once the next wait would end past `deadline` (a `Date.now()` time).
+ */
+export async function takeTurn(
+  look: () => Promise<'delivered' | 'claimed' | 'busy'>,
+  deadline: number,
+): Promise<'delivered' | 'claimed' | 'timeout'> {
+  for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
+    const seen = await look();
+    if (seen !== 'busy') return seen;
+    if (Date.now() + delay > deadline) return 'timeout';
+    await sleep(delay);
+  }
+}
+
 /**
  * Runs `call` under the claim this try took ({@link lookAt} answered `claimed`), which the caller keeps alive
  * (`stopKeeping` is what keepClaim answered). Once `call` resolved, `delivered` is recorded (24 h) and the claim given

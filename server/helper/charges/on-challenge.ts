@@ -5,7 +5,7 @@ import { DEFAULT_HOOK_TIMEOUT_MS, withinHookTime } from '../hooks.js';
 import { keepClaim } from '../lease.js';
 import type { ChallengeEvent } from '../options.js';
 import { challengeRead } from '../provider-answers.js';
-import { DELIVERY_CLAIM_MS, delivery, lookAt, runClaimed } from './delivery.js';
+import { DELIVERY_CLAIM_MS, delivery, lookAt, runClaimed, takeTurn } from './delivery.js';
 import type { ChargeOutcome } from './outcome.js';
 import { threeDsKey } from './records.js';
 
@@ -29,8 +29,6 @@ export function challengeEvent(charge: Charge, orderReference: string): Challeng
 
 /** Which step of a delivery failed: its store calls, the read of the charge, or the merchant's hook. */
 type Step = 'store' | 'provider' | 'hook';
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Calls the merchant's `onChallenge` once per 3-D Secure challenge, for a 202 answer of `POST /charges`
@@ -84,13 +82,7 @@ export async function deliverChallenge(
   // sent at once let the shopper reach the challenge, and its `onCharge` come, before `onChallenge` ran.
   const deadline = Date.now() + (ctx.options.hookTimeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS);
   const delivering = (async () => {
-    for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
-      const seen = await lookAt(store, d);
-      if (seen === 'delivered') return;
-      if (seen === 'claimed') break;
-      if (Date.now() + delay > deadline) return;
-      await sleep(delay);
-    }
+    if ((await takeTurn(() => lookAt(store, d), deadline)) !== 'claimed') return;
     const stopKeeping = keepClaim(ctx, d.claimKey, d.owner, DELIVERY_CLAIM_MS, 'tessera.on_challenge.claim');
     // The delivery runs to the end, also when the answer has stopped waiting for it.
     await runClaimed(store, d, stopKeeping, call);

@@ -4,7 +4,7 @@ import { HelperHttpError } from '../errors.js';
 import { LATE, withinHookTime } from '../hooks.js';
 import { keepClaim } from '../lease.js';
 import type { ChargeEvent } from '../options.js';
-import { DELIVERY_CLAIM_MS, delivery, lookAt, runClaimed } from './delivery.js';
+import { DELIVERY_CLAIM_MS, delivery, lookAt, runClaimed, takeTurn } from './delivery.js';
 
 /** How long a request waits for another instance's delivery before answering 503. */
 const WAIT_MS = 15_000;
@@ -12,8 +12,6 @@ const WAIT_MS = 15_000;
 const STILL_RECORDING = 'the shop is still recording this payment; send the same request again to learn the outcome';
 const NOT_RECORDED =
   'the payment’s outcome is known but the shop could not record it; send the same request again (it will not be charged twice)';
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 function failed(event: ChargeEvent, message: string, cause?: unknown): HelperHttpError {
   return new HelperHttpError(503, 'TESSERA_ON_CHARGE_FAILED', message, {
@@ -59,15 +57,9 @@ export async function deliverCharge(
   const { store } = ctx;
   const d = delivery(`oncharge:${event.id}`);
   const deadline = Date.now() + WAIT_MS;
-  for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
-    const seen = await stored(ctx, event, lookAt(store, d));
-    if (seen === 'delivered') return;
-    if (seen === 'claimed') break;
-    if (Date.now() + delay > deadline) {
-      throw failed(event, STILL_RECORDING);
-    }
-    await sleep(delay);
-  }
+  const turn = await takeTurn(() => stored(ctx, event, lookAt(store, d)), deadline);
+  if (turn === 'delivered') return;
+  if (turn === 'timeout') throw failed(event, STILL_RECORDING);
   const stopKeeping = keepClaim(ctx, d.claimKey, d.owner, DELIVERY_CLAIM_MS, 'tessera.on_charge.claim');
   // The call and its record run to the end, also when the shopper's answer has stopped waiting for them.
   const call = async () => {
