@@ -8,6 +8,7 @@ import {
   utf8Charset,
 } from '../common/body-guard.js';
 import { findSecurityCode, jsonHoldsSecurityCode } from '../common/card-fields.js';
+import { setField } from '../common/own-field.js';
 import { HelperHttpError } from './errors.js';
 import type { HelperLogger } from './log.js';
 import {
@@ -277,9 +278,7 @@ function plainCopy(value: unknown, limit: number): unknown {
           if (size > limit) break;
           const item = copy((v as Record<string, unknown>)[key], depth + 1);
           // An own `__proto__` key (JSON.parse makes one) stays a key, for checkShape to refuse, not a prototype.
-          if (key === '__proto__')
-            Object.defineProperty(object, key, { value: item, enumerable: true, writable: true });
-          else object[key] = item;
+          setField(object, key, item);
         }
         out = object;
       }
