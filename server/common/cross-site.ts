@@ -26,10 +26,20 @@ export interface CrossSiteRule {
 export function crossSiteWrites(
   rule: CrossSiteRule = {},
 ): (req: { readonly method?: string; readonly headers: IncomingHttpHeaders }) => boolean {
+  const foreign = crossSiteRequests(rule);
+  return (req) => !SAFE_METHODS.has(req.method ?? 'GET') && foreign(req);
+}
+
+/**
+ * {@link crossSiteWrites}'s rule for a request of any method: true for one another site's page started. For routes no
+ * other site has any use for, reads included (the helper's dashboard routes, docs/decisions/helper.md#helper-cross-site).
+ */
+export function crossSiteRequests(
+  rule: CrossSiteRule = {},
+): (req: { readonly headers: IncomingHttpHeaders }) => boolean {
   const trusted: ReadonlySet<string> = new Set(rule.trusted);
   const own = rule.ownOrigin === undefined ? undefined : new URL(rule.ownOrigin).origin;
   return (req) => {
-    if (SAFE_METHODS.has(req.method ?? 'GET')) return false;
     const origin = req.headers.origin;
     if (origin !== undefined && trusted.has(origin)) return false;
     const site = req.headers['sec-fetch-site'];

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { crossSiteWrites } from '../common/cross-site.js';
+import { crossSiteRequests, crossSiteWrites } from '../common/cross-site.js';
 import { HelperHttpError } from './errors.js';
 
 /**
@@ -9,16 +9,21 @@ import { HelperHttpError } from './errors.js';
  * answers that preflight for every origin, and any site could then post charges from its visitors' browsers. The
  * rule is server/common/cross-site.ts's, with `corsOrigins` trusted and `publicUrl` as the helper's own origin.
  *
+ * With `reads`, the rule holds for every method: the dashboard routes, which no other site has any use for, refuse a
+ * read another site's page started too, before its host token is read.
+ *
  * Returns the error to answer, or `undefined` to go on.
  */
 export function crossSiteGuard(
   corsOrigins: readonly string[] | undefined,
   publicUrl: string | undefined,
+  reads = false,
 ): (req: Request) => HelperHttpError | undefined {
-  const foreign = crossSiteWrites({
+  const rule = {
     ...(corsOrigins ? { trusted: corsOrigins } : {}),
     ...(publicUrl ? { ownOrigin: publicUrl } : {}),
-  });
+  };
+  const foreign = reads ? crossSiteRequests(rule) : crossSiteWrites(rule);
   return (req) => (foreign(req) ? refused() : undefined);
 }
 

@@ -44,7 +44,7 @@ export const HELPER_ERROR_CODES = {
   TESSERA_CROSS_SITE_REFUSED: {
     status: 403,
     meaning:
-      'A browser sent this write from another site (`Sec-Fetch-Site`, or an `Origin` that is not this host); list the page’s origin in `corsOrigins` if it is yours.',
+      'A browser sent this write, or any dashboard request, from another site (`Sec-Fetch-Site`, or an `Origin` that is not this host); list the page’s origin in `corsOrigins` if it is yours.',
   },
   TESSERA_ROUTE_NOT_FOUND: { status: 404, meaning: 'The helper has no route for this path.' },
   TESSERA_NOT_FOUND: {

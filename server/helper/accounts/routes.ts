@@ -9,6 +9,7 @@ import { errorCodesOf } from '../../provider/http/response.js';
 import { accountIdPattern, instrumentLabelSchema } from '../../provider/schemas/accounts/index.js';
 import { checkedBody, jsonBody } from '../body.js';
 import type { HelperContext } from '../context.js';
+import { crossSiteGuard } from '../cross-site.js';
 import { answerable, badRequest, HelperHttpError } from '../errors.js';
 import { hookTimeout, LATE, thrownMessage, withinHookTime } from '../hooks.js';
 import { forbidden, type HostClaims, type HostTokenClaims } from '../host-auth.js';
@@ -143,9 +144,14 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
   const limit = ctx.limits.hostRequestsPerUser;
   const failures = ctx.limits.hostAuthFailuresPerIp;
   const claimsOf = (res: Response) => res.locals.hostClaims as HostClaims;
+  // Reads too: no other site's page has a use for these routes, and its requests (an <img>, a plain fetch) come without
+  // a token, each a 401 that spent its visitor's `hostAuthFailuresPerIp` (docs/decisions/helper.md#helper-cross-site).
+  const crossSite = crossSiteGuard(ctx.options.corsOrigins, ctx.options.publicUrl, true);
   const host = [
     async (req: Request, res: Response, next: (err?: unknown) => void) => {
       try {
+        const refused = crossSite(req);
+        if (refused) throw refused;
         if (failures) await verifyCounted(req, res, failures);
         else res.locals.hostClaims = await verify(req);
         if (limit)

@@ -755,6 +755,44 @@ describe('dashboard routes against the sandbox', () => {
     assert.equal((await ask(path, await tokenA(), { target: limited })).status, 200, 'the window is over');
   });
 
+  it("refuses a dashboard read another site's page started before its token is read: no page can lock out its visitor's IP", async () => {
+    // An <img> or a plain fetch() on any site sends its visitor's browser here without a token (a page cannot add
+    // `Authorization` without a preflight the helper answers only for `corsOrigins`): each was a 401 that spent the
+    // visitor's `hostAuthFailuresPerIp`, so one page view locked every dashboard user behind that IP (an office's NAT)
+    // out for the window.
+    const limited = await helper({
+      rateLimits: { hostAuthFailuresPerIp: { max: 3, windowMs: 60_000 }, hostRequestsPerUser: false },
+      corsOrigins: ['https://dashboard.example'],
+    });
+    const path = '/entities/ent_fixture_a/payment-instruments';
+    const foreign: [string, Record<string, string>][] = [
+      ['an image', { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'image' }],
+      ['a fetch', { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'cors', origin: 'https://evil.example' }],
+      ['a same-site page not listed', { 'sec-fetch-site': 'same-site', origin: 'https://blog.shop.example' }],
+      ['an older browser', { origin: 'https://evil.example' }],
+    ];
+    for (let i = 0; i < 3; i++) {
+      for (const [what, headers] of foreign) {
+        for (const method of ['GET', 'HEAD']) {
+          const r = await call(`${limited.url}${path}`, { method, headers });
+          assert.equal(r.status, 403, `${method} from ${what}: ${r.status} ${r.text}`);
+          assert.equal(r.headers.get('cache-control'), 'no-store', what);
+          if (method === 'GET') assert.equal(r.json.code, 'TESSERA_CROSS_SITE_REFUSED', what);
+        }
+      }
+    }
+    const token = await tokenA();
+    const own: Record<string, string>[] = [
+      { 'sec-fetch-site': 'same-origin' },
+      { 'sec-fetch-site': 'cross-site', origin: 'https://dashboard.example' },
+      {},
+    ];
+    for (const headers of own) {
+      const r = await call(`${limited.url}${path}`, { headers: { ...headers, authorization: `Bearer ${token}` } });
+      assert.equal(r.status, 200, `${JSON.stringify(headers)}: ${r.text}`);
+    }
+  });
+
   it('warns once when dashboard requests come through a proxy nobody declared: every user would share its IP', async () => {
     const limited = await helper({ rateLimits: { hostAuthFailuresPerIp: { max: 3, windowMs: 60_000 } } });
     const path = '/entities/ent_fixture_a/payment-instruments';
