@@ -64,6 +64,10 @@ async function chargedOnceBack(
   assert.equal((await sandboxCharges(sb)).length, charges);
 }
 
+/** A helper on `sb` with `store`, every order priced 25.00 EUR. */
+const chargingHelper = (sb: Parameters<typeof legacyHelperOptions>[0], store: RedisStore<RedisStoreClient>) =>
+  startHelper({ ...legacyHelperOptions(sb), store, resolveCharge: () => ({ amount: 2500, currency: 'EUR' }) });
+
 /**
  * A second copy of ioredis, with classes of its own: what a project hands the store when its own ioredis is another
  * version (npm then installs Tessera's beside it) or another copy. ioredis is CommonJS: its modules are loaded again
@@ -394,11 +398,7 @@ describe('RedisStore against a real redis-server', () => {
     const relay = await TcpRelay.start(server.port);
     const sb = await startSandbox();
     const store = open({ url: relay.url, keyPrefix: 'silent:', timeoutMs: 300 });
-    const h = await startHelper({
-      ...legacyHelperOptions(sb),
-      store,
-      resolveCharge: () => ({ amount: 2500, currency: 'EUR' }),
-    });
+    const h = await chargingHelper(sb, store);
     try {
       await ready(store);
       const first = await call(`${h.url}/charges`, {
@@ -621,11 +621,7 @@ describe('RedisStore against a real redis-server', () => {
       keyPrefix: 'auth:',
       timeoutMs: 300,
     });
-    const h = await startHelper({
-      ...legacyHelperOptions(sb),
-      store,
-      resolveCharge: () => ({ amount: 2500, currency: 'EUR' }),
-    });
+    const h = await chargingHelper(sb, store);
     try {
       await admin.call('ACL', 'SETUSER', 'shop', 'on', '>right-pass-0a9b8c7d', '~*', '+@all');
       const body = { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@shop.example' };
@@ -754,11 +750,7 @@ describe('RedisStore against a real redis-server', () => {
     const sb = await startSandbox();
     await admin.call('ACL', 'SETUSER', 'shop', 'on', '>shop-pass-5d4e3f2a', '~tessera:*', '+@all');
     const store = new RedisStore({ url: `redis://shop:shop-pass-5d4e3f2a@127.0.0.1:${own.port}`, timeoutMs: 300 });
-    const h = await startHelper({
-      ...legacyHelperOptions(sb),
-      store,
-      resolveCharge: () => ({ amount: 2500, currency: 'EUR' }),
-    });
+    const h = await chargingHelper(sb, store);
     const charge = async () =>
       call(`${h.url}/charges`, {
         body: { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@shop.example' },
@@ -830,11 +822,7 @@ describe('RedisStore against a real redis-server', () => {
     const own = await RedisServer.start(['--dir', dir, '--key-load-delay', '500']);
     const sb = await startSandbox();
     const store = new RedisStore({ url: own.url, timeoutMs: 300 });
-    const h = await startHelper({
-      ...legacyHelperOptions(sb),
-      store,
-      resolveCharge: () => ({ amount: 2500, currency: 'EUR' }),
-    });
+    const h = await chargingHelper(sb, store);
     try {
       const admin = new Redis(own.url);
       await admin.eval("for i = 1, 4000 do redis.call('SET', 'filler:' .. i, 'x') end", 0);
@@ -862,11 +850,7 @@ describe('RedisStore against a real redis-server', () => {
     const sb = await startSandbox();
     const store = open({ keyPrefix: 'flush:' });
     const admin = new Redis(server.url);
-    const h = await startHelper({
-      ...legacyHelperOptions(sb),
-      store,
-      resolveCharge: () => ({ amount: 2500, currency: 'EUR' }),
-    });
+    const h = await chargingHelper(sb, store);
     try {
       for (let i = 0; i < 2; i++) {
         const r = await call(`${h.url}/charges`, {
@@ -888,11 +872,7 @@ describe('RedisStore against a real redis-server', () => {
     const sb = await startSandbox();
     const store = open({ keyPrefix: 'pause:', timeoutMs: 300 });
     const admin = new Redis(server.url);
-    const h = await startHelper({
-      ...legacyHelperOptions(sb),
-      store,
-      resolveCharge: () => ({ amount: 2500, currency: 'EUR' }),
-    });
+    const h = await chargingHelper(sb, store);
     try {
       await ready(store);
       const body = { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@shop.example' };
