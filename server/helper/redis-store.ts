@@ -204,6 +204,13 @@ interface StoreCall {
 /** A call bounded by the client's own `commandTimeout`, which rejects the command itself: never late while it runs. */
 const BOUNDED: StoreCall = { late: false };
 
+/**
+ * How long the store's own client waits for any answer on a connection with commands outstanding before it takes the
+ * connection for dead and opens a new one (ioredis's `socketTimeout`): twice `timeoutMs`, at least 2 s, so that a Redis
+ * that is only slow for a moment is not reconnected to (docs/decisions/helper.md#helper-store-redis-silent).
+ */
+const silentConnectionMs = (timeoutMs: number): number => Math.max(2 * timeoutMs, 2000);
+
 function ttl(ms: number): number {
   return Math.max(1, Math.ceil(ms));
 }
@@ -259,6 +266,12 @@ export class RedisStore<C extends RedisStoreClient = Redis | Cluster> implements
         maxRetriesPerRequest: 0,
         commandTimeout: this.#timeoutMs,
         connectTimeout: Math.max(this.#timeoutMs, 1000),
+        // A connection that has answered nothing for this long while commands wait on it is taken for dead and opened
+        // again: one whose peer went away without a reset (a failover that moved Redis's address, a firewall that
+        // forgot the connection) stayed `ready`, and every call timed out on it until the kernel gave up, many minutes
+        // later. Twice `timeoutMs` at least, so that the give-back of a call that timed out is sent on the connection
+        // of that call, after it (docs/decisions/helper.md#helper-store-redis-silent).
+        socketTimeout: silentConnectionMs(this.#timeoutMs),
         // Keep trying to reconnect, at most every 500 ms, for as long as the process runs.
         retryStrategy: (times) => Math.min(times * 50, 500),
         // No CLIENT SETINFO on connect: ioredis ignores those commands' failures, and Redis's refusal of a new

@@ -35,12 +35,17 @@ function ping(port: number): Promise<boolean> {
 /**
  * A TCP relay on loopback to `port`, whose link can be cut: {@link cut} drops every connection through it and
  * refuses new ones until {@link mend}, while the server behind it runs on (a network fault between one client and
- * Redis: the client's commands never reach it, and other clients and the data are untouched).
+ * Redis: the client's commands never reach it, and other clients and the data are untouched). {@link silence} instead
+ * leaves every connection open and carries nothing more on it, either way, while new connections are relayed: a
+ * connection whose peer went away without a reset (a failover that moved Redis's address, a NAT or firewall that
+ * forgot the connection), which the client's kernel does not notice for many minutes.
  */
 export class TcpRelay {
   readonly port: number;
   readonly #server: Server;
   readonly #sockets = new Set<Socket>();
+  /** The connections through the relay: a silenced one carries nothing more. */
+  readonly #links = new Set<{ silent: boolean }>();
   #cut = false;
 
   private constructor(server: Server, port: number) {
@@ -62,7 +67,9 @@ export class TcpRelay {
       return;
     }
     const upstream = connect(port, '127.0.0.1');
+    const link = { silent: false };
     const end = () => {
+      this.#links.delete(link);
       for (const s of [client, upstream]) {
         s.destroy();
         this.#sockets.delete(s);
@@ -73,8 +80,14 @@ export class TcpRelay {
       s.on('error', end);
       s.on('close', end);
     }
-    client.pipe(upstream);
-    upstream.pipe(client);
+    this.#links.add(link);
+    // Data is handed over by hand, not piped, so that a silenced link can swallow it.
+    client.on('data', (chunk) => {
+      if (!link.silent) upstream.write(chunk);
+    });
+    upstream.on('data', (chunk) => {
+      if (!link.silent) client.write(chunk);
+    });
   }
 
   get url(): string {
@@ -85,6 +98,11 @@ export class TcpRelay {
   cut(): void {
     this.#cut = true;
     for (const s of this.#sockets) s.destroy();
+  }
+
+  /** Carries nothing more on the connections open now, and keeps them open; new connections are relayed as before. */
+  silence(): void {
+    for (const link of this.#links) link.silent = true;
   }
 
   /** Relays new connections again. */

@@ -45,16 +45,28 @@ async function refusedByStore(url: string, body: object, withinMs: number) {
   return refused;
 }
 
-/** The same charge sent again every 100 ms (4 s at most) while the store is still away: charged once it is back. */
-async function chargedOnceBack(url: string, body: object, sb: Parameters<typeof sandboxCharges>[0]): Promise<void> {
+/**
+ * The same charge sent again every 100 ms (40 tries at most) while the store is still away: charged once it is back,
+ * the sandbox then holding `charges` charges in all.
+ */
+async function chargedOnceBack(
+  url: string,
+  body: object,
+  sb: Parameters<typeof sandboxCharges>[0],
+  charges = 1,
+): Promise<void> {
   let again = await call(`${url}/charges`, { body });
   for (let i = 0; i < 40 && again.status === 503; i++) {
     await sleep(100);
     again = await call(`${url}/charges`, { body });
   }
   assert.equal(again.status, 201, again.text);
-  assert.equal((await sandboxCharges(sb)).length, 1);
+  assert.equal((await sandboxCharges(sb)).length, charges);
 }
+
+/** A helper on `sb` with `store`, every order priced 25.00 EUR. */
+const chargingHelper = (sb: Parameters<typeof legacyHelperOptions>[0], store: RedisStore<RedisStoreClient>) =>
+  startHelper({ ...legacyHelperOptions(sb), store, resolveCharge: () => ({ amount: 2500, currency: 'EUR' }) });
 
 /**
  * A second copy of ioredis, with classes of its own: what a project hands the store when its own ioredis is another
@@ -379,6 +391,32 @@ describe('RedisStore against a real redis-server', () => {
     assert.equal((await store.hit('c', 60_000)).count, 1);
   });
 
+  it('charges again by itself when its connection to Redis goes silent without a reset (half-open), over a new one', async () => {
+    // The helper's only connection to Redis stops carrying anything and is not closed (Redis's address moved in a
+    // failover, a firewall forgot the connection): the kernel retransmits for many minutes before it gives up, and
+    // every command timed out on it meanwhile, while a new connection would have worked at once.
+    const relay = await TcpRelay.start(server.port);
+    const sb = await startSandbox();
+    const store = open({ url: relay.url, keyPrefix: 'silent:', timeoutMs: 300 });
+    const h = await chargingHelper(sb, store);
+    try {
+      await ready(store);
+      const first = await call(`${h.url}/charges`, {
+        body: { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@shop.example' },
+      });
+      assert.equal(first.status, 201, first.text);
+      relay.silence();
+      const body = { cardToken: await cardToken(sb), orderReference: 'order-2', email: 'a@shop.example' };
+      await refusedByStore(h.url, body, 1500);
+      assert.equal((await sandboxCharges(sb)).length, 1, 'no provider call without a claim');
+      await chargedOnceBack(h.url, body, sb, 2);
+    } finally {
+      await h.close();
+      await sb.close();
+      await relay.close();
+    }
+  });
+
   it('gives back a claim that Redis took after the store call timed out, so a retry is not held up by it', async () => {
     const sb = await startSandbox();
     const store = open({ keyPrefix: 'slow:', timeoutMs: 200 });
@@ -583,11 +621,7 @@ describe('RedisStore against a real redis-server', () => {
       keyPrefix: 'auth:',
       timeoutMs: 300,
     });
-    const h = await startHelper({
-      ...legacyHelperOptions(sb),
-      store,
-      resolveCharge: () => ({ amount: 2500, currency: 'EUR' }),
-    });
+    const h = await chargingHelper(sb, store);
     try {
       await admin.call('ACL', 'SETUSER', 'shop', 'on', '>right-pass-0a9b8c7d', '~*', '+@all');
       const body = { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@shop.example' };
@@ -716,11 +750,7 @@ describe('RedisStore against a real redis-server', () => {
     const sb = await startSandbox();
     await admin.call('ACL', 'SETUSER', 'shop', 'on', '>shop-pass-5d4e3f2a', '~tessera:*', '+@all');
     const store = new RedisStore({ url: `redis://shop:shop-pass-5d4e3f2a@127.0.0.1:${own.port}`, timeoutMs: 300 });
-    const h = await startHelper({
-      ...legacyHelperOptions(sb),
-      store,
-      resolveCharge: () => ({ amount: 2500, currency: 'EUR' }),
-    });
+    const h = await chargingHelper(sb, store);
     const charge = async () =>
       call(`${h.url}/charges`, {
         body: { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@shop.example' },
@@ -792,11 +822,7 @@ describe('RedisStore against a real redis-server', () => {
     const own = await RedisServer.start(['--dir', dir, '--key-load-delay', '500']);
     const sb = await startSandbox();
     const store = new RedisStore({ url: own.url, timeoutMs: 300 });
-    const h = await startHelper({
-      ...legacyHelperOptions(sb),
-      store,
-      resolveCharge: () => ({ amount: 2500, currency: 'EUR' }),
-    });
+    const h = await chargingHelper(sb, store);
     try {
       const admin = new Redis(own.url);
       await admin.eval("for i = 1, 4000 do redis.call('SET', 'filler:' .. i, 'x') end", 0);
@@ -824,11 +850,7 @@ describe('RedisStore against a real redis-server', () => {
     const sb = await startSandbox();
     const store = open({ keyPrefix: 'flush:' });
     const admin = new Redis(server.url);
-    const h = await startHelper({
-      ...legacyHelperOptions(sb),
-      store,
-      resolveCharge: () => ({ amount: 2500, currency: 'EUR' }),
-    });
+    const h = await chargingHelper(sb, store);
     try {
       for (let i = 0; i < 2; i++) {
         const r = await call(`${h.url}/charges`, {
@@ -850,11 +872,7 @@ describe('RedisStore against a real redis-server', () => {
     const sb = await startSandbox();
     const store = open({ keyPrefix: 'pause:', timeoutMs: 300 });
     const admin = new Redis(server.url);
-    const h = await startHelper({
-      ...legacyHelperOptions(sb),
-      store,
-      resolveCharge: () => ({ amount: 2500, currency: 'EUR' }),
-    });
+    const h = await chargingHelper(sb, store);
     try {
       await ready(store);
       const body = { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@shop.example' };
