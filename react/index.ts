@@ -33,7 +33,9 @@ import type {
 
 export * from '../widget/card-form/events.js';
 export type { TesseraCardFormAttributes } from './jsx.js';
-export type { TesseraCardFormElement };
+// The entry's list is docs/frameworks.md (React, Exports): the component, its props types, the element's type, its
+// events and their detail types, and `BrandId` (docs/decisions/tooling.md#entry-exports).
+export type { BrandId, TesseraCardFormElement };
 
 const TAG = 'tessera-card-form';
 

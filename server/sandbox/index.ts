@@ -11,6 +11,5 @@ export {
   type SandboxCredentials,
   type SandboxMode,
 } from './config.js';
-export { legacyArea } from './legacy/index.js';
 export { TEST_CARDS, type TestCard, type TestCardOutcome } from './legacy/test-cards.js';
 export { type RunningSandbox, type SandboxOptions, startSandbox } from './start.js';

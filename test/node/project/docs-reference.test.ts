@@ -164,6 +164,18 @@ describe('docs/sandbox.md', () => {
   });
 });
 
+describe('docs/widget.md', () => {
+  it('names every export of tessera-pay/widget, types included (Exports)', () => {
+    assertEveryExportNamed('tessera-pay/widget', 'widget/index.ts', 'docs/widget.md', '## Exports', 10);
+  });
+});
+
+describe('docs/frameworks.md', () => {
+  it('names every export of tessera-pay/react, types included (React, Exports)', () => {
+    assertEveryExportNamed('tessera-pay/react', 'react/index.ts', 'docs/frameworks.md', '### Exports', 15);
+  });
+});
+
 describe('README.md', () => {
   const readme = read('README.md');
 
