@@ -1,5 +1,6 @@
-// JSON text read as text: the string literals of a body `JSON.parse` accepted, for the checks that must see what
-// the parsed value no longer holds (the value of a key that comes again later in the same object).
+// JSON text read as text: the string literals and the structure of a body `JSON.parse` accepted, for the checks that
+// must see what the parsed value no longer holds (a key that comes again later in the same object, and the value it
+// overwrote).
 import { fieldSegment } from './field-path.js';
 
 const QUOTE = 34;

@@ -164,44 +164,36 @@ describe('duplicate keys behind an app-wide parser', () => {
     secretKey: 'sk_sbox_tessera0demo0secret0key0000001',
     resolveCharge: () => ({ amount: 100, currency: 'EUR' as const }),
   };
-  const raw = '{"cardToken":"nope","cardToken":"card_tok_abcdefgh","orderReference":"o-1","email":"a@b.co"}';
+
+  /** POST /charges of `raw` as JSON to a helper mounted behind an app-wide `parser`. */
+  async function chargeBehind(parser: express.RequestHandler, raw: string): Promise<Answer> {
+    const app = express();
+    app.use(parser);
+    app.use('/payments', tesseraHelper({ ...options, logger: captureLogger().logger }));
+    const server = await serveApp(app);
+    try {
+      return await call(`${server.base}/payments/charges`, { raw, headers: { 'content-type': 'application/json' } });
+    } finally {
+      await server.close();
+    }
+  }
 
   it('refuses them in the bytes or text an app-wide express.raw() or express.text() left', async () => {
+    const raw = '{"cardToken":"nope","cardToken":"card_tok_abcdefgh","orderReference":"o-1","email":"a@b.co"}';
     for (const parser of [express.raw({ type: 'application/json' }), express.text({ type: 'application/json' })]) {
-      const app = express();
-      app.use(parser);
-      app.use('/payments', tesseraHelper({ ...options, logger: captureLogger().logger }));
-      const server = await serveApp(app);
-      try {
-        const r = await call(`${server.base}/payments/charges`, {
-          raw,
-          headers: { 'content-type': 'application/json' },
-        });
-        assert.equal(r.status, 400, r.text);
-        assert.equal(r.json.code, 'TESSERA_BODY_DUPLICATE_KEY');
-        assert.equal(r.json.field, 'cardToken');
-      } finally {
-        await server.close();
-      }
+      const r = await chargeBehind(parser, raw);
+      assert.equal(r.status, 400, r.text);
+      assert.equal(r.json.code, 'TESSERA_BODY_DUPLICATE_KEY');
+      assert.equal(r.json.field, 'cardToken');
     }
   });
 
   it('cannot see them behind an app-wide express.json(): the parsed body holds the last value (docs/helper.md)', async () => {
-    const app = express();
-    app.use(express.json());
-    app.use('/payments', tesseraHelper({ ...options, logger: captureLogger().logger }));
-    const server = await serveApp(app);
-    try {
-      const r = await call(`${server.base}/payments/charges`, {
-        raw: '{"cardToken":"card_tok_abcdefgh","cardToken":"nope","orderReference":"o-1","email":"a@b.co"}',
-        headers: { 'content-type': 'application/json' },
-      });
-      // The text is gone: the route reads the last value, as JSON.parse left it.
-      assert.equal(r.status, 400, r.text);
-      assert.equal(r.json.code, 'TESSERA_INVALID_REQUEST');
-      assert.equal(r.json.field, 'cardToken');
-    } finally {
-      await server.close();
-    }
+    const raw = '{"cardToken":"card_tok_abcdefgh","cardToken":"nope","orderReference":"o-1","email":"a@b.co"}';
+    const r = await chargeBehind(express.json(), raw);
+    // The text is gone: the route reads the last value, as JSON.parse left it.
+    assert.equal(r.status, 400, r.text);
+    assert.equal(r.json.code, 'TESSERA_INVALID_REQUEST');
+    assert.equal(r.json.field, 'cardToken');
   });
 });
