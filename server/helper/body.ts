@@ -8,6 +8,7 @@ import {
   utf8Charset,
 } from '../common/body-guard.js';
 import { findSecurityCode, jsonHoldsSecurityCode } from '../common/card-fields.js';
+import { findDuplicateKey } from '../common/json-text.js';
 import { setField } from '../common/own-field.js';
 import { HelperHttpError } from './errors.js';
 import type { HelperLogger } from './log.js';
@@ -52,7 +53,9 @@ function readError(e: BodyReadError): HelperHttpError {
  * malformed JSON, invalid UTF-8, a non-object, `__proto__`-style keys, deep
  * nesting, and anything that looks like a card number anywhere in the body, or a
  * key named like a security code (`cvv`, `securityCode`) with a value (400
- * `card data must not be sent to this server`). The body is never logged.
+ * `card data must not be sent to this server`), then a key given twice in one
+ * object (400 `TESSERA_BODY_DUPLICATE_KEY`; only in text it reads itself, not
+ * behind an app-wide `express.json()`). The body is never logged.
  * An empty body is `{}`. See docs/decisions/helper.md#helper-body.
  */
 export function jsonBody(limit: number, log: HelperLogger): RequestHandler {
@@ -387,5 +390,13 @@ function parseJson(req: Request, raw: Buffer): unknown {
   // A code in the value of a key that comes again later in its object, blank there (`{"cvv":"123","cvv":""}`), is in
   // the text but not in the parsed body checkShape read.
   if (jsonHoldsSecurityCode(text)) throw cardDataRefused('body');
+  // Last, so a duplicate whose overwritten value holds card data is refused as card data, never named: `JSON.parse`
+  // keeps a repeated key's last value, a WAF or a middleware may read its first (docs/decisions/helper.md#helper-duplicate-keys).
+  const duplicate = findDuplicateKey(text);
+  if (duplicate !== undefined) {
+    throw new HelperHttpError(400, 'TESSERA_BODY_DUPLICATE_KEY', 'the body gives a key more than once', {
+      field: duplicate,
+    });
+  }
   return parsed;
 }

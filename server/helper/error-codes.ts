@@ -14,6 +14,11 @@ export const HELPER_ERROR_CODES = {
     meaning:
       'The body could not be read: the connection failed mid-body, a `req.body` getter an app-wide middleware installed threw, reading what `req.body` holds threw (a trap of a Proxy), or `req.body` is a Promise (logged as `tessera.body.unreadable`).',
   },
+  TESSERA_BODY_DUPLICATE_KEY: {
+    status: 400,
+    meaning:
+      'An object of the body gives the same key more than once (compared decoded); `field` names its path. Not seen behind an app-wide `express.json()`, which keeps the last value.',
+  },
   TESSERA_FORBIDDEN_KEY: { status: 400, meaning: 'The body holds a key such as `__proto__`; `field` names it.' },
   TESSERA_CARD_DATA_REFUSED: {
     status: 400,

@@ -520,10 +520,14 @@ describe('helper basics over HTTP', () => {
       assert.equal(r.json.code, 'TESSERA_CARD_DATA_REFUSED', raw);
       assert.equal(r.json.field, 'body', raw);
     }
-    // Duplicate keys without a card number, and a hex id or a UUID in a string, pass to the charge's own checks.
-    const ok = `{"email":"x","email":"a@b.co","ref":"${randomUUID()}","id":"5f1d7c2a9b3e4d6f8a0b1c2d3e4f5a6b","cardToken":"nope","orderReference":"o-1"}`;
+    // A hex id or a UUID in a string passes to the charge's own checks; duplicate keys without a card number are
+    // refused as such (docs/decisions/helper.md#helper-duplicate-keys), naming the key.
+    const ok = `{"ref":"${randomUUID()}","id":"5f1d7c2a9b3e4d6f8a0b1c2d3e4f5a6b","cardToken":"nope","orderReference":"o-1"}`;
     const r = await charge(ok);
     assert.equal(r.json.field, 'cardToken', r.text);
+    const twice = await charge(ok.replace('{', '{"email":"x","email":"a@b.co",'));
+    assert.equal(twice.json.code, 'TESSERA_BODY_DUPLICATE_KEY', twice.text);
+    assert.equal(twice.json.field, 'email', twice.text);
   });
 
   it('refuses a security code in a value a later duplicate key overwrote with a blank', async () => {
@@ -540,14 +544,25 @@ describe('helper basics over HTTP', () => {
       assert.equal(r.json.code, 'TESSERA_CARD_DATA_REFUSED', raw);
       assert.equal(r.json.field, 'body', raw);
     }
-    // Blank codes, twice or once, a value that only names a code, and `cid` pass to the charge's own checks.
-    for (const raw of [
-      '{"cvv":"","cvv":null,"cardToken":"nope","orderReference":"o-1"}',
-      '{"cvv" : null ,"note":"cvv","x":{"cid":"c-42","cid":""},"cardToken":"nope","orderReference":"o-1"}',
-      '{"a":["cvv",":","123"],"cardToken":"nope","orderReference":"o-1"}',
-    ]) {
+    // A blank code, a value that only names a code, and `cid` pass to the charge's own checks; given twice, they carry
+    // no card data, so the duplicate is what is refused (docs/decisions/helper.md#helper-duplicate-keys).
+    for (const [raw, code, field] of [
+      [
+        '{"cvv" : null ,"note":"cvv","x":{"cid":"c-42"},"cardToken":"nope","orderReference":"o-1"}',
+        'TESSERA_INVALID_REQUEST',
+        'cardToken',
+      ],
+      ['{"a":["cvv",":","123"],"cardToken":"nope","orderReference":"o-1"}', 'TESSERA_INVALID_REQUEST', 'cardToken'],
+      ['{"cvv":"","cvv":null,"cardToken":"nope","orderReference":"o-1"}', 'TESSERA_BODY_DUPLICATE_KEY', 'cvv'],
+      [
+        '{"x":{"cid":"c-42","cid":""},"cardToken":"nope","orderReference":"o-1"}',
+        'TESSERA_BODY_DUPLICATE_KEY',
+        'x.cid',
+      ],
+    ] as const) {
       const r = await charge(raw);
-      assert.equal(r.json.field, 'cardToken', `${raw}: ${r.text}`);
+      assert.equal(r.json.code, code, `${raw}: ${r.text}`);
+      assert.equal(r.json.field, field, `${raw}: ${r.text}`);
     }
   });
 

@@ -1,6 +1,7 @@
 /**
- * Every regular expression that reads request or response text outside the card-number rule, the redactors and
- * the XML codec (tested in their own files), run on its worst-case input: each must answer within BOUND_MS.
+ * Every regular expression that reads request or response text outside the card-number rule, the redactors, the
+ * XML codec and the JSON text scanners (tested in their own files: test/node/common/json-text.test.ts and
+ * card-fields.test.ts read a megabyte of hostile JSON), run on its worst-case input: each must answer within BOUND_MS.
  * Functions are called directly with ~100 KB; what only arrives in headers is sent over HTTP to a real sandbox at
  * just under Node's 16 KiB header limit.
  */
