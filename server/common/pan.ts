@@ -8,6 +8,7 @@ import {
   referenceCodePoint,
   referenceWidth,
 } from './char-references.js';
+import { fieldSegment } from './field-path.js';
 import { jsonStringAt, someJsonString } from './json-text.js';
 
 /**
@@ -910,7 +911,9 @@ function walk(value: unknown, path: string, depth: number, state: WalkState) {
         state.hit = path ? `${path}.[key]` : '[key]';
         return;
       }
-      walk(child, path ? `${path}.${key}` : key, depth + 1, state);
+      // Written as other body errors write a key (escaped, cut): the path may become an answer's `field`.
+      const segment = fieldSegment(key);
+      walk(child, path ? `${path}.${segment}` : segment, depth + 1, state);
       if (state.hit !== undefined) return;
     }
   }

@@ -26,15 +26,24 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 /** The answer to any body or query that carries something shaped like a card number. */
 export function cardDataRefused(field: string): HelperHttpError {
   return new HelperHttpError(400, 'TESSERA_CARD_DATA_REFUSED', 'card data must not be sent to this server', {
-    field,
+    field: keyPath(field),
   });
+}
+
+/**
+ * A body error's `field` that names a path of the sender's keys: `body` when the keys, each harmless alone, spell a
+ * card number once joined by `.` (`4242.4242.4242.4242`, a card layout the guard refuses in a body), which no answer
+ * echoes (docs/decisions/helper.md#helper-duplicate-keys).
+ */
+function keyPath(path: string): string {
+  return containsPan(path) ? 'body' : path;
 }
 
 function checkShape(value: unknown): void {
   const problem = findShapeProblem(value, MAX_DEPTH);
   if (problem) {
     const code = problem.kind === 'too_deep' ? 'TESSERA_BODY_TOO_DEEP' : 'TESSERA_FORBIDDEN_KEY';
-    throw new HelperHttpError(400, code, problem.message, { field: problem.field });
+    throw new HelperHttpError(400, code, problem.message, { field: keyPath(problem.field) });
   }
   // A security code cannot be told by its value, only by its name (docs/decisions/helper.md#helper-pan-guard).
   const securityCode = findSecurityCode(value);
@@ -395,7 +404,7 @@ function parseJson(req: Request, raw: Buffer): unknown {
   const duplicate = findDuplicateKey(text);
   if (duplicate !== undefined) {
     throw new HelperHttpError(400, 'TESSERA_BODY_DUPLICATE_KEY', 'the body gives a key more than once', {
-      field: duplicate,
+      field: keyPath(duplicate),
     });
   }
   return parsed;

@@ -566,6 +566,35 @@ describe('helper basics over HTTP', () => {
     }
   });
 
+  it("names no field whose keys, joined, spell a card number, and names a card number's path by its cleaned keys", async () => {
+    // Each key is harmless alone; the dotted path of a repeated, forbidden or too-deep key, or of a card number, put
+    // `4242.4242.4242.4242` (a card layout the guard refuses in a body) in the answer. Named `body` instead.
+    const fields = '"cardToken":"card_tok_abcdefgh","orderReference":"o-1"';
+    const deep = (key: string, depth: number, inner: string) =>
+      `${`{"${key}":`.repeat(depth)}${inner}${'}'.repeat(depth)}`;
+    for (const [raw, code] of [
+      [`{${fields},"4242":${deep('4242', 3, '{"x":1,"x":2}')}}`, 'TESSERA_BODY_DUPLICATE_KEY'],
+      [`{${fields},"4242 4242":{"4242 4242":1,"4242 4242":2}}`, 'TESSERA_BODY_DUPLICATE_KEY'],
+      [`{${fields},"4242":${deep('4242', 3, '{"__proto__":1}')}}`, 'TESSERA_FORBIDDEN_KEY'],
+      [`{${fields},"x":${deep('4242', 40, '1')}}`, 'TESSERA_BODY_TOO_DEEP'],
+      [`{${fields},"4242 4242":{"4242 4242":{"n":"4242424242424242"}}}`, 'TESSERA_CARD_DATA_REFUSED'],
+    ] as const) {
+      const r = await charge(raw);
+      assert.equal(r.json.code, code, `${raw}: ${r.text}`);
+      assert.equal(r.json.field, 'body', `${raw}: ${r.text}`);
+      assert.ok(!r.text.includes('4242'), r.text);
+    }
+    // The keys on the way to a card number are written as other fields write them: escaped, cut after 32 characters.
+    for (const [key, field] of [
+      ['a\\u202e\\u0000b', 'a\\u202E\\u0000b.n'],
+      ['k'.repeat(5_000), `${'k'.repeat(32)}….n`],
+    ]) {
+      const r = await charge(`{${fields},"${key}":{"n":"4242424242424242"}}`);
+      assert.equal(r.json.code, 'TESSERA_CARD_DATA_REFUSED', r.text);
+      assert.equal(r.json.field, field, r.text);
+    }
+  });
+
   it('answers a path parameter that is not valid percent-encoding with 400 naming the path, not a 500', async () => {
     for (const path of ['/locales/%ZZ.json', '/locales/%E0%A4%A.json']) {
       const r = await call(`${h.url}${path}`);
