@@ -158,7 +158,8 @@ export const HELPER_ERROR_CODES = {
   },
   TESSERA_PROVIDER_TIMEOUT: {
     status: 504,
-    meaning: 'The provider did not answer in time; `outcomeKnown` says whether the same request may be sent again.',
+    meaning:
+      'The provider did not answer in time (for the payout-instrument list, not all its reads within `instrumentListTimeoutMs`: the list is never answered in part); `outcomeKnown` says whether the same request may be sent again.',
   },
 } as const satisfies Readonly<Record<string, { readonly status: number; readonly meaning: string }>>;
 

@@ -208,6 +208,13 @@ export interface TesseraHelperSettings {
    */
   readonly hookTimeoutMs?: number;
   /**
+   * How long `GET /entities/:entityId/payment-instruments` waits for the provider, all its reads together (each still
+   * under `providerTimeoutMs` and its retries), 100–120 000 ms (default 15 000), counted once `paymentInstrumentIds`
+   * has answered. Then the reads in flight are cancelled, no more are sent, and the page gets 504
+   * `TESSERA_PROVIDER_TIMEOUT` (`outcomeKnown: true`), never part of the list. docs/decisions/helper.md#helper-instrument-list-deadline
+   */
+  readonly instrumentListTimeoutMs?: number;
+  /**
    * Decides amount, currency and the rest of a charge from the order reference. Required. Answer `undefined`
    * (or `null`) for an order that does not exist or may not be paid (400 `TESSERA_UNKNOWN_ORDER`), or throw a
    * `HelperHttpError` to answer with your own status and code. `req.params` holds the parameters of the path the
@@ -353,6 +360,7 @@ const HELPER_OPTIONS = {
   providerMaxRetries: integerOption(0, 5).optional(),
   providerResponseBudgetBytes: integerOption(MAX_RESPONSE_BYTES, MAX_RESPONSE_BUDGET_BYTES).optional(),
   hookTimeoutMs: integerOption(100, 120_000).optional(),
+  instrumentListTimeoutMs: integerOption(100, 120_000).optional(),
   resolveCharge: functionOption<TesseraHelperOptions['resolveCharge']>('`(req, body) => ({ amount, currency })`'),
   hostAuth: hostAuthOption.optional(),
   rateLimits: rateLimitsOption.optional(),

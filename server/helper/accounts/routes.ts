@@ -20,6 +20,7 @@ import { consume, ipKey, tooMany } from '../rate-limit.js';
 import { sendJson } from '../respond.js';
 import { isTokenRequestError, upstreamError } from '../upstream.js';
 import { parseBody } from '../validate.js';
+import { ClientGone, DEFAULT_INSTRUMENT_LIST_TIMEOUT_MS, listStop, stoppedList } from './list-stop.js';
 
 // The provider's id rule, the one the sandbox and the accounts client check (docs/decisions/provider.md#account-ids).
 const ENTITY_ID = accountIdPattern('ent_');
@@ -256,11 +257,23 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
 
   // The provider's API reads one payout instrument by id and lists none: the platform names them
   // (`paymentInstrumentIds`), else the sandbox's list extension is used (docs/decisions/helper.md#helper-instrument-list).
+  // Its reads have `instrumentListTimeoutMs` in all, and stop when the page goes away
+  // (docs/decisions/helper.md#helper-instrument-list-deadline).
   router.get('/entities/:entityId/payment-instruments', ...host, async (req: Request, res: Response) => {
     const entityId = entityOf(req, res);
-    const listed = ctx.options.paymentInstrumentIds
-      ? await readEach(entityId, await instrumentIdsOf(req, res, entityId))
-      : await sandboxList(entityId);
+    const stop = listStop(res);
+    let listed: readonly PaymentInstrument[];
+    try {
+      const ids = ctx.options.paymentInstrumentIds ? await instrumentIdsOf(req, res, entityId) : undefined;
+      stop.start(ctx.options.instrumentListTimeoutMs ?? DEFAULT_INSTRUMENT_LIST_TIMEOUT_MS);
+      listed = ids ? await readEach(entityId, ids, stop.signal) : await sandboxList(entityId, stop.signal);
+    } catch (err) {
+      // The page is gone: no one to answer, and nothing failed.
+      if (err instanceof ClientGone) return;
+      throw err;
+    } finally {
+      stop.end();
+    }
     sendJson(res, 200, { data: listed.map(safeInstrument), requestId: res.locals.tesseraRequestId });
   });
 
@@ -317,17 +330,25 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
 
   /**
    * Each named instrument read with the specified GET, a few at a time, in the given order; gone ones left out. A
-   * failed read stops new ones, and the answer waits for those already sent, so no provider call outlives it.
+   * failed read stops new ones, and the answer waits for those already sent, so no provider call outlives it. `signal`
+   * (the list's budget, the page going away) cancels those in flight and sends no more: the list is then not whole,
+   * and is never answered as if it were.
    */
-  async function readEach(entityId: string, ids: readonly string[]): Promise<PaymentInstrument[]> {
+  async function readEach(entityId: string, ids: readonly string[], signal: AbortSignal): Promise<PaymentInstrument[]> {
     const found: (PaymentInstrument | undefined)[] = [];
     let next = 0;
+    let read = 0;
     let failure: { err: unknown } | undefined;
     const worker = async () => {
       while (next < ids.length && !failure) {
+        if (signal.aborted) {
+          failure = { err: signal.reason };
+          break;
+        }
         const i = next++;
         try {
-          found[i] = instrumentRead(await accounts.paymentInstruments.retrieve(entityId, ids[i]!), ids[i]!);
+          found[i] = instrumentRead(await accounts.paymentInstruments.retrieve(entityId, ids[i]!, { signal }), ids[i]!);
+          read++;
         } catch (err) {
           if (err instanceof NotFoundError && !errorCodesOf(err.body).includes('entity_not_found')) {
             // The platform's records name an instrument the provider no longer has: the list goes on without it.
@@ -335,6 +356,7 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
               { event: 'tessera.payment_instrument.missing', entityId, id: ids[i] },
               'listed instrument not found',
             );
+            read++;
             continue;
           }
           failure ??= { err };
@@ -342,16 +364,21 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
       }
     };
     await Promise.all(Array.from({ length: Math.min(LIST_CONCURRENCY, ids.length) }, worker));
-    if (failure) throw accountsError(failure.err, 'entityId');
+    if (failure) {
+      if (signal.aborted && failure.err === signal.reason)
+        stoppedList(failure.err, { entityId, read, listed: ids.length });
+      throw accountsError(failure.err, 'entityId');
+    }
     return found.filter((p): p is PaymentInstrument => p !== undefined);
   }
 
   /** The sandbox's list extension; a provider without it (any but the sandbox) answers 501 with what to set. */
-  async function sandboxList(entityId: string): Promise<readonly PaymentInstrument[]> {
+  async function sandboxList(entityId: string, signal: AbortSignal): Promise<readonly PaymentInstrument[]> {
     if (ctx.environment === 'production') throw listNotConfigured();
     try {
-      return instrumentsListed(await accounts.paymentInstruments.list(entityId));
+      return instrumentsListed(await accounts.paymentInstruments.list(entityId, { signal }));
     } catch (err) {
+      if (signal.aborted && err === signal.reason) stoppedList(err, { entityId });
       if (err instanceof NotFoundError && !errorCodesOf(err.body).includes('entity_not_found'))
         throw listNotConfigured();
       throw accountsError(err, 'entityId');

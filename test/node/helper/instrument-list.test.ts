@@ -3,6 +3,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import type { PaymentInstrumentIdsContext, TesseraHelperOptions } from '../../../server/helper/index.js';
 import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
 import { type Answer, call } from '../../support/http.js';
+import { until } from '../../support/timing.js';
 import { sampleFixtures } from '../sandbox/accounts-support.js';
 import {
   accountsCalls,
@@ -342,6 +343,115 @@ describe('listing payout instruments', () => {
     assert.ok(performance.now() - started >= 290, 'the slow read in flight was waited for');
     const paths = await accountsCalls(sb);
     assert.equal(paths.length, 3, 'each read was sent once (they run side by side)');
+  });
+
+  /** Many instruments whose every read the provider holds for `delayMs` (each answers 404 after it: none exists). */
+  async function slowReads(count: number, delayMs: number): Promise<string[]> {
+    await fault(sb, { method: 'GET', path: '/accounts/entities/*/payment-instruments/ppi_slow_*', delayMs, count });
+    return Array.from({ length: count }, (_, i) => `ppi_slow_${i}`);
+  }
+
+  /** The helper's attempts of instrument reads, from its `provider.request` lines (debug). */
+  const readsSent = (h: RunningHelper) =>
+    h.log.lines.filter((l) => l.event === 'provider.request' && /payment-instruments\//.test(String(l.operation)));
+
+  /** The sandbox's log of instrument reads: status 0 for one whose client went away before its answer. */
+  async function sandboxReads(): Promise<{ path: string; status: number }[]> {
+    const r = await call(`${sb.url}/_sandbox/requests?limit=200`);
+    return (r.json.data as { method: string; path: string; status: number }[]).filter(
+      (e) => e.method === 'GET' && e.path.includes('/payment-instruments/'),
+    );
+  }
+
+  const cancelledAtSandbox = async (count: number) => {
+    const reads = await sandboxReads();
+    return reads.length === count && reads.every((e) => e.status === 0);
+  };
+
+  /**
+   * The list of `h`, answered 504 `TESSERA_PROVIDER_TIMEOUT` (nothing done) before the provider's 8 s hold of a read
+   * could end: a bound against a hang only, not a timing target.
+   */
+  async function timedOutList(h: RunningHelper): Promise<Answer> {
+    const started = performance.now();
+    const r = await list(h);
+    assert.ok(performance.now() - started < 8000, 'answered before any read could end');
+    assert.equal(r.status, 504, r.text);
+    assert.equal(r.json.code, 'TESSERA_PROVIDER_TIMEOUT');
+    assert.equal(r.json.outcomeKnown, true);
+    return r;
+  }
+
+  it('answers 504 TESSERA_PROVIDER_TIMEOUT once instrumentListTimeoutMs has run out, cancelling the reads in flight and sending no more', async () => {
+    const h = await named({ instrumentListTimeoutMs: 300 });
+    // 40 reads the provider holds 8 s each: before the budget, the page waited 5 waves of 8 s (40 s) for a 200 with
+    // an empty list, and a provider that answered just under `providerTimeoutMs` kept it waiting 100 / 8 × 10 s.
+    const ids = await slowReads(40, 8000);
+    answer = () => ids;
+    const r = await timedOutList(h);
+    assert.match(r.json.message, /did not answer in time: nothing was done/);
+    assert.equal(r.json.data, undefined, 'never a partial list');
+    // The first wave only, each sent once: the reads in flight were cancelled (not retried), the rest never sent.
+    assert.equal(readsSent(h).length, 8);
+    assert.deepEqual(
+      h.log.lines.filter((l) => l.event === 'provider.retry' || l.event === 'provider.error'),
+      [],
+      'a cancelled read is neither retried nor logged as a provider failure',
+    );
+    // One line says why: the 5xx line every error answer gets, its cause naming the budget and what was read.
+    const errors = h.log.lines.filter((l) => l.event === 'tessera.error');
+    assert.equal(errors.length, 1);
+    assert.equal(errors[0]!.code, 'TESSERA_PROVIDER_TIMEOUT');
+    const cause = (errors[0]!.err as { cause: Record<string, unknown> }).cause;
+    assert.equal(cause.type, 'InstrumentListTimeout');
+    assert.equal(cause.timeoutMs, 300);
+    assert.equal(cause.entityId, 'ent_fixture_a');
+    assert.equal(cause.read, 0);
+    assert.equal(cause.listed, 40);
+    assert.match(String(cause.message), /instrumentListTimeoutMs \(300 ms\)/);
+    // The provider saw each of the 8 go away before it answered (the sandbox logs a request when it closes).
+    await until(() => cancelledAtSandbox(8), 'the sandbox logged the 8 reads as cancelled');
+    assert.equal(readsSent(h).length, 8, 'no read was sent after the answer');
+  });
+
+  it('answers a list whose reads end within instrumentListTimeoutMs whole, slow reads and all', async () => {
+    const h = await named({ instrumentListTimeoutMs: 5000 });
+    answer = () => ['ppi_verified_1', 'ppi_eur', 'ppi_card'];
+    await fault(sb, { method: 'GET', path: '/accounts/entities/*/payment-instruments/*', delayMs: 100, count: 3 });
+    const r = await list(h);
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(
+      r.json.data.map((p: { id: string }) => p.id),
+      ['ppi_verified_1', 'ppi_eur', 'ppi_card'],
+    );
+  });
+
+  it('bounds the sandbox list extension by instrumentListTimeoutMs too', async () => {
+    const h = await helper({ instrumentListTimeoutMs: 300 });
+    await fault(sb, { method: 'GET', path: '/accounts/entities/*/payment-instruments', delayMs: 8000 });
+    await timedOutList(h);
+  });
+
+  it('stops the reads when the page goes away: those in flight are cancelled, the queued ones never sent', async () => {
+    const h = await named();
+    const ids = await slowReads(40, 8000);
+    answer = () => ids;
+    const token = await issuer.sign({ sub: 'usr_a', entities: ['ent_fixture_a'], instruments: [] });
+    const closed = new AbortController();
+    const page = fetch(`${h.url}/entities/ent_fixture_a/payment-instruments`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: closed.signal,
+    }).catch((err: unknown) => err);
+    await until(() => readsSent(h).length === 8, 'the first 8 reads were sent');
+    closed.abort();
+    assert.equal(((await page) as Error).name, 'AbortError');
+    await until(() => cancelledAtSandbox(8), 'the sandbox logged the 8 reads as cancelled');
+    assert.equal(readsSent(h).length, 8, 'none of the 32 queued reads was sent');
+    // Nobody to answer, and nothing failed: no error line.
+    assert.deepEqual(
+      h.log.lines.filter((l) => l.event === 'tessera.error' || l.event === 'provider.error'),
+      [],
+    );
   });
 
   it('without the hook, uses the sandbox list extension, and answers 501 where there is none', async () => {

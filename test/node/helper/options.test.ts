@@ -58,6 +58,14 @@ describe('tesseraHelper options', () => {
       [{ hookTimeoutMs: 0 }, /option `hookTimeoutMs` must be an integer from 100 to 120000; got 0/],
       [{ hookTimeoutMs: '15s' }, /option `hookTimeoutMs` must be an integer from 100 to 120000; got "15s"/],
       [
+        { instrumentListTimeoutMs: 50 },
+        /option `instrumentListTimeoutMs` must be an integer from 100 to 120000; got 50/,
+      ],
+      [
+        { instrumentListTimeoutMs: 1.5e3 + 0.5 },
+        /option `instrumentListTimeoutMs` must be an integer from 100 to 120000; got 1500.5/,
+      ],
+      [
         { providerResponseBudgetBytes: 1024 },
         /option `providerResponseBudgetBytes` must be an integer from 4194304 to 4294967296; got 1024/,
       ],
