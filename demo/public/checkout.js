@@ -13,7 +13,8 @@ const resultUrl = `/orders/${order}`;
 // How many final outcomes the shop has recorded for this order (its onCharge), as the server rendered the page.
 const attempts = Number(form.dataset.attempts ?? '0');
 const challengeKey = `tessera-demo:3ds:${order}`;
-// Set just before the page reloads for a 409 TESSERA_ORDER_ALREADY_CHARGED, read (and removed) by the reloaded page.
+// Set just before the page reloads for a 409 that the reloaded page explains (TESSERA_ORDER_ALREADY_CHARGED,
+// TESSERA_CHARGE_ALREADY_SENT): `{ code, attempts }`, read (and removed) by the reloaded page.
 const refusedKey = `tessera-demo:held:${order}`;
 // The shop's own figure for how long a challenge stays open (the provider gives none).
 const lapsesAfterMs = Number(form.dataset.challengeLapsesMs ?? '900000');
@@ -78,10 +79,14 @@ function follow(res, answer) {
       askForAnotherCard();
       return false;
     case 'TESSERA_ORDER_ALREADY_CHARGED':
-      // A charge of this order holds it at the provider: approved (the checkout then sends the shopper to the
-      // result) or a 3-D Secure challenge still open (the checkout then says so, and when another card can be used).
-      // The shop may know of no challenge (its onChallenge failed): the reloaded page is told why it reloaded.
-      sessionStorage.setItem(refusedKey, String(attempts));
+    // A charge of this order holds it at the provider: approved (the checkout then sends the shopper to the
+    // result) or a 3-D Secure challenge still open (the checkout then says so, and when another card can be used).
+    // The shop may know of no challenge (its onChallenge failed): the reloaded page is told why it reloaded.
+    case 'TESSERA_CHARGE_ALREADY_SENT':
+      // This card was sent for this order before, by an attempt whose answer the helper no longer holds: it may have
+      // been charged (`outcomeKnown: false`). Never "enter your card again": the reloaded page shows what the shop
+      // recorded (a paid order goes to its result), else says the earlier attempt is being checked.
+      sessionStorage.setItem(refusedKey, JSON.stringify({ code: answer.code, attempts }));
       location.reload();
       return true;
     case 'TESSERA_UNKNOWN_ORDER':
@@ -165,6 +170,29 @@ function countDown(held) {
 }
 
 /**
+ * The helper answered TESSERA_CHARGE_ALREADY_SENT, and the reloaded page shows no paid order and no outcome the shop
+ * recorded since: an earlier attempt with this card reached the provider, and nobody here knows how it ended.
+ */
+function sayBeingChecked() {
+  show(
+    'An earlier payment attempt with this card reached the card provider, and its outcome is being checked. Please do not pay again yet: come back to this page in a few minutes, or contact the shop.',
+    'info',
+  );
+}
+
+/** The note left before the reload for a 409 ({@link refusedKey}), once: `{ code, attempts }`, or undefined. */
+function takeRefusal() {
+  const note = sessionStorage.getItem(refusedKey);
+  sessionStorage.removeItem(refusedKey);
+  try {
+    const refused = JSON.parse(note ?? 'null');
+    return refused && typeof refused.code === 'string' && typeof refused.attempts === 'number' ? refused : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The provider refused the payment because a charge holds the order, and the reloaded page shows no paid order and no
  * challenge the shop knows of: a challenge whose start the shop never heard (its onChallenge failed) is still open, or
  * a charge went through whose outcome the shop never recorded (its onCharge failed, or the answer was lost). The
@@ -194,16 +222,17 @@ window.addEventListener('pageshow', (event) => {
     location.reload();
     return;
   }
-  const refusedAt = sessionStorage.getItem(refusedKey);
-  sessionStorage.removeItem(refusedKey);
+  const refused = takeRefusal();
   const url = unfinishedChallenge();
   if (!url) sessionStorage.removeItem(challengeKey);
   if (notice) {
     if (url) notice.querySelector('[data-continue]')?.replaceChildren(continueLink(url), ' ');
     countDown(notice);
-  } else if (refusedAt === String(attempts)) {
-    // Reloaded for a 409 with no outcome recorded since: the provider holds the order for a charge the shop never heard of.
-    sayHeld(url);
+  } else if (refused?.attempts === attempts) {
+    // Reloaded for a 409 with no outcome recorded since: an earlier attempt with this card whose outcome nobody here
+    // knows, or the provider holds the order for a charge the shop never heard of.
+    if (refused.code === 'TESSERA_CHARGE_ALREADY_SENT') sayBeingChecked();
+    else sayHeld(url);
   }
 });
 

@@ -71,6 +71,11 @@ export const HELPER_ERROR_CODES = {
     status: 409,
     meaning: 'The card token is older than 15 minutes: ask for the card again.',
   },
+  TESSERA_CHARGE_ALREADY_SENT: {
+    status: 409,
+    meaning:
+      'This card token was already sent to the provider for this order, by an earlier request whose answer the helper no longer holds (its store restarted empty, or dropped it), and this one differs from it (another address, another price): the provider refuses it, and the first may have charged the card (`outcomeKnown: false`). Do not ask for another card: show the order as `onCharge` recorded it, and check it in the provider’s dashboard (logged as `tessera.charge.failed` with the `orderReference`).',
+  },
   TESSERA_ORDER_ALREADY_CHARGED: { status: 409, meaning: 'The order (`trackId`) was already charged.' },
   TESSERA_3DS_NOT_FINISHED: {
     status: 409,

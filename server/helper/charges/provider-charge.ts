@@ -56,9 +56,13 @@ export function providerCharge(
         checkChargeCreated(answer);
       } catch (err) {
         const shopper = err instanceof ValidationError ? shopperError(err) : undefined;
-        if (shopper) throw shopper;
-        const mapped = upstreamError(err);
-        keep = mapped.outcomeKnown !== true;
+        // A refusal of what the shopper sent is answered, not logged; except the token sent before for this order,
+        // whose first charge may have been made: the merchant checks that order (docs/decisions/helper.md#helper-charge-already-sent).
+        const alreadySent = shopper?.code === 'TESSERA_CHARGE_ALREADY_SENT';
+        if (shopper && !alreadySent) throw shopper;
+        const mapped = shopper ?? upstreamError(err);
+        // This request made no charge: its decline reservation is given back.
+        keep = !alreadySent && mapped.outcomeKnown !== true;
         log.warn(
           {
             event: 'tessera.charge.failed',
@@ -69,8 +73,12 @@ export function providerCharge(
             // Which field of the provider's answer was refused (a challenge URL that is no https URL, a card without
             // its last four digits): the helper's own words, never the provider's body.
             ...(err instanceof InvalidResponseError ? { reason: err.message } : {}),
+            // The order to check; never the token.
+            ...(alreadySent ? { orderReference: body.orderReference } : {}),
           },
-          'charge failed upstream',
+          alreadySent
+            ? 'card token already sent for this order; its outcome is not known here'
+            : 'charge failed upstream',
         );
         throw mapped;
       }

@@ -1,6 +1,10 @@
 import type { ValidationError } from '../../provider/errors.js';
 import { badRequest, HelperHttpError } from '../errors.js';
 
+/** The answer to a card token the provider refuses as sent before for this order with other details. */
+const CHARGE_ALREADY_SENT =
+  'cardToken was already sent to the payment provider for this order, and this server no longer holds its answer: the card may have been charged. The order is as onCharge recorded it (or as the provider’s dashboard shows it): check it before asking for another card.';
+
 /** The provider's refusals that concern what the shopper sent, answered as 4xx instead of an upstream fault. */
 export function shopperError(err: ValidationError): HelperHttpError | undefined {
   const codes = new Set(err.fieldErrors.map((f) => f.code));
@@ -20,12 +24,13 @@ export function shopperError(err: ValidationError): HelperHttpError | undefined 
   }
   if (codes.has('card_token_unknown')) return badRequest('cardToken', 'cardToken is not a known card token');
   if (codes.has('idempotency_key_reused')) {
-    return new HelperHttpError(
-      409,
-      'TESSERA_CARD_TOKEN_USED',
-      'cardToken was already used for a charge with other details; ask for the card again',
-      { field: 'cardToken', outcomeKnown: true },
-    );
+    // The same token and order (the idempotency key) with another body: sent before, by a request whose answer the
+    // store no longer holds, so that charge may have been made; nothing here can read it back
+    // (docs/decisions/helper.md#helper-charge-already-sent).
+    return new HelperHttpError(409, 'TESSERA_CHARGE_ALREADY_SENT', CHARGE_ALREADY_SENT, {
+      field: 'cardToken',
+      outcomeKnown: false,
+    });
   }
   if (codes.has('track_id_duplicate')) {
     return new HelperHttpError(409, 'TESSERA_ORDER_ALREADY_CHARGED', 'orderReference was already charged', {

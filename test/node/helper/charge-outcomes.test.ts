@@ -539,6 +539,69 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
     });
   });
 
+  describe('a retry once the store forgot the first answer (a restart, a flushed Redis)', () => {
+    /** The charge requests the sandbox answered with `status` (the refused retries are logged too). */
+    const chargeRequests = async (status: number) => (await sandboxCharges(sb)).filter((e) => e.status === status);
+    /** Asserts the 409 of a token the provider refused as already sent with other details: never "another card". */
+    function alreadySent(r: Answer): void {
+      assert.equal(r.status, 409, r.text);
+      assert.equal(r.json.code, 'TESSERA_CHARGE_ALREADY_SENT');
+      assert.equal(r.json.field, 'cardToken');
+      assert.equal(r.json.outcomeKnown, false);
+      assert.match(r.json.message, /already sent/);
+      assert.match(r.json.message, /onCharge/);
+      assert.doesNotMatch(r.json.message, /; ask for the card again/);
+      assert.ok(!('id' in r.json) && !('chargeId' in r.json), r.text);
+    }
+
+    it('from another address behind trust proxy: 409 TESSERA_CHARGE_ALREADY_SENT, outcome unknown, no onCharge, a warning naming the order; the first address still gets the charge', async () => {
+      const shopper = { 'x-session': 'shopper' };
+      const first = await proxied(1);
+      const body = await order();
+      const paid = await pay(first, body, { ...shopper, 'x-forwarded-for': '203.0.113.5' });
+      assert.equal(paid.status, 201, paid.text);
+      // The instance restarts: its MemoryStore starts empty, and so knows nothing of the charge.
+      const delivered: ChargeEvent[] = [];
+      const restarted = await proxied(1, { onCharge: (charge) => void delivered.push(charge) });
+      // The phone changed network: the same request from another address is another body for the provider.
+      const moved = { ...shopper, 'x-forwarded-for': '198.51.100.9' };
+      alreadySent(await pay(restarted, body, moved));
+      assert.equal(delivered.length, 0, 'no outcome to give onCharge');
+      const warned = restarted.log.lines.filter((l) => l.event === 'tessera.charge.failed');
+      assert.equal(warned.length, 1);
+      assert.equal(warned[0]!.level, 40);
+      assert.equal(warned[0]!.code, 'TESSERA_CHARGE_ALREADY_SENT');
+      assert.equal(warned[0]!.outcomeKnown, false);
+      assert.equal(warned[0]!.orderReference, 'order-1');
+      assert.match(String(warned[0]!.providerRequestId), /./);
+      assert.ok(!restarted.log.text().includes(body.cardToken), 'the token is never logged');
+      // Nothing is kept of the refusal: the next retry asks the provider again, and is refused the same way …
+      alreadySent(await pay(restarted, body, moved));
+      assert.equal((await chargeRequests(422)).length, 2);
+      // … while the first request again (the shopper back on the first network) gets the provider's replay of the
+      // charge, which the helper then answers, stores and gives onCharge.
+      const back = await pay(restarted, body, { ...shopper, 'x-forwarded-for': '203.0.113.5' });
+      assert.equal(back.status, 201, back.text);
+      assert.equal(back.json.id, paid.json.id);
+      assert.deepEqual(
+        delivered.map((c) => c.id),
+        [paid.json.id],
+      );
+      assert.equal((await chargeRequests(200)).length, 2, 'one charge, then its replay');
+      assert.equal((await pay(restarted, body, moved)).json.id, paid.json.id, 'stored now: its session reads it');
+    });
+
+    it('priced otherwise by resolveCharge (the cart changed): the same 409, and the provider made one charge', async () => {
+      const first = await helper();
+      const body = await order();
+      assert.equal((await pay(first, body)).status, 201);
+      const restarted = await helper({ resolveCharge: () => ({ amount: 2600, currency: 'EUR' }) });
+      alreadySent(await pay(restarted, body));
+      const charges = (await sandboxCharges(sb)).filter((e) => e.status !== 422);
+      assert.equal(charges.length, 1);
+    });
+  });
+
   describe('onCharge', () => {
     it('is called once per approved or declined charge, with the safe summary, before the answer', async () => {
       const calls: [ChargeEvent, OnChargeContext['source']][] = [];

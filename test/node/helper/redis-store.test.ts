@@ -904,6 +904,47 @@ describe('RedisStore against a real redis-server', () => {
     }
   });
 
+  it('answers a retry priced otherwise after Redis lost its keys (FLUSHALL) 409 TESSERA_CHARGE_ALREADY_SENT, outcome unknown, keeping nothing of it', async () => {
+    const sb = await startSandbox();
+    const store = open({ keyPrefix: 'forgot:' });
+    const admin = new Redis(server.url);
+    let amount = 2500;
+    const h = await startHelper({
+      ...legacyHelperOptions(sb),
+      store,
+      resolveCharge: () => ({ amount, currency: 'EUR' }),
+    });
+    try {
+      const body = { cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@shop.example' };
+      const paid = await call(`${h.url}/charges`, { body });
+      assert.equal(paid.status, 201, paid.text);
+      // Redis restarted empty; meanwhile the shop's cart changed, so the order is priced otherwise.
+      await admin.flushall();
+      amount = 2600;
+      for (let i = 0; i < 2; i++) {
+        const retry = await call(`${h.url}/charges`, { body });
+        assert.equal(retry.status, 409, retry.text);
+        assert.equal(retry.json.code, 'TESSERA_CHARGE_ALREADY_SENT');
+        assert.equal(retry.json.outcomeKnown, false);
+        // The claim is given back and no answer kept: the next retry asks the provider again, as with a MemoryStore.
+        await until(async () => (await admin.keys('forgot:charge:*')).length === 0, 'the claim given back');
+      }
+      // Priced as the first time, the retry is the first request again: the provider replays its charge.
+      amount = 2500;
+      const again = await call(`${h.url}/charges`, { body });
+      assert.equal(again.status, 201, again.text);
+      assert.equal(again.json.id, paid.json.id);
+      assert.deepEqual(
+        (await sandboxCharges(sb)).map((e) => e.status),
+        [200, 422, 422, 200],
+      );
+    } finally {
+      admin.disconnect();
+      await h.close();
+      await sb.close();
+    }
+  });
+
   it('keeps no card token or secret in Redis after a full charge: keys and values are hashes and results', async () => {
     const sb: RunningSandbox = await startSandbox();
     const store = open({ keyPrefix: 'charge:' });
