@@ -169,7 +169,8 @@ export async function send<T>(http: HttpContext, ex: Exchange): Promise<Provider
     // a 401 means the request had no effect.
     if (status === 401 && !renewed && authorization !== undefined && ex.credential?.renew) {
       renewed = true;
-      if (await ex.credential.renew(authorization)) {
+      // Under the caller's signal: its abort ends the wait for the new token too, with its reason.
+      if (await ex.credential.renew(authorization, ex.signal)) {
         if (logger) logger.info({ event: 'provider.retry', operation: ex.operation, reason: 'renewed credential' });
         continue;
       }

@@ -454,6 +454,20 @@ describe('listing payout instruments', () => {
     );
   });
 
+  it('stops at instrumentListTimeoutMs while a read waits for the access token renewed after a 401', async () => {
+    const h = await named({ instrumentListTimeoutMs: 300, providerTimeoutMs: 8000 });
+    answer = () => ['ppi_card'];
+    assert.equal((await list(h)).status, 200, 'the access token is cached');
+    await fault(sb, { method: 'GET', path: '/accounts/entities/*/payment-instruments/*', status: 401 });
+    // The new token's answer sends its headers, then nothing: that request ends only at providerTimeoutMs.
+    await fault(sb, { method: 'POST', path: '/connect/token', stallBody: true });
+    await timedOutList(h);
+    // The budget's 504, not the access-token request's failure once it timed out.
+    const errors = h.log.lines.filter((l) => l.event === 'tessera.error');
+    assert.equal(errors.length, 1);
+    assert.equal((errors[0]!.err as { cause: { type: string } }).cause.type, 'InstrumentListTimeout');
+  });
+
   it('without the hook, uses the sandbox list extension, and answers 501 where there is none', async () => {
     const h = await helper();
     const r = await list(h);
