@@ -106,6 +106,9 @@ export async function send<T>(http: HttpContext, ex: Exchange): Promise<Provider
       if (logger) logFailure(http, ex, failure, attempts, canRetry);
       if (!canRetry) throw failure;
       if (!failure.outcomeKnown) earlierUnknown = true;
+      // The attempt is over: its listener goes before the wait adds one, so a signal shared by many calls (the
+      // helper's list reads 8 at once) holds one listener per call, not two (Node warns of a leak past 10).
+      if (forward) ex.signal!.removeEventListener('abort', forward);
       await sleep(backoffDelay(retries++, config.retryBaseMs, config.retryMaxMs, http.random), ex.signal);
       continue;
     } finally {
