@@ -8,8 +8,11 @@ import type { HttpConfig } from './options.js';
 export interface Credential {
   /** The `Authorization` value for the next attempt. */
   authorization(signal?: AbortSignal): string | Promise<string>;
-  /** Called once after a 401 with the value that was refused; true when a new one is worth a retry. */
-  renew?(refused: string): boolean | Promise<boolean>;
+  /**
+   * Called once after a 401 with the value that was refused; true when a new one is worth a retry. `signal` (the
+   * call's) ends the wait for a new one, rejecting with its reason.
+   */
+  renew?(refused: string, signal?: AbortSignal): boolean | Promise<boolean>;
 }
 
 /** One logical call (the core may send it several times). */

@@ -106,6 +106,9 @@ export async function send<T>(http: HttpContext, ex: Exchange): Promise<Provider
       if (logger) logFailure(http, ex, failure, attempts, canRetry);
       if (!canRetry) throw failure;
       if (!failure.outcomeKnown) earlierUnknown = true;
+      // The attempt is over: its listener goes before the wait adds one, so a signal shared by many calls (the
+      // helper's list reads 8 at once) holds one listener per call, not two (Node warns of a leak past 10).
+      if (forward) ex.signal!.removeEventListener('abort', forward);
       await sleep(backoffDelay(retries++, config.retryBaseMs, config.retryMaxMs, http.random), ex.signal);
       continue;
     } finally {
@@ -169,7 +172,8 @@ export async function send<T>(http: HttpContext, ex: Exchange): Promise<Provider
     // a 401 means the request had no effect.
     if (status === 401 && !renewed && authorization !== undefined && ex.credential?.renew) {
       renewed = true;
-      if (await ex.credential.renew(authorization)) {
+      // Under the caller's signal: its abort ends the wait for the new token too, with its reason.
+      if (await ex.credential.renew(authorization, ex.signal)) {
         if (logger) logger.info({ event: 'provider.retry', operation: ex.operation, reason: 'renewed credential' });
         continue;
       }

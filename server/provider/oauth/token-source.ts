@@ -223,10 +223,10 @@ export function tokenSourceFrom(
       const key = keyOf(scopes);
       return {
         authorization: async (signal) => `Bearer ${await tokenFor(key, signal)}`,
-        renew: async (refused) => {
+        renew: async (refused, signal) => {
           const old = refused.replace(/^Bearer /, '');
           if (cache.get(key)?.value === old) cache.delete(key);
-          return (await tokenFor(key)) !== old;
+          return (await tokenFor(key, signal)) !== old;
         },
       };
     },

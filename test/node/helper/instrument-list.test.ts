@@ -454,6 +454,49 @@ describe('listing payout instruments', () => {
     );
   });
 
+  it('stops at instrumentListTimeoutMs while a read waits for the access token renewed after a 401', async () => {
+    const h = await named({ instrumentListTimeoutMs: 300, providerTimeoutMs: 8000 });
+    answer = () => ['ppi_card'];
+    assert.equal((await list(h)).status, 200, 'the access token is cached');
+    await fault(sb, { method: 'GET', path: '/accounts/entities/*/payment-instruments/*', status: 401 });
+    // The new token's answer sends its headers, then nothing: that request ends only at providerTimeoutMs.
+    await fault(sb, { method: 'POST', path: '/connect/token', stallBody: true });
+    await timedOutList(h);
+    // The budget's 504, not the access-token request's failure once it timed out.
+    const errors = h.log.lines.filter((l) => l.event === 'tessera.error');
+    assert.equal(errors.length, 1);
+    assert.equal((errors[0]!.err as { cause: { type: string } }).cause.type, 'InstrumentListTimeout');
+  });
+
+  it("holds one listener per read on the list's signal, retry waits included: no leak warning", async () => {
+    const warnings: Error[] = [];
+    const warned = (w: Error) => warnings.push(w);
+    process.on('warning', warned);
+    try {
+      const h = await named({ providerMaxRetries: 2 });
+      const ids = Array.from({ length: 8 }, (_, i) => `ppi_reset_${i}`);
+      answer = () => ids;
+      // Each first read's connection is closed without an answer: the 8 wait to be sent again at the same time.
+      await fault(sb, {
+        method: 'GET',
+        path: '/accounts/entities/*/payment-instruments/ppi_reset_*',
+        reset: true,
+        count: 8,
+      });
+      const r = await list(h);
+      assert.equal(r.status, 200, r.text);
+      assert.deepEqual(r.json.data, [], 'none exists');
+      assert.equal(h.log.lines.filter((l) => l.event === 'provider.retry').length, 8);
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(
+        warnings.filter((w) => w.name === 'MaxListenersExceededWarning').map((w) => w.message),
+        [],
+      );
+    } finally {
+      process.off('warning', warned);
+    }
+  });
+
   it('without the hook, uses the sandbox list extension, and answers 501 where there is none', async () => {
     const h = await helper();
     const r = await list(h);

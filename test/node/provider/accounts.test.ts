@@ -16,6 +16,7 @@ import {
 } from '../../../server/provider/index.js';
 import type { RunningSandbox } from '../../../server/sandbox/index.js';
 import { call } from '../../support/http.js';
+import { until } from '../../support/timing.js';
 import { FAST_RETRY, fault, recordingDispatcher, requests, reset, sandbox } from './support.js';
 
 const CONTACT = { phone: { number: '2079460000', country_code: '+44' } };
@@ -502,6 +503,23 @@ describe('Account Services client against the sandbox', () => {
       const results = await Promise.all(Array.from({ length: 8 }, () => client.paymentInstruments.list(id)));
       assert.ok(results.every((r) => r.status === 200));
       assert.equal((await requests(sb, '/connect/token')).length - before, 1);
+      await client.close();
+    });
+
+    it("ends the wait for the token renewed after a 401 when the caller's signal aborts, with its reason", async () => {
+      const client = oauthClient({ timeoutMs: 1000, maxRetries: 0 });
+      const id = await entity();
+      const path = `/accounts/entities/${id}/payment-instruments`;
+      await client.paymentInstruments.list(id);
+      await fault(sb, { path, status: 401 });
+      // The new token's answer sends its headers, then nothing: that request ends only at the client's timeout.
+      await fault(sb, { path: '/connect/token', method: 'POST', stallBody: true });
+      const controller = new AbortController();
+      const reason = new Error('the page went away');
+      const listed = client.paymentInstruments.list(id, { signal: controller.signal }).catch((e: unknown) => e);
+      await until(async () => (await requests(sb, path)).some((r) => r.status === 401), 'the call was refused');
+      controller.abort(reason);
+      assert.equal(await listed, reason, "the signal's reason, not the token request's timeout");
       await client.close();
     });
 
