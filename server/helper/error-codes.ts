@@ -65,7 +65,7 @@ export const HELPER_ERROR_CODES = {
   TESSERA_CARD_TOKEN_USED: {
     status: 409,
     meaning:
-      'The card token was already used, for another order or by another shopper, or outside this helper: ask for the card again. The same shopper sending it again for the same order gets the first answer instead.',
+      'The card token was already used, for another order or by another shopper, or outside this helper: ask for the card again. The same shopper sending it again for the same order gets the first answer instead (or, once the store has forgotten that answer and the request differs from the first, `TESSERA_CHARGE_ALREADY_SENT`).',
   },
   TESSERA_CARD_TOKEN_EXPIRED: {
     status: 409,
