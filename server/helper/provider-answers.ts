@@ -32,6 +32,14 @@ const isText = (v: unknown): v is string => typeof v === 'string' && v !== '';
  */
 const isLast4 = (v: unknown) => typeof v === 'string' && /^[0-9]{4}$/.test(v);
 const isBin = (v: unknown) => typeof v === 'string' && /^[0-9]{6,8}$/.test(v);
+/**
+ * A charge's id as the spec has it (`charge_…`), of letters, digits, `_` and `-` (the sandbox's and the samples'),
+ * at most 100 after the prefix: it goes into the shopper's `Location` (`?chargeId=`), the page, the store and
+ * `onCharge`. A 3-D Secure charge read back by its payment token that answered that token (or anything else) as its
+ * id handed the token to the merchant's success page and its scripts; a megabyte of id made a `Location` no browser
+ * takes, answered again from the store on every reload (docs/decisions/helper.md#helper-charge-id). One class: linear.
+ */
+const isChargeId = (v: unknown) => typeof v === 'string' && /^charge_[A-Za-z0-9_-]{1,100}$/.test(v);
 /** `"06"` or `6`: the charge event reads both with `Number()`. */
 const isWholeNumber = (v: unknown) =>
   (typeof v === 'number' || (typeof v === 'string' && v !== '')) && Number.isSafeInteger(Number(v));
@@ -51,7 +59,7 @@ const isChallengeUrl = (v: string): boolean => {
 /** The first field of a charge the helper reads that is missing or malformed. A pending charge is read for its status. */
 function chargeFault(data: unknown, pendingAllowed: boolean): string | undefined {
   if (!isObject(data)) return '(body)';
-  if (!isText(data.id)) return 'id';
+  if (!isChargeId(data.id)) return 'id';
   if (typeof data.status !== 'string' || !CHARGE_STATUSES.has(data.status)) return 'status';
   if (data.status === 'Pending') return pendingAllowed ? undefined : 'status';
   if (typeof data.responseCode !== 'string') return 'responseCode';

@@ -1,3 +1,4 @@
+import { unescape as percentDecoded } from 'node:querystring';
 import type { Request } from 'express';
 import { badRequest } from '../errors.js';
 
@@ -29,19 +30,39 @@ export function mountUrl(req: Request, publicUrl: string | undefined): string {
   return `${protocol}://${host}${req.baseUrl}`;
 }
 
+const NOWHERE = 'https://helper.invalid';
+
+/**
+ * Whether a path still names a path on the site once something in front of the merchant's routes percent-decodes it
+ * (nginx's `$uri`, a CDN, an app that decodes before routing): `/%2F%2Fevil.example` and `/%5Cevil.example` are paths
+ * to the browser but `//evil.example` and `/\evil.example` decoded, which the site's own redirects (a trailing slash
+ * added, a login's `next`) send to another host; a decoded `%09`, `%0A` or `%0D` is dropped by a URL parser, so
+ * `/%09/evil.example` is one too. Decoded once and byte by byte (a broken escape does not hide the others), then read
+ * as a browser reads a relative `Location`, dot segments included. docs/decisions/helper.md#helper-return-target-decoded
+ */
+function staysOnSiteDecoded(path: string): boolean {
+  const decoded = percentDecoded(path);
+  if (!URL.canParse(decoded, NOWHERE)) return false;
+  const url = new URL(decoded, NOWHERE);
+  return url.origin === NOWHERE && !url.pathname.startsWith('//');
+}
+
 /**
  * A target on the helper's own origin, kept as a path (never `//…`): without `publicUrl` that origin comes from the
  * request's Host header, which whoever sends the request controls, and a relative `Location` always stays on the
- * site the shopper's browser is on.
+ * site the shopper's browser is on. Undefined when the path leaves the site once decoded ({@link staysOnSiteDecoded}).
  */
-const onSite = (url: URL) => `/${url.pathname.replace(/^\/+/, '')}${url.search}${url.hash}`;
+function onSite(url: URL): string | undefined {
+  const path = `/${url.pathname.replace(/^\/+/, '')}`;
+  return staysOnSiteDecoded(path) ? `${path}${url.search}${url.hash}` : undefined;
+}
 
 /**
  * Where the shopper may be sent after 3-D Secure: a path on the helper's own
  * origin (`/order/done`), or an absolute URL on that origin or on one of
  * `redirectOrigins`. Anything else would make the helper an open redirect
  * (docs/decisions/helper.md#helper-3ds). Targets on the own origin are answered as
- * paths, URLs on `redirectOrigins` as they are.
+ * paths, URLs on `redirectOrigins` as they are; on either, a path that leaves the site once percent-decoded is refused.
  */
 export function checkReturnTarget(
   field: 'successUrl' | 'failUrl',
@@ -52,7 +73,8 @@ export function checkReturnTarget(
   if (value === undefined) return undefined;
   if (value.startsWith('/') && !value.startsWith('//') && !value.startsWith('/\\')) {
     const url = new URL(value, ownOrigin);
-    if (url.origin === ownOrigin) return onSite(url);
+    const path = url.origin === ownOrigin ? onSite(url) : undefined;
+    if (path) return path;
   } else {
     let url: URL | undefined;
     try {
@@ -61,8 +83,12 @@ export function checkReturnTarget(
       url = undefined;
     }
     if (url && (url.protocol === 'https:' || url.protocol === 'http:') && !url.username && !url.password) {
-      if (allowed.includes(url.origin)) return url.href;
-      if (url.origin === ownOrigin) return onSite(url);
+      if (allowed.includes(url.origin)) {
+        if (staysOnSiteDecoded(url.pathname)) return url.href;
+      } else {
+        const path = url.origin === ownOrigin ? onSite(url) : undefined;
+        if (path) return path;
+      }
     }
   }
   throw badRequest(

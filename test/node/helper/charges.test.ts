@@ -694,6 +694,54 @@ describe('POST /charges against the sandbox', () => {
     assert.equal(final.json.code, 'TESSERA_CARD_DECLINED');
   });
 
+  it('refuses a return target that leaves the site once a proxy percent-decodes it, and keeps paths that do not', async () => {
+    const ok = { orderReference: 'order-1', email: 'a@shop.example' };
+    // Its own helper, without limits: the shared one's requestsPerIp is for the other tests.
+    const site = await helper({ rateLimits: NO_RATE_LIMITS, redirectOrigins: ['https://shop.example'] });
+    // To the browser each is a path on the site; a proxy or app that decodes the path before routing (nginx's `$uri`)
+    // reads `//evil.example` or `/\evil.example`, which the site's own redirects (a trailing slash, a login's `next`)
+    // send to another host. A decoded tab or line break is dropped by a URL parser, so `/%09/` is `//` too.
+    const offSite = [
+      '/%2F%2Fevil.example',
+      '/%2fevil.example/x',
+      '/%5Cevil.example',
+      '/%5c%5cevil.example',
+      '/%09/evil.example',
+      '/%0A/evil.example',
+      '/a%2F..%2F%2Fevil.example',
+      '/%2e%2e/%2F/evil.example',
+      '/%2F%2F%C3evil.example',
+      'http://127.0.0.1/%2F%2Fevil.example',
+    ];
+    for (const target of offSite) {
+      for (const field of ['successUrl', 'failUrl']) {
+        const sent = target.startsWith('http:') ? target.replace('127.0.0.1', new URL(site.url).host) : target;
+        const r = await pay(site, { ...ok, cardToken: await cardToken(sb), [field]: sent });
+        assert.equal(r.status, 400, `${field} ${sent}: ${r.text}`);
+        assert.equal(r.json.code, 'TESSERA_REDIRECT_NOT_ALLOWED', sent);
+        assert.equal(r.json.field, field, sent);
+      }
+    }
+    // The same on an origin of `redirectOrigins`: the merchant's other site decodes its paths just the same.
+    for (const target of ['https://shop.example/%2F%2Fevil.example', 'https://shop.example//evil.example/']) {
+      const r = await pay(site, { ...ok, cardToken: await cardToken(sb), successUrl: target });
+      assert.equal(r.status, 400, `${target}: ${r.text}`);
+      assert.equal(r.json.code, 'TESSERA_REDIRECT_NOT_ALLOWED', target);
+    }
+    assert.equal((await sandboxCharges(sb)).length, 0, 'refused before any charge');
+    const elsewhere = await pay(site, {
+      ...ok,
+      cardToken: await cardToken(sb),
+      successUrl: 'https://shop.example/a%2Fb',
+    });
+    assert.equal(elsewhere.status, 201, elsewhere.text);
+    // An escaped slash inside the path, or anything escaped after the first segment, is the merchant's own business.
+    for (const target of ['/orders/a%2Fb/done', '/caf%C3%A9/done', '/done?next=%2F%2Fevil.example', '/%252F%252Fx']) {
+      const r = await pay(site, { ...ok, cardToken: await cardToken(sb), successUrl: target });
+      assert.equal(r.status, 201, `${target}: ${r.text}`);
+    }
+  });
+
   it('is no open redirect: a forged Host header cannot make the return send the shopper off the site', async () => {
     // fetch() will not send another Host: undici's request() does.
     const payWithHost = async (body: unknown) => {

@@ -6,9 +6,11 @@ import { type Answer, call } from '../../support/http.js';
 import { startRelay } from '../../support/relay.js';
 import { sampleFixtures } from '../sandbox/accounts-support.js';
 import {
+  answerChallenge,
   cardToken,
   type Issuer,
   type RunningHelper,
+  sandboxCharge,
   sandboxCharges,
   sandboxHelperOptions,
   startHelper,
@@ -264,6 +266,51 @@ describe('the provider answers 2xx without what the helper reads', () => {
     assert.equal(r.json.outcomeKnown, false, r.text);
     // Read properly, the challenge is still open.
     assert.equal((await call(back, { headers: { accept: JSON_TYPE } })).json.code, 'TESSERA_3DS_NOT_FINISHED');
+  });
+
+  it('answers the 3-D Secure return 502 when the final charge read back has no charge id, never sending the payment token on', async () => {
+    const body = {
+      cardToken: await cardToken(sb, '4000000000003220'),
+      orderReference: 'order-3ds',
+      email: 'a@shop.example',
+      successUrl: '/order/done',
+    };
+    const started = await pay(body);
+    assert.equal(started.status, 202, started.text);
+    const back = await answerChallenge(sb, started.json.redirectUrl);
+    const token = new URL(back).searchParams.get('cko-payment-token')!;
+    // The charge is final at the provider; only its id in the answer is wrong.
+    const real = await sandboxCharge(sb, token);
+    const ids: [string, string][] = [
+      // `?chargeId=` of the 303 would hand the payment token to the merchant's success page and its scripts.
+      ['the payment token itself', token],
+      ['no charge_ prefix', 'ch_123'],
+      [
+        'a megabyte: a Location no browser takes, answered from the store on every reload',
+        `charge_${'a'.repeat(1 << 20)}`,
+      ],
+      ['markup', 'charge_<script>'],
+    ];
+    const returned = `${helper.url}/charges/3ds-return?cko-payment-token=${token}`;
+    for (const [what, id] of ids) {
+      proxy.once({
+        path: /\/charges\/pay_tok_/,
+        method: 'GET',
+        contentType: JSON_TYPE,
+        body: JSON.stringify({ ...real, id }),
+      });
+      const r = await fetch(returned, { headers: { accept: 'text/html' }, redirect: 'manual' });
+      await r.text();
+      assert.equal(r.status, 502, `${what}: ${r.headers.get('location')?.slice(0, 200)}`);
+      assert.equal(r.headers.get('location'), null, what);
+      assert.ok(proxy.used, what);
+      const failed = helper.log.lines.findLast((l) => l.event === 'tessera.error');
+      assert.match(JSON.stringify(failed), /GET charges answered without a valid `id`/, what);
+    }
+    // Read properly, the same return settles the real charge.
+    const ok = await fetch(returned, { headers: { accept: 'text/html' }, redirect: 'manual' });
+    assert.equal(ok.status, 303);
+    assert.equal(ok.headers.get('location'), `/order/done?chargeId=${real.id}`);
   });
 
   it('answers the account updater 502 without calling onCardUpdated when its answer is malformed', async () => {

@@ -12,6 +12,7 @@ import type { Request } from 'express';
 import { readableUrl } from '../../../server/common/url-pans.js';
 import { mountUrl } from '../../../server/helper/charges/redirects.js';
 import { createHostVerifier } from '../../../server/helper/host-auth.js';
+import { chargeRead } from '../../../server/helper/provider-answers.js';
 import { parseRetryAfter } from '../../../server/provider/http/backoff.js';
 import { fieldFromCode } from '../../../server/provider/http/response.js';
 import { wellSpaced } from '../../../server/provider/schemas/legacy.js';
@@ -32,6 +33,17 @@ const N = 100_000;
  * take minutes.
  */
 const BOUND_MS = 2_000;
+
+/** A charge read back from the provider with the id `id`, the rest of it as the helper reads it. */
+const readBack = (id: string) =>
+  ({
+    data: { id, status: 'Captured' },
+    status: 200,
+    requestId: undefined,
+    version: undefined,
+    etag: undefined,
+    idempotencyKey: undefined,
+  }) as unknown as Parameters<typeof chargeRead>[0];
 
 const direct: [string, () => unknown][] = [
   [
@@ -78,6 +90,10 @@ const direct: [string, () => unknown][] = [
   [
     '3-D Secure page: CSP origin, a long host of dots and dashes',
     () => assert.equal(cspOriginOf(`https://${'a.-'.repeat(N / 3)}'/`), undefined),
+  ],
+  [
+    'provider answers: a charge id, charge_ then letters then a bad character',
+    () => assert.throws(() => chargeRead(readBack(`charge_${'a'.repeat(N)}!`)), /valid `id`/),
   ],
   ['oauth host: /:\\d*$/ over colons', () => hostName(`${':'.repeat(N)}x`)],
   ['oauth host: /:\\d*$/ over colon-digit runs', () => hostName(`${':1'.repeat(N / 2)}x`)],
