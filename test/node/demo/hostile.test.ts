@@ -322,6 +322,60 @@ describe('the demo under hostile requests (every route of its own)', { timeout: 
   }
 });
 
+describe('the demo’s refusals of a browser navigation', { timeout: 60_000 }, () => {
+  let demo: RunningDemo;
+  before(async () => {
+    demo = await startDemo({ port: 0, sandboxPort: 0, logger: { debug() {}, info() {}, warn() {}, error() {} } });
+  });
+  after(async () => {
+    await demo?.close();
+  });
+
+  it('are the demo’s error page even when refused before the pages’ headers are set, with a policy that runs nothing', async () => {
+    // The Host rules run before any route, and /favicon.ico and /static/ before the pages' CSP: their refusals were
+    // JSON in the browser of a developer who reached the demo by a proxy's name.
+    const page = { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' };
+    for (const [label, sent, status, text] of [
+      [
+        'a host it does not answer',
+        get('/', { ...page, host: 'demo.dev.example' }),
+        421,
+        /TESSERA_DEMO_ALLOWED_HOSTS=demo\.dev\.example/,
+      ],
+      [
+        'a form posted to it',
+        post('/cart', FORM, 'product=mug&action=add', { ...page, host: 'evil.example' }),
+        421,
+        /TESSERA_DEMO_ALLOWED_HOSTS/,
+      ],
+      [
+        'DELETE /favicon.ico',
+        { method: 'DELETE', path: '/favicon.ico', headers: page },
+        405,
+        /DELETE is not allowed here; use GET, HEAD\./,
+      ],
+      [
+        'PUT /static/demo.css',
+        { method: 'PUT', path: '/static/demo.css', headers: page },
+        405,
+        /PUT is not allowed here/,
+      ],
+    ] as const) {
+      const got = await send(demo.url, sent);
+      wellFormed(got, label);
+      assert.equal(got.status, status, label);
+      assert.match(String(got.headers['content-type']), /^text\/html/, label);
+      assert.match(got.text, text, label);
+      assert.match(String(got.headers['content-security-policy']), /default-src 'none'/, label);
+      assert.doesNotMatch(String(got.headers['content-security-policy']), /script-src/, label);
+      assert.equal(got.headers['x-content-type-options'], 'nosniff', label);
+    }
+    // A client that asks for JSON still gets JSON.
+    const json = await send(demo.url, get('/', { host: 'evil.example' }));
+    assert.deepEqual([json.status, json.json?.code, json.json?.field], [421, 'DEMO_HOST_REFUSED', 'host']);
+  });
+});
+
 describe('the demo under abuse of its state and connections', { timeout: 120_000 }, () => {
   let demo: RunningDemo;
   before(async () => {
