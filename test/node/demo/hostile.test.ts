@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { request } from 'node:http';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { type RunningDemo, startDemo } from '../../../demo/server.js';
 import { packageRoot } from '../../../server/common/package-root.js';
+import { type Answer, callNode } from '../../support/http.js';
 
 /**
  * Hostile requests to every route of the demo's own (the shop, the platform dashboard, the sandbox console, its files),
@@ -25,52 +25,21 @@ interface Sent {
   readonly body?: string | Buffer;
 }
 
-interface Got {
-  readonly status: number;
-  readonly headers: Record<string, string | string[] | undefined>;
-  readonly text: string;
-  // biome-ignore lint/suspicious/noExplicitAny: assertions read arbitrary answers
-  readonly json: any;
-}
-
-/** One request over node:http (which lets a test set `Host` and send any bytes), answered within 10 s. */
-function send(url: string, { method = 'GET', path, headers = {}, body }: Sent): Promise<Got> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { host: hostname, port, method, path, headers: { accept: JSON_TYPE, ...headers }, timeout: 10_000 },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let json: unknown;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = undefined;
-          }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-        });
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error(`${method} ${path.slice(0, 80)}: no answer within 10 s`)));
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+/** One request (any `Host`, any bytes), answered within 10 s. */
+const send = (url: string, { method = 'GET', path, headers = {}, body }: Sent): Promise<Answer> =>
+  callNode(url, { method, path, headers: { accept: JSON_TYPE, ...headers }, body });
 
 /**
  * What every answer to a hostile request must be: below 500; no stack trace and no path of the server's files; a
  * refusal in JSON carries a `DEMO_…` code (or the server guard's lower-case one) and a message, and a `field` for a
  * 400, 413 or 415; a refusal as a page is the demo's error page.
  */
-function wellFormed(got: Got, label: string): void {
+function wellFormed(got: Answer, label: string): void {
   assert.ok(got.status < 500, `${label}: ${got.status} ${got.text.slice(0, 200)}`);
   assert.doesNotMatch(got.text, /\n\s+at |node_modules|TypeError|SyntaxError|RangeError/, label);
   assert.ok(!got.text.includes(packageRoot()), `${label}: an internal path`);
   if (got.status < 400) return;
-  if (String(got.headers['content-type']).startsWith('text/html')) {
+  if (String(got.headers.get('content-type')).startsWith('text/html')) {
     assert.match(got.text, /<h1>(Not found|That did not work)<\/h1><p>[^<]+<\/p>/, label);
     return;
   }
@@ -364,11 +333,11 @@ describe('the demo’s refusals of a browser navigation', { timeout: 60_000 }, (
       const got = await send(demo.url, sent);
       wellFormed(got, label);
       assert.equal(got.status, status, label);
-      assert.match(String(got.headers['content-type']), /^text\/html/, label);
+      assert.match(String(got.headers.get('content-type')), /^text\/html/, label);
       assert.match(got.text, text, label);
-      assert.match(String(got.headers['content-security-policy']), /default-src 'none'/, label);
-      assert.doesNotMatch(String(got.headers['content-security-policy']), /script-src/, label);
-      assert.equal(got.headers['x-content-type-options'], 'nosniff', label);
+      assert.match(String(got.headers.get('content-security-policy')), /default-src 'none'/, label);
+      assert.doesNotMatch(String(got.headers.get('content-security-policy')), /script-src/, label);
+      assert.equal(got.headers.get('x-content-type-options'), 'nosniff', label);
     }
     // A client that asks for JSON still gets JSON.
     const json = await send(demo.url, get('/', { host: 'evil.example' }));
@@ -391,7 +360,7 @@ describe('the demo under abuse of its state and connections', { timeout: 120_000
     // The sandbox keeps at most 100 pending faults (docs/decisions/sandbox.md#fault-table); the console's button is
     // the only way a visitor adds them. Past the table, the demo answered 502 DEMO_SANDBOX_REFUSED: a fault of the
     // provider, which this is not.
-    let full: Got | undefined;
+    let full: Answer | undefined;
     for (let i = 0; i < 101 && !full; i++) {
       const got = await form('/sandbox/faults', 'preset=charge-unavailable');
       if (got.status !== 303) full = got;
@@ -413,12 +382,12 @@ describe('the demo under abuse of its state and connections', { timeout: 120_000
 
   it('signs out twice, and out of an id it rotated away, with a 303 each time and no error', async () => {
     const signedIn = await form('/platform/sign-in', 'user=usr_demo_ada');
-    const first = String(signedIn.headers['set-cookie']).split(';')[0]!;
+    const first = String(signedIn.headers.get('set-cookie')).split(';')[0]!;
     let cookie = first;
     for (let i = 0; i < 3; i++) {
       const out = await form('/platform/sign-out', '', { cookie });
       assert.equal(out.status, 303, `sign-out ${i + 1}`);
-      const next = String(out.headers['set-cookie']).split(';')[0]!;
+      const next = String(out.headers.get('set-cookie')).split(';')[0]!;
       assert.notEqual(next, cookie, 'a new id each time');
       cookie = next;
     }
@@ -432,7 +401,7 @@ describe('the demo under abuse of its state and connections', { timeout: 120_000
     for (let i = 0; i < 200; i++) {
       const cart = await form('/cart', 'product=mug&action=add');
       assert.equal(cart.status, 303, `visitor ${i}`);
-      const cookie = String(cart.headers['set-cookie']).split(';')[0]!;
+      const cookie = String(cart.headers.get('set-cookie')).split(';')[0]!;
       ids.add(cookie);
       const placed = await send(demo.url, { method: 'POST', path: '/checkout', headers: { cookie } });
       assert.equal(placed.status, 303, `checkout ${i}`);
@@ -493,6 +462,6 @@ describe('the demo under abuse of its state and connections', { timeout: 120_000
     // A body the route reads keeps the connection: the next request goes on it.
     const kept = await form('/cart', 'product=mug&action=add');
     assert.equal(kept.status, 303);
-    assert.notEqual(kept.headers.connection, 'close');
+    assert.notEqual(kept.headers.get('connection'), 'close');
   });
 });
