@@ -72,3 +72,27 @@ export function demoBody(kind: keyof typeof MEDIA_TYPES, options: BodyOptions) {
 const tooLarge = (message: string) => new DemoError(413, 'DEMO_TOO_LARGE', message, 'body');
 const unsupported = (field: string, message: string) =>
   new DemoError(415, 'DEMO_UNSUPPORTED_MEDIA_TYPE', message, field);
+
+/**
+ * The first middleware of the demo: a request whose body no route read when its answer starts (a page, a 404 or 405,
+ * a refusal, a form of another media type, `POST /checkout`) is answered with `Connection: close`, so Node ends the
+ * connection once the answer is out instead of draining the rest of the body: a client that declared a gigabyte made
+ * the demo read it all to throw away, for as long as it kept sending (up to the 30 s request timeout). A body read to
+ * its end keeps the connection alive. See docs/decisions/demo.md#demo-bodies.
+ */
+export function closeUnreadBodies(req: Request, res: Response, next: NextFunction): void {
+  if (req.headers['transfer-encoding'] === undefined && !(Number(req.headers['content-length']) > 0)) {
+    next();
+    return;
+  }
+  // Node has no event before the head is written; `writeHead` is where it is (Express's `send` and `end` call it).
+  const writeHead = res.writeHead as (...args: unknown[]) => Response;
+  res.writeHead = function (this: Response, ...args: unknown[]) {
+    if (!req.complete) {
+      this.setHeader('Connection', 'close');
+      this.shouldKeepAlive = false;
+    }
+    return writeHead.apply(this, args);
+  } as Response['writeHead'];
+  next();
+}

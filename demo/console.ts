@@ -92,7 +92,20 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
     } catch {
       throw new DemoError(502, 'DEMO_SANDBOX_UNREACHABLE', 'The sandbox did not answer.');
     }
-    if (!res.ok) throw new DemoError(502, 'DEMO_SANDBOX_REFUSED', `The sandbox refused ${method} ${path}.`);
+    if (!res.ok) {
+      // The sandbox keeps at most 100 pending faults, and the console's fault button is how a visitor adds them: a
+      // full table is the visitor's to clear, not a fault of the provider (docs/decisions/demo.md#demo-console).
+      const refusal = (await res.json().catch(() => undefined)) as { errorCode?: unknown } | undefined;
+      if (res.status === 409 && refusal?.errorCode === 'fault_table_full') {
+        throw new DemoError(
+          409,
+          'DEMO_FAULTS_FULL',
+          'The sandbox’s table of pending faults is full: press “Clear faults” (or reset the sandbox) first.',
+          'preset',
+        );
+      }
+      throw new DemoError(502, 'DEMO_SANDBOX_REFUSED', `The sandbox refused ${method} ${path}.`);
+    }
     return res.status === 204 ? undefined : res.json();
   }
   const quietly = <T>(p: Promise<T>) => p.catch(() => undefined);

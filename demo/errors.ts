@@ -23,7 +23,7 @@ export const invalid = (field: string, message: string) => new DemoError(400, 'D
 
 /**
  * The demo's error answer: JSON `{code, message, field}`, or a small page for a browser navigation (one that
- * asks for text/html). Express's own errors (a malformed body: 400, too large: 413) keep their status, as does a
+ * asks for text/html), refusals made before the pages' headers included (with a policy that runs nothing). Express's own errors (a malformed body: 400, too large: 413) keep their status, as does a
  * helper error a page route met (`helper.page()`: 503 `TESSERA_WIDGET_NOT_BUILT`); anything unexpected is a 500
  * without details (logged, its path with any card number masked).
  */
@@ -59,11 +59,20 @@ export function errorHandler(log: { error(obj: object, msg?: string): void }) {
     }
     res.status(status);
     const page = (req.get('accept') ?? '').includes('text/html') && req.accepts(['html', 'json']) === 'html';
-    if (res.locals.cspNonce && page) {
+    if (page) {
+      // Refused before the pages' headers were set (the Host rules, /favicon.ico, /static/): the page has no script
+      // and needs none, so it gets a policy that runs nothing (docs/decisions/demo.md#demo-wrong-method).
+      if (!res.locals.cspNonce) {
+        res.set({
+          'Content-Security-Policy':
+            "default-src 'none'; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+          'X-Content-Type-Options': 'nosniff',
+        });
+      }
       res.type('html').send(
         layout({
           title: status === 404 ? 'Not found' : 'Sorry',
-          nonce: String(res.locals.cspNonce),
+          nonce: String(res.locals.cspNonce ?? ''),
           current: 'shop',
           body: html`<h1>${status === 404 ? 'Not found' : 'That did not work'}</h1><p>${message}</p><p><a href="/">Back to the shop</a></p>`,
         }),

@@ -14,6 +14,7 @@ import { type HelperLogger, RedisStore, redactingLogger, tesseraCsp, tesseraHelp
 import { createAccountsClient, createLegacyClient } from '../server/provider/index.js';
 import { type RunningSandbox, startSandbox } from '../server/sandbox/index.js';
 import { isLoopbackHost } from '../shared/url.js';
+import { closeUnreadBodies } from './body.js';
 import { consoleRoutes } from './console.js';
 import { DemoError, errorHandler } from './errors.js';
 import { demoFixtures, payoutInstrumentIds } from './fixtures.js';
@@ -228,6 +229,8 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
   if (options.trustProxy !== undefined) {
     app.set('trust proxy', typeof options.trustProxy === 'number' ? options.trustProxy : [...options.trustProxy]);
   }
+  // A body no route reads is not drained: the answer closes the connection (docs/decisions/demo.md#demo-bodies).
+  app.use(closeUnreadBodies);
   app.use((req, res, next) => {
     const start = performance.now();
     res.on('finish', () =>

@@ -1,5 +1,4 @@
-import { request } from 'node:http';
-import { type Answer, call } from '../../support/http.js';
+import { type Answer, call, callNode } from '../../support/http.js';
 
 /** One request with an explicit Host header (fetch always sends the URL's host). */
 export function callWithHost(
@@ -7,26 +6,7 @@ export function callWithHost(
   host: string,
   init: { method?: string; headers?: Record<string, string>; body?: string } = {},
 ): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method: init.method ?? 'GET', headers: { ...init.headers, host } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown;
-        try {
-          json = text ? JSON.parse(text) : undefined;
-        } catch {
-          json = undefined;
-        }
-        const headers = new Headers();
-        for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') headers.set(k, v);
-        resolve({ status: res.statusCode ?? 0, headers, text, json });
-      });
-    });
-    req.once('error', reject);
-    req.end(init.body);
-  });
+  return callNode(url, { ...init, headers: { ...init.headers, host } });
 }
 
 /** Form-encodes fields. */
