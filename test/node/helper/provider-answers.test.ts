@@ -138,6 +138,14 @@ describe('the provider answers 2xx without what the helper reads', () => {
       ['an array', { contentType: JSON_TYPE, body: '[]' }],
       ['an empty object', { contentType: JSON_TYPE, body: '{}' }],
       ['a numeric id', { contentType: JSON_TYPE, body: JSON.stringify({ ...charge, id: 5 }) }],
+      // docs/decisions/helper.md#helper-charge-id: on a new charge too, not only on a 3-D Secure read-back.
+      ['an id without charge_', { contentType: JSON_TYPE, body: JSON.stringify({ ...charge, id: 'ch_123' }) }],
+      ['charge_ alone', { contentType: JSON_TYPE, body: JSON.stringify({ ...charge, id: 'charge_' }) }],
+      ['an id with markup', { contentType: JSON_TYPE, body: JSON.stringify({ ...charge, id: 'charge_<b>' }) }],
+      [
+        'an id of 101 characters after charge_',
+        { contentType: JSON_TYPE, body: JSON.stringify({ ...charge, id: `charge_${'a'.repeat(101)}` }) },
+      ],
       ['an unknown status', { contentType: JSON_TYPE, body: JSON.stringify({ ...charge, status: 'Weird' }) }],
       [
         'Pending without a challenge',
