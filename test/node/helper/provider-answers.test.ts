@@ -158,6 +158,10 @@ describe('the provider answers 2xx without what the helper reads', () => {
       ],
       ['an amount as text', { contentType: JSON_TYPE, body: JSON.stringify({ ...charge, value: '2500' }) }],
       [
+        'an id that holds a card number',
+        { contentType: JSON_TYPE, body: JSON.stringify({ ...charge, id: 'charge_4242_4242_4242_4242' }) },
+      ],
+      [
         'the whole card number as its last four digits',
         {
           contentType: JSON_TYPE,
@@ -298,6 +302,9 @@ describe('the provider answers 2xx without what the helper reads', () => {
         `charge_${'a'.repeat(1 << 20)}`,
       ],
       ['markup', 'charge_<script>'],
+      // The card number would reach the success page, its scripts, the store and onCharge.
+      ['a card number', 'charge_4242424242424242'],
+      ['a card number in groups', 'charge_4242-4242-4242-4242'],
     ];
     const returned = `${helper.url}/charges/3ds-return?cko-payment-token=${token}`;
     for (const [what, id] of ids) {
