@@ -47,11 +47,19 @@ export const FAULT_PRESETS: Record<
 };
 
 const clockSchema = z.object({
-  seconds: z.coerce
-    .number({ error: 'must be a number of seconds' })
-    .int({ error: 'must be a whole number of seconds' })
-    .min(1, { error: 'must be at least 1' })
-    .max(366 * 86_400, { error: 'must be at most a year' }),
+  // Decimal digits only, as the console's form sends them: a coercion to number took `0x10` as 16 and `1e3` as 1000.
+  seconds: z
+    .string({ error: 'must be a whole number of seconds' })
+    .refine((s) => s.length > 0 && s.length <= 9 && [...s].every((c) => c >= '0' && c <= '9'), {
+      error: 'must be a whole number of seconds, in digits',
+    })
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .min(1, { error: 'must be at least 1' })
+        .max(366 * 86_400, { error: 'must be at most a year' }),
+    ),
 });
 const faultSchema = z.object({
   preset: z.enum(Object.keys(FAULT_PRESETS) as [string, ...string[]], { error: 'must be a fault preset' }),

@@ -56,3 +56,43 @@ function escapeCodePoint(cp: number): string {
   const hex = cp.toString(16).toUpperCase();
   return cp > 0xffff ? `\\u{${hex}}` : `\\u${hex.padStart(4, '0')}`;
 }
+
+/**
+ * A field that {@link fieldSegment} wrote (one segment, or several joined by `.`) with its escapes read back: the
+ * keys as they were sent (a cut key stays cut). For a check of what the keys say, which their escaped form hides: a key
+ * sent as `4242\u00204242` (the text of a JavaScript escape, which the card-number guard reads as a space) is written
+ * `4242\u005Cu00204242`, which spells nothing (docs/decisions/helper.md#helper-duplicate-keys). One pass, no regular
+ * expression.
+ */
+export function fieldKeys(field: string): string {
+  if (!field.includes('\\u')) return field;
+  let out = '';
+  let i = 0;
+  while (i < field.length) {
+    const read = field.charCodeAt(i) === 0x5c && field.charCodeAt(i + 1) === 0x75 ? escapeAt(field, i + 2) : undefined;
+    if (read) {
+      out += String.fromCodePoint(read.cp);
+      i = read.end;
+    } else {
+      out += field[i];
+      i++;
+    }
+  }
+  return out;
+}
+
+/** The code point of the escape {@link escapeCodePoint} wrote whose hex digits start at `at` (after `\u`), and its end. */
+function escapeAt(field: string, at: number): { cp: number; end: number } | undefined {
+  const braced = field.charCodeAt(at) === 0x7b; // {
+  const start = braced ? at + 1 : at;
+  let end = start;
+  while (end < field.length && end - start < (braced ? 6 : 4) && isHex(field.charCodeAt(end))) end++;
+  if (end === start) return undefined;
+  if (braced ? field.charCodeAt(end) !== 0x7d : end - start !== 4) return undefined;
+  const cp = Number.parseInt(field.slice(start, end), 16);
+  return cp > 0x10ffff ? undefined : { cp, end: braced ? end + 1 : end };
+}
+
+function isHex(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
+}

@@ -8,6 +8,7 @@ import {
   utf8Charset,
 } from '../common/body-guard.js';
 import { findSecurityCode, jsonHoldsSecurityCode } from '../common/card-fields.js';
+import { fieldKeys } from '../common/field-path.js';
 import { findDuplicateKey } from '../common/json-text.js';
 import { setField } from '../common/own-field.js';
 import { HelperHttpError } from './errors.js';
@@ -34,10 +35,12 @@ export function cardDataRefused(field: string): HelperHttpError {
 /**
  * A body error's `field` that names a path of the sender's keys: `body` when the keys, each harmless alone, spell a
  * card number once joined by `.` (`4242.4242.4242.4242`, a card layout the guard refuses in a body), which no answer
- * echoes (docs/decisions/helper.md#helper-duplicate-keys).
+ * echoes (docs/decisions/helper.md#helper-duplicate-keys). The keys are judged as they were sent too, not only as
+ * written: `4242\u00204242` twice (the text of an escape, which the guard reads as a space) is written
+ * `4242\u005Cu00204242.4242\u005Cu00204242`, which spells nothing, and gave the card number back.
  */
 function keyPath(path: string): string {
-  return containsPan(path) ? 'body' : path;
+  return containsPan(path) || containsPan(fieldKeys(path)) ? 'body' : path;
 }
 
 function checkShape(value: unknown): void {

@@ -9,6 +9,7 @@ import type { ProviderResult } from '../provider/http/result.js';
 import type { Charge, ThreeDSecureRedirect } from '../provider/legacy/client.js';
 import { ACCOUNT_UPDATE_STATUSES, CARD_CARRYING_STATUSES } from '../provider/schemas/accounts/index.js';
 import { chargeStatusSchema } from '../provider/schemas/legacy.js';
+import { containsPan } from './pan-guard.js';
 
 /**
  * The fields of the provider's answers that the helper reads, checked before it reads them
@@ -38,8 +39,10 @@ const isBin = (v: unknown) => typeof v === 'string' && /^[0-9]{6,8}$/.test(v);
  * `onCharge`. A 3-D Secure charge read back by its payment token that answered that token (or anything else) as its
  * id handed the token to the merchant's success page and its scripts; a megabyte of id made a `Location` no browser
  * takes, answered again from the store on every reload (docs/decisions/helper.md#helper-charge-id). One class: linear.
+ * Nor may it hold what the card-number guard takes for a card number (`charge_4242424242424242`,
+ * `charge_4242-4242-4242-4242`): the page, its scripts, the store and `onCharge` would get the card number.
  */
-const isChargeId = (v: unknown) => typeof v === 'string' && /^charge_[A-Za-z0-9_-]{1,100}$/.test(v);
+const isChargeId = (v: unknown) => typeof v === 'string' && /^charge_[A-Za-z0-9_-]{1,100}$/.test(v) && !containsPan(v);
 /** `"06"` or `6`: the charge event reads both with `Number()`. */
 const isWholeNumber = (v: unknown) =>
   (typeof v === 'number' || (typeof v === 'string' && v !== '')) && Number.isSafeInteger(Number(v));

@@ -33,24 +33,39 @@ export function mountUrl(req: Request, publicUrl: string | undefined): string {
 const NOWHERE = 'https://helper.invalid';
 
 /**
- * Whether a path still names a path on the site once something in front of the merchant's routes percent-decodes it
- * (nginx's `$uri`, a CDN, an app that decodes before routing): `/%2F%2Fevil.example` and `/%5Cevil.example` are paths
- * to the browser but `//evil.example` and `/\evil.example` decoded, which the site's own redirects (a trailing slash
- * added, a login's `next`) send to another host; a decoded `%09`, `%0A` or `%0D` is dropped by a URL parser, so
- * `/%09/evil.example` is one too. Decoded once and byte by byte (a broken escape does not hide the others), then read
- * as a browser reads a relative `Location`, dot segments included. docs/decisions/helper.md#helper-return-target-decoded
+ * How often a path is percent-decoded before it must have stopped changing: a decoding proxy in front of a decoding
+ * app is two; a path still escaped after this many is no merchant's and is refused. Bounds the work at this many
+ * linear passes.
+ */
+const DECODINGS = 8;
+
+/**
+ * Whether a path still names a path on the site however often something in front of the merchant's routes
+ * percent-decodes it (nginx's `$uri`, a CDN, an app that decodes before routing, one behind the other):
+ * `/%2F%2Fevil.example` and `/%5Cevil.example` are paths to the browser but `//evil.example` and `/\evil.example`
+ * decoded, which the site's own redirects (a trailing slash added, a login's `next`) send to another host; a decoded
+ * `%09`, `%0A` or `%0D` is dropped by a URL parser, so `/%09/evil.example` is one too; and `/%252F%252Fevil.example`
+ * is `/%2F%2Fevil.example` to a proxy that passes its decoded path on (`proxy_pass http://app$uri`) to an app that
+ * decodes it again. Decoded byte by byte (a broken escape does not hide the others) until nothing changes, each form
+ * read as a browser reads a relative `Location`, dot segments included. docs/decisions/helper.md#helper-return-target-decoded
  */
 function staysOnSiteDecoded(path: string): boolean {
-  const decoded = percentDecoded(path);
-  if (!URL.canParse(decoded, NOWHERE)) return false;
-  const url = new URL(decoded, NOWHERE);
-  return url.origin === NOWHERE && !url.pathname.startsWith('//');
+  let decoded = path;
+  for (let pass = 0; pass <= DECODINGS; pass++) {
+    const next = percentDecoded(decoded);
+    if (!URL.canParse(next, NOWHERE)) return false;
+    const url = new URL(next, NOWHERE);
+    if (url.origin !== NOWHERE || url.pathname.startsWith('//')) return false;
+    if (next === decoded) return true;
+    decoded = next;
+  }
+  return false;
 }
 
 /**
  * A target on the helper's own origin, kept as a path (never `//…`): without `publicUrl` that origin comes from the
  * request's Host header, which whoever sends the request controls, and a relative `Location` always stays on the
- * site the shopper's browser is on. Undefined when the path leaves the site once decoded ({@link staysOnSiteDecoded}).
+ * site the shopper's browser is on. Undefined when the path leaves the site when decoded ({@link staysOnSiteDecoded}).
  */
 function onSite(url: URL): string | undefined {
   const path = `/${url.pathname.replace(/^\/+/, '')}`;
@@ -62,7 +77,7 @@ function onSite(url: URL): string | undefined {
  * origin (`/order/done`), or an absolute URL on that origin or on one of
  * `redirectOrigins`. Anything else would make the helper an open redirect
  * (docs/decisions/helper.md#helper-3ds). Targets on the own origin are answered as
- * paths, URLs on `redirectOrigins` as they are; on either, a path that leaves the site once percent-decoded is refused.
+ * paths, URLs on `redirectOrigins` as they are; on either, a path that leaves the site when percent-decoded is refused.
  */
 export function checkReturnTarget(
   field: 'successUrl' | 'failUrl',

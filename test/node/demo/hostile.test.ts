@@ -167,6 +167,12 @@ const BODIES: readonly Case[] = [
     303,
   ],
   ['clock: Infinity', post('/sandbox/clock', FORM, 'seconds=Infinity'), 400, 'DEMO_INVALID', 'seconds'],
+  // Digits only: a coercion to number read these as 16, 1000 and 60.
+  ['clock: hexadecimal', post('/sandbox/clock', FORM, 'seconds=0x10'), 400, 'DEMO_INVALID', 'seconds'],
+  ['clock: exponent', post('/sandbox/clock', FORM, 'seconds=1e3'), 400, 'DEMO_INVALID', 'seconds'],
+  ['clock: spaces', post('/sandbox/clock', FORM, 'seconds=%2060%20'), 400, 'DEMO_INVALID', 'seconds'],
+  ['clock: zero', post('/sandbox/clock', FORM, 'seconds=0'), 400, 'DEMO_INVALID', 'seconds'],
+  ['clock: past a year', post('/sandbox/clock', FORM, 'seconds=31622401'), 400, 'DEMO_INVALID', 'seconds'],
   ['clock: repeated', post('/sandbox/clock', FORM, 'seconds=60&seconds=60'), 400, 'DEMO_INVALID', 'seconds'],
   ['clock: JSON', post('/sandbox/clock', JSON_TYPE, '{"seconds":60}'), 400, 'DEMO_INVALID', 'seconds'],
   ['faults: __proto__', post('/sandbox/faults', FORM, 'preset=__proto__'), 400, 'DEMO_INVALID', 'preset'],

@@ -736,7 +736,38 @@ describe('POST /charges against the sandbox', () => {
     });
     assert.equal(elsewhere.status, 201, elsewhere.text);
     // An escaped slash inside the path, or anything escaped after the first segment, is the merchant's own business.
-    for (const target of ['/orders/a%2Fb/done', '/caf%C3%A9/done', '/done?next=%2F%2Fevil.example', '/%252F%252Fx']) {
+    for (const target of ['/orders/a%2Fb/done', '/caf%C3%A9/done', '/done?next=%2F%2Fevil.example']) {
+      const r = await pay(site, { ...ok, cardToken: await cardToken(sb), successUrl: target });
+      assert.equal(r.status, 201, `${target}: ${r.text}`);
+    }
+  });
+
+  it('refuses a return target that leaves the site once decoded twice: a decoding proxy in front of a decoding app', async () => {
+    const ok = { orderReference: 'order-1', email: 'a@shop.example' };
+    const site = await helper({ rateLimits: NO_RATE_LIMITS, redirectOrigins: ['https://shop.example'] });
+    // nginx's `proxy_pass http://app$uri` hands the app `/%2F%2Fevil.example` for `/%252F%252Fevil.example`, and an
+    // app that decodes its path before routing reads `//evil.example`: two single decodings, one after the other.
+    const offSite = [
+      '/%252F%252Fevil.example',
+      '/%252fevil.example/x',
+      '/%255Cevil.example',
+      '/%2509/evil.example',
+      '/%25252F%25252Fevil.example',
+      '/%2F%252Fevil.example',
+      '/a%252F..%252F%252Fevil.example',
+      'https://shop.example/%252F%252Fevil.example',
+      // Still changing after eight decodings: no path of a shop is escaped that deep.
+      `/%${'25'.repeat(600)}41`,
+    ];
+    for (const target of offSite) {
+      const r = await pay(site, { ...ok, cardToken: await cardToken(sb), successUrl: target });
+      assert.equal(r.status, 400, `${target}: ${r.text}`);
+      assert.equal(r.json.code, 'TESSERA_REDIRECT_NOT_ALLOWED', target);
+      assert.equal(r.json.field, 'successUrl', target);
+    }
+    assert.equal((await sandboxCharges(sb)).length, 0, 'refused before any charge');
+    // A path escaped twice that stays a path, however often it is decoded, is the merchant's own.
+    for (const target of ['/sale/100%2525-off', '/caf%25C3%25A9/done', '/orders/a%252Fb', '/done?next=%252F%252Fx']) {
       const r = await pay(site, { ...ok, cardToken: await cardToken(sb), successUrl: target });
       assert.equal(r.status, 201, `${target}: ${r.text}`);
     }

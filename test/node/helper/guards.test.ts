@@ -578,6 +578,12 @@ describe('helper basics over HTTP', () => {
       [`{${fields},"4242":${deep('4242', 3, '{"__proto__":1}')}}`, 'TESSERA_FORBIDDEN_KEY'],
       [`{${fields},"x":${deep('4242', 40, '1')}}`, 'TESSERA_BODY_TOO_DEEP'],
       [`{${fields},"4242 4242":{"4242 4242":{"n":"4242424242424242"}}}`, 'TESSERA_CARD_DATA_REFUSED'],
+      // Keys that hold the text of an escape the guard reads as a space (`\u0020`, `\x20`): the field writes their
+      // `\` escaped (`4242\u005Cu00204242`), which spells nothing, but the keys as sent do.
+      [`{${fields},"4242\\\\u00204242":{"4242\\\\u00204242":1,"4242\\\\u00204242":2}}`, 'TESSERA_BODY_DUPLICATE_KEY'],
+      [`{${fields},"4242\\\\x204242":{"4242\\\\x204242":{"__proto__":1}}}`, 'TESSERA_FORBIDDEN_KEY'],
+      [`{${fields},"4242\\\\u00204242":${deep('4242\\\\u00204242', 40, '1')}}`, 'TESSERA_BODY_TOO_DEEP'],
+      [`{${fields},"4242\\\\u00204242":{"4242\\\\u00204242":{"n":"4242424242424242"}}}`, 'TESSERA_CARD_DATA_REFUSED'],
     ] as const) {
       const r = await charge(raw);
       assert.equal(r.json.code, code, `${raw}: ${r.text}`);
@@ -586,12 +592,19 @@ describe('helper basics over HTTP', () => {
     }
     // The keys on the way to a card number are written as other fields write them: escaped, cut after 32 characters.
     for (const [key, field] of [
-      ['a\\u202e\\u0000b', 'a\\u202E\\u0000b.n'],
-      ['k'.repeat(5_000), `${'k'.repeat(32)}….n`],
+      ['a\\u202e\\u0000b', 'a\\u202E\\u0000b'],
+      ['k'.repeat(5_000), `${'k'.repeat(32)}…`],
     ]) {
-      const r = await charge(`{${fields},"${key}":{"n":"4242424242424242"}}`);
-      assert.equal(r.json.code, 'TESSERA_CARD_DATA_REFUSED', r.text);
-      assert.equal(r.json.field, field, r.text);
+      // On the way to a card number, and to a security code (whose path was the keys as sent, a 5,000-character
+      // field and a right-to-left override included).
+      for (const [inner, last] of [
+        ['{"n":"4242424242424242"}', 'n'],
+        ['{"cvv":"123"}', 'cvv'],
+      ]) {
+        const r = await charge(`{${fields},"${key}":${inner}}`);
+        assert.equal(r.json.code, 'TESSERA_CARD_DATA_REFUSED', r.text);
+        assert.equal(r.json.field, `${field}.${last}`, r.text);
+      }
     }
   });
 

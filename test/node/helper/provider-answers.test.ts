@@ -138,6 +138,14 @@ describe('the provider answers 2xx without what the helper reads', () => {
       ['an array', { contentType: JSON_TYPE, body: '[]' }],
       ['an empty object', { contentType: JSON_TYPE, body: '{}' }],
       ['a numeric id', { contentType: JSON_TYPE, body: JSON.stringify({ ...charge, id: 5 }) }],
+      // docs/decisions/helper.md#helper-charge-id: on a new charge too, not only on a 3-D Secure read-back.
+      ['an id without charge_', { contentType: JSON_TYPE, body: JSON.stringify({ ...charge, id: 'ch_123' }) }],
+      ['charge_ alone', { contentType: JSON_TYPE, body: JSON.stringify({ ...charge, id: 'charge_' }) }],
+      ['an id with markup', { contentType: JSON_TYPE, body: JSON.stringify({ ...charge, id: 'charge_<b>' }) }],
+      [
+        'an id of 101 characters after charge_',
+        { contentType: JSON_TYPE, body: JSON.stringify({ ...charge, id: `charge_${'a'.repeat(101)}` }) },
+      ],
       ['an unknown status', { contentType: JSON_TYPE, body: JSON.stringify({ ...charge, status: 'Weird' }) }],
       [
         'Pending without a challenge',
@@ -149,6 +157,10 @@ describe('the provider answers 2xx without what the helper reads', () => {
         { contentType: JSON_TYPE, body: JSON.stringify({ ...charge, card: { last4: '4242' } }) },
       ],
       ['an amount as text', { contentType: JSON_TYPE, body: JSON.stringify({ ...charge, value: '2500' }) }],
+      [
+        'an id that holds a card number',
+        { contentType: JSON_TYPE, body: JSON.stringify({ ...charge, id: 'charge_4242_4242_4242_4242' }) },
+      ],
       [
         'the whole card number as its last four digits',
         {
@@ -290,6 +302,9 @@ describe('the provider answers 2xx without what the helper reads', () => {
         `charge_${'a'.repeat(1 << 20)}`,
       ],
       ['markup', 'charge_<script>'],
+      // The card number would reach the success page, its scripts, the store and onCharge.
+      ['a card number', 'charge_4242424242424242'],
+      ['a card number in groups', 'charge_4242-4242-4242-4242'],
     ];
     const returned = `${helper.url}/charges/3ds-return?cko-payment-token=${token}`;
     for (const [what, id] of ids) {

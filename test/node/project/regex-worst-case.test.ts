@@ -10,7 +10,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Request } from 'express';
 import { readableUrl } from '../../../server/common/url-pans.js';
-import { mountUrl } from '../../../server/helper/charges/redirects.js';
+import { checkReturnTarget, mountUrl } from '../../../server/helper/charges/redirects.js';
 import { createHostVerifier } from '../../../server/helper/host-auth.js';
 import { chargeRead } from '../../../server/helper/provider-answers.js';
 import { parseRetryAfter } from '../../../server/provider/http/backoff.js';
@@ -90,6 +90,15 @@ const direct: [string, () => unknown][] = [
   [
     '3-D Secure page: CSP origin, a long host of dots and dashes',
     () => assert.equal(cspOriginOf(`https://${'a.-'.repeat(N / 3)}'/`), undefined),
+  ],
+  [
+    'return target: a path of slashes, and one escaped N/2 deep (decoded at most 9 times, each pass linear)',
+    () => {
+      const own = 'https://shop.example';
+      assert.equal(checkReturnTarget('successUrl', `${own}${'/'.repeat(N)}x`, own, []), '/x');
+      assert.throws(() => checkReturnTarget('successUrl', `/%${'25'.repeat(N / 2)}41`, own, []), /successUrl/);
+      assert.equal(checkReturnTarget('successUrl', `/a${'%2'.repeat(N / 2)}`, own, []), `/a${'%2'.repeat(N / 2)}`);
+    },
   ],
   [
     'provider answers: a charge id, charge_ then letters then a bad character',
