@@ -21,6 +21,7 @@ import {
   jsonStringsHoldPan,
   MAX_DEPTH,
 } from './pan-guard.js';
+import { requestLog } from './request-log.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -87,7 +88,7 @@ export function jsonBody(limit: number, log: HelperLogger): RequestHandler {
         const parsed = parsedBody(req, log);
         // `express.raw()` or `express.text()` (an app-wide one, or one typed `application/json` for webhook
         // signatures) left the bytes or the text: they are read here as the helper reads a body itself.
-        const raw = readContents(log, () => bytesOf(parsed));
+        const raw = readContents(log, req, () => bytesOf(parsed));
         if (raw) {
           if (raw.length > limit) throw tooLarge(limit);
           keepBody(req, parseJson(req, raw));
@@ -99,7 +100,7 @@ export function jsonBody(limit: number, log: HelperLogger): RequestHandler {
           // that throws on a second read, or answers another value, cannot reach the route (it was 500
           // TESSERA_INTERNAL, or a value no check had seen). A chunked body has no Content-Length, and a parser's own
           // limit is often far above bodyLimitBytes: the copy stops, 413, once it is larger.
-          const copy = readContents(log, () => plainCopy(parsed, limit));
+          const copy = readContents(log, req, () => plainCopy(parsed, limit));
           // A `null` that was sent (`express.json({ strict: false })`) is a body that is no object, as when read here.
           checkParsed(copy);
           keepBody(req, copy);
@@ -164,12 +165,12 @@ function keepBody(req: Request, value: unknown): void {
  * is a body that cannot be read, as a getter's throw is: a Proxy's trap (getPrototypeOf, ownKeys,
  * getOwnPropertyDescriptor, get) or a property's getter, anywhere in it (docs/decisions/helper.md#helper-body).
  */
-function readContents<T>(log: HelperLogger, read: () => T): T {
+function readContents<T>(log: HelperLogger, req: Request, read: () => T): T {
   try {
     return read();
   } catch (err) {
     if (err instanceof HelperHttpError) throw err;
-    log.warn(
+    requestLog(log, req).warn(
       { event: 'tessera.body.unreadable', reason: 'contents', cause: err },
       'reading what req.body holds threw (a Proxy trap or a getter): answered 400',
     );
@@ -190,16 +191,16 @@ function parsedBody(req: Request, log: HelperLogger): unknown {
   try {
     body = req.body;
   } catch (err) {
-    log.warn(
+    requestLog(log, req).warn(
       { event: 'tessera.body.unreadable', reason: 'threw', cause: err },
       'req.body threw when read: answered 400',
     );
     throw unreadable();
   }
-  const then = readContents(log, () => thenOf(body));
+  const then = readContents(log, req, () => thenOf(body));
   if (then !== undefined) {
     ignoreSettlement(body, then);
-    log.warn(
+    requestLog(log, req).warn(
       { event: 'tessera.body.unreadable', reason: 'promise' },
       'req.body is a Promise: a bridge that parses bodies asynchronously must resolve it before the helper; answered 400',
     );

@@ -15,6 +15,7 @@ import { type TesseraHelperOptions, validateOptions } from './options.js';
 import { type HelperPage, pageBuilder } from './page.js';
 import { containsPan } from './pan-guard.js';
 import { createProvider } from './provider.js';
+import { loggedMountParams, requestLog } from './request-log.js';
 import { securityHeaders, sendJson } from './respond.js';
 import { MemoryStore } from './store.js';
 import { checkClusterNode, checkEviction } from './store-eviction.js';
@@ -175,6 +176,9 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
         durationMs: Number(process.hrtime.bigint() - started) / 1e6,
       };
       if (res.locals.tesseraErrorCode) line.code = res.locals.tesseraErrorCode;
+      // The shop of a charge under a path with parameters (docs/decisions/helper.md#helper-log-request-id).
+      const mountParams = loggedMountParams(res);
+      if (mountParams) line.mountParams = mountParams;
       // Assigned, not spread: this runs once per request.
       if (res.locals.tesseraLog) Object.assign(line, res.locals.tesseraLog);
       log.info(line, 'tessera request');
@@ -208,13 +212,14 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
     if (!answerable(known)) {
       // A HelperHttpError of a merchant's hook with a status that is no error (200, 302) or one Node refuses (1000):
       // answered as the helper's own failure rather than as it is (docs/decisions/helper.md#helper-charges).
-      log.error(
+      requestLog(log, req).error(
         { event: 'tessera.error.unanswerable', code: known.code, status: String(known.status) },
         'a HelperHttpError with a status outside 400 to 599, or a header that cannot be sent, was answered as a 500',
       );
       known = new HelperHttpError(500, 'TESSERA_INTERNAL', 'the payment helper failed unexpectedly', { cause: err });
     }
-    if (known.status >= 500) log.error({ event: 'tessera.error', code: known.code, err }, 'tessera helper error');
+    if (known.status >= 500)
+      requestLog(log, req).error({ event: 'tessera.error', code: known.code, err }, 'tessera helper error');
     res.locals.tesseraErrorCode = known.code;
     if (res.headersSent) return;
     for (const [name, value] of Object.entries(known.headers)) res.setHeader(name, value);

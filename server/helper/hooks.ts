@@ -1,6 +1,8 @@
+import type { Request } from 'express';
 import { UNREADABLE } from '../common/logged-error.js';
 import type { HelperContext } from './context.js';
 import { HelperHttpError } from './errors.js';
+import { requestLog } from './request-log.js';
 
 /** How long a request waits for one of the merchant's hooks by default (`hookTimeoutMs`). */
 export const DEFAULT_HOOK_TIMEOUT_MS = 15_000;
@@ -19,7 +21,7 @@ export type HookName =
 
 /**
  * What a merchant's hook answered (`work`, a value or a promise), or {@link LATE} once it has not settled within
- * `hookTimeoutMs`, logged as `tessera.hook.timeout` with what happens next (`then`). The hook itself runs on
+ * `hookTimeoutMs`, logged as `tessera.hook.timeout` for `req` with what happens next (`then`). The hook itself runs on
  * (JavaScript cannot stop it); the caller decides what its late result means
  * (docs/decisions/helper.md#helper-hook-timeout). A late rejection is handled here, so it is never an unhandled
  * rejection. A hook that throws at once throws in its caller, before this is called.
@@ -29,6 +31,7 @@ export function withinHookTime<T>(
   hook: HookName,
   work: T | PromiseLike<T>,
   then: string,
+  req: Request,
 ): Promise<T | typeof LATE> {
   const timeoutMs = ctx.options.hookTimeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS;
   let timer: NodeJS.Timeout | undefined;
@@ -41,7 +44,7 @@ export function withinHookTime<T>(
       clearTimeout(timer);
       if (result === LATE) {
         settled.catch(() => undefined);
-        ctx.log.error(
+        requestLog(ctx.log, req).error(
           { event: 'tessera.hook.timeout', hook, timeoutMs },
           `${hook} has not settled within ${timeoutMs} ms (hookTimeoutMs): ${then}`,
         );

@@ -3,6 +3,7 @@ import type { HelperContext } from './context.js';
 import { HelperHttpError } from './errors.js';
 import { hookTimeout, LATE, thrownMessage, withinHookTime } from './hooks.js';
 import type { HostTokenClaims } from './host-auth.js';
+import { requestLog } from './request-log.js';
 
 /**
  * The check of `hostAuth.isBound`, or undefined without one: resolves when the merchant answers `true` for this
@@ -15,8 +16,8 @@ export function hostBinding(
 ): ((claims: HostTokenClaims, req: Request) => Promise<void>) | undefined {
   const isBound = ctx.options.hostAuth?.isBound;
   if (!isBound) return undefined;
-  const failed = (message: string, cause?: unknown): HelperHttpError => {
-    ctx.log.error(
+  const failed = (req: Request, message: string, cause?: unknown): HelperHttpError => {
+    requestLog(ctx.log, req).error(
       { event: 'tessera.host_auth.is_bound.failed', ...(cause === undefined ? {} : { cause }) },
       `hostAuth.isBound ${message}`,
     );
@@ -32,9 +33,10 @@ export function hostBinding(
         'hostAuth.isBound',
         isBound(claims, { req }),
         'the page was answered 503 TESSERA_HOOK_TIMEOUT; its late answer is ignored',
+        req,
       );
     } catch (err) {
-      throw failed(`threw: ${thrownMessage(err)}`, err);
+      throw failed(req, `threw: ${thrownMessage(err)}`, err);
     }
     if (answer === LATE) throw hookTimeout('the host token could not be checked in time; try again');
     if (answer === true) return;
@@ -44,7 +46,7 @@ export function hostBinding(
         headers: { 'WWW-Authenticate': 'Bearer realm="tessera", error="invalid_token"' },
       });
     }
-    throw failed(`answered ${describe(answer)}, not true or false`);
+    throw failed(req, `answered ${describe(answer)}, not true or false`);
   };
 }
 

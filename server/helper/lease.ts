@@ -1,5 +1,7 @@
 import { performance } from 'node:perf_hooks';
+import type { Request } from 'express';
 import type { HelperContext } from './context.js';
+import { requestLog } from './request-log.js';
 import { extendClaim } from './store.js';
 
 /** How often a held claim is looked at (real time); it is extended by the helper's clock, see {@link keepClaim}. */
@@ -16,7 +18,8 @@ const LOOK_EVERY_MS = 500;
  * call. A claim found lost (ended, or held by another) is logged as an error, since another instance may then do
  * the same work; a store that fails is tried again at the next look. Returns the function that stops keeping it,
  * which answers the extension on its way, if any: wait for it before the claim is given back, so that none lands
- * after the release and takes the claim again (a store without `extend` extends with `get` and then `set`).
+ * after the release and takes the claim again (a store without `extend` extends with `get` and then `set`). Its lines
+ * name `req`, the request that took the claim, also when written after its answer.
  */
 export function keepClaim(
   ctx: HelperContext,
@@ -24,6 +27,7 @@ export function keepClaim(
   owner: string,
   ttlMs: number,
   event: string,
+  req: Request | undefined,
 ): () => Promise<void> | undefined {
   const { store, now, log } = ctx;
   let due = now() + ttlMs / 3;
@@ -47,14 +51,17 @@ export function keepClaim(
           return;
         }
         void stop();
-        log.error({ event, key }, 'a claim ended while its owner still worked: another instance may do the same work');
+        requestLog(log, req).error(
+          { event, key },
+          'a claim ended while its owner still worked: another instance may do the same work',
+        );
       },
       (err: unknown) => {
         busy = undefined;
         if (stopped || warned) return;
         // Once per keeper until an extension succeeds: a store outage would otherwise log a line every look.
         warned = true;
-        log.warn(
+        requestLog(log, req).warn(
           { event, key, code: (err as { code?: unknown }).code },
           'a claim could not be extended; it is tried again at every look until the store answers',
         );

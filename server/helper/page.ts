@@ -1,5 +1,6 @@
 import type { Application, Request, Response } from 'express';
 import type { HelperLogger } from './log.js';
+import { requestLog } from './request-log.js';
 import { requireWidgetBundle, type WidgetAsset, widgetVersion } from './widget-asset.js';
 import { widgetScriptTag } from './widget-tag.js';
 
@@ -95,7 +96,7 @@ export function pageBuilder(mountPath: string | undefined, widget: () => WidgetA
       // Express routes paths case-insensitively by default: `/PAYMENTS/config` from any client reaches a helper
       // mounted at `/payments`, and is no sign of a wrong mount.
       if (req.baseUrl.toLowerCase() === expected.toLowerCase()) return;
-      log.warn(
+      requestLog(log, req).warn(
         { event: 'tessera.mount_mismatch', mountPath: expected, baseUrl: req.baseUrl },
         `tessera helper answers at ${JSON.stringify(req.baseUrl)} but its mountPath says ${JSON.stringify(expected)}: mount it with app.use(helper.mountPath, helper)`,
       );

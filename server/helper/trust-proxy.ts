@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import type { HelperLogger } from './log.js';
+import { requestLog } from './request-log.js';
 
 /**
  * Warns once when Express's `trust proxy` makes `req.ip` (the key of the per-IP limits, of charges and of the
@@ -15,14 +16,14 @@ export function trustProxyCheck(log: HelperLogger): (req: Request) => void {
     const setting: unknown = req.app?.get('trust proxy');
     if (setting === true && !warnedTrue) {
       warnedTrue = true;
-      log.warn(
+      requestLog(log, req).warn(
         { event: 'tessera.trust_proxy', trustProxy: true },
         "Express's `trust proxy` is true: every client can choose its own IP with X-Forwarded-For, so the per-IP " +
           'limits (card testing, failed dashboard sign-ins) do not hold. Set it to the number of proxies in front of this server (e.g. 1) or their addresses.',
       );
     } else if (!setting && req.headers['x-forwarded-for'] !== undefined && !warnedOff) {
       warnedOff = true;
-      log.warn(
+      requestLog(log, req).warn(
         { event: 'tessera.trust_proxy', trustProxy: setting ?? false },
         "requests carry X-Forwarded-For but Express's `trust proxy` is off: X-Forwarded-For is ignored (it could be " +
           'forged), so if a proxy is in front of this server all its clients share its IP in the per-IP limits. ' +

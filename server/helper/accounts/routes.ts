@@ -17,6 +17,7 @@ import { hostBinding } from '../host-binding.js';
 import type { CardUpdatedEvent } from '../options.js';
 import { instrumentChanged, instrumentRead, instrumentsListed, updaterAnswered } from '../provider-answers.js';
 import { consume, ipKey, tooMany } from '../rate-limit.js';
+import { requestLog } from '../request-log.js';
 import { sendJson } from '../respond.js';
 import { isTokenRequestError, upstreamError } from '../upstream.js';
 import { parseBody } from '../validate.js';
@@ -240,12 +241,16 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
           'onCardUpdated',
           ctx.options.onCardUpdated(event),
           'the page was answered without waiting for it',
+          req,
         );
       } catch (err) {
-        ctx.log.error({ event: 'tessera.on-card-updated.failed', err }, 'onCardUpdated threw');
+        requestLog(ctx.log, req).error({ event: 'tessera.on-card-updated.failed', err }, 'onCardUpdated threw');
       }
     }
-    ctx.log.info({ event: 'tessera.account-updater', status: result.account_update_status }, 'account updater');
+    requestLog(ctx.log, req).info(
+      { event: 'tessera.account-updater', status: result.account_update_status },
+      'account updater',
+    );
     sendJson(res, 200, {
       instrumentId,
       status: result.account_update_status,
@@ -266,7 +271,7 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
     try {
       const ids = ctx.options.paymentInstrumentIds ? await instrumentIdsOf(req, res, entityId) : undefined;
       stop.start(ctx.options.instrumentListTimeoutMs ?? DEFAULT_INSTRUMENT_LIST_TIMEOUT_MS);
-      listed = ids ? await readEach(entityId, ids, stop.signal) : await sandboxList(entityId, stop.signal);
+      listed = ids ? await readEach(req, entityId, ids, stop.signal) : await sandboxList(entityId, stop.signal);
     } catch (err) {
       // The page is gone: no one to answer, and nothing failed.
       if (err instanceof ClientGone) return;
@@ -286,17 +291,19 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
         'paymentInstrumentIds',
         ctx.options.paymentInstrumentIds!(entityId, { claims: claimsOf(res), req }),
         'the page was answered 503 TESSERA_HOOK_TIMEOUT; its late answer is ignored',
+        req,
       );
     } catch (err) {
       if (err instanceof HelperHttpError) {
         if (answerable(err)) throw err;
         // Its status is no error status, or Node refuses a header of it: the hook's failure, as for `resolveCharge`.
         throw idsFailed(
+          req,
           `paymentInstrumentIds threw a HelperHttpError (${err.code}) with status ${err.status} or a header that cannot be sent (use a status from 400 to 599)`,
           { entityId },
         );
       }
-      throw idsFailed(`paymentInstrumentIds threw: ${thrownMessage(err)}`, { entityId, cause: err });
+      throw idsFailed(req, `paymentInstrumentIds threw: ${thrownMessage(err)}`, { entityId, cause: err });
     }
     if (answer === LATE) throw hookTimeout('the payout instruments could not be listed in time; try again');
     let parsed: ReturnType<typeof instrumentIdsSchema.safeParse>;
@@ -304,7 +311,7 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
       parsed = instrumentIdsSchema.safeParse(answer);
     } catch (err) {
       // A getter or a proxy of the answer that threw while it was read: the hook's failure, not the helper's own 500.
-      throw idsFailed(`paymentInstrumentIds answered a list that threw when read: ${thrownMessage(err)}`, {
+      throw idsFailed(req, `paymentInstrumentIds answered a list that threw when read: ${thrownMessage(err)}`, {
         entityId,
         cause: err,
       });
@@ -312,14 +319,14 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
       const at = issue.path.length > 0 ? `[${issue.path.join('.')}] ` : '';
-      throw idsFailed(`paymentInstrumentIds answered ${at}${issue.message}`, { entityId });
+      throw idsFailed(req, `paymentInstrumentIds answered ${at}${issue.message}`, { entityId });
     }
     return [...new Set(parsed.data)];
   }
 
-  function idsFailed(message: string, detail: object): HelperHttpError {
+  function idsFailed(req: Request, message: string, detail: object): HelperHttpError {
     // The page gets a generic 500; the merchant's log gets what went wrong. Nothing was sent to the provider.
-    ctx.log.error(
+    requestLog(ctx.log, req).error(
       { event: 'tessera.payment_instrument_ids.failed', code: 'TESSERA_INSTRUMENT_IDS_FAILED', ...detail },
       message,
     );
@@ -334,7 +341,12 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
    * (the list's budget, the page going away) cancels those in flight and sends no more: the list is then not whole,
    * and is never answered as if it were.
    */
-  async function readEach(entityId: string, ids: readonly string[], signal: AbortSignal): Promise<PaymentInstrument[]> {
+  async function readEach(
+    req: Request,
+    entityId: string,
+    ids: readonly string[],
+    signal: AbortSignal,
+  ): Promise<PaymentInstrument[]> {
     const found: (PaymentInstrument | undefined)[] = [];
     let next = 0;
     let read = 0;
@@ -352,7 +364,7 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
         } catch (err) {
           if (err instanceof NotFoundError && !errorCodesOf(err.body).includes('entity_not_found')) {
             // The platform's records name an instrument the provider no longer has: the list goes on without it.
-            ctx.log.warn(
+            requestLog(ctx.log, req).warn(
               { event: 'tessera.payment_instrument.missing', entityId, id: ids[i] },
               'listed instrument not found',
             );
@@ -424,7 +436,10 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
         throw accountsError(err, 'id');
       }
       const { iss, sub } = claimsOf(res);
-      ctx.log.info({ event: 'tessera.instrument.updated', entityId, id, iss, sub }, 'instrument updated');
+      requestLog(ctx.log, req).info(
+        { event: 'tessera.instrument.updated', entityId, id, iss, sub },
+        'instrument updated',
+      );
       let data: PaymentInstrument;
       try {
         data = instrumentRead(await accounts.paymentInstruments.retrieve(entityId, id), id, true);

@@ -88,7 +88,7 @@ export function tokenOutcomes(ctx: HelperContext, steps: ClaimSteps): (t: TokenR
         ? waitedFor(claimAndGet(store, claim.key, claim.owner, CLAIM_TTL_MS, key))
         : claimAndGet(store, claim.key, claim.owner, CLAIM_TTL_MS, key));
       if (claimed) {
-        claim.stopKeeping = keepClaim(ctx, claim.key, claim.owner, CLAIM_TTL_MS, 'tessera.charge.claim');
+        claim.stopKeeping = keepClaim(ctx, claim.key, claim.owner, CLAIM_TTL_MS, 'tessera.charge.claim', t.req);
         try {
           if (stored) return await steps.refreshed(JSON.parse(stored) as ChargeOutcome, t);
           return await steps.charge(t, claim);

@@ -1,3 +1,4 @@
+import type { Request } from 'express';
 import type { HelperContext } from '../context.js';
 import { HelperHttpError } from '../errors.js';
 import {
@@ -11,6 +12,7 @@ import {
   releaseDeclines,
   reserveDeclines,
 } from '../rate-limit.js';
+import { requestLog } from '../request-log.js';
 import type { ResultOwner } from './outcome.js';
 import { RESULT_TTL_MS } from './records.js';
 
@@ -24,13 +26,16 @@ export interface Declines {
    * there is nothing to reserve, which the charge does not await.
    */
   reserve(owner: ResultOwner): readonly ReservedCounter[] | Promise<readonly ReservedCounter[]>;
-  /** Once the provider answered: the reservations become declines (`keep`), counted in the shop's total too, or are given back. */
-  settle(reserved: readonly ReservedCounter[], keep: boolean): Promise<void>;
+  /**
+   * Once the provider answered: the reservations become declines (`keep`), counted in the shop's total too, or are
+   * given back; a line it writes names `req`.
+   */
+  settle(reserved: readonly ReservedCounter[], keep: boolean, req: Request): Promise<void>;
   /**
    * Counts the decline of a 3-D Secure charge once against the limits of the shopper who started it: the first to
    * claim the token's `:declined` marker counts it, on every instance sharing the store.
    */
-  countOnce(resultKey: string, owner: ResultOwner): Promise<void>;
+  countOnce(resultKey: string, owner: ResultOwner, req: Request): Promise<void>;
 }
 
 /** The decline limits of one helper, shared by its charges and its 3-D Secure returns. */
@@ -77,12 +82,12 @@ export function declines(ctx: HelperContext): Declines {
    * Counts one decline of the shop in `declinesTotal` (when set), and logs one warning when that count reaches the
    * limit: the store's count is atomic, so one decline per window, on one instance, sees it reach `max` exactly.
    */
-  async function countTotal(): Promise<void> {
+  async function countTotal(req: Request): Promise<void> {
     const total = limits.declinesTotal;
     if (!total) return;
     const { count, resetAtMs } = await store.hit(DECLINES_TOTAL_KEY, total.windowMs);
     if (count !== total.max) return;
-    log.warn(
+    requestLog(log, req).warn(
       {
         event: 'tessera.declines_total_reached',
         limit: 'declinesTotal',
@@ -101,11 +106,11 @@ export function declines(ctx: HelperContext): Declines {
    * charge must not hang on a counter: a store failure here is logged, not answered
    * (docs/decisions/helper.md#helper-rate-limits).
    */
-  async function settled(update: Promise<void>, kept: boolean): Promise<void> {
+  async function settled(update: Promise<void>, kept: boolean, req: Request): Promise<void> {
     try {
       await update;
     } catch (err) {
-      log.warn(
+      requestLog(log, req).warn(
         { event: 'tessera.declines.unsettled', kept, code: (err as { code?: unknown }).code },
         'the decline counters could not be updated; they end with their window',
       );
@@ -123,25 +128,26 @@ export function declines(ctx: HelperContext): Declines {
           : reserveDeclines(store, counters, ctx.now);
     },
 
-    async settle(reserved, keep) {
+    async settle(reserved, keep, req) {
       if (keep && limits.declinesTotal) {
         await settled(
-          Promise.all([commitDeclines(store, reserved), countTotal()]).then(() => undefined),
+          Promise.all([commitDeclines(store, reserved), countTotal(req)]).then(() => undefined),
           keep,
+          req,
         );
         return;
       }
       if (reserved.length === 0) return;
-      await settled(keep ? commitDeclines(store, reserved) : releaseDeclines(store, reserved), keep);
+      await settled(keep ? commitDeclines(store, reserved) : releaseDeclines(store, reserved), keep, req);
     },
 
-    async countOnce(resultKey, owner) {
+    async countOnce(resultKey, owner, req) {
       const count = async () => {
         if (await store.claim(`${resultKey}:declined`, '1', RESULT_TTL_MS)) {
-          await Promise.all([recordDeclines(store, declineCounters(owner)), countTotal()]);
+          await Promise.all([recordDeclines(store, declineCounters(owner)), countTotal(req)]);
         }
       };
-      await settled(count(), true);
+      await settled(count(), true, req);
     },
   };
 }

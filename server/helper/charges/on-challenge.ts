@@ -5,6 +5,7 @@ import { DEFAULT_HOOK_TIMEOUT_MS, withinHookTime } from '../hooks.js';
 import { keepClaim } from '../lease.js';
 import type { ChallengeEvent } from '../options.js';
 import { challengeRead } from '../provider-answers.js';
+import { requestLog } from '../request-log.js';
 import { DELIVERY_CLAIM_MS, delivery, lookAt, runClaimed, takeTurn } from './delivery.js';
 import type { ChargeOutcome } from './outcome.js';
 import { threeDsKey } from './records.js';
@@ -55,7 +56,7 @@ export async function deliverChallenge(
   let step: Step = 'store';
   let chargeId: string | undefined;
   const failed = (err: unknown) => {
-    log.error(
+    requestLog(log, req).error(
       {
         event: 'tessera.on_challenge.failed',
         step,
@@ -83,7 +84,7 @@ export async function deliverChallenge(
   const deadline = Date.now() + (ctx.options.hookTimeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS);
   const delivering = (async () => {
     if ((await takeTurn(() => lookAt(store, d), deadline)) !== 'claimed') return;
-    const stopKeeping = keepClaim(ctx, d.claimKey, d.owner, DELIVERY_CLAIM_MS, 'tessera.on_challenge.claim');
+    const stopKeeping = keepClaim(ctx, d.claimKey, d.owner, DELIVERY_CLAIM_MS, 'tessera.on_challenge.claim', req);
     // The delivery runs to the end, also when the answer has stopped waiting for it.
     await runClaimed(store, d, stopKeeping, call);
   })().catch(failed);
@@ -92,5 +93,6 @@ export async function deliverChallenge(
     'onChallenge',
     delivering,
     'the shopper was answered 202 with the challenge; the call goes on, and is recorded once it resolves',
+    req,
   );
 }

@@ -4,6 +4,7 @@ import { HelperHttpError } from '../errors.js';
 import { LATE, withinHookTime } from '../hooks.js';
 import { keepClaim } from '../lease.js';
 import type { ChargeEvent } from '../options.js';
+import { requestLog } from '../request-log.js';
 import { DELIVERY_CLAIM_MS, delivery, lookAt, runClaimed, takeTurn } from './delivery.js';
 
 /** How long a request waits for another instance's delivery before answering 503. */
@@ -27,11 +28,11 @@ function failed(event: ChargeEvent, message: string, cause?: unknown): HelperHtt
  * failed (503 `TESSERA_ON_CHARGE_FAILED`, the charge id), never as the store's own 503, whose `outcomeKnown: true`
  * and "nothing was done" are right only before the provider call.
  */
-async function stored<T>(ctx: HelperContext, event: ChargeEvent, step: Promise<T>): Promise<T> {
+async function stored<T>(ctx: HelperContext, req: Request, event: ChargeEvent, step: Promise<T>): Promise<T> {
   try {
     return await step;
   } catch (err) {
-    ctx.log.warn(
+    requestLog(ctx.log, req).warn(
       { event: 'tessera.on_charge.store_failed', chargeId: event.id, code: (err as { code?: unknown }).code },
       'the store failed while onCharge was being delivered: the shopper was told to retry, and the retry delivers it',
     );
@@ -57,10 +58,10 @@ export async function deliverCharge(
   const { store } = ctx;
   const d = delivery(`oncharge:${event.id}`);
   const deadline = Date.now() + WAIT_MS;
-  const turn = await takeTurn(() => stored(ctx, event, lookAt(store, d)), deadline);
+  const turn = await takeTurn(() => stored(ctx, req, event, lookAt(store, d)), deadline);
   if (turn === 'delivered') return;
   if (turn === 'timeout') throw failed(event, STILL_RECORDING);
-  const stopKeeping = keepClaim(ctx, d.claimKey, d.owner, DELIVERY_CLAIM_MS, 'tessera.on_charge.claim');
+  const stopKeeping = keepClaim(ctx, d.claimKey, d.owner, DELIVERY_CLAIM_MS, 'tessera.on_charge.claim', req);
   // The call and its record run to the end, also when the shopper's answer has stopped waiting for them.
   const call = async () => {
     try {
@@ -68,17 +69,17 @@ export async function deliverCharge(
     } catch (err) {
       // What it threw, in the shape of every error line (its class, code, stack and causes; any other value as
       // it is), written by the redactor, which survives getters that throw.
-      ctx.log.error(
+      requestLog(ctx.log, req).error(
         { event: 'tessera.on_charge.failed', chargeId: event.id, chargeStatus: event.status, source, cause: err },
         'onCharge threw: the shopper was told to retry, and the next retry calls it again',
       );
       throw failed(event, NOT_RECORDED, err);
     }
   };
-  const delivering = runClaimed(store, d, stopKeeping, call, (step) => stored(ctx, event, step));
+  const delivering = runClaimed(store, d, stopKeeping, call, (step) => stored(ctx, req, event, step));
   const then =
     'the shopper was answered 503 TESSERA_ON_CHARGE_FAILED; the call goes on, and is recorded once it resolves';
-  if ((await withinHookTime(ctx, 'onCharge', delivering, then)) === LATE) {
+  if ((await withinHookTime(ctx, 'onCharge', delivering, then, req)) === LATE) {
     throw failed(event, STILL_RECORDING);
   }
 }

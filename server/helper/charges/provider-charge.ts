@@ -2,6 +2,7 @@ import { InvalidResponseError, ValidationError } from '../../provider/errors.js'
 import { type Charge, isThreeDSecureRedirect, type LegacyClient } from '../../provider/legacy/client.js';
 import type { HelperContext } from '../context.js';
 import { checkChargeCreated } from '../provider-answers.js';
+import { requestLog } from '../request-log.js';
 import { setAndRelease } from '../store.js';
 import { upstreamError } from '../upstream.js';
 import { chargeRequest } from './charge-request.js';
@@ -63,7 +64,7 @@ export function providerCharge(
         const mapped = shopper ?? upstreamError(err);
         // This request made no charge: its decline reservation is given back.
         keep = !alreadySent && mapped.outcomeKnown !== true;
-        log.warn(
+        requestLog(log, req).warn(
           {
             event: 'tessera.charge.failed',
             code: mapped.code,
@@ -105,7 +106,7 @@ export function providerCharge(
       }
       // The answer is stored and the token's claim given back in one step, while the decline counters settle; first
       // an extension of the claim on its way lands, so that none comes after the release.
-      settling = declines.settle(reserved, keep);
+      settling = declines.settle(reserved, keep, req);
       const landing = claim.stopKeeping();
       if (landing) await landing;
       await saved(setAndRelease(store, key, JSON.stringify(outcome), RESULT_TTL_MS, claim.key, claim.owner));
@@ -120,7 +121,7 @@ export function providerCharge(
       return outcome;
     } finally {
       // The reservations become declines (`keep`), counted in the shop's total too, or are given back.
-      await (settling ?? declines.settle(reserved, keep));
+      await (settling ?? declines.settle(reserved, keep, req));
     }
   };
 }

@@ -4,6 +4,7 @@ import { answerable, badRequest, HelperHttpError } from '../errors.js';
 import { hookTimeout, LATE, thrownMessage, withinHookTime } from '../hooks.js';
 import type { HelperLogger } from '../log.js';
 import type { ChargeRequestBody } from '../options.js';
+import { requestLog } from '../request-log.js';
 import { type ChargeBody, type ParsedChargeDetails, parseDetails } from './schema.js';
 
 /**
@@ -39,6 +40,7 @@ export async function resolveDetails(ctx: HelperContext, req: Request, body: Cha
         'resolveCharge',
         resolved as PromiseLike<unknown>,
         'the shopper was answered 503 TESSERA_HOOK_TIMEOUT and nothing was charged; its late answer is ignored',
+        req,
       );
       if (resolved === LATE) throw hookTimeout('the order could not be priced in time; nothing was charged, try again');
     }
@@ -47,12 +49,12 @@ export async function resolveDetails(ctx: HelperContext, req: Request, body: Cha
       if (answerable(err)) throw err;
       // Its status is no error status, or Node refuses a header of it: the merchant's bug, said in the log.
       throw resolveFailed(
-        log,
+        requestLog(log, req),
         new Error(`a HelperHttpError (${err.code}) with status ${err.status} or a header that cannot be sent`),
         'threw an error that cannot be answered (use a status from 400 to 599)',
       );
     }
-    throw resolveFailed(log, err, 'threw');
+    throw resolveFailed(requestLog(log, req), err, 'threw');
   }
   if (resolved === undefined || resolved === null) {
     throw badRequest('orderReference', 'orderReference does not name an order to pay', 'TESSERA_UNKNOWN_ORDER');
@@ -61,8 +63,10 @@ export async function resolveDetails(ctx: HelperContext, req: Request, body: Cha
     return parseDetails(resolved);
   } catch (err) {
     // A getter or a proxy of the answer that threw while it was read is a failure of the hook, not a bad answer.
-    if (!(err instanceof HelperHttpError)) throw resolveFailed(log, err, 'answered a value that threw while read');
-    log.error({ event: 'tessera.resolve_charge.invalid', field: err.field }, err.message);
+    if (!(err instanceof HelperHttpError)) {
+      throw resolveFailed(requestLog(log, req), err, 'answered a value that threw while read');
+    }
+    requestLog(log, req).error({ event: 'tessera.resolve_charge.invalid', field: err.field }, err.message);
     throw err;
   }
 }

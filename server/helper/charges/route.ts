@@ -4,6 +4,7 @@ import { checkedBody, jsonBody } from '../body.js';
 import type { HelperContext } from '../context.js';
 import { HelperHttpError } from '../errors.js';
 import { consumeAll } from '../rate-limit.js';
+import { logMountParams } from '../request-log.js';
 import { sendJson } from '../respond.js';
 import { parseBody } from '../validate.js';
 import { chargeBudgets, requestBudget } from './budgets.js';
@@ -50,6 +51,8 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
     // Read once: every parameter for the idempotency key, and what the records keep of them.
     const pathParams = mountBinding(req.params);
     const mount = mountRecord(pathParams);
+    // Every later line of this request names the shop (docs/decisions/helper.md#helper-log-request-id).
+    logMountParams(res, mount.params);
     const outcome = await tokenOutcome({ req, body, key, digest, caller, pathParams, mount });
     if (
       !mayRead(outcome.owner, owner) ||

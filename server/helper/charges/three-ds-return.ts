@@ -4,6 +4,7 @@ import type { Charge, LegacyClient } from '../../provider/legacy/client.js';
 import type { HelperContext } from '../context.js';
 import { badRequest, type ErrorPage, HelperHttpError } from '../errors.js';
 import { chargeRead } from '../provider-answers.js';
+import { logMountParams } from '../request-log.js';
 import { sendJson } from '../respond.js';
 import { upstreamError } from '../upstream.js';
 import { deliverCharge } from './on-charge.js';
@@ -73,11 +74,11 @@ export function threeDsReturn(
   deps: {
     threeDs(token: string): string;
     /** Stores the final outcome, counting a decline once (docs/decisions/helper.md#helper-rate-limits). */
-    settle(charge: Charge, pending: PendingThreeDs): Promise<ChargeOutcome>;
+    settle(charge: Charge, pending: PendingThreeDs, req: Request): Promise<ChargeOutcome>;
   },
 ) {
   /** The charge read from the provider once its challenge is finished, stored and counted by `settle`. */
-  async function settled(token: string, pending: PendingThreeDs): Promise<ChargeOutcome> {
+  async function settled(token: string, pending: PendingThreeDs, req: Request): Promise<ChargeOutcome> {
     let charge: Charge;
     try {
       charge = chargeRead(await legacy.charges.retrieve(token));
@@ -91,7 +92,7 @@ export function threeDsReturn(
         outcomeKnown: true,
       });
     }
-    return deps.settle(charge, pending);
+    return deps.settle(charge, pending, req);
   }
 
   return async (req: Request, res: Response) => {
@@ -107,11 +108,14 @@ export function threeDsReturn(
       });
     }
     const pending = JSON.parse(saved) as PendingThreeDs;
+    // The charge's mount-path parameters: its lines name its shop, not that of the path it came back on.
+    const params = pending.params === undefined ? undefined : mountParams(pending.params);
+    if (params) logMountParams(res, params);
     // A return already settled (a reload, a second tab, the Back button) is answered from the store: the outcome is
     // final, and each reload would otherwise be one more provider read under the secret key.
     const stored = await outcomeUnknown(ctx.store.get(pending.resultKey), UNREAD);
     const known = stored === undefined ? undefined : (JSON.parse(stored) as ChargeOutcome);
-    const outcome = known && known.status !== 202 ? known : await settled(token, pending);
+    const outcome = known && known.status !== 202 ? known : await settled(token, pending, req);
     const { event } = outcome;
     if (event) {
       res.locals.tesseraLog = { chargeStatus: event.status, chargeId: event.id, responseCode: event.responseCode };
@@ -119,7 +123,7 @@ export function threeDsReturn(
       // It sees the mount-path parameters of the charge request, not those of the path the provider sent the shopper
       // back to (`publicUrl`'s, one for every shop); a record written before they were kept leaves the return's own.
       // The route has no parameters of its own and reads none. docs/decisions/helper.md#helper-mount-params
-      if (pending.params !== undefined) req.params = mountParams(pending.params);
+      if (params) req.params = params;
       await deliverCharge(ctx, event, req, '3ds-return');
     }
     const target = outcome.status === 201 ? pending.successUrl : pending.failUrl;

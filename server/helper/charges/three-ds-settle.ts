@@ -1,3 +1,4 @@
+import type { Request } from 'express';
 import type { Charge, LegacyClient } from '../../provider/legacy/client.js';
 import type { HelperContext } from '../context.js';
 import { chargeRead } from '../provider-answers.js';
@@ -10,8 +11,11 @@ import { type PendingThreeDs, RESULT_TTL_MS, threeDsKey } from './records.js';
 
 /** How a 3-D Secure charge that waited for the shopper's challenge becomes final (docs/decisions/helper.md#helper-3ds). */
 export interface ThreeDsSettlement {
-  /** Stores the final outcome, counting a decline once; the 3-D Secure return's and a later `POST /charges`'s. */
-  settle(charge: Charge, pending: PendingThreeDs): Promise<ChargeOutcome>;
+  /**
+   * Stores the final outcome, counting a decline once; the 3-D Secure return's and a later `POST /charges`'s (`req`,
+   * whose lines name it).
+   */
+  settle(charge: Charge, pending: PendingThreeDs, req: Request): Promise<ChargeOutcome>;
   /** A token's stored answer, read again from the provider while it is a pending 3-D Secure one. */
   refreshed(outcome: ChargeOutcome, t: TokenRequest): Promise<ChargeOutcome>;
 }
@@ -25,14 +29,14 @@ export function threeDsSettlement(ctx: HelperContext, legacy: LegacyClient, decl
    * shopper who started it, whichever of the return and a later `POST /charges` learns it first: the first to
    * claim the token's `:declined` marker counts it, on every instance sharing the store.
    */
-  async function settle(charge: Charge, pending: PendingThreeDs): Promise<ChargeOutcome> {
+  async function settle(charge: Charge, pending: PendingThreeDs, req: Request): Promise<ChargeOutcome> {
     const outcome = outcomeOf(charge, pending.orderReference, pending);
     // The charge exists: a store that fails here is answered as `saved` says, never "nothing was done".
     await saved(store.set(pending.resultKey, JSON.stringify(outcome), RESULT_TTL_MS));
     if (outcome.status === 402) {
       // The record's owner holds the session's hash; records of earlier versions kept the session id itself.
       const owner = pending.owner ?? ownerOf(pending.ip, pending.session);
-      await declines.countOnce(pending.resultKey, owner);
+      await declines.countOnce(pending.resultKey, owner, req);
     }
     return outcome;
   }
@@ -66,7 +70,7 @@ export function threeDsSettlement(ctx: HelperContext, legacy: LegacyClient, decl
           owner: outcome.owner ?? t.caller.owner,
           ...(outcome.params ? { params: outcome.params, mount: outcome.mount } : t.mount),
         };
-    return settle(charge, pending);
+    return settle(charge, pending, t.req);
   }
 
   return { settle, refreshed };

@@ -287,7 +287,8 @@ describe('charge outcomes: limits, onCharge, capture and several instances', () 
           Object.keys(warnings[0]!)
             .filter((k) => !['time', 'pid', 'hostname', 'name', 'msg'].includes(k))
             .sort(),
-          ['count', 'event', 'level', 'limit', 'max', 'resetAt', 'windowMs'],
+          // The request whose decline reached it (docs/decisions/helper.md#helper-log-request-id).
+          ['count', 'event', 'level', 'limit', 'max', 'requestId', 'resetAt', 'windowMs'],
         );
         // The window ends: charges pass again.
         sb.clock.advance(WINDOW / 1000);

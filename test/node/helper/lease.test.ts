@@ -45,7 +45,7 @@ describe('keepClaim: a claim kept alive while its owner works', () => {
   it('extends the claim each time a third of its TTL has passed, for as long as it runs, and lets it end after stop', async () => {
     const { memory, ctx, extended, advance } = setup();
     assert.equal(await memory.claim('job:claim', 'me', 30_000), true);
-    const stop = keepClaim(ctx, 'job:claim', 'me', 30_000, 'test.claim');
+    const stop = keepClaim(ctx, 'job:claim', 'me', 30_000, 'test.claim', undefined);
     try {
       advance(9_000);
       await sleep(700);
@@ -70,7 +70,7 @@ describe('keepClaim: a claim kept alive while its owner works', () => {
   it('logs a claim found lost as an error, once, and stops keeping it', async () => {
     const { memory, ctx, log, extended, advance } = setup();
     await memory.claim('job:claim', 'me', 30_000);
-    const stop = keepClaim(ctx, 'job:claim', 'me', 30_000, 'test.claim');
+    const stop = keepClaim(ctx, 'job:claim', 'me', 30_000, 'test.claim', undefined);
     try {
       // Another owner holds it now (ours ended during a stall longer than the TTL).
       advance(31_000);
@@ -81,7 +81,7 @@ describe('keepClaim: a claim kept alive while its owner works', () => {
       advance(11_000);
       await sleep(700);
       assert.equal(extended.length, 1, 'no attempt after the loss');
-      const errors = log.lines.filter((l) => l.event === 'test.claim');
+      const errors = log.lines.filter((l) => l.event === 'test.claim', undefined);
       assert.equal(errors.length, 1);
       assert.equal(errors[0]!.level, 50);
       assert.equal(errors[0]!.key, 'job:claim');
@@ -94,7 +94,7 @@ describe('keepClaim: a claim kept alive while its owner works', () => {
   it('tries again at the next look when the store fails, with a warning, and keeps the claim once it is back', async () => {
     const { memory, ctx, log, extended, attempts, fail, advance } = setup();
     await memory.claim('job:claim', 'me', 30_000);
-    const stop = keepClaim(ctx, 'job:claim', 'me', 30_000, 'test.claim');
+    const stop = keepClaim(ctx, 'job:claim', 'me', 30_000, 'test.claim', undefined);
     try {
       fail(true);
       advance(11_000);
@@ -122,7 +122,7 @@ describe('keepClaim: a claim kept alive while its owner works', () => {
     const { logger, log } = captureLogger();
     const ctx = { store: memory, now: () => 1_000_000, log: logger } as unknown as HelperContext;
     assert.equal(await memory.claim('job:claim', 'me', 600), true);
-    const stop = keepClaim(ctx, 'job:claim', 'me', 600, 'test.claim');
+    const stop = keepClaim(ctx, 'job:claim', 'me', 600, 'test.claim', undefined);
     try {
       await sleep(1500);
       assert.equal(await memory.get('job:claim'), 'me', 'held past two real TTLs while its owner works');
@@ -152,7 +152,7 @@ describe('keepClaim: a claim kept alive while its owner works', () => {
     const { logger, log } = captureLogger();
     const ctx = { store, now: () => now, log: logger } as unknown as HelperContext;
     await memory.claim('job:claim', 'me', 30_000);
-    const stop = keepClaim(ctx, 'job:claim', 'me', 30_000, 'test.claim');
+    const stop = keepClaim(ctx, 'job:claim', 'me', 30_000, 'test.claim', undefined);
     now += 11_000;
     // The keeper's timer does not hold the process open: the test waits with timers of its own.
     await until(() => reading, 'an extension on its way');
