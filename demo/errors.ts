@@ -23,9 +23,10 @@ export const invalid = (field: string, message: string) => new DemoError(400, 'D
 
 /**
  * The demo's error answer: JSON `{code, message, field}`, or a small page for a browser navigation (one that
- * asks for text/html), refusals made before the pages' headers included (with a policy that runs nothing). Express's own errors (a malformed body: 400, too large: 413) keep their status, as does a
- * helper error a page route met (`helper.page()`: 503 `TESSERA_WIDGET_NOT_BUILT`); anything unexpected is a 500
- * without details (logged, its path with any card number masked).
+ * asks for text/html), refusals made before the pages' headers included (with a policy that runs nothing). Express's
+ * own errors (a malformed body: 400, too large: 413) keep their status, as does a helper error a page route met
+ * (`helper.page()`: 503 `TESSERA_WIDGET_NOT_BUILT`); anything unexpected is a 500 without details (logged, its path
+ * with any card number masked).
  */
 export function errorHandler(log: { error(obj: object, msg?: string): void }) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction) => {

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { fieldSegment } from './field-path.js';
+import { fieldPath } from './field-path.js';
 
 /**
  * Request-body safety shared by the Express helper and the sandbox (docs/decisions/tooling.md#server-common): a bounded
@@ -39,7 +39,7 @@ export type ShapeProblem =
 
 /**
  * Finds the first forbidden key or the first place nested deeper than `maxDepth`, if any. Keys on the way are
- * written into `field` with {@link fieldSegment} (no control or bidirectional character as sent, long keys cut).
+ * written into `field` with {@link fieldPath} (no control or bidirectional character as sent, long keys cut).
  */
 export function findShapeProblem(value: unknown, maxDepth: number, path = '', depth = 0): ShapeProblem | undefined {
   if (depth > maxDepth) {
@@ -47,8 +47,7 @@ export function findShapeProblem(value: unknown, maxDepth: number, path = '', de
   }
   if (value && typeof value === 'object') {
     for (const [key, v] of Object.entries(value)) {
-      const segment = fieldSegment(key);
-      const field = path ? `${path}.${segment}` : segment;
+      const field = fieldPath(path, key);
       if (FORBIDDEN_KEYS.has(key)) {
         return { kind: 'forbidden_key', field, key, message: `the key ${JSON.stringify(key)} is not allowed` };
       }

@@ -1,4 +1,4 @@
-import { fieldSegment } from './field-path.js';
+import { fieldPath } from './field-path.js';
 import { jsonStringAt, someJsonString } from './json-text.js';
 
 /**
@@ -44,14 +44,13 @@ const present = (value: unknown): boolean => value !== null && value !== undefin
 
 /**
  * The path of the first key in `value` named like a card security code and holding a value (`cvv`,
- * `billingDetails.cardCode`), or undefined, its keys written as other body errors write them ({@link fieldSegment}:
+ * `billingDetails.cardCode`), or undefined, its keys written as other body errors write them ({@link fieldPath}:
  * escaped, cut): the path becomes an answer's `field`. `value` has passed the body's depth check.
  */
 export function findSecurityCode(value: unknown, path = ''): string | undefined {
   if (!value || typeof value !== 'object') return undefined;
   for (const [key, v] of Object.entries(value)) {
-    const segment = fieldSegment(key);
-    const field = path ? `${path}.${segment}` : segment;
+    const field = fieldPath(path, key);
     if (isSecurityCodeName(key) && present(v)) return field;
     const found = findSecurityCode(v, field);
     if (found !== undefined) return found;

@@ -6,7 +6,8 @@ const MAX_SEGMENT = 32;
  * message: characters that are invisible or can reorder text (C0/C1 controls, zero-width and bidirectional
  * controls, line and paragraph separators, the BOM, tag characters, lone surrogates) and `\` and `"` are written as
  * `\uXXXX` escapes, a long key is cut after 32 characters with `…`, and the empty key is `""`. One pass over the
- * key, no regular expression. Shared by the sandbox's errors and the XML codec (docs/decisions/sandbox.md#error-bodies).
+ * key, no regular expression. Shared by the sandbox's errors, the XML codec (docs/decisions/sandbox.md#error-bodies)
+ * and the helper's body errors ({@link fieldPath}, docs/decisions/helper.md#helper-duplicate-keys).
  *
  * @example
  * fieldSegment('a\u202eb') // 'a\\u202Eb'
@@ -23,6 +24,15 @@ export function fieldSegment(key: string): string {
     out += hidden(cp) ? escapeCodePoint(cp) : ch;
   }
   return out;
+}
+
+/**
+ * The field of `key` under `path` (a field this wrote, or `''` at the top), as body errors name it: `path.key`, the key
+ * through {@link fieldSegment}.
+ */
+export function fieldPath(path: string, key: string): string {
+  const segment = fieldSegment(key);
+  return path ? `${path}.${segment}` : segment;
 }
 
 /** Printable ASCII without `"` and `\`: the common case, kept as it is without building a new string. */

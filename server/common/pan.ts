@@ -8,7 +8,7 @@ import {
   referenceCodePoint,
   referenceWidth,
 } from './char-references.js';
-import { fieldSegment } from './field-path.js';
+import { fieldPath } from './field-path.js';
 import { jsonStringAt, someJsonString } from './json-text.js';
 
 /**
@@ -912,8 +912,7 @@ function walk(value: unknown, path: string, depth: number, state: WalkState) {
         return;
       }
       // Written as other body errors write a key (escaped, cut): the path may become an answer's `field`.
-      const segment = fieldSegment(key);
-      walk(child, path ? `${path}.${segment}` : segment, depth + 1, state);
+      walk(child, fieldPath(path, key), depth + 1, state);
       if (state.hit !== undefined) return;
     }
   }

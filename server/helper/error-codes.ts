@@ -19,7 +19,11 @@ export const HELPER_ERROR_CODES = {
     meaning:
       'An object of the body gives the same key more than once (compared decoded); `field` names its path (`body` when the keys of that path, joined, would spell a card number). Not seen behind an app-wide `express.json()`, which keeps the last value.',
   },
-  TESSERA_FORBIDDEN_KEY: { status: 400, meaning: 'The body holds a key such as `__proto__`; `field` names it.' },
+  TESSERA_FORBIDDEN_KEY: {
+    status: 400,
+    meaning:
+      'The body holds a key such as `__proto__`; `field` names its path (`body` when the keys of that path, joined, would spell a card number).',
+  },
   TESSERA_CARD_DATA_REFUSED: {
     status: 400,
     meaning:

@@ -146,14 +146,13 @@ export function chargeRead(result: ProviderResult<Charge>): Charge {
 }
 
 /**
- * What `onChallenge` is given of a charge still `Pending`, of which {@link chargeFault} checks only `id` and `status`:
- * an `id` that is no payment token (the token opens the challenge and never reaches the hook), an integer `value`,
- * `currency`, `trackId` when present, `created`, and `metadata` as the spec has it (at most 10 pairs of strings of at
- * most 100 characters), so that the hook gets the types it is promised and no more than the spec allows
+ * What `onChallenge` is given of a charge still `Pending`, of which {@link chargeFault} checks only `id` (a `charge_…`
+ * id, so never the payment token, which opens the challenge and never reaches the hook) and `status`: an integer
+ * `value`, `currency`, `trackId` when present, `created`, and `metadata` as the spec has it (at most 10 pairs of
+ * strings of at most 100 characters), so that the hook gets the types it is promised and no more than the spec allows
  * (docs/decisions/helper.md#helper-provider-answers).
  */
 function challengeFault(data: Fields): string | undefined {
-  if (typeof data.id !== 'string' || data.id.startsWith('pay_tok_')) return 'id';
   if (typeof data.value !== 'number' || !Number.isSafeInteger(data.value)) return 'value';
   if (!isText(data.currency)) return 'currency';
   if (data.trackId !== undefined && data.trackId !== null && typeof data.trackId !== 'string') return 'trackId';

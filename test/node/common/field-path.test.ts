@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { fieldKeys, fieldSegment } from '../../../server/common/field-path.js';
+import { fieldKeys, fieldPath, fieldSegment } from '../../../server/common/field-path.js';
 
 describe('fieldKeys', () => {
   it('reads back the escapes fieldSegment writes: the keys as sent, a cut key still cut', () => {
@@ -26,5 +26,14 @@ describe('fieldKeys', () => {
     for (const text of ['\\u', '\\u12', '\\u{}', '\\u{110000}', '\\u{1234567}', 'a\\ub', '\\uZZZZ', '\\u{12']) {
       assert.equal(fieldKeys(text), text, text);
     }
+  });
+});
+
+describe('fieldPath', () => {
+  it('joins a key, written by fieldSegment, under a path: the field every body error names', () => {
+    assert.equal(fieldPath('', 'cvv'), 'cvv');
+    assert.equal(fieldPath('billingDetails', 'cardCode'), 'billingDetails.cardCode');
+    assert.equal(fieldPath('a', 'x\u202ey'), 'a.x\\u202Ey');
+    assert.equal(fieldPath('a', ''), 'a.""');
   });
 });

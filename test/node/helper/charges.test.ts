@@ -694,10 +694,33 @@ describe('POST /charges against the sandbox', () => {
     assert.equal(final.json.code, 'TESSERA_CARD_DECLINED');
   });
 
+  /** A helper of its own for the return-target tests, without limits: the shared one's requestsPerIp is for the others. */
+  const targetSite = () => helper({ rateLimits: NO_RATE_LIMITS, redirectOrigins: ['https://shop.example'] });
+  const targetOrder = { orderReference: 'order-1', email: 'a@shop.example' };
+
+  /** Each target, sent as each of `fields`, is 400 `TESSERA_REDIRECT_NOT_ALLOWED` naming that field, before any charge. */
+  async function refusedTargets(site: RunningHelper, targets: readonly string[], fields = ['successUrl']) {
+    for (const target of targets) {
+      for (const field of fields) {
+        const r = await pay(site, { ...targetOrder, cardToken: await cardToken(sb), [field]: target });
+        assert.equal(r.status, 400, `${field} ${target}: ${r.text}`);
+        assert.equal(r.json.code, 'TESSERA_REDIRECT_NOT_ALLOWED', target);
+        assert.equal(r.json.field, field, target);
+      }
+    }
+    assert.equal((await sandboxCharges(sb)).length, 0, 'refused before any charge');
+  }
+
+  /** Each target, sent as `successUrl`, is taken: the charge is made. */
+  async function acceptedTargets(site: RunningHelper, targets: readonly string[]) {
+    for (const target of targets) {
+      const r = await pay(site, { ...targetOrder, cardToken: await cardToken(sb), successUrl: target });
+      assert.equal(r.status, 201, `${target}: ${r.text}`);
+    }
+  }
+
   it('refuses a return target that leaves the site once a proxy percent-decodes it, and keeps paths that do not', async () => {
-    const ok = { orderReference: 'order-1', email: 'a@shop.example' };
-    // Its own helper, without limits: the shared one's requestsPerIp is for the other tests.
-    const site = await helper({ rateLimits: NO_RATE_LIMITS, redirectOrigins: ['https://shop.example'] });
+    const site = await targetSite();
     // To the browser each is a path on the site; a proxy or app that decodes the path before routing (nginx's `$uri`)
     // reads `//evil.example` or `/\evil.example`, which the site's own redirects (a trailing slash, a login's `next`)
     // send to another host. A decoded tab or line break is dropped by a URL parser, so `/%09/` is `//` too.
@@ -711,43 +734,25 @@ describe('POST /charges against the sandbox', () => {
       '/a%2F..%2F%2Fevil.example',
       '/%2e%2e/%2F/evil.example',
       '/%2F%2F%C3evil.example',
-      'http://127.0.0.1/%2F%2Fevil.example',
+      `${new URL(site.url).origin}/%2F%2Fevil.example`,
     ];
-    for (const target of offSite) {
-      for (const field of ['successUrl', 'failUrl']) {
-        const sent = target.startsWith('http:') ? target.replace('127.0.0.1', new URL(site.url).host) : target;
-        const r = await pay(site, { ...ok, cardToken: await cardToken(sb), [field]: sent });
-        assert.equal(r.status, 400, `${field} ${sent}: ${r.text}`);
-        assert.equal(r.json.code, 'TESSERA_REDIRECT_NOT_ALLOWED', sent);
-        assert.equal(r.json.field, field, sent);
-      }
-    }
+    await refusedTargets(site, offSite, ['successUrl', 'failUrl']);
     // The same on an origin of `redirectOrigins`: the merchant's other site decodes its paths just the same.
-    for (const target of ['https://shop.example/%2F%2Fevil.example', 'https://shop.example//evil.example/']) {
-      const r = await pay(site, { ...ok, cardToken: await cardToken(sb), successUrl: target });
-      assert.equal(r.status, 400, `${target}: ${r.text}`);
-      assert.equal(r.json.code, 'TESSERA_REDIRECT_NOT_ALLOWED', target);
-    }
-    assert.equal((await sandboxCharges(sb)).length, 0, 'refused before any charge');
-    const elsewhere = await pay(site, {
-      ...ok,
-      cardToken: await cardToken(sb),
-      successUrl: 'https://shop.example/a%2Fb',
-    });
-    assert.equal(elsewhere.status, 201, elsewhere.text);
+    await refusedTargets(site, ['https://shop.example/%2F%2Fevil.example', 'https://shop.example//evil.example/']);
     // An escaped slash inside the path, or anything escaped after the first segment, is the merchant's own business.
-    for (const target of ['/orders/a%2Fb/done', '/caf%C3%A9/done', '/done?next=%2F%2Fevil.example']) {
-      const r = await pay(site, { ...ok, cardToken: await cardToken(sb), successUrl: target });
-      assert.equal(r.status, 201, `${target}: ${r.text}`);
-    }
+    await acceptedTargets(site, [
+      'https://shop.example/a%2Fb',
+      '/orders/a%2Fb/done',
+      '/caf%C3%A9/done',
+      '/done?next=%2F%2Fevil.example',
+    ]);
   });
 
   it('refuses a return target that leaves the site once decoded twice: a decoding proxy in front of a decoding app', async () => {
-    const ok = { orderReference: 'order-1', email: 'a@shop.example' };
-    const site = await helper({ rateLimits: NO_RATE_LIMITS, redirectOrigins: ['https://shop.example'] });
+    const site = await targetSite();
     // nginx's `proxy_pass http://app$uri` hands the app `/%2F%2Fevil.example` for `/%252F%252Fevil.example`, and an
     // app that decodes its path before routing reads `//evil.example`: two single decodings, one after the other.
-    const offSite = [
+    await refusedTargets(site, [
       '/%252F%252Fevil.example',
       '/%252fevil.example/x',
       '/%255Cevil.example',
@@ -758,19 +763,14 @@ describe('POST /charges against the sandbox', () => {
       'https://shop.example/%252F%252Fevil.example',
       // Still changing after eight decodings: no path of a shop is escaped that deep.
       `/%${'25'.repeat(600)}41`,
-    ];
-    for (const target of offSite) {
-      const r = await pay(site, { ...ok, cardToken: await cardToken(sb), successUrl: target });
-      assert.equal(r.status, 400, `${target}: ${r.text}`);
-      assert.equal(r.json.code, 'TESSERA_REDIRECT_NOT_ALLOWED', target);
-      assert.equal(r.json.field, 'successUrl', target);
-    }
-    assert.equal((await sandboxCharges(sb)).length, 0, 'refused before any charge');
+    ]);
     // A path escaped twice that stays a path, however often it is decoded, is the merchant's own.
-    for (const target of ['/sale/100%2525-off', '/caf%25C3%25A9/done', '/orders/a%252Fb', '/done?next=%252F%252Fx']) {
-      const r = await pay(site, { ...ok, cardToken: await cardToken(sb), successUrl: target });
-      assert.equal(r.status, 201, `${target}: ${r.text}`);
-    }
+    await acceptedTargets(site, [
+      '/sale/100%2525-off',
+      '/caf%25C3%25A9/done',
+      '/orders/a%252Fb',
+      '/done?next=%252F%252Fx',
+    ]);
   });
 
   it('is no open redirect: a forged Host header cannot make the return send the shopper off the site', async () => {
