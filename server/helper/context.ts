@@ -41,9 +41,10 @@ export interface HelperContext {
   readonly store: TesseraStore;
   readonly log: HelperLogger;
   /**
-   * The configured secrets (secret key, client secret) the log redactor cuts: no answer of this helper may hold one
-   * (respond.ts `sendJson`, docs/decisions/helper.md#helper-secret-guard). Per helper, not global: one process may run
-   * several helpers with different keys.
+   * The configured secrets (secret key, client secret) the log redactor cuts, in each form the helper's writers would
+   * give them (respond.ts `answerSecrets`): no answer of this helper may hold one (respond.ts `sendJson`,
+   * docs/decisions/helper.md#helper-secret-guard). Per helper, not global: one process may run several helpers with
+   * different keys.
    */
   readonly secrets: readonly string[];
   readonly limits: ResolvedLimits;

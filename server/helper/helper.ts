@@ -16,7 +16,7 @@ import { type HelperPage, pageBuilder } from './page.js';
 import { containsPan } from './pan-guard.js';
 import { createProvider } from './provider.js';
 import { loggedMountParams, requestLog } from './request-log.js';
-import { holdsSecret, refuseAnswer, securityHeaders, sendJson } from './respond.js';
+import { answerSecrets, holdsSecret, refuseAnswer, securityHeaders, sendJson } from './respond.js';
 import { MemoryStore } from './store.js';
 import { checkClusterNode, checkEviction } from './store-eviction.js';
 import { guardStore } from './store-guard.js';
@@ -134,7 +134,7 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
     cardTokenUrl: provider.cardTokenUrl,
     store: o.store ? guardStore(o.store) : new MemoryStore({ now }),
     log,
-    secrets,
+    secrets: answerSecrets(secrets),
     limits,
     now,
     bodyLimit: o.bodyLimitBytes ?? 16_384,

@@ -8,6 +8,22 @@ import { requestLog } from './request-log.js';
 export type AnswerScope = Pick<HelperContext, 'secrets' | 'log'>;
 
 /**
+ * The texts an answer is searched for: each secret the log redactor cuts (log.ts `knownSecrets`), and each form the
+ * helper's own writers would give it: JSON's escapes (`"`, `\`, control characters), a query value's encoding (the
+ * 3-D Secure return's `?chargeId=`) and `encodeURIComponent`'s. A secret of letters, digits, `_` and `-` (every
+ * sandbox and sample key) has one form, so one `includes` (docs/decisions/helper.md#helper-secret-guard).
+ */
+export function answerSecrets(secrets: readonly string[]): string[] {
+  const forms = secrets.flatMap((s) => [
+    s,
+    JSON.stringify(s).slice(1, -1),
+    new URLSearchParams({ s }).toString().slice(2),
+    encodeURIComponent(s),
+  ]);
+  return [...new Set(forms)];
+}
+
+/**
  * Whether `text`, about to be sent, holds one of the helper's configured secrets whole: one `includes` per secret
  * (docs/decisions/helper.md#helper-secret-guard).
  */
