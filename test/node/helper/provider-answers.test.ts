@@ -63,6 +63,23 @@ async function tamperingProxy(target: string) {
 
 const JSON_TYPE = 'application/json';
 
+/**
+ * A 3-D Secure charge through `pay`, its challenge passed at the sandbox: the charge is final at the provider, and the
+ * shopper's return (with `successUrl` `/order/done`) is still to come. Its payment token and the sandbox's charge.
+ */
+async function finishedChallenge(sb: RunningSandbox, pay: (body: unknown) => Promise<Answer>) {
+  const started = await pay({
+    cardToken: await cardToken(sb, '4000000000003220'),
+    orderReference: 'order-3ds',
+    email: 'a@shop.example',
+    successUrl: '/order/done',
+  });
+  assert.equal(started.status, 202, started.text);
+  const back = await answerChallenge(sb, started.json.redirectUrl);
+  const token = new URL(back).searchParams.get('cko-payment-token')!;
+  return { token, real: await sandboxCharge(sb, token) };
+}
+
 describe('the provider answers 2xx without what the helper reads', () => {
   let sb: RunningSandbox;
   let issuer: Issuer;
@@ -281,18 +298,8 @@ describe('the provider answers 2xx without what the helper reads', () => {
   });
 
   it('answers the 3-D Secure return 502 when the final charge read back has no charge id, never sending the payment token on', async () => {
-    const body = {
-      cardToken: await cardToken(sb, '4000000000003220'),
-      orderReference: 'order-3ds',
-      email: 'a@shop.example',
-      successUrl: '/order/done',
-    };
-    const started = await pay(body);
-    assert.equal(started.status, 202, started.text);
-    const back = await answerChallenge(sb, started.json.redirectUrl);
-    const token = new URL(back).searchParams.get('cko-payment-token')!;
     // The charge is final at the provider; only its id in the answer is wrong.
-    const real = await sandboxCharge(sb, token);
+    const { token, real } = await finishedChallenge(sb, pay);
     const ids: [string, string][] = [
       // `?chargeId=` of the 303 would hand the payment token to the merchant's success page and its scripts.
       ['the payment token itself', token],
@@ -539,17 +546,7 @@ describe('no configured secret leaves in an answer, whatever the provider echoes
 
   it('never sends the shopper back from 3-D Secure with a secret in `Location` or the page', async () => {
     for (const [what, secret] of secrets()) {
-      const body = {
-        cardToken: await cardToken(sb, '4000000000003220'),
-        orderReference: 'order-3ds',
-        email: 'a@shop.example',
-        successUrl: '/order/done',
-      };
-      const started = await pay(body);
-      assert.equal(started.status, 202, started.text);
-      const back = await answerChallenge(sb, started.json.redirectUrl);
-      const token = new URL(back).searchParams.get('cko-payment-token')!;
-      const real = await sandboxCharge(sb, token);
+      const { token, real } = await finishedChallenge(sb, pay);
       proxy.once({
         path: /\/charges\/pay_tok_/,
         method: 'GET',
@@ -593,18 +590,7 @@ describe('no configured secret leaves in an answer, whatever the provider echoes
     shopDown = true;
     try {
       for (const [what, secret] of secrets()) {
-        const body = {
-          cardToken: await cardToken(sb, '4000000000003220'),
-          orderReference: 'order-3ds',
-          email: 'a@shop.example',
-          successUrl: '/order/done',
-        };
-        const started = await pay(body);
-        assert.equal(started.status, 202, started.text);
-        const token = new URL(await answerChallenge(sb, started.json.redirectUrl)).searchParams.get(
-          'cko-payment-token',
-        )!;
-        const real = await sandboxCharge(sb, token);
+        const { token, real } = await finishedChallenge(sb, pay);
         proxy.once({
           path: /\/charges\/pay_tok_/,
           method: 'GET',
