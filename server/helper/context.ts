@@ -40,6 +40,13 @@ export interface HelperContext {
   readonly cardTokenUrl: string;
   readonly store: TesseraStore;
   readonly log: HelperLogger;
+  /**
+   * The configured secrets (secret key, client secret) the log redactor cuts, in each form the helper's writers would
+   * give them (respond.ts `answerSecrets`): no answer of this helper may hold one (respond.ts `sendJson`,
+   * docs/decisions/helper.md#helper-secret-guard). Per helper, not global: one process may run several helpers with
+   * different keys.
+   */
+  readonly secrets: readonly string[];
   readonly limits: ResolvedLimits;
   readonly now: () => number;
   /** Largest accepted request body in bytes. */

@@ -9,14 +9,14 @@ import { crossSiteGuard } from './cross-site.js';
 import { answerable, type ErrorPage, errorBody, HelperHttpError } from './errors.js';
 import { createHostVerifier } from './host-auth.js';
 import type { KeyCheckResult } from './key-check.js';
-import { defaultLogger, redactingLogger } from './log.js';
+import { defaultLogger, knownSecrets, redactingLogger } from './log.js';
 import { noRoute } from './methods.js';
 import { type TesseraHelperOptions, validateOptions } from './options.js';
 import { type HelperPage, pageBuilder } from './page.js';
 import { containsPan } from './pan-guard.js';
 import { createProvider } from './provider.js';
 import { loggedMountParams, requestLog } from './request-log.js';
-import { securityHeaders, sendJson } from './respond.js';
+import { answerSecrets, holdsSecret, refuseAnswer, securityHeaders, sendJson } from './respond.js';
 import { MemoryStore } from './store.js';
 import { checkClusterNode, checkEviction } from './store-eviction.js';
 import { guardStore } from './store-guard.js';
@@ -116,7 +116,7 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
   }
   const o = validateOptions(options);
   const now = o.now ?? Date.now;
-  const secrets = [o.secretKey, o.clientSecret].filter((s): s is string => typeof s === 'string');
+  const secrets = knownSecrets([o.secretKey, o.clientSecret]);
   const log = redactingLogger(o.logger ?? defaultLogger(), secrets);
   const limits = Object.fromEntries(
     Object.entries(DEFAULT_LIMITS).map(([name, fallback]) => {
@@ -134,6 +134,7 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
     cardTokenUrl: provider.cardTokenUrl,
     store: o.store ? guardStore(o.store) : new MemoryStore({ now }),
     log,
+    secrets: answerSecrets(secrets),
     limits,
     now,
     bodyLimit: o.bodyLimitBytes ?? 16_384,
@@ -225,11 +226,22 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
     for (const [name, value] of Object.entries(known.headers)) res.setHeader(name, value);
     const page = res.locals.tesseraErrorPage as ErrorPage | undefined;
     if (page) {
-      res.status(known.status).setHeader('Cache-Control', 'no-store');
-      res.type('html').end(page(req, known, res.locals.tesseraRequestId as string));
-      return;
+      const requestId = res.locals.tesseraRequestId as string;
+      let html = page(req, known, requestId);
+      if (holdsSecret(ctx, html)) {
+        // A charge id the provider echoed a secret into, in the page's reference (docs/decisions/helper.md#helper-secret-guard).
+        known = refuseAnswer(ctx, res, `a ${known.status} error page`);
+        html = page(req, known, requestId);
+      }
+      // The refusal's page holds nothing of the provider's; were it to hold a secret still (one the request itself sent
+      // and the page repeats), it is not sent either: the JSON refusal below is.
+      if (!holdsSecret(ctx, html)) {
+        res.status(known.status).setHeader('Cache-Control', 'no-store');
+        res.type('html').end(html);
+        return;
+      }
     }
-    sendJson(res, known.status, errorBody(known, res.locals.tesseraRequestId as string));
+    sendJson(ctx, res, known.status, errorBody(known, res.locals.tesseraRequestId as string));
   });
 
   // A shared Redis that may evict the helper's keys is a warning in the log, once (never a failure); a plain client on

@@ -58,7 +58,7 @@ function secretKeyName(key: string): boolean {
  * See docs/decisions/helper.md#helper-logging.
  */
 export function redactingLogger(logger: HelperLogger, secrets: readonly string[]): HelperLogger {
-  const known = secrets.filter((s) => s.length >= 8);
+  const known = knownSecrets(secrets);
   // Shorter text holds no secret (each is 8 characters or more) and no JWT; card numbers are looked for in any text.
   const shortest = Math.min(13, ...known.map((s) => s.length));
   const scrubText = (text: string): string => {
@@ -113,6 +113,15 @@ export function redactingLogger(logger: HelperLogger, secrets: readonly string[]
       else target[level](clean, scrubText(msg));
     };
   return { debug: wrap('debug'), info: wrap('info'), warn: wrap('warn'), error: wrap('error') };
+}
+
+/**
+ * The values the redactor cuts out of every line: the configured secrets of 8 characters or more (shorter text would
+ * cut common words out of every line, and no secret the options accept is shorter). The helper's answers are checked
+ * for the same list (respond.ts, docs/decisions/helper.md#helper-secret-guard).
+ */
+export function knownSecrets(secrets: readonly (string | undefined)[]): string[] {
+  return secrets.filter((s): s is string => typeof s === 'string' && s.length >= 8);
 }
 
 /** The default logger: pino at `info`, named `tessera`. */

@@ -251,7 +251,7 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
       { event: 'tessera.account-updater', status: result.account_update_status },
       'account updater',
     );
-    sendJson(res, 200, {
+    sendJson(ctx, res, 200, {
       instrumentId,
       status: result.account_update_status,
       ...(result.account_update_failure_code ? { failureCode: result.account_update_failure_code } : {}),
@@ -279,7 +279,7 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
     } finally {
       stop.end();
     }
-    sendJson(res, 200, { data: listed.map(safeInstrument), requestId: res.locals.tesseraRequestId });
+    sendJson(ctx, res, 200, { data: listed.map(safeInstrument), requestId: res.locals.tesseraRequestId });
   });
 
   /** The ids the platform's `paymentInstrumentIds` gives for `entityId`, checked, without repeats. */
@@ -413,7 +413,7 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
     await ownInstrument(req, res, entityId, id);
     try {
       const data = instrumentRead(await accounts.paymentInstruments.retrieve(entityId, id), id);
-      sendJson(res, 200, { ...safeInstrument(data), requestId: res.locals.tesseraRequestId });
+      sendJson(ctx, res, 200, { ...safeInstrument(data), requestId: res.locals.tesseraRequestId });
     } catch (err) {
       throw accountsError(err, 'id');
     }
@@ -448,7 +448,7 @@ export function accountRoutes(ctx: HelperContext, accounts: AccountsClient, rout
         // (docs/decisions/helper.md#helper-provider-answers).
         throw upstreamError(err, true);
       }
-      sendJson(res, 200, { ...safeInstrument(data), requestId: res.locals.tesseraRequestId });
+      sendJson(ctx, res, 200, { ...safeInstrument(data), requestId: res.locals.tesseraRequestId });
     },
   );
 

@@ -77,7 +77,7 @@ export function chargeRoutes(ctx: HelperContext, legacy: LegacyClient, router: R
       // (docs/decisions/helper.md#helper-on-challenge).
       await deliverChallenge(ctx, legacy, outcome, req);
     }
-    sendJson(res, outcome.status, { ...answerBody(outcome, exposeCodes), requestId: res.locals.tesseraRequestId });
+    sendJson(ctx, res, outcome.status, { ...answerBody(outcome, exposeCodes), requestId: res.locals.tesseraRequestId });
   });
 
   // The return is counted like a payment request: each unfinished one costs a provider read.

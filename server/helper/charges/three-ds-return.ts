@@ -5,7 +5,7 @@ import type { HelperContext } from '../context.js';
 import { badRequest, type ErrorPage, HelperHttpError } from '../errors.js';
 import { chargeRead } from '../provider-answers.js';
 import { logMountParams } from '../request-log.js';
-import { sendJson } from '../respond.js';
+import { holdsSecret, secretRefused, sendJson } from '../respond.js';
 import { upstreamError } from '../upstream.js';
 import { deliverCharge } from './on-charge.js';
 import { answerBody, type ChargeOutcome, outcomeUnknown } from './outcome.js';
@@ -132,10 +132,14 @@ export function threeDsReturn(
       // A path stays a path (docs/decisions/helper.md#helper-3ds): the browser resolves it on the site it is on.
       const url = new URL(target, 'https://helper.invalid');
       url.searchParams.set('chargeId', String(outcome.body.id));
-      res.redirect(303, target.startsWith('/') ? `${url.pathname}${url.search}${url.hash}` : url.href);
+      const location = target.startsWith('/') ? `${url.pathname}${url.search}${url.hash}` : url.href;
+      // Express writes it in the header and in the body: neither may carry a secret the provider echoed in the id
+      // (docs/decisions/helper.md#helper-secret-guard); the error handler answers the 502 and logs it.
+      if (holdsSecret(ctx, location)) throw secretRefused("the 3-D Secure return's Location");
+      res.redirect(303, location);
       return;
     }
-    sendJson(res, outcome.status, {
+    sendJson(ctx, res, outcome.status, {
       ...answerBody(outcome, ctx.options.exposeDeclineCodes === true),
       requestId: res.locals.tesseraRequestId,
     });

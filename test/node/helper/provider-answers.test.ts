@@ -63,6 +63,23 @@ async function tamperingProxy(target: string) {
 
 const JSON_TYPE = 'application/json';
 
+/**
+ * A 3-D Secure charge through `pay`, its challenge passed at the sandbox: the charge is final at the provider, and the
+ * shopper's return (with `successUrl` `/order/done`) is still to come. Its payment token and the sandbox's charge.
+ */
+async function finishedChallenge(sb: RunningSandbox, pay: (body: unknown) => Promise<Answer>) {
+  const started = await pay({
+    cardToken: await cardToken(sb, '4000000000003220'),
+    orderReference: 'order-3ds',
+    email: 'a@shop.example',
+    successUrl: '/order/done',
+  });
+  assert.equal(started.status, 202, started.text);
+  const back = await answerChallenge(sb, started.json.redirectUrl);
+  const token = new URL(back).searchParams.get('cko-payment-token')!;
+  return { token, real: await sandboxCharge(sb, token) };
+}
+
 describe('the provider answers 2xx without what the helper reads', () => {
   let sb: RunningSandbox;
   let issuer: Issuer;
@@ -281,18 +298,8 @@ describe('the provider answers 2xx without what the helper reads', () => {
   });
 
   it('answers the 3-D Secure return 502 when the final charge read back has no charge id, never sending the payment token on', async () => {
-    const body = {
-      cardToken: await cardToken(sb, '4000000000003220'),
-      orderReference: 'order-3ds',
-      email: 'a@shop.example',
-      successUrl: '/order/done',
-    };
-    const started = await pay(body);
-    assert.equal(started.status, 202, started.text);
-    const back = await answerChallenge(sb, started.json.redirectUrl);
-    const token = new URL(back).searchParams.get('cko-payment-token')!;
     // The charge is final at the provider; only its id in the answer is wrong.
-    const real = await sandboxCharge(sb, token);
+    const { token, real } = await finishedChallenge(sb, pay);
     const ids: [string, string][] = [
       // `?chargeId=` of the 303 would hand the payment token to the merchant's success page and its scripts.
       ['the payment token itself', token],
@@ -432,6 +439,181 @@ describe('the provider answers 2xx without what the helper reads', () => {
         `${body}: the merchant's log says which answer was refused: ${JSON.stringify(logged)}`,
       );
       assert.ok(!logged.some((l) => l.event === 'tessera.instrument.updated'), `${body}: not logged as made`);
+    }
+  });
+});
+
+describe('no configured secret leaves in an answer, whatever the provider echoes (docs/decisions/helper.md#helper-secret-guard)', () => {
+  let sb: RunningSandbox;
+  let issuer: Issuer;
+  let proxy: Awaited<ReturnType<typeof tamperingProxy>>;
+  let helper: RunningHelper;
+  /** When set, `onCharge` throws: the shopper's error then names the charge (`chargeId`, in the page's reference). */
+  let shopDown = false;
+
+  before(async () => {
+    sb = await startSandbox({ port: 0, fixtures: sampleFixtures() });
+    issuer = await startIssuer(() => sb.clock.nowMs());
+    proxy = await tamperingProxy(sb.url);
+    helper = await startHelper({
+      ...sandboxHelperOptions(sb, issuer),
+      legacyBaseUrl: proxy.url,
+      accountsBaseUrl: proxy.url,
+      authBaseUrl: proxy.url,
+      resolveCharge: (_req, { orderReference }) =>
+        orderReference === 'order-3ds'
+          ? { amount: 4200, currency: 'GBP', threeDSecure: true }
+          : { amount: 2500, currency: 'EUR' },
+      exposeDeclineCodes: true,
+      onCharge: () => {
+        if (shopDown) throw new Error('the shop is down');
+      },
+      rateLimits: { declinesPerIp: false, chargesPerIp: false },
+    });
+  });
+  after(async () => {
+    await helper.close();
+    await proxy.close();
+    await issuer.close();
+    await sb.close();
+  });
+
+  /** The helper's configured secrets, as a provider or gateway that echoes them could put them in a charge id. */
+  const secrets = () => {
+    const { secretKey, clientSecret } = sb.credentials;
+    return [
+      ['the secret key', secretKey.replace(/[^A-Za-z0-9_-]/g, '')],
+      ['the client secret', clientSecret.replace(/[^A-Za-z0-9_-]/g, '')],
+    ] as const;
+  };
+
+  /** The refusal: 502, outcome unknown, logged once as tessera.error, and the secret nowhere in the answer or the log. */
+  function refused(r: { status: number; text: string; json: Record<string, unknown> }, secret: string, what: string) {
+    assert.equal(r.status, 502, `${what}: ${r.text.slice(0, 300)}`);
+    assert.equal(r.json.code, 'TESSERA_PROVIDER_ERROR', what);
+    assert.equal(r.json.outcomeKnown, false, what);
+    assert.ok(!r.text.includes(secret), `${what}: the answer holds the secret`);
+    assert.ok(!helper.log.text().includes(secret), `${what}: the log holds the secret`);
+    const line = helper.log.lines.findLast((l) => l.event === 'tessera.error');
+    assert.equal(line?.requestId, r.json.requestId, `${what}: logged as tessera.error`);
+    assert.match(JSON.stringify(line), /held a configured secret/, what);
+  }
+
+  const pay = (body: unknown): Promise<Answer> => call(`${helper.url}/charges`, { body });
+  const charge = {
+    status: 'Captured',
+    responseCode: '10000',
+    value: 2500,
+    currency: 'EUR',
+    card: { paymentMethod: 'Visa', last4: '4242', expiryMonth: '12', expiryYear: '2030' },
+  };
+
+  it('answers 502 rather than a charge whose id holds a secret (approved or declined)', async () => {
+    for (const [what, secret] of secrets()) {
+      for (const answer of [charge, { ...charge, status: 'Declined', responseCode: '20005' }]) {
+        const label = `${what}, ${answer.status}`;
+        proxy.once({
+          path: /\/charges\/token$/,
+          method: 'POST',
+          contentType: JSON_TYPE,
+          body: JSON.stringify({ ...answer, id: `charge_${secret}` }),
+        });
+        const r = await pay({ cardToken: await cardToken(sb), orderReference: 'order-1', email: 'a@shop.example' });
+        assert.ok(proxy.used, label);
+        refused(r, secret, label);
+      }
+    }
+  });
+
+  it('answers 502 rather than a 3-D Secure challenge URL that holds a secret', async () => {
+    for (const [what, secret] of secrets()) {
+      proxy.once({
+        path: /\/charges\/token$/,
+        method: 'POST',
+        contentType: JSON_TYPE,
+        body: JSON.stringify({ id: 'pay_tok_x', redirectUrl: `https://acs.bank.example/3ds?k=${secret}` }),
+      });
+      const body = {
+        cardToken: await cardToken(sb, '4000000000003220'),
+        orderReference: 'order-3ds',
+        email: 'a@x.example',
+      };
+      const r = await pay(body);
+      assert.ok(proxy.used, what);
+      refused(r, secret, what);
+    }
+  });
+
+  it('never sends the shopper back from 3-D Secure with a secret in `Location` or the page', async () => {
+    for (const [what, secret] of secrets()) {
+      const { token, real } = await finishedChallenge(sb, pay);
+      proxy.once({
+        path: /\/charges\/pay_tok_/,
+        method: 'GET',
+        contentType: JSON_TYPE,
+        body: JSON.stringify({ ...real, id: `charge_${secret}` }),
+      });
+      const returned = `${helper.url}/charges/3ds-return?cko-payment-token=${token}`;
+      const r = await fetch(returned, { headers: { accept: 'text/html' }, redirect: 'manual' });
+      const page = await r.text();
+      assert.ok(proxy.used, what);
+      assert.equal(r.status, 502, `${what}: ${r.headers.get('location')}`);
+      assert.equal(r.headers.get('location'), null, what);
+      assert.match(r.headers.get('content-type') ?? '', /^text\/html/, what);
+      assert.ok(!page.includes(secret), `${what}: the page holds the secret`);
+      assert.ok(!helper.log.text().includes(secret), `${what}: the log holds the secret`);
+      // Answered from the store again (as JSON to a fetch): still refused.
+      refused(await call(returned, { headers: { accept: JSON_TYPE } }), secret, `${what}, as JSON`);
+    }
+  });
+
+  it('answers 502 rather than a payout instrument whose label holds a secret', async () => {
+    const url = `${helper.url}/entities/ent_fixture_a/payment-instruments/ppi_verified_1`;
+    const headers = {
+      authorization: `Bearer ${await issuer.sign({ entities: ['ent_fixture_a'], instruments: [] })}`,
+    };
+    const shown = await call(url, { headers });
+    assert.equal(shown.status, 200, shown.text);
+    const { requestId: _, instrumentId, default: __, ...fields } = shown.json;
+    for (const [what, secret] of secrets()) {
+      proxy.once({
+        path: /\/payment-instruments\/ppi_verified_1$/,
+        method: 'GET',
+        contentType: JSON_TYPE,
+        body: JSON.stringify({ ...fields, instrument_id: instrumentId, label: `echo ${secret}` }),
+      });
+      refused(await call(url, { headers }), secret, what);
+    }
+  });
+
+  it('answers 502 rather than an error page or body that names a charge whose id holds a secret', async () => {
+    shopDown = true;
+    try {
+      for (const [what, secret] of secrets()) {
+        const { token, real } = await finishedChallenge(sb, pay);
+        proxy.once({
+          path: /\/charges\/pay_tok_/,
+          method: 'GET',
+          contentType: JSON_TYPE,
+          // Another id than the earlier test's: onCharge was delivered for that one, and is delivered once.
+          body: JSON.stringify({ ...real, id: `charge_${secret}_shop_down` }),
+        });
+        const returned = `${helper.url}/charges/3ds-return?cko-payment-token=${token}`;
+        // onCharge throws: the 503 TESSERA_ON_CHARGE_FAILED page would quote the charge id as the shopper's reference.
+        const r = await fetch(returned, { headers: { accept: 'text/html' }, redirect: 'manual' });
+        const page = await r.text();
+        assert.ok(proxy.used, what);
+        assert.equal(r.status, 502, `${what}: ${page}`);
+        assert.match(r.headers.get('content-type') ?? '', /^text\/html/, what);
+        assert.match(page, /TESSERA_PROVIDER_ERROR/, what);
+        assert.ok(!page.includes(secret), `${what}: the page holds the secret`);
+        const line = helper.log.lines.findLast((l) => l.event === 'tessera.error');
+        assert.match(JSON.stringify(line), /a 503 error page held a configured secret/, what);
+        // The same error as JSON (its `chargeId`).
+        refused(await call(returned, { headers: { accept: JSON_TYPE } }), secret, `${what}, as JSON`);
+      }
+    } finally {
+      shopDown = false;
     }
   });
 });
