@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type { CardUpdatedEvent, TesseraHelperOptions } from '../../../server/helper/index.js';
-import { type RunningSandbox, startSandbox } from '../../../server/sandbox/index.js';
+import { type RunningSandbox, type SandboxOptions, startSandbox } from '../../../server/sandbox/index.js';
 import { type Answer, call } from '../../support/http.js';
 import { startRelay } from '../../support/relay.js';
 import { sampleFixtures } from '../sandbox/accounts-support.js';
@@ -61,6 +61,36 @@ async function tamperingProxy(target: string) {
   };
 }
 
+/**
+ * The sandbox with `fixtures`, a host-token issuer, the tampering proxy in front of all three of its APIs, and a helper
+ * that reaches the provider only through it (`order-3ds` asks for 3-D Secure), with `extra` options on top.
+ */
+async function tamperedHelper(fixtures: SandboxOptions['fixtures'], extra: Partial<TesseraHelperOptions>) {
+  const sb = await startSandbox({ port: 0, fixtures });
+  const issuer = await startIssuer(() => sb.clock.nowMs());
+  const proxy = await tamperingProxy(sb.url);
+  const helper = await startHelper({
+    ...sandboxHelperOptions(sb, issuer),
+    legacyBaseUrl: proxy.url,
+    accountsBaseUrl: proxy.url,
+    authBaseUrl: proxy.url,
+    resolveCharge: (_req, { orderReference }) =>
+      orderReference === 'order-3ds'
+        ? { amount: 4200, currency: 'GBP', threeDSecure: true }
+        : { amount: 2500, currency: 'EUR' },
+    // Each broken answer leaves its outcome unknown, which counts as a decline; these suites send many on purpose.
+    rateLimits: { declinesPerIp: false, chargesPerIp: false },
+    ...extra,
+  });
+  const close = async () => {
+    await helper.close();
+    await proxy.close();
+    await issuer.close();
+    await sb.close();
+  };
+  return { sb, issuer, proxy, helper, close };
+}
+
 const JSON_TYPE = 'application/json';
 
 /**
@@ -87,41 +117,24 @@ describe('the provider answers 2xx without what the helper reads', () => {
   let helper: RunningHelper;
   const updated: CardUpdatedEvent[] = [];
 
+  let close: () => Promise<void>;
+
   before(async () => {
-    sb = await startSandbox({
-      port: 0,
-      fixtures: sampleFixtures({
+    ({ sb, issuer, proxy, helper, close } = await tamperedHelper(
+      sampleFixtures({
         stored_cards: [
           { id: 'src_fixture_card', number: '4000000000002008', expiry_month: 6, expiry_year: 2025 },
           { id: 'src_updated', number: '4000000000001000', expiry_month: 6, expiry_year: 2025 },
         ],
       }),
-    });
-    issuer = await startIssuer(() => sb.clock.nowMs());
-    proxy = await tamperingProxy(sb.url);
-    const options: TesseraHelperOptions = {
-      ...sandboxHelperOptions(sb, issuer),
-      legacyBaseUrl: proxy.url,
-      accountsBaseUrl: proxy.url,
-      authBaseUrl: proxy.url,
-      resolveCharge: (_req, { orderReference }) =>
-        orderReference === 'order-3ds'
-          ? { amount: 4200, currency: 'GBP', threeDSecure: true }
-          : { amount: 2500, currency: 'EUR' },
-      // Each broken answer leaves its outcome unknown, which counts as a decline; this suite sends many on purpose.
-      rateLimits: { declinesPerIp: false, chargesPerIp: false },
-      onCardUpdated: (event) => {
-        updated.push(event);
+      {
+        onCardUpdated: (event) => {
+          updated.push(event);
+        },
       },
-    };
-    helper = await startHelper(options);
+    ));
   });
-  after(async () => {
-    await helper.close();
-    await proxy.close();
-    await issuer.close();
-    await sb.close();
-  });
+  after(() => close());
   afterEach(() => {
     assert.ok(proxy.used, 'the broken answer was sent');
     assert.doesNotMatch(helper.log.text(), /TESSERA_INTERNAL/, 'no answer was a 500');
@@ -451,32 +464,17 @@ describe('no configured secret leaves in an answer, whatever the provider echoes
   /** When set, `onCharge` throws: the shopper's error then names the charge (`chargeId`, in the page's reference). */
   let shopDown = false;
 
+  let close: () => Promise<void>;
+
   before(async () => {
-    sb = await startSandbox({ port: 0, fixtures: sampleFixtures() });
-    issuer = await startIssuer(() => sb.clock.nowMs());
-    proxy = await tamperingProxy(sb.url);
-    helper = await startHelper({
-      ...sandboxHelperOptions(sb, issuer),
-      legacyBaseUrl: proxy.url,
-      accountsBaseUrl: proxy.url,
-      authBaseUrl: proxy.url,
-      resolveCharge: (_req, { orderReference }) =>
-        orderReference === 'order-3ds'
-          ? { amount: 4200, currency: 'GBP', threeDSecure: true }
-          : { amount: 2500, currency: 'EUR' },
+    ({ sb, issuer, proxy, helper, close } = await tamperedHelper(sampleFixtures(), {
       exposeDeclineCodes: true,
       onCharge: () => {
         if (shopDown) throw new Error('the shop is down');
       },
-      rateLimits: { declinesPerIp: false, chargesPerIp: false },
-    });
+    }));
   });
-  after(async () => {
-    await helper.close();
-    await proxy.close();
-    await issuer.close();
-    await sb.close();
-  });
+  after(() => close());
 
   /** The helper's configured secrets, as a provider or gateway that echoes them could put them in a charge id. */
   const secrets = () => {
