@@ -50,20 +50,8 @@ export function upstreamError(err: unknown, afterWrite = false): HelperHttpError
     });
   }
   const known = err.outcomeKnown && !afterWrite;
-  const tail = known
-    ? 'nothing was done; try again'
-    : 'the outcome is unknown; send the same request again to learn it (it will not be done twice)';
-  if (err instanceof TimeoutError) {
-    return new HelperHttpError(
-      504,
-      'TESSERA_PROVIDER_TIMEOUT',
-      `the payment provider did not answer in time: ${tail}`,
-      {
-        outcomeKnown: known,
-        cause: err,
-      },
-    );
-  }
+  const tail = outcomeTail(known);
+  if (err instanceof TimeoutError) return providerTimeout(known, err);
   const busy =
     err instanceof RateLimitError ||
     err instanceof ConflictError ||
@@ -95,4 +83,21 @@ export function upstreamError(err: unknown, afterWrite = false): HelperHttpError
     outcomeKnown: known,
     cause: err,
   });
+}
+
+/** What the shopper's page is told to do after an upstream failure, by whether its outcome is known. */
+function outcomeTail(known: boolean): string {
+  return known
+    ? 'nothing was done; try again'
+    : 'the outcome is unknown; send the same request again to learn it (it will not be done twice)';
+}
+
+/** 504 `TESSERA_PROVIDER_TIMEOUT`: the provider's answer (or all of a route's answers) did not come in time. */
+export function providerTimeout(known: boolean, cause: unknown): HelperHttpError {
+  return new HelperHttpError(
+    504,
+    'TESSERA_PROVIDER_TIMEOUT',
+    `the payment provider did not answer in time: ${outcomeTail(known)}`,
+    { outcomeKnown: known, cause },
+  );
 }

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { HelperHttpError } from '../errors.js';
+import { providerTimeout } from '../upstream.js';
 
 /** How long the payout-instrument list waits for its provider reads, all together, by default (`instrumentListTimeoutMs`). */
 export const DEFAULT_INSTRUMENT_LIST_TIMEOUT_MS = 15_000;
@@ -84,10 +84,5 @@ export function listStop(res: Response): ListStop {
  */
 export function stoppedList(reason: unknown, detail: ListDetail): never {
   if (!(reason instanceof InstrumentListTimeout)) throw reason;
-  throw new HelperHttpError(
-    504,
-    'TESSERA_PROVIDER_TIMEOUT',
-    'the payment provider did not answer in time: nothing was done; try again',
-    { outcomeKnown: true, cause: new InstrumentListTimeout(reason.timeoutMs, detail) },
-  );
+  throw providerTimeout(true, new InstrumentListTimeout(reason.timeoutMs, detail));
 }
