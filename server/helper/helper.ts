@@ -15,7 +15,7 @@ import { type TesseraHelperOptions, validateOptions } from './options.js';
 import { type HelperPage, pageBuilder } from './page.js';
 import { containsPan } from './pan-guard.js';
 import { createProvider } from './provider.js';
-import { loggedMountParams, requestLog } from './request-log.js';
+import { logAnswerError, loggedMountParams, requestLog } from './request-log.js';
 import { answerSecrets, holdsSecret, refuseAnswer, securityHeaders, sendJson } from './respond.js';
 import { MemoryStore } from './store.js';
 import { checkClusterNode, checkEviction } from './store-eviction.js';
@@ -219,8 +219,7 @@ export function tesseraHelper(options: Readonly<TesseraHelperOptions>): TesseraH
       );
       known = new HelperHttpError(500, 'TESSERA_INTERNAL', 'the payment helper failed unexpectedly', { cause: err });
     }
-    if (known.status >= 500)
-      requestLog(log, req).error({ event: 'tessera.error', code: known.code, err }, 'tessera helper error');
+    if (known.status >= 500) logAnswerError(log, req, known.code, err);
     res.locals.tesseraErrorCode = known.code;
     if (res.headersSent) return;
     for (const [name, value] of Object.entries(known.headers)) res.setHeader(name, value);

@@ -43,3 +43,8 @@ export function requestLog(log: HelperLogger, req: Request | undefined): HelperL
       log[level]({ ...obj, ...scope }, msg);
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
+
+/** The `tessera.error` line of a 5xx answered for `req`: its code and the error, cause and all (docs/helper.md "Log events"). */
+export function logAnswerError(log: HelperLogger, req: Request | undefined, code: string, err: unknown): void {
+  requestLog(log, req).error({ event: 'tessera.error', code, err }, 'tessera helper error');
+}

@@ -2,7 +2,7 @@ import type { Response } from 'express';
 import helmet from 'helmet';
 import type { HelperContext } from './context.js';
 import { errorBody, HelperHttpError } from './errors.js';
-import { requestLog } from './request-log.js';
+import { logAnswerError } from './request-log.js';
 
 /** What an answer of one helper is checked against: its configured secrets, and its log for the refusal. */
 export type AnswerScope = Pick<HelperContext, 'secrets' | 'log'>;
@@ -53,10 +53,7 @@ export function secretRefused(what: string): HelperHttpError {
  */
 export function refuseAnswer(scope: AnswerScope, res: Response, what: string): HelperHttpError {
   const refused = secretRefused(what);
-  requestLog(scope.log, res.req).error(
-    { event: 'tessera.error', code: refused.code, err: refused },
-    'tessera helper error',
-  );
+  logAnswerError(scope.log, res.req, refused.code, refused);
   res.locals.tesseraErrorCode = refused.code;
   return refused;
 }
